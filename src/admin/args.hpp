@@ -1,0 +1,38 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace svc::admin {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Command-line words and --options of svc-admin: `--name value`,
+// `--name=value`, or a bare `--flag` (value "true" when the next word is
+// another option or absent). --config is consumed elsewhere.
+class Args {
+ public:
+  Args(int argc, char** argv, int first);
+  const std::vector<std::string>& words() const { return words_; }
+  std::optional<std::string> get(const std::string& name) const;
+  std::string required(const std::string& name) const;
+  long long integer(const std::string& name, long long fallback) const;
+  long long required_integer(const std::string& name) const;
+  bool flag(const std::string& name) const { return options_.count(name) > 0; }
+  // UsageError naming the first option not in `known`.
+  void allow_only(const std::vector<std::string>& known) const;
+
+ private:
+  std::vector<std::string> words_;
+  std::map<std::string, std::string> options_;
+};
+
+// "90", "90s", "15m", "1h", "7d" → seconds; UsageError otherwise.
+long long parse_duration(const std::string& text);
+
+}  // namespace svc::admin

@@ -1,0 +1,102 @@
+#include "admin/commands.hpp"
+
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <vector>
+
+#include "admin/site_commands.hpp"
+#include "admin/user_commands.hpp"
+#include "config/config.hpp"
+#include "crypto/encoding.hpp"
+#include "crypto/password_hasher.hpp"
+#include "db/database.hpp"
+#include "db/migrations.hpp"
+
+#ifndef SVC_SQL_DIR
+#define SVC_SQL_DIR "/usr/local/share/svc/sql"
+#endif
+
+namespace svc::admin {
+namespace {
+
+int cmd_migrate(const Args& args, const std::string& config_path) {
+  args.allow_only({"sql-dir"});
+  auto config = config::load_config(config_path);
+  db::Database db(config.database);
+  auto migrations = db::load_migrations(args.get("sql-dir").value_or(SVC_SQL_DIR));
+  db::migrate(db, migrations, [](const std::string& line) { std::printf("%s\n", line.c_str()); });
+  return 0;
+}
+
+int cmd_keygen(const Args& args, const std::string&) {
+  args.allow_only({});
+  auto key = [] { return crypto::base64url_encode(crypto::random_bytes(32)); };
+  std::printf(
+      "# Fresh secrets for /etc/svc/svc.conf. Keep the file mode 0640 and owned by root:svc.\n"
+      "[keys]\n"
+      "jwt_kid = %s\n"
+      "jwt_secret = %s\n"
+      "id_key = %s\n"
+      "sms_key = %s\n"
+      "reset_key = %s\n",
+      crypto::hex_encode(crypto::random_bytes(4)).c_str(), key().c_str(), key().c_str(), key().c_str(),
+      key().c_str());
+  return 0;
+}
+
+int cmd_hash_password(const Args& args, const std::string& config_path) {
+  args.allow_only({});
+  auto config = config::load_config(config_path);
+  std::string password;
+  std::getline(std::cin, password);
+  if (password.empty()) throw UsageError("hash-password reads the password from standard input");
+  crypto::Argon2PasswordHasher hasher(
+      {config.auth.argon2_opslimit, static_cast<size_t>(config.auth.argon2_memlimit)}, "");
+  std::printf("%s\n", hasher.hash(password).c_str());
+  return 0;
+}
+
+struct Command {
+  std::vector<std::string> words;
+  std::function<int(const Args&, const std::string&)> run;
+  const char* help;
+};
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> kCommands = {
+      {{"migrate"}, cmd_migrate, "migrate [--sql-dir DIR]          apply new sql/NNN_*.sql migrations"},
+      {{"keygen"}, cmd_keygen, "keygen                           print a fresh [keys] section"},
+      {{"hash-password"}, cmd_hash_password, "hash-password < password         print an Argon2id hash"},
+      {{"site", "create"}, cmd_site_create, "site create --name N [site options]   create a site (prints its id)"},
+      {{"site", "set"}, cmd_site_set, "site set --site ID [site options]     change a site"},
+      {{"site", "show"}, cmd_site_show, "site show --site ID                   show a site (no secrets)"},
+      {{"site", "list"}, cmd_site_list, "site list                             list sites"},
+      {{"user", "create"}, cmd_user_create,
+       "user create --email E [--first F --last L --role R --mobile M --table T] < password"},
+  };
+  return kCommands;
+}
+
+}  // namespace
+
+std::string usage() {
+  std::string out =
+      "usage: svc-admin [--config FILE] COMMAND [options]\n"
+      "  --config FILE defaults to $SVC_CONFIG, then /etc/svc/svc.conf\n\ncommands:\n";
+  for (const auto& c : commands()) out += std::string("  ") + c.help + "\n";
+  out += "\n" + site_options_help();
+  return out;
+}
+
+int run_command(const Args& args, const std::string& config_path) {
+  const auto& words = args.words();
+  for (const auto& c : commands()) {
+    if (words.size() >= c.words.size() && std::equal(c.words.begin(), c.words.end(), words.begin())) {
+      return c.run(args, config_path);
+    }
+  }
+  throw UsageError("unknown command '" + (words.empty() ? std::string() : words[0]) + "'");
+}
+
+}  // namespace svc::admin

@@ -1,0 +1,124 @@
+#include "admin/site_commands.hpp"
+
+#include <cstdio>
+
+#include "config/config.hpp"
+#include "db/database.hpp"
+#include "db/site_repo.hpp"
+#include "messaging/site_auth.hpp"
+
+namespace svc::admin {
+namespace {
+
+const std::vector<std::string> kSiteOptions = {
+    "site", "id", "name", "domain", "reset-url", "allowed-hosts", "disable-email", "email-from", "email-cc",
+    "email-bcc", "api-key", "allow-sql-merge", "active", "vapid-subject"};
+
+bool parse_bool(const std::string& name, const std::string& v) {
+  if (v == "true" || v == "yes" || v == "1" || v == "on") return true;
+  if (v == "false" || v == "no" || v == "0" || v == "off") return false;
+  throw UsageError("--" + name + " expects true or false");
+}
+
+void apply_options(const Args& args, db::Site& s) {
+  if (auto v = args.get("name")) s.name = *v;
+  if (auto v = args.get("domain")) s.domain = *v;
+  if (auto v = args.get("reset-url")) s.reset_url = *v;
+  if (auto v = args.get("allowed-hosts")) {
+    s.allowed_redirect_hosts.clear();
+    std::string item;
+    for (char c : *v + ",") {
+      if (c == ',') {
+        if (!item.empty()) s.allowed_redirect_hosts.push_back(item);
+        item.clear();
+      } else if (c != ' ') {
+        item.push_back(c);
+      }
+    }
+  }
+  if (auto v = args.get("disable-email")) s.disable_email = parse_bool("disable-email", *v);
+  if (auto v = args.get("email-from")) s.email_from = *v;
+  if (args.get("email-cc")) s.email_cc = args.integer("email-cc", 0);
+  if (args.get("email-bcc")) s.email_bcc = args.integer("email-bcc", 0);
+  if (auto v = args.get("api-key")) s.api_key_hash = v->empty() || *v == "none" ? "" : messaging::hash_site_key(*v);
+  if (auto v = args.get("allow-sql-merge")) s.allow_sql_merge = parse_bool("allow-sql-merge", *v);
+  if (auto v = args.get("active")) s.active = parse_bool("active", *v);
+  if (auto v = args.get("vapid-subject")) {
+    if (v->rfind("mailto:", 0) != 0 && v->rfind("https:", 0) != 0) {
+      throw UsageError("--vapid-subject must start with mailto: or https:");
+    }
+    s.vapid_subject = *v;
+  }
+}
+
+void print_site(const db::Site& s) {
+  std::string hosts;
+  for (const auto& h : s.allowed_redirect_hosts) hosts += (hosts.empty() ? "" : ",") + h;
+  std::printf(
+      "id:              %lld\nname:            %s\ndomain:          %s\nreset_url:       %s\n"
+      "allowed_hosts:   %s\ndisable_email:   %s\nemail_from:      %s\nemail_cc:        %lld\n"
+      "email_bcc:       %lld\napi_key:         %s\nallow_sql_merge: %s\nactive:          %s\n"
+      "vapid_public:    %s\nvapid_subject:   %s\n",
+      s.id, s.name.c_str(), s.domain.c_str(), s.reset_url.c_str(), hosts.c_str(), s.disable_email ? "true" : "false",
+      s.email_from.c_str(), s.email_cc, s.email_bcc, s.api_key_hash.empty() ? "(none)" : "(set)",
+      s.allow_sql_merge ? "true" : "false", s.active ? "true" : "false", s.vapid_public_key.c_str(),
+      s.vapid_subject.c_str());
+}
+
+}  // namespace
+
+std::string site_options_help() {
+  return "site options: --name N --domain D --reset-url URL --allowed-hosts h1,h2 --disable-email true|false\n"
+         "  --email-from ADDR --email-cc USER_ID --email-bcc USER_ID --api-key KEY|none\n"
+         "  --allow-sql-merge true|false --active true|false --vapid-subject mailto:...|https://...\n"
+         "  (site create also takes --id N to keep an existing appID)\n";
+}
+
+int cmd_site_create(const Args& args, const std::string& config_path) {
+  args.allow_only(kSiteOptions);
+  auto config = config::load_config(config_path);
+  db::Database db(config.database);
+  db::Site s;
+  s.id = args.integer("id", 0);
+  s.name = args.required("name");
+  apply_options(args, s);
+  long long id = db::SiteRepo(db).create(s);
+  std::printf("%lld\n", id);
+  return 0;
+}
+
+int cmd_site_set(const Args& args, const std::string& config_path) {
+  args.allow_only(kSiteOptions);
+  auto config = config::load_config(config_path);
+  db::Database db(config.database);
+  db::SiteRepo repo(db);
+  auto site = repo.find(args.required_integer("site"));
+  if (!site) throw std::runtime_error("no site with id " + args.required("site"));
+  apply_options(args, *site);
+  repo.update(*site);
+  print_site(*site);
+  return 0;
+}
+
+int cmd_site_show(const Args& args, const std::string& config_path) {
+  args.allow_only({"site"});
+  auto config = config::load_config(config_path);
+  db::Database db(config.database);
+  auto site = db::SiteRepo(db).find(args.required_integer("site"));
+  if (!site) throw std::runtime_error("no site with id " + args.required("site"));
+  print_site(*site);
+  return 0;
+}
+
+int cmd_site_list(const Args& args, const std::string& config_path) {
+  args.allow_only({});
+  auto config = config::load_config(config_path);
+  db::Database db(config.database);
+  for (const auto& s : db::SiteRepo(db).list()) {
+    std::printf("%lld\t%s\t%s\t%s\n", s.id, s.name.c_str(), s.active ? "active" : "inactive",
+                s.disable_email ? "email disabled" : "email enabled");
+  }
+  return 0;
+}
+
+}  // namespace svc::admin

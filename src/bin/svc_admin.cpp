@@ -1,0 +1,32 @@
+// svc-admin: the operator's tool for everything the API must never do.
+#include <sodium.h>
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <iostream>
+
+#include "admin/args.hpp"
+#include "admin/commands.hpp"
+#include "config/config.hpp"
+
+int main(int argc, char** argv) {
+  if (sodium_init() < 0) {
+    std::fprintf(stderr, "svc-admin: libsodium failed to initialise\n");
+    return 1;
+  }
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+    std::fputs(svc::admin::usage().c_str(), stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  try {
+    svc::admin::Args args(argc, argv, 1);
+    return svc::admin::run_command(args, svc::config::config_path_from(argc, argv));
+  } catch (const svc::admin::UsageError& e) {
+    std::fprintf(stderr, "svc-admin: %s\n(see svc-admin --help)\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "svc-admin: %s\n", e.what());
+    return 1;
+  }
+}

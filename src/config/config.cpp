@@ -1,0 +1,218 @@
+#include "config/config.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+#include "crypto/encoding.hpp"
+
+namespace svc::config {
+namespace {
+
+// Reads typed values from the INI map and remembers which keys it consumed, so
+// anything left over is an unknown key.
+class Reader {
+ public:
+  explicit Reader(const IniValues& values) : values_(values) {}
+
+  const std::string* raw(const std::string& key) {
+    seen_.insert(key);
+    auto it = values_.find(key);
+    return it == values_.end() ? nullptr : &it->second;
+  }
+  void str(const std::string& key, std::string& out) {
+    if (auto v = raw(key)) out = *v;
+  }
+  void required(const std::string& key, std::string& out) {
+    auto v = raw(key);
+    if (!v || v->empty()) throw ConfigError("missing required configuration key " + label(key));
+    out = *v;
+  }
+  template <class Int>
+  void integer(const std::string& key, Int& out, long long min, long long max) {
+    auto v = raw(key);
+    if (!v) return;
+    errno = 0;
+    char* end = nullptr;
+    long long n = std::strtoll(v->c_str(), &end, 0);
+    if (v->empty() || *end != '\0' || errno != 0 || n < min || n > max) {
+      throw ConfigError("configuration key " + label(key) + ": expected an integer in [" +
+                        std::to_string(min) + ", " + std::to_string(max) + "], got '" + *v + "'");
+    }
+    out = static_cast<Int>(n);
+  }
+  void boolean(const std::string& key, bool& out) {
+    auto v = raw(key);
+    if (!v) return;
+    if (*v == "true" || *v == "yes" || *v == "on" || *v == "1") out = true;
+    else if (*v == "false" || *v == "no" || *v == "off" || *v == "0") out = false;
+    else throw ConfigError("configuration key " + label(key) + ": expected true or false, got '" + *v + "'");
+  }
+  void list(const std::string& key, std::vector<std::string>& out) {
+    auto v = raw(key);
+    if (!v) return;
+    out.clear();
+    size_t start = 0;
+    while (start <= v->size()) {
+      size_t comma = v->find(',', start);
+      if (comma == std::string::npos) comma = v->size();
+      std::string item = v->substr(start, comma - start);
+      item.erase(0, item.find_first_not_of(" \t"));
+      item.erase(item.find_last_not_of(" \t") + 1);
+      if (!item.empty()) out.push_back(item);
+      start = comma + 1;
+    }
+  }
+  void one_of(const std::string& key, std::string& out, std::initializer_list<const char*> allowed) {
+    str(key, out);
+    for (const char* a : allowed) {
+      if (out == a) return;
+    }
+    std::string names;
+    for (const char* a : allowed) names += (names.empty() ? "" : ", ") + std::string(a);
+    throw ConfigError("configuration key " + label(key) + ": expected one of " + names + ", got '" + out + "'");
+  }
+  // A base64url-encoded secret of at least min_bytes bytes.
+  std::string secret(const std::string& key, size_t min_bytes, size_t max_bytes, bool needed) {
+    auto v = raw(key);
+    if (!v || v->empty()) {
+      if (needed) throw ConfigError("missing required configuration key " + label(key) + " (svc-admin keygen prints one)");
+      return "";
+    }
+    auto bytes = crypto::base64url_decode(*v);
+    if (!bytes || bytes->size() < min_bytes || bytes->size() > max_bytes) {
+      throw ConfigError("configuration key " + label(key) + ": expected base64url of " +
+                        std::to_string(min_bytes) + (min_bytes == max_bytes ? "" : "+") + " bytes");
+    }
+    return *bytes;
+  }
+  void reject_unknown() const {
+    for (const auto& [key, value] : values_) {
+      if (!seen_.count(key)) throw ConfigError("unknown configuration key " + label(key));
+    }
+  }
+  static std::string label(const std::string& key) {
+    size_t dot = key.rfind('.');
+    return "[" + key.substr(0, dot) + "] " + key.substr(dot + 1);
+  }
+
+ private:
+  const IniValues& values_;
+  std::set<std::string> seen_;
+};
+
+void read_db(Reader& r, const std::string& s, DbSettings& db) {
+  r.str(s + ".host", db.host);
+  r.integer(s + ".port", db.port, 1, 65535);
+  r.str(s + ".socket", db.socket);
+  r.str(s + ".user", db.user);
+  r.str(s + ".password", db.password);
+  r.str(s + ".name", db.name);
+  r.integer(s + ".connect_timeout", db.connect_timeout, 1, 300);
+}
+
+void check_identifier(const std::string& key, const std::string& name) {
+  bool ok = !name.empty() && name.size() <= 64;
+  for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!ok) throw ConfigError("configuration key " + key + ": '" + name + "' is not a plain table name");
+}
+
+}  // namespace
+
+Config parse_config(const IniValues& values, const std::string& path) {
+  Config c;
+  c.path = path;
+  Reader r(values);
+
+  r.str("server.socket", c.server.socket);
+  r.integer("server.socket_mode", c.server.socket_mode, 0, 0777);
+  r.integer("server.backlog", c.server.backlog, 1, 65535);
+  r.integer("server.workers", c.server.workers, 0, 1024);
+  r.integer("server.max_requests", c.server.max_requests, 0, 1000000000);
+  r.integer("server.drain_seconds", c.server.drain_seconds, 1, 3600);
+
+  read_db(r, "database", c.database);
+  if (!c.database.configured()) r.required("database.user", c.database.user);
+  read_db(r, "database.merge", c.merge);
+  r.integer("database.merge.statement_timeout_ms", c.merge.statement_timeout_ms, 1, 600000);
+
+  r.list("auth.tables", c.auth.tables);
+  r.list("auth.folder_tables", c.auth.folder_tables);
+  for (const auto& t : c.auth.tables) check_identifier("[auth] tables", t);
+  for (const auto& t : c.auth.folder_tables) check_identifier("[auth] folder_tables", t);
+  r.integer("auth.access_ttl", c.auth.access_ttl, 60, 86400 * 7);
+  r.integer("auth.refresh_ttl", c.auth.refresh_ttl, 60, 86400LL * 365);
+  r.integer("auth.reset_ttl", c.auth.reset_ttl, 60, 86400 * 7);
+  r.integer("auth.argon2_opslimit", c.auth.argon2_opslimit, 1, 100);
+  r.integer("auth.argon2_memlimit", c.auth.argon2_memlimit, 8192, 4LL * 1024 * 1024 * 1024);
+  r.integer("auth.login_max_failures", c.auth.login_max_failures, 1, 1000);
+  r.integer("auth.login_window", c.auth.login_window, 1, 86400);
+  r.integer("auth.sms_code_ttl", c.auth.sms_code_ttl, 30, 86400);
+  r.integer("auth.sms_resend_seconds", c.auth.sms_resend_seconds, 0, 86400);
+  r.integer("auth.sms_max_attempts", c.auth.sms_max_attempts, 1, 100);
+
+  r.required("keys.jwt_kid", c.keys.jwt.current.kid);
+  c.keys.jwt.current.secret = r.secret("keys.jwt_secret", 32, 256, true);
+  std::vector<std::string> previous;
+  r.list("keys.jwt_previous", previous);
+  for (const auto& item : previous) {
+    size_t colon = item.find(':');
+    auto secret = colon == std::string::npos ? std::nullopt : crypto::base64url_decode(item.substr(colon + 1));
+    if (!secret || secret->size() < 32 || colon == 0) {
+      throw ConfigError("configuration key [keys] jwt_previous: expected kid:base64url-secret entries");
+    }
+    c.keys.jwt.previous.push_back({item.substr(0, colon), *secret});
+  }
+  c.keys.id_key = r.secret("keys.id_key", 32, 32, true);
+  c.keys.sms_key = r.secret("keys.sms_key", 32, 256, true);
+  c.keys.reset_key = r.secret("keys.reset_key", 32, 256, true);
+  r.str("keys.legacy_password_key", c.keys.legacy_password_key);
+
+  r.str("smtp.host", c.smtp.host);
+  r.integer("smtp.port", c.smtp.port, 1, 65535);
+  r.one_of("smtp.security", c.smtp.security, {"plain", "starttls", "tls"});
+  r.one_of("smtp.auth", c.smtp.auth, {"none", "login", "plain"});
+  r.str("smtp.username", c.smtp.username);
+  r.str("smtp.password", c.smtp.password);
+  r.integer("smtp.timeout", c.smtp.timeout, 1, 600);
+  r.boolean("smtp.verify_peer", c.smtp.verify_peer);
+  r.str("smtp.helo_name", c.smtp.helo_name);
+  r.integer("smtp.batch", c.smtp.batch, 1, 10000);
+  r.integer("smtp.lease_seconds", c.smtp.lease_seconds, 10, 86400);
+  r.integer("smtp.max_attempts", c.smtp.max_attempts, 1, 100);
+  r.integer("smtp.backoff_seconds", c.smtp.backoff_seconds, 1, 86400);
+
+  r.one_of("sms.driver", c.sms.driver, {"log", "http"});
+  r.str("sms.url", c.sms.url);
+  r.one_of("sms.method", c.sms.method, {"POST", "PUT", "GET"});
+  r.str("sms.auth_header", c.sms.auth_header);
+  r.str("sms.content_type", c.sms.content_type);
+  r.str("sms.body_template", c.sms.body_template);
+  r.str("sms.message", c.sms.message);
+  r.integer("sms.timeout_ms", c.sms.timeout_ms, 100, 120000);
+  if (c.sms.driver == "http" && c.sms.url.empty()) {
+    throw ConfigError("configuration key [sms] url is required when [sms] driver = http");
+  }
+
+  r.boolean("push.allow_insecure_endpoints", c.push.allow_insecure_endpoints);
+  r.integer("push.ttl", c.push.ttl, 0, 2419200);
+  r.one_of("push.urgency", c.push.urgency, {"very-low", "low", "normal", "high"});
+  r.integer("push.timeout_ms", c.push.timeout_ms, 100, 120000);
+
+  r.reject_unknown();
+  return c;
+}
+
+Config load_config(const std::string& path) { return parse_config(load_ini_file(path), path); }
+
+std::string config_path_from(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--config") == 0 && i + 1 < argc) return argv[i + 1];
+    if (std::strncmp(argv[i], "--config=", 9) == 0) return argv[i] + 9;
+  }
+  if (const char* env = std::getenv("SVC_CONFIG"); env && *env) return env;
+  return "/etc/svc/svc.conf";
+}
+
+}  // namespace svc::config

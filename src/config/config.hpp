@@ -1,0 +1,112 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/ini.hpp"
+#include "crypto/jwt.hpp"
+
+namespace svc::config {
+
+// Every key is documented in docs/configuration.md with its default.
+
+struct ServerSettings {
+  std::string socket = "/run/svc/svc-fcgi.sock";  // unix path, or host:port / :port
+  int socket_mode = 0660;
+  int backlog = 256;
+  int workers = 0;  // 0 = number of online CPUs
+  long max_requests = 10000;
+  int drain_seconds = 20;
+};
+
+struct DbSettings {
+  std::string host = "localhost";
+  int port = 3306;
+  std::string socket;  // unix socket path; used instead of host:port when set
+  std::string user;
+  std::string password;
+  std::string name = "svc";
+  int connect_timeout = 5;
+  int statement_timeout_ms = 2000;  // [database.merge] only
+  bool configured() const { return !user.empty(); }
+};
+
+struct AuthSettings {
+  std::vector<std::string> tables{"svc_users"};
+  std::vector<std::string> folder_tables{"svc_folders"};
+  long long access_ttl = 3600;
+  long long refresh_ttl = 30LL * 24 * 3600;
+  long long reset_ttl = 3600;
+  unsigned long long argon2_opslimit = 2;
+  unsigned long long argon2_memlimit = 19ULL * 1024 * 1024;
+  int login_max_failures = 10;
+  int login_window = 900;
+  int sms_code_ttl = 600;
+  int sms_resend_seconds = 60;
+  int sms_max_attempts = 5;
+};
+
+struct KeySettings {
+  crypto::JwtKeyRing jwt;           // [keys] jwt_kid, jwt_secret, jwt_previous
+  std::string id_key;               // 32 raw bytes: sealed user/customer ids
+  std::string sms_key;              // HMAC key for stored SMS codes
+  std::string reset_key;            // HMAC key for password fingerprints in reset tokens
+  std::string legacy_password_key;  // the PHP openssl_encrypt key of legacy passwords ("" = none)
+};
+
+struct SmtpSettings {
+  std::string host = "127.0.0.1";
+  int port = 25;
+  std::string security = "plain";  // plain | starttls | tls
+  std::string auth = "none";       // none | login | plain
+  std::string username;
+  std::string password;
+  int timeout = 30;
+  bool verify_peer = true;
+  std::string helo_name;
+  int batch = 50;
+  int lease_seconds = 300;
+  int max_attempts = 5;
+  int backoff_seconds = 60;  // first retry delay; doubles per attempt, with jitter
+};
+
+struct SmsSettings {
+  std::string driver = "log";  // log | http
+  std::string url;
+  std::string method = "POST";
+  std::string auth_header;  // full header line, e.g. "Authorization: Bearer xyz"
+  std::string content_type = "application/json";
+  std::string body_template = R"({"to":"[to]","text":"[text]"})";
+  std::string message = "Your verification code is [code]";
+  int timeout_ms = 5000;
+};
+
+struct PushSettings {
+  bool allow_insecure_endpoints = false;  // tests only: http and loopback endpoints
+  long long ttl = 2419200;
+  std::string urgency = "normal";
+  int timeout_ms = 10000;
+};
+
+struct Config {
+  std::string path;
+  ServerSettings server;
+  DbSettings database;
+  DbSettings merge;  // [database.merge]: read-only account for raw SQL merge fields
+  AuthSettings auth;
+  KeySettings keys;
+  SmtpSettings smtp;
+  SmsSettings sms;
+  PushSettings push;
+};
+
+// Parses and validates; throws ConfigError whose message names the offending
+// key (unknown keys included) so start-up stops with a clear line.
+Config parse_config(const IniValues& values, const std::string& path);
+Config load_config(const std::string& path);
+
+// The config file path from --config FILE / --config=FILE in argv, else the
+// SVC_CONFIG environment variable, else /etc/svc/svc.conf.
+std::string config_path_from(int argc, char** argv);
+
+}  // namespace svc::config

@@ -1,0 +1,78 @@
+#include "core/log.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+
+namespace svc::core {
+namespace {
+
+char g_process[16] = "svc";
+
+std::string iso_time_now() {
+  using namespace std::chrono;
+  auto now = system_clock::now();
+  std::time_t secs = system_clock::to_time_t(now);
+  auto ms = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[40];
+  size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::snprintf(buf + n, sizeof buf - n, ".%03dZ", static_cast<int>(ms));
+  return buf;
+}
+
+}  // namespace
+
+void set_log_process(std::string_view role) {
+  size_t n = std::min(role.size(), sizeof g_process - 1);
+  role.copy(g_process, n);
+  g_process[n] = '\0';
+}
+
+LogLine::LogLine(std::string_view level, std::string_view event) : writer_(buffer_) {
+  writer_.StartObject();
+  str("ts", iso_time_now());
+  str("level", level);
+  str("proc", g_process);
+  num("pid", getpid());
+  str("event", event);
+}
+
+LogLine& LogLine::str(std::string_view key, std::string_view value) {
+  writer_.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  writer_.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+  return *this;
+}
+
+LogLine& LogLine::num(std::string_view key, long long value) {
+  writer_.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  writer_.Int64(value);
+  return *this;
+}
+
+LogLine& LogLine::real(std::string_view key, double value) {
+  writer_.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  writer_.Double(value);
+  return *this;
+}
+
+LogLine& LogLine::flag(std::string_view key, bool value) {
+  writer_.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  writer_.Bool(value);
+  return *this;
+}
+
+void LogLine::emit() {
+  if (emitted_) return;
+  emitted_ = true;
+  writer_.EndObject();
+  std::string line(buffer_.GetString(), buffer_.GetSize());
+  line.push_back('\n');
+  // A single write keeps lines from concurrent processes from interleaving.
+  ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
+  (void)ignored;
+}
+
+}  // namespace svc::core

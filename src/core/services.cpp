@@ -1,0 +1,15 @@
+#include "core/services.hpp"
+
+namespace svc::core {
+
+Services::Services(const config::Config& config)
+    : config_(config),
+      db_(config.database),
+      merge_db_(config.merge.configured() ? std::make_unique<db::Database>(config.merge) : nullptr),
+      hasher_(crypto::Argon2Params{config.auth.argon2_opslimit, static_cast<size_t>(config.auth.argon2_memlimit)},
+              config.keys.legacy_password_key),
+      sms_(sms::make_sms_gateway(config.sms)),
+      push_(push::PushOptions{config.push.allow_insecure_endpoints, 5000, config.push.timeout_ms}),
+      context_{config_, db_, merge_db_.get(), clock_, hasher_, *sms_, push_} {}
+
+}  // namespace svc::core

@@ -1,0 +1,211 @@
+#include "crypto/jwt.hpp"
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include "crypto/encoding.hpp"
+
+namespace svc::crypto {
+namespace {
+
+constexpr std::size_t kMaxTokenBytes = 8 * 1024;
+constexpr std::size_t kJtiBytes = 16;
+constexpr std::string_view kAlgorithm = "HS256";
+
+using rapidjson::Document;
+using rapidjson::Value;
+
+// A JSON object with unique member names, or nullopt. Duplicates are refused
+// because parsers disagree on which one wins; iterative parsing bounds stack
+// use on hostile nesting (the header is parsed before the signature check).
+std::optional<Document> parse_object(std::string_view json) {
+  Document doc;
+  doc.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
+  if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
+  std::set<std::string_view> names;
+  for (const auto& m : doc.GetObject()) {
+    if (!names.emplace(m.name.GetString(), m.name.GetStringLength()).second) {
+      return std::nullopt;
+    }
+  }
+  return doc;
+}
+
+std::string_view view(const Value& v) {
+  return {v.GetString(), v.GetStringLength()};
+}
+
+// Reads an optional string member; false if present with another type.
+bool read_string(const Document& doc, const char* name, std::string& out) {
+  auto it = doc.FindMember(name);
+  if (it == doc.MemberEnd()) return true;
+  if (!it->value.IsString()) return false;
+  out = view(it->value);
+  return true;
+}
+
+// Reads an optional integer member; false if present and not an integer
+// that fits in 64 bits (1.0 and 1e3 are doubles, hence refused).
+bool read_int(const Document& doc, const char* name, long long& out) {
+  auto it = doc.FindMember(name);
+  if (it == doc.MemberEnd()) return true;
+  if (!it->value.IsInt64()) return false;
+  out = it->value.GetInt64();
+  return true;
+}
+
+std::optional<Claims> parse_claims(std::string_view json) {
+  std::optional<Document> doc = parse_object(json);
+  if (!doc) return std::nullopt;
+  for (const char* required : {"sub", "typ", "iat", "exp"}) {
+    if (!doc->HasMember(required)) return std::nullopt;
+  }
+  Claims c;
+  const bool ok = read_string(*doc, "sub", c.sub) &&
+                  read_string(*doc, "typ", c.typ) &&
+                  read_string(*doc, "tbl", c.tbl) &&
+                  read_int(*doc, "app", c.app) && read_int(*doc, "ver", c.ver) &&
+                  read_int(*doc, "iat", c.iat) && read_int(*doc, "exp", c.exp) &&
+                  read_string(*doc, "jti", c.jti) &&
+                  read_string(*doc, "pwf", c.pwf);
+  if (!ok) return std::nullopt;
+  return c;
+}
+
+const JwtKey* find_key(const JwtKeyRing& keys, std::string_view kid) {
+  if (keys.current.kid == kid) return &keys.current;
+  for (const JwtKey& k : keys.previous) {
+    if (k.kid == kid) return &k;
+  }
+  return nullptr;
+}
+
+template <typename Writer>
+void write_member(Writer& w, const char* name, std::string_view value) {
+  w.Key(name);
+  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
+template <typename Writer>
+void write_member(Writer& w, const char* name, long long value) {
+  w.Key(name);
+  w.Int64(value);
+}
+
+std::string header_json(std::string_view kid) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  write_member(w, "alg", kAlgorithm);
+  write_member(w, "typ", std::string_view("JWT"));
+  write_member(w, "kid", kid);
+  w.EndObject();
+  return {buf.GetString(), buf.GetSize()};
+}
+
+std::string payload_json(const Claims& c, std::string_view jti) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  write_member(w, "sub", std::string_view(c.sub));
+  write_member(w, "typ", std::string_view(c.typ));
+  if (!c.tbl.empty()) write_member(w, "tbl", std::string_view(c.tbl));
+  if (c.app != 0) write_member(w, "app", c.app);
+  write_member(w, "ver", c.ver);
+  write_member(w, "iat", c.iat);
+  write_member(w, "exp", c.exp);
+  write_member(w, "jti", jti);
+  if (!c.pwf.empty()) write_member(w, "pwf", std::string_view(c.pwf));
+  w.EndObject();
+  return {buf.GetString(), buf.GetSize()};
+}
+
+}  // namespace
+
+std::string jwt_sign(const Claims& claims, const JwtKey& key) {
+  if (key.secret.empty()) {
+    throw std::invalid_argument("jwt_sign: empty secret");
+  }
+  const std::string jti = claims.jti.empty()
+                              ? base64url_encode(random_bytes(kJtiBytes))
+                              : claims.jti;
+  std::string signing_input = base64url_encode(header_json(key.kid)) + "." +
+                              base64url_encode(payload_json(claims, jti));
+  const std::string mac = hmac_sha256(key.secret, signing_input);
+  return signing_input + "." + base64url_encode(mac);
+}
+
+JwtResult jwt_verify(std::string_view token, const JwtKeyRing& keys,
+                     std::string_view expected_typ, long long now) {
+  JwtResult result;  // error = Malformed until proven otherwise
+  if (token.size() > kMaxTokenBytes) return result;
+  const std::size_t dot1 = token.find('.');
+  if (dot1 == std::string_view::npos) return result;
+  const std::size_t dot2 = token.find('.', dot1 + 1);
+  if (dot2 == std::string_view::npos ||
+      token.find('.', dot2 + 1) != std::string_view::npos) {
+    return result;
+  }
+  const std::string_view header_b64 = token.substr(0, dot1);
+  const std::string_view payload_b64 = token.substr(dot1 + 1, dot2 - dot1 - 1);
+  const std::string_view signature_b64 = token.substr(dot2 + 1);
+  if (header_b64.empty() || payload_b64.empty() || signature_b64.empty()) {
+    return result;
+  }
+
+  const std::optional<std::string> header_text = base64url_decode(header_b64);
+  if (!header_text) return result;
+  const std::optional<Document> header = parse_object(*header_text);
+  if (!header) return result;
+  // No "crit" extension is understood, so RFC 7515 §4.1.11 says reject.
+  if (header->HasMember("crit")) return result;
+
+  const auto alg = header->FindMember("alg");
+  if (alg == header->MemberEnd() || !alg->value.IsString() ||
+      view(alg->value) != kAlgorithm) {
+    result.error = JwtError::BadAlgorithm;
+    return result;
+  }
+  const auto kid = header->FindMember("kid");
+  const JwtKey* key = (kid != header->MemberEnd() && kid->value.IsString())
+                          ? find_key(keys, view(kid->value))
+                          : nullptr;
+  // An empty secret would let anyone compute the MAC.
+  if (key == nullptr || key->secret.empty()) {
+    result.error = JwtError::UnknownKey;
+    return result;
+  }
+
+  const std::optional<std::string> signature = base64url_decode(signature_b64);
+  if (!signature) return result;
+  // The MAC covers the exact received bytes; the claims below are decoded
+  // from those same bytes, so nothing unverified is ever read.
+  const std::string expected =
+      hmac_sha256(key->secret, token.substr(0, dot2));
+  if (!constant_time_equal(*signature, expected)) {
+    result.error = JwtError::BadSignature;
+    return result;
+  }
+
+  const std::optional<std::string> payload_text = base64url_decode(payload_b64);
+  if (!payload_text) return result;
+  std::optional<Claims> claims = parse_claims(*payload_text);
+  if (!claims) return result;
+  result.claims = std::move(*claims);
+  if (result.claims.typ != expected_typ) {
+    result.error = JwtError::WrongType;
+  } else if (now >= result.claims.exp) {
+    result.error = JwtError::Expired;
+  } else {
+    result.error = JwtError::None;
+  }
+  return result;
+}
+
+}  // namespace svc::crypto

@@ -1,0 +1,76 @@
+#pragma once
+// JSON Web Tokens, HS256 only (RFC 7519 / RFC 7515 compact form).
+//
+// Wire format made by jwt_sign:
+//   base64url(header) "." base64url(payload) "." base64url(HMAC-SHA256(
+//       secret, base64url(header) "." base64url(payload)))
+// base64url without '=' padding; header {"alg":"HS256","typ":"JWT","kid":K};
+// payload members in this order: sub, typ, tbl (omitted if empty), app
+// (omitted if 0), ver, iat, exp, jti, pwf (omitted if empty).
+//
+// Pure functions; thread-safe.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace svc::crypto {
+
+// secret: raw bytes; REQUIRES non-empty (32 random bytes recommended).
+struct JwtKey {
+  std::string kid;
+  std::string secret;
+};
+
+// Verify accepts current and previous keys (matched by kid, current first);
+// sign uses current. Keys with an empty secret never verify.
+struct JwtKeyRing {
+  JwtKey current;
+  std::vector<JwtKey> previous;
+};
+
+// sub: user id as a decimal string; typ: "access" | "refresh" | "reset";
+// tbl: auth table; app: 0 = absent; ver: the user's token_version;
+// iat/exp: unix seconds; pwf: password_fingerprint(), empty = absent.
+struct Claims {
+  std::string sub;
+  std::string typ;
+  std::string tbl;
+  long long app = 0;
+  long long ver = 0;
+  long long iat = 0;
+  long long exp = 0;
+  std::string jti;
+  std::string pwf;
+};
+
+enum class JwtError {
+  None,
+  Malformed,     // not three non-empty base64url parts, bad JSON, > 8 KiB, ...
+  BadAlgorithm,  // header alg is anything but exactly "HS256" (incl. "none")
+  UnknownKey,    // kid absent or not in the key ring
+  BadSignature,
+  WrongType,     // claims.typ != expected_typ (claims filled in)
+  Expired,       // now >= exp (claims filled in)
+};
+
+struct JwtResult {
+  JwtError error = JwtError::Malformed;
+  Claims claims;  // meaningful for None, WrongType and Expired only
+  bool ok() const { return error == JwtError::None; }
+};
+
+// Signs with `key`. An empty claims.jti is replaced by 16 random bytes,
+// base64url-encoded. Throws std::invalid_argument if key.secret is empty.
+std::string jwt_sign(const Claims& claims, const JwtKey& key);
+
+// Checks, in this order: size <= 8 KiB and three non-empty parts; header
+// JSON; alg == "HS256"; kid known; signature (constant-time) over the exact
+// bytes received; only then the payload: sub and typ strings, iat and exp
+// integers, tbl/jti/pwf strings and app/ver integers if present (Malformed
+// otherwise); typ == expected_typ; now < exp. Duplicate JSON member names
+// are Malformed. Never throws.
+JwtResult jwt_verify(std::string_view token, const JwtKeyRing& keys,
+                     std::string_view expected_typ, long long now);
+
+}  // namespace svc::crypto

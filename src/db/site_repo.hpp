@@ -1,0 +1,43 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/database.hpp"
+
+namespace svc::db {
+
+// One application (svc_sites row). id = appID = the site-id header.
+struct Site {
+  long long id = 0;
+  std::string name;
+  std::string domain;
+  std::string reset_url;
+  std::vector<std::string> allowed_redirect_hosts;
+  bool disable_email = false;
+  std::string email_from;
+  long long email_cc = 0;   // user id, 0 = none
+  long long email_bcc = 0;  // user id, 0 = none
+  std::string vapid_public_key;   // base64url raw P-256 public key
+  std::string vapid_private_key;  // base64url raw scalar
+  std::string vapid_subject;
+  std::string api_key_hash;  // hex; "" = no key required
+  bool allow_sql_merge = false;
+  bool active = true;
+};
+
+class SiteRepo {
+ public:
+  explicit SiteRepo(Database& db) : db_(db) {}
+  std::optional<Site> find(long long id);
+  std::vector<Site> list();
+  // Admin only (svc-admin); the API never writes sites.
+  long long create(const Site& site);
+  void update(const Site& site);
+
+ private:
+  Database& db_;
+};
+
+}  // namespace svc::db

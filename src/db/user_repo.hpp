@@ -1,0 +1,55 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "db/database.hpp"
+#include "db/table_name.hpp"
+
+namespace svc::db {
+
+// A row of svc_users or of another allowlisted auth table with the same columns.
+struct User {
+  long long id = 0;
+  std::string email;
+  std::string password;  // stored hash (Argon2id, or a legacy format until upgraded)
+  std::string first_name;
+  std::string last_name;
+  std::string role;
+  std::string mobile;
+  bool active = true;
+  long long token_version = 0;
+};
+
+struct NewUser {
+  std::string email;
+  std::string password_hash;
+  std::string first_name;
+  std::string last_name;
+  std::string role = "user";
+  std::string mobile;
+};
+
+class UserRepo {
+ public:
+  UserRepo(Database& db, TableName table) : db_(db), table_(std::move(table)) {}
+
+  std::optional<User> find_by_email(const std::string& email);
+  std::optional<User> find_by_id(long long id);
+  // Returns the new id, or nullopt when the e-mail is taken (unique key).
+  std::optional<long long> insert(const NewUser& user);
+  // Replaces the password hash only if it still equals `expected` (so a
+  // concurrent change is not overwritten by a login-time re-hash).
+  bool replace_password_hash(long long id, const std::string& expected, const std::string& fresh);
+  // New password: also bumps token_version so earlier refresh tokens fail.
+  void set_password(long long id, const std::string& hash);
+
+  const TableName& table() const { return table_; }
+
+ private:
+  std::string select(const char* where) const;
+  Database& db_;
+  TableName table_;
+};
+
+}  // namespace svc::db

@@ -1,0 +1,79 @@
+#include "fcgi/listen_socket.hpp"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace svc::fcgi {
+namespace {
+
+[[noreturn]] void fail(const std::string& what) {
+  throw std::runtime_error(what + ": " + std::strerror(errno));
+}
+
+int inherited_fd() {
+  const char* pid = std::getenv("LISTEN_PID");
+  const char* fds = std::getenv("LISTEN_FDS");
+  if (!pid || !fds || std::atol(pid) != static_cast<long>(getpid()) || std::atoi(fds) < 1) return -1;
+  unsetenv("LISTEN_PID");
+  unsetenv("LISTEN_FDS");
+  unsetenv("LISTEN_FDNAMES");
+  return 3;  // SD_LISTEN_FDS_START
+}
+
+ListenSocket open_unix(const config::ServerSettings& s) {
+  sockaddr_un addr{};
+  if (s.socket.size() >= sizeof addr.sun_path) throw std::runtime_error("[server] socket path too long: " + s.socket);
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, s.socket.c_str(), sizeof addr.sun_path - 1);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) fail("socket");
+  struct stat st{};
+  if (::lstat(s.socket.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) ::unlink(s.socket.c_str());
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0) fail("bind " + s.socket);
+  if (::chmod(s.socket.c_str(), static_cast<mode_t>(s.socket_mode)) < 0) fail("chmod " + s.socket);
+  if (::listen(fd, s.backlog) < 0) fail("listen " + s.socket);
+  return {fd, false, s.socket};
+}
+
+ListenSocket open_tcp(const config::ServerSettings& s) {
+  size_t colon = s.socket.rfind(':');
+  std::string host = s.socket.substr(0, colon);
+  std::string port = s.socket.substr(colon + 1);
+  if (host.empty()) host = "0.0.0.0";
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* res = nullptr;
+  if (int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &res); rc != 0) {
+    throw std::runtime_error("[server] socket " + s.socket + ": " + gai_strerror(rc));
+  }
+  int fd = ::socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  int rc = ::bind(fd, res->ai_addr, res->ai_addrlen);
+  ::freeaddrinfo(res);
+  if (rc < 0) fail("bind " + s.socket);
+  if (::listen(fd, s.backlog) < 0) fail("listen " + s.socket);
+  return {fd, false, ""};
+}
+
+}  // namespace
+
+ListenSocket open_listen_socket(const config::ServerSettings& settings) {
+  if (int fd = inherited_fd(); fd >= 0) return {fd, true, ""};
+  if (!settings.socket.empty() && settings.socket[0] == '/') return open_unix(settings);
+  if (settings.socket.find(':') != std::string::npos) return open_tcp(settings);
+  throw std::runtime_error("[server] socket must be an absolute unix path or host:port, got '" + settings.socket + "'");
+}
+
+}  // namespace svc::fcgi

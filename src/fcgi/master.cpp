@@ -1,0 +1,191 @@
+#include "fcgi/master.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <map>
+#include <thread>
+
+#include "core/log.hpp"
+#include "fcgi/listen_socket.hpp"
+#include "fcgi/worker.hpp"
+
+namespace svc::fcgi {
+namespace {
+
+volatile sig_atomic_t g_child = 0;
+volatile sig_atomic_t g_reload = 0;
+volatile sig_atomic_t g_terminate = 0;
+
+void on_signal(int sig) {
+  if (sig == SIGCHLD) g_child = 1;
+  else if (sig == SIGHUP) g_reload = 1;
+  else g_terminate = 1;
+}
+
+struct WorkerInfo {
+  int generation = 0;
+  long long started_ms = 0;
+};
+
+long long now_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+class Master {
+ public:
+  Master(config::Config config, ListenSocket socket) : config_(std::move(config)), socket_(std::move(socket)) {}
+
+  int run() {
+    spawn_all();
+    sigset_t empty;
+    sigemptyset(&empty);
+    while (!g_terminate) {
+      if (!g_child && !g_reload) sigsuspend(&empty);
+      if (g_child) {
+        g_child = 0;
+        reap_and_respawn();
+      }
+      if (g_reload) {
+        g_reload = 0;
+        reload();
+      }
+    }
+    return shutdown();
+  }
+
+ private:
+  int worker_count() const {
+    if (config_.server.workers > 0) return config_.server.workers;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? static_cast<int>(n) : 1;
+  }
+
+  void spawn_all() {
+    for (int i = 0; i < worker_count(); ++i) spawn();
+  }
+
+  void spawn() {
+    pid_t pid = fork();
+    if (pid < 0) {
+      core::LogLine("error", "fork_failed").emit();
+      return;
+    }
+    if (pid == 0) {
+      int code = 1;
+      try {
+        code = run_worker(socket_.fd, config_);
+      } catch (const std::exception& e) {
+        core::LogLine("error", "worker_failed").str("error", e.what()).emit();
+      }
+      _exit(code);
+    }
+    workers_[pid] = WorkerInfo{generation_, now_ms()};
+  }
+
+  void reap_and_respawn() {
+    int status = 0;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+      auto it = workers_.find(pid);
+      if (it == workers_.end()) continue;
+      WorkerInfo info = it->second;
+      workers_.erase(it);
+      bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+      if (!clean) {
+        core::LogLine("warn", "worker_died")
+            .num("worker_pid", pid)
+            .num("exit_code", WIFEXITED(status) ? WEXITSTATUS(status) : -1)
+            .num("signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0)
+            .emit();
+      }
+      if (info.generation != generation_ || g_terminate) continue;  // retired by a reload
+      // A worker that dies right after start (bad environment) is respawned
+      // at most once per second, not in a tight loop.
+      if (!clean && now_ms() - info.started_ms < 1000) std::this_thread::sleep_for(std::chrono::seconds(1));
+      spawn();
+    }
+  }
+
+  void reload() {
+    try {
+      config::Config fresh = config::load_config(config_.path);
+      if (fresh.server.socket != config_.server.socket) {
+        core::LogLine("warn", "reload_socket_unchanged")
+            .str("detail", "[server] socket changes need a restart; keeping the open socket")
+            .emit();
+      }
+      config_ = std::move(fresh);
+    } catch (const std::exception& e) {
+      core::LogLine("error", "reload_failed").str("error", e.what()).emit();
+      return;
+    }
+    int old_generation = generation_++;
+    spawn_all();
+    for (const auto& [pid, info] : workers_) {
+      if (info.generation == old_generation) kill(pid, SIGTERM);
+    }
+    core::LogLine("info", "reloaded").num("workers", worker_count()).emit();
+  }
+
+  int shutdown() {
+    core::LogLine("info", "master_stopping").num("workers", static_cast<long long>(workers_.size())).emit();
+    for (const auto& [pid, info] : workers_) kill(pid, SIGTERM);
+    long long deadline = now_ms() + config_.server.drain_seconds * 1000LL;
+    while (!workers_.empty() && now_ms() < deadline) {
+      int status = 0;
+      pid_t pid = waitpid(-1, &status, WNOHANG);
+      if (pid > 0) {
+        workers_.erase(pid);
+        continue;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    for (const auto& [pid, info] : workers_) {
+      core::LogLine("warn", "worker_killed").num("worker_pid", pid).emit();
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+    if (!socket_.unix_path.empty()) ::unlink(socket_.unix_path.c_str());
+    core::LogLine("info", "master_exit").emit();
+    return 0;
+  }
+
+  config::Config config_;
+  ListenSocket socket_;
+  std::map<pid_t, WorkerInfo> workers_;
+  int generation_ = 0;
+};
+
+}  // namespace
+
+int run_master(config::Config config) {
+  core::set_log_process("master");
+  ListenSocket socket = open_listen_socket(config.server);
+
+  struct sigaction sa{};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;
+  for (int sig : {SIGCHLD, SIGHUP, SIGTERM, SIGINT, SIGQUIT}) sigaction(sig, &sa, nullptr);
+  struct sigaction ign{};
+  ign.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ign, nullptr);
+  // Keep the signals blocked except inside sigsuspend, so none is lost
+  // between checking the flags and sleeping.
+  sigset_t block;
+  sigemptyset(&block);
+  for (int sig : {SIGCHLD, SIGHUP, SIGTERM, SIGINT, SIGQUIT}) sigaddset(&block, sig);
+  sigprocmask(SIG_BLOCK, &block, nullptr);
+
+  core::LogLine("info", "master_started")
+      .str("socket", socket.inherited ? "inherited (systemd)" : config.server.socket)
+      .emit();
+  return Master(std::move(config), std::move(socket)).run();
+}
+
+}  // namespace svc::fcgi

@@ -1,0 +1,151 @@
+#include "fcgi/worker.hpp"
+
+#include <fcgiapp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sodium.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "core/log.hpp"
+#include "core/services.hpp"
+#include "crypto/encoding.hpp"
+#include "http/dispatch.hpp"
+
+namespace svc::fcgi {
+namespace {
+
+volatile sig_atomic_t g_stop = 0;
+
+void on_stop(int) { g_stop = 1; }
+
+void install_worker_signals() {
+  struct sigaction sa{};
+  sa.sa_handler = on_stop;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: a blocking accept returns EINTR
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+  struct sigaction ign{};
+  ign.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ign, nullptr);
+  sigaction(SIGHUP, &ign, nullptr);
+  struct sigaction dfl{};
+  dfl.sa_handler = SIG_DFL;
+  sigaction(SIGCHLD, &dfl, nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
+class FcgiBody final : public http::BodySource {
+ public:
+  explicit FcgiBody(FCGX_Stream* in) : in_(in) {}
+  std::string read(size_t max) override {
+    std::string out(max, '\0');
+    size_t got = 0;
+    while (got < max) {
+      int n = FCGX_GetStr(out.data() + got, static_cast<int>(std::min<size_t>(max - got, 65536)), in_);
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    out.resize(got);
+    return out;
+  }
+
+ private:
+  FCGX_Stream* in_;
+};
+
+std::string param(FCGX_ParamArray envp, const char* name) {
+  const char* v = FCGX_GetParam(name, envp);
+  return v ? v : "";
+}
+
+http::Request build_request(const FCGX_Request& fr) {
+  http::Request r;
+  r.method = param(fr.envp, "REQUEST_METHOD");
+  std::string uri = param(fr.envp, "REQUEST_URI");
+  size_t q = uri.find('?');
+  r.path = uri.substr(0, q);
+  if (q != std::string::npos) r.query = uri.substr(q + 1);
+  if (r.path.empty()) r.path = param(fr.envp, "DOCUMENT_URI");
+  r.remote_addr = param(fr.envp, "REMOTE_ADDR");
+  r.request_id = param(fr.envp, "REQUEST_ID");
+  if (r.request_id.empty() || r.request_id.size() > 64) r.request_id = crypto::hex_encode(crypto::random_bytes(16));
+  std::string length = param(fr.envp, "CONTENT_LENGTH");
+  if (!length.empty() && length.size() < 19 && length.find_first_not_of("0123456789") == std::string::npos) {
+    r.content_length = std::stoll(length);
+  }
+  for (char** p = fr.envp; p && *p; ++p) {
+    if (std::strncmp(*p, "HTTP_", 5) != 0) continue;
+    const char* eq = std::strchr(*p, '=');
+    if (!eq) continue;
+    std::string name(*p + 5, static_cast<size_t>(eq - (*p + 5)));
+    for (char& c : name) c = c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    r.headers[name] = eq + 1;
+  }
+  std::string ct = param(fr.envp, "CONTENT_TYPE");
+  if (!ct.empty()) r.headers["content-type"] = ct;
+  return r;
+}
+
+// Waits until the listening socket is readable or a stop was requested, so an
+// idle worker notices SIGTERM within a second even if the signal arrived just
+// before it blocked.
+bool wait_for_connection(int listen_fd) {
+  while (!g_stop) {
+    pollfd p{listen_fd, POLLIN, 0};
+    int rc = ::poll(&p, 1, 1000);
+    if (rc > 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int run_worker(int listen_fd, const config::Config& config) {
+  install_worker_signals();
+  core::set_log_process("worker");
+  if (sodium_init() < 0) {
+    core::LogLine("error", "sodium_init_failed").emit();
+    return 1;
+  }
+  core::Services services(config);
+  FCGX_Init();
+  FCGX_Request fr;
+  FCGX_InitRequest(&fr, listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
+  core::LogLine("info", "worker_started").emit();
+
+  long served = 0;
+  while (!g_stop) {
+    if (config.server.max_requests > 0 && served >= config.server.max_requests) {
+      core::LogLine("info", "worker_recycle").num("served", served).emit();
+      break;
+    }
+    if (!wait_for_connection(listen_fd)) break;
+    if (FCGX_Accept_r(&fr) < 0) continue;  // EINTR (stop requested) or another worker won the race
+    auto started = std::chrono::steady_clock::now();
+    http::Request request = build_request(fr);
+    FcgiBody body(fr.in);
+    http::Response response = http::dispatch(request, body, services.context());
+    std::string out = http::serialize(response);
+    FCGX_PutStr(out.data(), static_cast<int>(out.size()), fr.out);
+    FCGX_Finish_r(&fr);
+    ++served;
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    core::LogLine(response.status >= 500 ? "error" : "info", "request")
+        .str("request_id", request.request_id)
+        .str("method", request.method)
+        .str("path", request.path)
+        .num("status", response.status)
+        .real("duration_ms", static_cast<double>(static_cast<long long>(ms * 1000)) / 1000.0)
+        .emit();
+  }
+  FCGX_Free(&fr, 0);
+  core::LogLine("info", "worker_exit").num("served", served).emit();
+  return 0;
+}
+
+}  // namespace svc::fcgi

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace svc::http {
+
+struct FieldError {
+  std::string field;
+  std::string message;
+};
+
+// The one exception type a handler throws for anything the client should see.
+// Only the dispatcher catches it (and everything else); it carries the final
+// HTTP status and JSON body.
+class ApiError : public std::exception {
+ public:
+  ApiError(int status, std::string body) : status_(status), body_(std::move(body)) {}
+  int status() const { return status_; }
+  const std::string& body() const { return body_; }
+  const char* what() const noexcept override { return body_.c_str(); }
+
+  // {"status":"Failed","message":message}
+  static ApiError failed(int status, std::string_view message);
+  // {"status":"Error","message":message} (the messaging endpoints' shape)
+  static ApiError error(int status, std::string_view message);
+  // 400 {"status":"Failed","message":"Validation error","errors":[{field,message}...]}
+  static ApiError validation(const std::vector<FieldError>& errors);
+  static ApiError validation(std::string field, std::string message) {
+    return validation(std::vector<FieldError>{{std::move(field), std::move(message)}});
+  }
+
+ private:
+  int status_;
+  std::string body_;
+};
+
+// The spec's generic message for unexpected failures.
+inline constexpr const char* kGenericError = "An error occurred while processing your request";
+
+}  // namespace svc::http

@@ -1,0 +1,93 @@
+#include "http/dispatch.hpp"
+
+#include <exception>
+
+#include "core/log.hpp"
+#include "db/site_repo.hpp"
+#include "http/api_error.hpp"
+#include "http/routes.hpp"
+#include "messaging/site_auth.hpp"
+
+namespace svc::http {
+namespace {
+
+const Route* find_route(const std::string& path, const std::string& method, bool& path_known) {
+  path_known = false;
+  for (const auto& r : routes()) {
+    if (path != r.path) continue;
+    path_known = true;
+    if (method == r.method) return &r;
+  }
+  return nullptr;
+}
+
+std::string allowed_methods(const std::string& path) {
+  std::string out;
+  for (const auto& r : routes()) {
+    if (path == r.path) out += (out.empty() ? "" : ", ") + std::string(r.method);
+  }
+  return out;
+}
+
+// Reads the body up to the route's limit; a longer body is a 413 without
+// buffering the rest.
+void read_body(Request& request, BodySource& source, const Route& route) {
+  if (request.content_length > static_cast<long long>(route.body_limit)) {
+    throw ApiError::failed(413, "Request body too large");
+  }
+  request.body = source.read(route.body_limit + 1);
+  if (request.body.size() > route.body_limit) throw ApiError::failed(413, "Request body too large");
+}
+
+void parse_json(Request& request) {
+  if (request.body.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw ApiError::validation("body", "Request body must be a JSON object");
+  }
+  request.json.Parse(request.body.data(), request.body.size());
+  if (request.json.HasParseError()) throw ApiError::validation("body", "Malformed JSON");
+  if (!request.json.IsObject()) throw ApiError::validation("body", "Request body must be a JSON object");
+}
+
+Response route_request(Request& request, BodySource& source, core::Context& ctx) {
+  bool path_known = false;
+  const Route* route = find_route(request.path, request.method, path_known);
+  if (!route) {
+    if (!path_known) throw ApiError::failed(404, "Not found");
+    Response r = Response::json(405, ApiError::failed(405, "Method not allowed").body());
+    r.headers.emplace_back("Allow", allowed_methods(request.path));
+    return r;
+  }
+  if (route->body_limit > 0) read_body(request, source, *route);
+  if (route->flags & kJsonBody) parse_json(request);
+  if (route->site_handler) {
+    db::Site site = messaging::authenticate_site(request, ctx);
+    return route->site_handler(request, ctx, site);
+  }
+  return route->handler(request, ctx);
+}
+
+}  // namespace
+
+Response dispatch(Request& request, BodySource& body, core::Context& ctx) {
+  try {
+    return route_request(request, body, ctx);
+  } catch (const ApiError& e) {
+    return Response::json(e.status(), e.body());
+  } catch (const std::exception& e) {
+    core::LogLine("error", "unhandled_exception")
+        .str("request_id", request.request_id)
+        .str("method", request.method)
+        .str("path", request.path)
+        .str("error", e.what())
+        .emit();
+  } catch (...) {
+    core::LogLine("error", "unhandled_exception")
+        .str("request_id", request.request_id)
+        .str("path", request.path)
+        .str("error", "unknown exception")
+        .emit();
+  }
+  return Response::json(500, ApiError::failed(500, kGenericError).body());
+}
+
+}  // namespace svc::http

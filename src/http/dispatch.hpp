@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "core/context.hpp"
+#include "http/request.hpp"
+#include "http/response.hpp"
+
+namespace svc::http {
+
+// Where the dispatcher reads the request body from (FastCGI stdin in
+// production, a string in tests and the fuzzer).
+class BodySource {
+ public:
+  virtual ~BodySource() = default;
+  // Reads up to max bytes; returns fewer only at the end of the body.
+  virtual std::string read(size_t max) = 0;
+};
+
+class StringBody final : public BodySource {
+ public:
+  explicit StringBody(std::string body) : body_(std::move(body)) {}
+  std::string read(size_t max) override {
+    std::string out = body_.substr(pos_, max);
+    pos_ += out.size();
+    return out;
+  }
+
+ private:
+  std::string body_;
+  size_t pos_ = 0;
+};
+
+// Routes one request: 404 / 405 / 413 / 400 (malformed JSON) / 401 (site
+// header) are decided here from the route table, before the handler runs and
+// before a large body is buffered. The only catch site: ApiError becomes its
+// response; anything else is logged with the request id and answered 500 with
+// the spec's generic message. Never throws.
+Response dispatch(Request& request, BodySource& body, core::Context& ctx);
+
+}  // namespace svc::http

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+#include "core/context.hpp"
+#include "http/request.hpp"
+#include "http/response.hpp"
+
+namespace svc::db {
+struct Site;
+}
+
+namespace svc::http {
+
+using Handler = Response (*)(const Request&, core::Context&);
+// Handlers of site-authenticated routes also get the site the dispatcher
+// resolved from the site-id / x-site-id header.
+using SiteHandler = Response (*)(const Request&, core::Context&, const db::Site&);
+
+inline constexpr size_t kAuthBodyLimit = 64 * 1024;
+inline constexpr size_t kMessageBodyLimit = 1024 * 1024;
+
+enum RouteFlags : unsigned {
+  kNoFlags = 0,
+  kJsonBody = 1u << 0,  // body must be a JSON object (400 otherwise)
+  kHashing = 1u << 1,   // runs Argon2id: may be served by a separate worker pool
+};
+
+// One row of the route table. Exactly one of handler / site_handler is set.
+struct Route {
+  const char* method;
+  const char* path;
+  Handler handler;
+  SiteHandler site_handler;
+  size_t body_limit;
+  unsigned flags;
+};
+
+std::span<const Route> routes();
+
+}  // namespace svc::http

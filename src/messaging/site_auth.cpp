@@ -1,0 +1,46 @@
+#include "messaging/site_auth.hpp"
+
+#include <sodium.h>
+
+#include <algorithm>
+
+#include "http/api_error.hpp"
+
+namespace svc::messaging {
+namespace {
+
+std::optional<long long> parse_site_id(std::string_view v) {
+  if (v.empty() || v.size() > 18) return std::nullopt;
+  if (!std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; })) return std::nullopt;
+  long long n = std::stoll(std::string(v));
+  return n > 0 ? std::optional<long long>(n) : std::nullopt;
+}
+
+}  // namespace
+
+std::string hash_site_key(std::string_view key) {
+  unsigned char h[32];
+  crypto_generichash(h, sizeof h, reinterpret_cast<const unsigned char*>(key.data()), key.size(), nullptr, 0);
+  char hex[sizeof h * 2 + 1];
+  sodium_bin2hex(hex, sizeof hex, h, sizeof h);
+  return hex;
+}
+
+db::Site authenticate_site(const http::Request& request, core::Context& ctx) {
+  auto unauthorized = [] { return http::ApiError::error(401, "Unauthorized"); };
+  std::string_view header = request.header("site-id");
+  if (header.empty()) header = request.header("x-site-id");
+  auto id = parse_site_id(header);
+  if (!id) throw unauthorized();
+  auto site = db::SiteRepo(ctx.db).find(*id);
+  if (!site || !site->active) throw unauthorized();
+  if (!site->api_key_hash.empty()) {
+    std::string given = hash_site_key(request.header("x-site-key"));
+    bool match = given.size() == site->api_key_hash.size() &&
+                 sodium_memcmp(given.data(), site->api_key_hash.data(), given.size()) == 0;
+    if (request.header("x-site-key").empty() || !match) throw unauthorized();
+  }
+  return *site;
+}
+
+}  // namespace svc::messaging

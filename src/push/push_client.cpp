@@ -1,0 +1,250 @@
+// libcurl push delivery with an SSRF guard.
+//
+// Why the guard sits in CURLOPT_OPENSOCKETFUNCTION: checking the host name or
+// a DNS answer before the request is racy (DNS rebinding) and misses the
+// other addresses curl falls back to. The open-socket callback sees every
+// resolved address curl is about to connect to, so refusing there covers the
+// address actually used. Proxies are switched off (CURLOPT_PROXY "") because
+// through a proxy the callback would only ever see the proxy's address, and
+// the *_proxy environment variables would otherwise apply silently.
+
+#include "push/push_client.hpp"
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string_view>
+
+namespace svc::push {
+namespace {
+
+constexpr std::size_t kMaxDetailBody = 256;
+
+struct CurlFree {
+  void operator()(CURL* h) const { curl_easy_cleanup(h); }
+};
+struct SlistFree {
+  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+};
+using CurlPtr = std::unique_ptr<CURL, CurlFree>;
+using SlistPtr = std::unique_ptr<curl_slist, SlistFree>;
+
+bool in_v4(std::uint32_t addr, std::uint32_t net, int prefix) {
+  const std::uint32_t mask = prefix == 0 ? 0 : ~std::uint32_t{0} << (32 - prefix);
+  return (addr & mask) == net;
+}
+
+// `addr` in host byte order.
+bool forbidden_v4(std::uint32_t addr) {
+  struct Net {
+    std::uint32_t net;
+    int prefix;
+  };
+  static constexpr Net kForbidden[] = {
+      {0x00000000, 8},   // "this network", 0.0.0.0
+      {0x0A000000, 8},   // 10/8 private
+      {0x64400000, 10},  // 100.64/10 CGNAT
+      {0x7F000000, 8},   // loopback
+      {0xA9FE0000, 16},  // link-local (cloud metadata 169.254.169.254)
+      {0xAC100000, 12},  // 172.16/12 private
+      {0xC0000000, 24},  // IETF protocol assignments
+      {0xC0A80000, 16},  // 192.168/16 private
+      {0xC6120000, 15},  // 198.18/15 benchmarking
+      {0xE0000000, 4},   // multicast
+      {0xF0000000, 4},   // reserved, broadcast
+  };
+  return std::any_of(std::begin(kForbidden), std::end(kForbidden),
+                     [addr](const Net& n) { return in_v4(addr, n.net, n.prefix); });
+}
+
+std::uint32_t v4_at(const unsigned char* b) {
+  return std::uint32_t{b[0]} << 24 | std::uint32_t{b[1]} << 16 | std::uint32_t{b[2]} << 8 | b[3];
+}
+
+bool forbidden_v6(const unsigned char (&a)[16]) {
+  static constexpr unsigned char kZero[12] = {};
+  static constexpr unsigned char kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  static constexpr unsigned char kNat64[12] = {0x00, 0x64, 0xff, 0x9b};
+  if (std::memcmp(a, kZero, 12) == 0) return true;  // ::, ::1, IPv4-compatible
+  if (std::memcmp(a, kMapped, 12) == 0 || std::memcmp(a, kNat64, 12) == 0) {
+    return forbidden_v4(v4_at(a + 12));
+  }
+  if (a[0] == 0x20 && a[1] == 0x02) return forbidden_v4(v4_at(a + 2));  // 6to4
+  if ((a[0] & 0xfe) == 0xfc) return true;                               // fc00::/7 ULA
+  if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80) return true;               // fe80::/10
+  if (a[0] == 0xfe && (a[1] & 0xc0) == 0xc0) return true;               // fec0::/10
+  return a[0] == 0xff;                                                  // multicast
+}
+
+// State shared with the open-socket callback for one transfer.
+struct Guard {
+  bool enforce = true;
+  bool blocked = false;
+};
+
+curl_socket_t open_socket(void* clientp, curlsocktype purpose, curl_sockaddr* address) {
+  auto* guard = static_cast<Guard*>(clientp);
+  if (purpose != CURLSOCKTYPE_IPCXN || (guard->enforce && is_forbidden_address(&address->addr))) {
+    guard->blocked = true;
+    return CURL_SOCKET_BAD;
+  }
+  const int fd = ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+  return fd < 0 ? CURL_SOCKET_BAD : fd;
+}
+
+// Keeps the start of the response body for the log detail; drops the rest.
+std::size_t collect_body(char* data, std::size_t size, std::size_t count, void* userp) {
+  auto* out = static_cast<std::string*>(userp);
+  const std::size_t n = size * count;
+  out->append(data, std::min(n, kMaxDetailBody - std::min(out->size(), kMaxDetailBody)));
+  return n;
+}
+
+bool starts_with_nocase(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() &&
+         std::equal(prefix.begin(), prefix.end(), s.begin(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         });
+}
+
+bool safe_header_value(std::string_view v) {
+  return std::none_of(v.begin(), v.end(),
+                      [](char c) { return c == '\r' || c == '\n' || c == '\0'; });
+}
+
+// RFC 8030 5.3 / 5.4.
+const char* invalid_request_reason(const PushRequest& r) {
+  static constexpr std::string_view kUrgencies[] = {"very-low", "low", "normal", "high"};
+  if (r.ttl_seconds < 0) return "negative TTL";
+  if (std::find(std::begin(kUrgencies), std::end(kUrgencies), r.urgency) == std::end(kUrgencies)) {
+    return "bad Urgency";
+  }
+  if (r.topic.size() > 32 || !std::all_of(r.topic.begin(), r.topic.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+      })) {
+    return "bad Topic";
+  }
+  if (!safe_header_value(r.authorization) || !safe_header_value(r.endpoint)) {
+    return "control character in endpoint or Authorization";
+  }
+  return nullptr;
+}
+
+std::string printable(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (!std::isprint(static_cast<unsigned char>(c))) c = '?';
+  }
+  return out;
+}
+
+PushOutcome classify(long status) {
+  if (status >= 200 && status < 300) return PushOutcome::Delivered;
+  if (status == 404 || status == 410) return PushOutcome::Gone;
+  return PushOutcome::Rejected;
+}
+
+}  // namespace
+
+bool is_forbidden_address(const struct sockaddr* address) {
+  if (address == nullptr) return true;
+  if (address->sa_family == AF_INET) {
+    sockaddr_in v4{};
+    std::memcpy(&v4, address, sizeof v4);
+    return forbidden_v4(ntohl(v4.sin_addr.s_addr));
+  }
+  if (address->sa_family == AF_INET6) {
+    sockaddr_in6 v6{};
+    std::memcpy(&v6, address, sizeof v6);
+    return forbidden_v6(v6.sin6_addr.s6_addr);
+  }
+  return true;
+}
+
+CurlPushClient::CurlPushClient(PushOptions options) : options_(options) {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+PushResult CurlPushClient::send(const PushRequest& request) {
+  const bool insecure = options_.allow_insecure_endpoints;
+  if (!starts_with_nocase(request.endpoint, "https://") &&
+      !(insecure && starts_with_nocase(request.endpoint, "http://"))) {
+    return {PushOutcome::Blocked, 0, "endpoint scheme not allowed"};
+  }
+  if (const char* reason = invalid_request_reason(request)) {
+    return {PushOutcome::Rejected, 0, std::string("not sent: ") + reason};
+  }
+
+  CurlPtr curl(curl_easy_init());
+  if (!curl) return {PushOutcome::NetworkError, 0, "curl_easy_init failed"};
+
+  curl_slist* raw_headers = nullptr;
+  auto add_header = [&raw_headers](const std::string& line) {
+    curl_slist* next = curl_slist_append(raw_headers, line.c_str());
+    if (next != nullptr) raw_headers = next;
+    return next != nullptr;
+  };
+  bool headers_ok = add_header("Content-Encoding: aes128gcm") &&
+                    add_header("Content-Type: application/octet-stream") &&
+                    add_header("TTL: " + std::to_string(request.ttl_seconds)) &&
+                    add_header("Urgency: " + request.urgency) &&
+                    add_header("Expect:");  // no 100-continue round trip
+  if (headers_ok && !request.topic.empty()) headers_ok = add_header("Topic: " + request.topic);
+  if (headers_ok && !request.authorization.empty()) {
+    headers_ok = add_header("Authorization: " + request.authorization);
+  }
+  SlistPtr headers(raw_headers);
+  if (!headers_ok) return {PushOutcome::NetworkError, 0, "out of memory building headers"};
+
+  Guard guard{!insecure, false};
+  std::string response_start;
+  std::array<char, CURL_ERROR_SIZE> error{};
+  const char* protocols = insecure ? "http,https" : "https";
+  CURL* h = curl.get();
+  curl_easy_setopt(h, CURLOPT_URL, request.endpoint.c_str());
+  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, protocols);
+  curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, protocols);
+  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(h, CURLOPT_PROXY, "");
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, options_.total_timeout_ms);
+  curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+  curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &guard);
+  curl_easy_setopt(h, CURLOPT_POST, 1L);
+  curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
+  curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
+  curl_easy_setopt(h, CURLOPT_USERAGENT, "svc-push/1");
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect_body);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &response_start);
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error.data());
+
+  const CURLcode rc = curl_easy_perform(h);
+  if (rc != CURLE_OK) {
+    std::string detail = curl_easy_strerror(rc);
+    if (error[0] != '\0') detail.append(": ").append(error.data());
+    if (guard.blocked) return {PushOutcome::Blocked, 0, "address refused by SSRF guard; " + detail};
+    if (rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_URL_MALFORMAT) {
+      return {PushOutcome::Blocked, 0, detail};
+    }
+    return {PushOutcome::NetworkError, 0, detail};
+  }
+  long status = 0;
+  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+  return {classify(status), status,
+          "HTTP " + std::to_string(status) +
+              (response_start.empty() ? "" : ": " + printable(response_start))};
+}
+
+}  // namespace svc::push

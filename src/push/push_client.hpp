@@ -1,0 +1,79 @@
+#pragma once
+// Delivery of one encrypted Web Push message (RFC 8030) to a subscription's
+// push service, behind an interface so handlers and the sender can be tested
+// with a fake.
+//
+// The endpoint URL comes from a browser, i.e. from the client, so the real
+// client guards against SSRF: https only, redirects never followed, no proxy,
+// and the address actually connected to (after DNS, for every address curl
+// tries) must not be loopback, private, link-local, CGNAT, ULA, multicast or
+// unspecified. PushOptions::allow_insecure_endpoints lifts both the https and
+// the address rule; only tests and the local stack's push sink set it.
+
+#include <string>
+
+struct sockaddr;
+
+namespace svc::push {
+
+struct PushRequest {
+  std::string endpoint;            // subscription URL
+  std::string body;                // aes128gcm body (crypto::encrypt_push_payload)
+  std::string authorization;       // "vapid t=..., k=..." (crypto::vapid_authorization_header)
+  long ttl_seconds = 2419200;      // how long the push service may hold it (28 days)
+  std::string urgency = "normal";  // very-low | low | normal | high
+  std::string topic;               // optional: replaces a pending message with the same topic;
+                                   // at most 32 base64url characters
+};
+
+struct PushOptions {
+  bool allow_insecure_endpoints = false;  // tests / local sink only
+  long connect_timeout_ms = 5000;
+  long total_timeout_ms = 10000;
+};
+
+enum class PushOutcome {
+  Delivered,     // 2xx (push services answer 201 Created)
+  Gone,          // 404, 410: the subscription is dead; the caller should drop it
+  Rejected,      // any other status (3xx, 4xx incl. 429, 5xx), or a request this
+                 // client refuses to send (bad Urgency/Topic/TTL, CR/LF in a header)
+  Blocked,       // SSRF guard refused the address, or the scheme is not allowed
+  NetworkError,  // DNS, connect, TLS, timeout
+};
+
+struct PushResult {
+  PushOutcome outcome;
+  long http_status = 0;  // 0 when no response arrived
+  std::string detail;    // for logs only: never shown to API clients
+};
+
+class PushClient {
+ public:
+  virtual ~PushClient() = default;
+  // Sends one message; never throws for network or HTTP failures.
+  virtual PushResult send(const PushRequest&) = 0;
+};
+
+// libcurl implementation. Each send() uses its own easy handle, so one object
+// may be shared by threads; construct it in the process that uses it (after
+// fork). POST with Content-Encoding: aes128gcm, Content-Type:
+// application/octet-stream, TTL, Urgency, optional Topic and Authorization.
+class CurlPushClient final : public PushClient {
+ public:
+  explicit CurlPushClient(PushOptions options);
+  PushResult send(const PushRequest& request) override;
+
+ private:
+  PushOptions options_;
+};
+
+// True for addresses a push endpoint must never reach: IPv4 0/8, 10/8,
+// 100.64/10, 127/8, 169.254/16, 172.16/12, 192.0.0/24, 192.168/16, 198.18/15,
+// 224/4 and 240/4 (incl. broadcast); IPv6 ::/96 (unspecified, loopback,
+// IPv4-compatible), fc00::/7, fe80::/10, fec0::/10, ff00::/8, and IPv4-mapped
+// (::ffff:0:0/96), NAT64 (64:ff9b::/96) and 6to4 (2002::/16) addresses whose
+// embedded IPv4 address is forbidden. Also true for nullptr and any family
+// other than AF_INET/AF_INET6.
+bool is_forbidden_address(const struct sockaddr* address);
+
+}  // namespace svc::push

@@ -1,0 +1,677 @@
+#!/usr/bin/env python3
+"""Checks the deploy files: nginx/ (production site and local-stack template)
+and systemd/ (socket, services, timer).
+
+nginx: `nginx -t` on the rendered stack template and on the production site
+inside a wrapper (self-signed certificate) and inside a copy of Debian's
+/etc/nginx layout; then short-lived nginx instances without a FastCGI backend
+show the JSON error bodies (502, 413, 429, 403) and the rate-limit keys.
+systemd: unit contents always; `systemd-analyze verify`, `calendar` and
+`security --offline` when systemd-analyze exists.
+
+Stdlib only. Env: SVC_SOURCE_DIR = repository root (default: two levels up).
+"""
+
+import contextlib
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import socketserver
+import struct
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+from pathlib import Path
+
+SOURCE_DIR = Path(os.environ.get("SVC_SOURCE_DIR") or Path(__file__).resolve().parents[2])
+NGINX_DIR = SOURCE_DIR / "nginx"
+SYSTEMD_DIR = SOURCE_DIR / "systemd"
+SEARCH_PATH = os.environ.get("PATH", "") + ":/usr/sbin:/sbin:/usr/bin:/bin"
+NGINX = shutil.which("nginx", path=SEARCH_PATH)
+OPENSSL = shutil.which("openssl", path=SEARCH_PATH)
+SYSTEMD_ANALYZE = shutil.which("systemd-analyze", path=SEARCH_PATH)
+
+PLACEHOLDERS = {"@PREFIX@", "@HTTP_PORT@", "@FCGI_SOCKET@", "@USER_LINE@",
+                "@ACCESS_LOG@", "@SOURCE_DIR@"}
+UNAVAILABLE = {"status": "Failed", "message": "Service unavailable"}
+TOO_LARGE = {"status": "Failed", "message": "Request body too large"}
+AUTH_429 = {"status": "Failed", "message": "Too many requests"}
+MESSAGE_429 = {"status": "Error", "message": "Too many requests"}
+MESSAGE_403 = {"status": "Error", "message": "Forbidden"}
+
+
+def read(path):
+    return Path(path).read_text()
+
+
+def strip_comments(text):
+    return "\n".join(line.split("#", 1)[0] for line in text.splitlines())
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60, **kw)
+
+
+def render_stack(workdir, source_dir=SOURCE_DIR, port=None, zones=None, fcgi_socket=None):
+    """Renders nginx/stack.conf.in the way scripts/stack.sh does; returns
+    (conf path, prefix, port). zones: replace the dev zones file by another
+    conf.d file (e.g. the production one) to exercise real limits."""
+    prefix = Path(workdir) / "state"
+    prefix.mkdir(parents=True, exist_ok=True)
+    port = port or free_port()
+    text = read(Path(source_dir) / "nginx" / "stack.conf.in")
+    values = {
+        "@ACCESS_LOG@": f"access_log {prefix}/nginx-access.log svc_json;",
+        "@PREFIX@": str(prefix),
+        "@HTTP_PORT@": str(port),
+        "@FCGI_SOCKET@": str(fcgi_socket or prefix / "no-backend.sock"),
+        "@USER_LINE@": "user root;" if os.geteuid() == 0 else "",
+        "@SOURCE_DIR@": str(source_dir),
+    }
+    for key, value in values.items():
+        text = text.replace(key, value)
+    if zones:
+        text = text.replace("conf.d/svc-zones-dev.conf", f"conf.d/{zones}")
+    conf = prefix / "nginx.conf"
+    conf.write_text(text)
+    return conf, prefix, port
+
+
+def nginx_test(conf, prefix):
+    return run([NGINX, "-t", "-c", str(conf), "-p", str(prefix), "-e", str(Path(prefix) / "nginx-t.log")])
+
+
+@contextlib.contextmanager
+def running_nginx(conf, prefix, port):
+    """Starts nginx in the foreground on the rendered config; always stops it."""
+    errlog = Path(prefix) / "nginx-error.log"
+    proc = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(prefix), "-e", str(errlog),
+                             "-g", "daemon off;"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            if proc.poll() is not None:
+                raise AssertionError(f"nginx exited {proc.returncode}: {proc.stderr.read()}"
+                                     f"{errlog.read_text() if errlog.exists() else ''}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise AssertionError("nginx did not start listening")
+                time.sleep(0.05)
+        yield
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGQUIT)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        proc.stderr.close()
+
+
+def request(port, method, path, body=None, headers=None):
+    """One request on a fresh connection → (status, headers, parsed JSON or raw bytes)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        hdrs = {"Content-Type": "application/json"} if body is not None else {}
+        hdrs.update(headers or {})
+        conn.request(method, path, body=body, headers=hdrs)
+        resp = conn.getresponse()
+        raw = resp.read()
+        ctype = resp.getheader("Content-Type", "")
+        data = json.loads(raw) if ctype.startswith("application/json") else raw
+        return resp.status, resp, data
+    finally:
+        conn.close()
+
+
+def announce_large_body(port, path, length):
+    """Sends only the headers of a POST announcing `length` bytes: nginx must
+    refuse on Content-Length alone, before any body is read."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall((f"POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                   f"Content-Length: {length}\r\nConnection: close\r\n\r\n").encode())
+        # Read just the response: nginx keeps a lingering close open for the
+        # body that never comes, so do not wait for EOF.
+        data = b""
+        while b"\r\n\r\n" not in data or len(data.partition(b"\r\n\r\n")[2]) < length_of(data):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    return status, head.decode(), json.loads(body)
+
+
+def length_of(response_start):
+    found = re.search(rb"\r\nContent-Length: (\d+)\r\n", response_start, re.IGNORECASE)
+    return int(found.group(1)) if found else 1 << 30
+
+
+def location_blocks(text):
+    """{"= /health": body, "/auth/": body, "@svc_413": body, ...} of one snippet
+    (flat location blocks, no nesting)."""
+    text = strip_comments(text)
+    return {m.group(1).strip(): m.group(2)
+            for m in re.finditer(r"location\s+([^{]+?)\s*\{([^{}]*)\}", text)}
+
+
+def shared_part(text):
+    begin = text.index("# --- shared: begin")
+    end = text.index("# --- shared: end")
+    return text[begin:end]
+
+
+class EchoFastCGI:
+    """A minimal FastCGI responder on a unix socket (one request per
+    connection, as nginx sends them with fastcgi_keep_conn off). It answers
+    with the status named by the header X-Echo-Status (default 200) and a JSON
+    body holding the parameters, the BEGIN_REQUEST flags and the request body,
+    so a test sees exactly what nginx hands the application."""
+
+    def __init__(self, path):
+        self.path = str(path)
+        handler = self._handler()
+        self.server = socketserver.ThreadingUnixStreamServer(self.path, handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self):
+        os.chmod(self.path, 0o666)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+    @staticmethod
+    def _handler():
+        def records(rfile):
+            while True:
+                header = rfile.read(8)
+                if len(header) < 8:
+                    return
+                _, rtype, rid, clen, plen, _ = struct.unpack("!BBHHBB", header)
+                content = rfile.read(clen)
+                rfile.read(plen)
+                yield rtype, rid, content
+
+        def pairs(data):
+            out, i = {}, 0
+            while i < len(data):
+                lengths = []
+                for _ in range(2):
+                    if data[i] < 128:
+                        lengths.append(data[i])
+                        i += 1
+                    else:
+                        lengths.append(struct.unpack("!I", data[i:i + 4])[0] & 0x7FFFFFFF)
+                        i += 4
+                name = data[i:i + lengths[0]].decode()
+                out[name] = data[i + lengths[0]:i + lengths[0] + lengths[1]].decode()
+                i += lengths[0] + lengths[1]
+            return out
+
+        def record(rtype, rid, content):
+            return struct.pack("!BBHHBB", 1, rtype, rid, len(content), 0, 0) + content
+
+        class Handler(socketserver.StreamRequestHandler):
+            def handle(self):
+                params, stdin, flags, rid = b"", b"", None, 1
+                for rtype, rid, content in records(self.rfile):
+                    if rtype == 1:                       # BEGIN_REQUEST
+                        flags = content[2]
+                    elif rtype == 4:                     # PARAMS
+                        params += content
+                    elif rtype == 5:                     # STDIN
+                        if not content:
+                            break
+                        stdin += content
+                env = pairs(params)
+                status = env.get("HTTP_X_ECHO_STATUS", "200")
+                body = json.dumps({"params": env, "flags": flags, "stdin": stdin.decode()}).encode()
+                out = (f"Status: {status} Echo\r\nContent-Type: application/json\r\n\r\n").encode() + body
+                for i in range(0, len(out), 65535):
+                    self.wfile.write(record(6, rid, out[i:i + 65535]))
+                self.wfile.write(record(6, rid, b""))
+                self.wfile.write(record(3, rid, struct.pack("!IB3x", 0, 0)))   # END_REQUEST
+        return Handler
+
+
+@unittest.skipUnless(NGINX, "nginx not installed")
+class NginxFilesTest(unittest.TestCase):
+    """Static rules the nginx files must keep (see the comments in them)."""
+
+    def test_stack_template_placeholders_and_shape(self):
+        text = read(NGINX_DIR / "stack.conf.in")
+        self.assertEqual(set(re.findall(r"@[A-Z_]+@", text)), PLACEHOLDERS)
+        code = strip_comments(text)
+        self.assertNotRegex(code, r"\bdaemon\b")
+        self.assertIn("pid @PREFIX@/nginx.pid;", code)
+        self.assertIn("error_log @PREFIX@/nginx-error.log", code)
+        self.assertIn("worker_connections 1024;", code)
+        self.assertIn("listen 127.0.0.1:@HTTP_PORT@;", code)
+        for kind in ("client_body", "fastcgi", "proxy", "uwsgi", "scgi"):
+            self.assertRegex(code, rf"{kind}_temp_path\s+@PREFIX@/nginx-tmp")
+        for snippet in ("svc-fastcgi-params.conf", "svc-message-access.conf", "svc-locations.conf"):
+            self.assertIn(f"include @SOURCE_DIR@/nginx/snippets/{snippet};", code)
+        self.assertIn("include @SOURCE_DIR@/nginx/conf.d/svc-zones-dev.conf;", code)
+
+    def test_production_site_shape(self):
+        code = strip_comments(read(NGINX_DIR / "svc.conf"))
+        self.assertRegex(code, r"upstream svc_fcgi \{\s*server unix:/run/svc/svc-fcgi.sock;\s*\}")
+        self.assertRegex(code, r"listen 443 ssl http2;")
+        self.assertRegex(code, r"return 301 https://")
+        self.assertIn("ssl_certificate     /etc/ssl/svc/fullchain.pem;", code)
+        self.assertIn("ssl_protocols TLSv1.2 TLSv1.3;", code)
+        for snippet in ("svc-fastcgi-params.conf", "svc-message-access.conf", "svc-locations.conf"):
+            self.assertIn(f"include snippets/{snippet};", code)
+        for name in ("svc.conf", "stack.conf.in"):
+            # A keepalive pool would park single-threaded workers on idle connections.
+            self.assertNotRegex(strip_comments(read(NGINX_DIR / name)), r"\bkeepalive\b", name)
+
+    def test_fastcgi_params(self):
+        code = strip_comments(read(NGINX_DIR / "snippets" / "svc-fastcgi-params.conf"))
+        for param in ("REQUEST_METHOD", "REQUEST_URI", "SCRIPT_NAME", "QUERY_STRING",
+                      "CONTENT_TYPE", "CONTENT_LENGTH", "REMOTE_ADDR", "SERVER_NAME", "HTTPS"):
+            self.assertRegex(code, rf"fastcgi_param\s+{param}\s")
+        self.assertRegex(code, r"fastcgi_param\s+REQUEST_ID\s+\$request_id;")
+        self.assertRegex(code, r'fastcgi_param\s+HTTP_PROXY\s+"";')
+        self.assertRegex(code, r"add_header X-Request-Id \$request_id always;")
+        self.assertRegex(code, r"fastcgi_keep_conn off;")
+
+    def test_locations(self):
+        blocks = location_blocks(read(NGINX_DIR / "snippets" / "svc-locations.conf"))
+        for name in ("= /health", "/auth/", "/message/", "/"):
+            self.assertIn("fastcgi_pass svc_fcgi;", blocks[name], name)
+        for name, body in blocks.items():
+            # These would cancel the inherited server-level params/headers.
+            self.assertNotIn("fastcgi_param", body, name)
+            self.assertNotIn("add_header", body, name)
+            if name == "/message/":
+                self.assertNotRegex(body, r"\b(allow|deny)\b", "must inherit the access list")
+            else:
+                self.assertIn("allow all;", body, name)
+        self.assertIn("client_max_body_size 64k;", blocks["/auth/"])
+        self.assertIn("limit_req zone=svc_auth burst=20 nodelay;", blocks["/auth/"])
+        self.assertIn("error_page 429 = @svc_429;", blocks["/auth/"])
+        self.assertIn("client_max_body_size 1m;", blocks["/message/"])
+        self.assertIn("limit_req zone=svc_message burst=50 nodelay;", blocks["/message/"])
+        self.assertIn("error_page 429 = @svc_message_429;", blocks["/message/"])
+        for name in ("= /health", "/auth/", "/message/", "/"):
+            for code in (413, 502, 503, 504):
+                self.assertRegex(blocks[name], rf"error_page {code} = @svc_{code};", name)
+
+    def test_zones(self):
+        prod = read(NGINX_DIR / "conf.d" / "svc-zones.conf")
+        dev = read(NGINX_DIR / "conf.d" / "svc-zones-dev.conf")
+        self.assertEqual(shared_part(prod), shared_part(dev), "maps/log format drifted")
+        code = strip_comments(prod)
+        self.assertRegex(code, r"limit_req_zone \$binary_remote_addr\s+zone=svc_auth:10m\s+rate=10r/s;")
+        self.assertRegex(code, r"limit_req_zone \$svc_site_key\s+zone=svc_message:10m\s+rate=50r/s;")
+        self.assertIn("limit_req_status 429;", code)
+        self.assertRegex(strip_comments(dev), r"zone=svc_auth:10m\s+rate=10000r/s;")
+
+
+@unittest.skipUnless(NGINX, "nginx not installed")
+class NginxConfigTestTest(unittest.TestCase):
+    """`nginx -t` on every way the files are meant to be included."""
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="svc-deploy-"))
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+
+    def self_signed_cert(self):
+        if not OPENSSL:
+            self.skipTest("openssl not installed")
+        cert, key = self.tmp / "fullchain.pem", self.tmp / "privkey.pem"
+        r = run([OPENSSL, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                 "-nodes", "-days", "1", "-subj", "/CN=localhost", "-keyout", str(key), "-out", str(cert)])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return cert, key
+
+    def production_site(self, logdir):
+        cert, key = self.self_signed_cert()
+        text = read(NGINX_DIR / "svc.conf")
+        for old, new in (("/etc/ssl/svc/fullchain.pem", cert), ("/etc/ssl/svc/privkey.pem", key),
+                         ("/var/log/nginx/", f"{logdir}/")):
+            self.assertIn(old, text)
+            text = text.replace(old, str(new))
+        return text
+
+    def test_stack_template_renders_and_passes(self):
+        conf, prefix, _ = render_stack(self.tmp)
+        self.assertNotRegex(read(conf), r"@[A-Z_]+@")
+        r = nginx_test(conf, prefix)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_production_site_in_wrapper(self):
+        shutil.copytree(NGINX_DIR / "snippets", self.tmp / "snippets")
+        (self.tmp / "svc.conf").write_text(self.production_site(self.tmp))
+        (self.tmp / "nginx.conf").write_text(f"""
+pid {self.tmp}/nginx.pid;
+error_log {self.tmp}/error.log;
+events {{ worker_connections 64; }}
+http {{
+    client_body_temp_path {self.tmp}/tmp; fastcgi_temp_path {self.tmp}/tmp;
+    proxy_temp_path {self.tmp}/tmp; uwsgi_temp_path {self.tmp}/tmp; scgi_temp_path {self.tmp}/tmp;
+    include {NGINX_DIR}/conf.d/svc-zones.conf;
+    include {self.tmp}/svc.conf;
+}}
+""")
+        r = nginx_test(self.tmp / "nginx.conf", self.tmp)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_production_site_in_debian_layout(self):
+        """Installed as docs/deploy.md says, next to Debian's default nginx.conf and site."""
+        if not Path("/etc/nginx/nginx.conf").is_file():
+            self.skipTest("no /etc/nginx/nginx.conf to copy")
+        etc = self.tmp / "etc-nginx"
+        shutil.copytree("/etc/nginx", etc, symlinks=False, ignore_dangling_symlinks=True)
+        main = read(etc / "nginx.conf").replace("/etc/nginx/", f"{etc}/")
+        main = main.replace("/var/log/nginx/", f"{self.tmp}/").replace("/run/nginx.pid", f"{self.tmp}/nginx.pid")
+        main = re.sub(r"\bhttp\s*\{", f"http {{\n    client_body_temp_path {self.tmp}/tmp; "
+                      f"fastcgi_temp_path {self.tmp}/tmp; proxy_temp_path {self.tmp}/tmp; "
+                      f"uwsgi_temp_path {self.tmp}/tmp; scgi_temp_path {self.tmp}/tmp;", main, count=1)
+        (etc / "nginx.conf").write_text(main)
+        for site in (etc / "sites-available").glob("*"):   # default site logs to /var/log too
+            site.write_text(read(site).replace("/var/log/nginx/", f"{self.tmp}/"))
+        (etc / "conf.d").mkdir(exist_ok=True)
+        (etc / "snippets").mkdir(exist_ok=True)
+        (etc / "sites-enabled").mkdir(exist_ok=True)
+        shutil.copy(NGINX_DIR / "conf.d" / "svc-zones.conf", etc / "conf.d")
+        for snippet in (NGINX_DIR / "snippets").glob("*.conf"):
+            shutil.copy(snippet, etc / "snippets")
+        (etc / "sites-available" / "svc.conf").write_text(self.production_site(self.tmp))
+        (etc / "sites-enabled" / "svc.conf").symlink_to(etc / "sites-available" / "svc.conf")
+        r = nginx_test(etc / "nginx.conf", self.tmp)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+
+@unittest.skipUnless(NGINX, "nginx not installed")
+class NginxLiveTest(unittest.TestCase):
+    """nginx on the rendered stack template with no FastCGI backend: every
+    answer comes from nginx, so these are exactly nginx's JSON error pages."""
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="svc-deploy-live-"))
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+
+    def assert_json_error(self, status, resp, data, want_status, want_body):
+        self.assertEqual((status, data), (want_status, want_body))
+        self.assertEqual(resp.getheader("Content-Type"), "application/json")
+        self.assertRegex(resp.getheader("X-Request-Id") or "", r"^[0-9a-f]{32}$")
+
+    def test_dev_stack_error_bodies_and_no_rate_limit(self):
+        conf, prefix, port = render_stack(self.tmp)
+        with running_nginx(conf, prefix, port):
+            for method, path in (("GET", "/health"), ("POST", "/auth/login"),
+                                 ("POST", "/message/notification"), ("GET", "/no/such/path")):
+                status, resp, data = request(port, method, path, body=None if method == "GET" else "{}",
+                                             headers={"site-id": "1"})
+                self.assert_json_error(status, resp, data, 502, UNAVAILABLE)
+                self.assertIsNone(resp.getheader("Strict-Transport-Security"), "HSTS on plain HTTP")
+
+            # Body limits: refused on Content-Length alone (2 MB > 1 MiB, 100 KB > 64 KiB) ...
+            status, head, data = announce_large_body(port, "/message/notification", 2 * 1024 * 1024)
+            self.assertEqual((status, data), (413, TOO_LARGE))
+            self.assertIn("Content-Type: application/json", head)
+            status, _, data = announce_large_body(port, "/auth/login", 100 * 1024)
+            self.assertEqual((status, data), (413, TOO_LARGE))
+            # ... and a whole 2 MB body sent anyway gets the same answer.
+            status, resp, data = request(port, "POST", "/message/notification",
+                                         body=b"x" * (2 * 1024 * 1024), headers={"site-id": "1"})
+            self.assert_json_error(status, resp, data, 413, TOO_LARGE)
+            # Just under the limits: passed on (to the missing backend).
+            status, _, _ = request(port, "POST", "/auth/login", body=b" " * (60 * 1024))
+            self.assertEqual(status, 502)
+            status, _, _ = request(port, "POST", "/message/notification", body=b" " * (900 * 1024),
+                                   headers={"site-id": "1"})
+            self.assertEqual(status, 502)
+
+            # The test suite's bursts from 127.0.0.1 must never see a 429.
+            statuses = [request(port, "POST", path, body="{}", headers={"site-id": "1"})[0]
+                        for _ in range(80) for path in ("/auth/login", "/message/notification")]
+            self.assertNotIn(429, statuses)
+            self.assertEqual(set(statuses), {502})
+
+            # The access log is JSON and carries the id returned to the client.
+            status, resp, _ = request(port, "GET", "/health")
+            rid = resp.getheader("X-Request-Id")
+        lines = [json.loads(line) for line in read(prefix / "nginx-access.log").splitlines()]
+        self.assertIn(rid, [line["request_id"] for line in lines])
+
+    def test_what_the_application_receives(self):
+        """Through a stand-in FastCGI application: the parameters each location
+        passes, one request per connection, and the application's own error
+        bodies passed through untouched."""
+        sock = self.tmp / "fcgi.sock"
+        conf, prefix, port = render_stack(self.tmp, fcgi_socket=sock)
+        with EchoFastCGI(sock), running_nginx(conf, prefix, port):
+            for method, path, body in (("GET", "/health?probe=1", None),
+                                       ("POST", "/auth/login", '{"a":1}'),
+                                       ("POST", "/message/notification", '{"event":"x"}'),
+                                       ("GET", "/no/such/path", None)):
+                status, resp, data = request(port, method, path, body=body,
+                                             headers={"site-id": "3", "Proxy": "http://evil.example"})
+                self.assertEqual(status, 200, path)
+                env = data["params"]
+                self.assertEqual(env["REQUEST_METHOD"], method)
+                self.assertEqual(env["REQUEST_URI"], path)
+                self.assertEqual(env["QUERY_STRING"], path.partition("?")[2])
+                self.assertEqual(env["REQUEST_ID"], resp.getheader("X-Request-Id"))
+                self.assertEqual(env["REMOTE_ADDR"], "127.0.0.1")
+                self.assertEqual(env["HTTP_SITE_ID"], "3")
+                self.assertEqual(env.get("HTTP_PROXY", ""), "", "httpoxy: client Proxy header passed on")
+                self.assertNotIn("HTTPS", env)
+                self.assertEqual(data["flags"] & 1, 0, "FCGI_KEEP_CONN must be off")
+                if body is not None:
+                    self.assertEqual((env["CONTENT_LENGTH"], env["CONTENT_TYPE"], data["stdin"]),
+                                     (str(len(body)), "application/json", body))
+            # The application's errors are its own (fastcgi_intercept_errors off).
+            for code in (404, 429, 500, 502):
+                status, resp, data = request(port, "POST", "/auth/login", body="{}",
+                                             headers={"X-Echo-Status": str(code)})
+                self.assertEqual(status, code)
+                self.assertIn("params", data)
+                self.assertRegex(resp.getheader("X-Request-Id") or "", r"^[0-9a-f]{32}$")
+
+    def test_production_rate_limits(self):
+        conf, prefix, port = render_stack(self.tmp, zones="svc-zones.conf")
+        with running_nginx(conf, prefix, port):
+            # /auth/*: 10 r/s per address, burst 20 → the first 21 pass, then 429.
+            auth = [request(port, "POST", "/auth/login", body="{}") for _ in range(80)]
+            self.assertEqual({s for s, _, _ in auth[:21]}, {502})
+            limited = [(s, r, d) for s, r, d in auth if s == 429]
+            self.assertTrue(limited, "no 429 after 80 rapid /auth/ requests")
+            self.assert_json_error(*limited[0], 429, AUTH_429)
+
+            # /message/*: 50 r/s per site id (site-id, else x-site-id), burst 50.
+            msg = [request(port, "POST", "/message/notification", body="{}", headers={"site-id": "7"})
+                   for _ in range(80)]
+            self.assertEqual({s for s, _, _ in msg[:51]}, {502})
+            limited = [(s, r, d) for s, r, d in msg if s == 429]
+            self.assertTrue(limited, "no 429 after 80 rapid /message/ requests")
+            self.assert_json_error(*limited[0], 429, MESSAGE_429)
+            # x-site-id is the same key as site-id; another site has its own budget.
+            status, _, data = request(port, "POST", "/message/notification", body="{}",
+                                      headers={"x-site-id": "7"})
+            self.assertEqual((status, data), (429, MESSAGE_429))
+            status, _, _ = request(port, "POST", "/message/notification", body="{}",
+                                   headers={"site-id": "8"})
+            self.assertEqual(status, 502)
+
+    def test_message_access_list(self):
+        """svc-message-access.conf applies to /message/* only."""
+        source = self.tmp / "src"
+        shutil.copytree(NGINX_DIR, source / "nginx")
+        (source / "nginx" / "snippets" / "svc-message-access.conf").write_text("deny all;\n")
+        conf, prefix, port = render_stack(self.tmp, source_dir=source)
+        with running_nginx(conf, prefix, port):
+            status, resp, data = request(port, "POST", "/message/sendPush", body="{}",
+                                         headers={"site-id": "1"})
+            self.assert_json_error(status, resp, data, 403, MESSAGE_403)
+            for method, path in (("GET", "/health"), ("POST", "/auth/login"), ("GET", "/other")):
+                status, _, data = request(port, method, path, body=None if method == "GET" else "{}")
+                self.assertEqual((status, data), (502, UNAVAILABLE), path)
+
+
+def parse_unit(path):
+    """{section: [(key, value), ...]}: systemd allows repeated keys."""
+    sections, current = {}, None
+    for line in read(path).splitlines():
+        line = line.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            current = sections.setdefault(line.strip("[]"), [])
+        else:
+            key, _, value = line.partition("=")
+            current.append((key.strip(), value.strip()))
+    return sections
+
+
+def values(unit, section, key):
+    return [v for k, v in unit.get(section, []) if k == key]
+
+
+def value(unit, section, key):
+    found = values(unit, section, key)
+    return found[-1] if found else None
+
+
+HARDENING = {
+    "ProtectSystem": "strict", "ProtectHome": "yes", "PrivateTmp": "yes", "NoNewPrivileges": "yes",
+    "PrivateDevices": "yes", "ProtectKernelTunables": "yes", "ProtectKernelModules": "yes",
+    "ProtectControlGroups": "yes", "RestrictAddressFamilies": "AF_UNIX AF_INET AF_INET6",
+    "RestrictNamespaces": "yes", "LockPersonality": "yes", "MemoryDenyWriteExecute": "yes",
+    "SystemCallArchitectures": "native", "CapabilityBoundingSet": "",
+}
+
+
+class SystemdUnitsTest(unittest.TestCase):
+    def setUp(self):
+        self.socket = parse_unit(SYSTEMD_DIR / "svc-fcgi.socket")
+        self.fcgi = parse_unit(SYSTEMD_DIR / "svc-fcgi.service")
+        self.sender = parse_unit(SYSTEMD_DIR / "svc-sender.service")
+        self.timer = parse_unit(SYSTEMD_DIR / "svc-sender.timer")
+
+    def test_socket(self):
+        self.assertEqual(value(self.socket, "Socket", "ListenStream"), "/run/svc/svc-fcgi.sock")
+        self.assertEqual(value(self.socket, "Socket", "SocketMode"), "0660")
+        self.assertEqual(value(self.socket, "Socket", "SocketUser"), "svc")
+        self.assertEqual(value(self.socket, "Socket", "SocketGroup"), "www-data")
+        self.assertIn(value(self.socket, "Socket", "Accept"), (None, "no", "false"))
+        # nginx's production upstream points at the same path.
+        self.assertIn("unix:/run/svc/svc-fcgi.sock", read(NGINX_DIR / "svc.conf"))
+
+    def test_fcgi_service(self):
+        s = self.fcgi
+        self.assertIn("svc-fcgi.socket", value(s, "Unit", "Requires").split())
+        self.assertEqual(value(s, "Service", "ExecStart"), "/usr/local/bin/svc-fcgi --config /etc/svc/svc.conf")
+        self.assertEqual(value(s, "Service", "ExecReload"), "/bin/kill -HUP $MAINPID")
+        self.assertEqual(value(s, "Service", "KillSignal"), "SIGTERM")
+        self.assertEqual(value(s, "Service", "TimeoutStopSec"), "30")
+        self.assertEqual(value(s, "Service", "Restart"), "on-failure")
+        self.assertEqual(value(s, "Service", "User"), "svc")
+        self.assertEqual(value(s, "Service", "Group"), "svc")
+        for key, want in HARDENING.items():
+            self.assertEqual(value(s, "Service", key), want, key)
+
+    def test_sender_service(self):
+        s = self.sender
+        self.assertEqual(value(s, "Service", "Type"), "oneshot")
+        self.assertEqual(value(s, "Service", "ExecStart"), "/usr/local/bin/svc-sender --config /etc/svc/svc.conf")
+        self.assertEqual(value(s, "Service", "User"), "svc")
+        for key, want in HARDENING.items():
+            self.assertEqual(value(s, "Service", key), want, key)
+        # Same hardening block in both services.
+        skip = {"Type", "ExecStart", "ExecReload", "KillMode", "KillSignal", "TimeoutStopSec",
+                "TimeoutStartSec", "Restart", "RestartSec"}
+        self.assertEqual([kv for kv in self.fcgi["Service"] if kv[0] not in skip],
+                         [kv for kv in self.sender["Service"] if kv[0] not in skip])
+
+    def test_timer_every_minute(self):
+        t = self.timer
+        self.assertIn(value(t, "Timer", "Unit"), (None, "svc-sender.service"))
+        on_calendar = value(t, "Timer", "OnCalendar")
+        if on_calendar is not None:
+            self.assertIn(on_calendar, ("minutely", "*-*-* *:*:00"))
+        else:
+            self.assertIn(value(t, "Timer", "OnUnitActiveSec"), ("60s", "1min", "60"))
+            self.assertIsNotNone(value(t, "Timer", "OnBootSec"))
+        self.assertEqual(value(t, "Timer", "AccuracySec"), "1s")
+        self.assertEqual(value(t, "Timer", "Persistent"), "true")
+        self.assertEqual(values(t, "Install", "WantedBy"), ["timers.target"])
+
+    def test_sysusers(self):
+        lines = [l.split() for l in read(SYSTEMD_DIR / "svc.sysusers.conf").splitlines()
+                 if l.strip() and not l.startswith("#")]
+        self.assertIn(["u", "svc"], [l[:2] for l in lines])
+
+
+class SystemdAnalyzeTest(unittest.TestCase):
+    UNITS = ("svc-fcgi.socket", "svc-fcgi.service", "svc-sender.service", "svc-sender.timer")
+
+    def setUp(self):
+        if not SYSTEMD_ANALYZE:
+            print("systemd-analyze not available: checked unit contents only")
+            self.skipTest("systemd-analyze not available: checked unit contents only")
+        self.tmp = Path(tempfile.mkdtemp(prefix="svc-units-"))
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+        for name in self.UNITS:
+            # The binaries are not installed here: verify would reject ExecStart.
+            text = re.sub(r"/usr/local/bin/svc-[a-z]+", "/bin/true", read(SYSTEMD_DIR / name))
+            (self.tmp / name).write_text(text)
+
+    def test_verify(self):
+        r = run([SYSTEMD_ANALYZE, "verify", *[str(self.tmp / n) for n in self.UNITS]],
+                env={**os.environ, "SYSTEMD_LOG_COLOR": "0"})
+        # Only complaints about our files count (a machine without systemd
+        # running may add unrelated noise about the host's units).
+        ours = [l for l in (r.stdout + r.stderr).splitlines()
+                if any(n in l for n in self.UNITS) or str(self.tmp) in l]
+        self.assertEqual(ours, [], r.stdout + r.stderr)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def test_timer_fires_every_minute(self):
+        on_calendar = value(parse_unit(SYSTEMD_DIR / "svc-sender.timer"), "Timer", "OnCalendar")
+        if on_calendar is None:
+            self.skipTest("timer uses OnUnitActiveSec, checked in SystemdUnitsTest")
+        r = run([SYSTEMD_ANALYZE, "calendar", "--iterations=3", on_calendar], env={**os.environ, "TZ": "UTC"})
+        if r.returncode != 0:
+            self.skipTest(f"systemd-analyze calendar failed: {r.stderr.strip()}")
+        stamps = re.findall(r"(?:Next elapse|Iter\. #\d+): \S+ (\S+ \S+)", r.stdout)
+        self.assertEqual(len(stamps), 3, r.stdout)
+        times = [time.mktime(time.strptime(s, "%Y-%m-%d %H:%M:%S")) for s in stamps]
+        self.assertEqual([b - a for a, b in zip(times, times[1:])], [60.0, 60.0])
+
+    def test_security_exposure(self):
+        for name in ("svc-fcgi.service", "svc-sender.service"):
+            r = run([SYSTEMD_ANALYZE, "security", "--offline=yes", "--no-pager", str(self.tmp / name)])
+            found = re.search(r"Overall exposure level for \S+: ([0-9.]+)", r.stdout + r.stderr)
+            if not found:
+                self.skipTest("systemd-analyze security --offline not supported here")
+            self.assertLessEqual(float(found.group(1)), 2.0, r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,14 @@
+// The single Boost.Test entry point; every tests/unit/*_test.cpp adds a suite.
+#define BOOST_TEST_MODULE svc_unit
+#include <boost/test/unit_test.hpp>
+
+#include <sodium.h>
+
+namespace {
+struct SodiumInit {
+  SodiumInit() {
+    if (sodium_init() < 0) throw std::runtime_error("sodium_init failed");
+  }
+};
+}  // namespace
+BOOST_TEST_GLOBAL_FIXTURE(SodiumInit);
