@@ -6,6 +6,7 @@
 #   scripts/stack.sh up [--foreground]   start (idempotent) and print what to try
 #   scripts/stack.sh down                stop everything started by `up`
 #   scripts/stack.sh status              show what runs
+#   scripts/stack.sh db-stop|db-start    stop/start only MariaDB (tests of /health)
 #
 # Environment:
 #   SVC_STACK_DIR   state directory (default: <repo>/.run)
@@ -264,6 +265,8 @@ case "${1:-}" in
     fi
     ;;
   down) mkdir -p "$run"; down ;;
+  db-stop) mkdir -p "$run"; stop_pid mariadb TERM ;;   # for the /health 503 test
+  db-start) mkdir -p "$run"; start_mariadb ;;
   status) mkdir -p "$run"; status ;;
-  *) echo "usage: $0 up [--foreground] | down | status" >&2; exit 2 ;;
+  *) echo "usage: $0 up [--foreground] | down | status | db-stop | db-start" >&2; exit 2 ;;
 esac

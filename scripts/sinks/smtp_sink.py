@@ -152,7 +152,8 @@ def authenticator_for(spec):
         ok = (isinstance(auth_data, LoginPassword)
               and auth_data.login == user.encode()
               and auth_data.password == password.encode())
-        return AuthResult(success=ok)
+        # handled=False: let aiosmtpd send "535 5.7.8" itself on failure.
+        return AuthResult(success=ok, handled=False)
 
     return authenticate
 

@@ -1,5 +1,6 @@
 #include "http/routes.hpp"
 
+#include "auth/handlers.hpp"
 #include "http/health.hpp"
 
 namespace svc::http {
@@ -9,6 +10,11 @@ namespace svc::http {
 std::span<const Route> routes() {
   static const Route kRoutes[] = {
       {"GET", "/health", &health, nullptr, 0, kNoFlags},
+      {"POST", "/auth/login", &auth::login, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
+      {"POST", "/auth/sign-up", &auth::sign_up, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
+      {"POST", "/auth/refresh-token", &auth::refresh_token, nullptr, kAuthBodyLimit, kJsonBody},
+      // Sign-out answers Success whatever the body: it is never read.
+      {"POST", "/auth/sign-out", &auth::sign_out, nullptr, 0, kNoFlags},
   };
   return kRoutes;
 }

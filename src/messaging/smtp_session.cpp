@@ -5,7 +5,6 @@
 #include <Poco/Net/Context.h>
 #include <Poco/Net/DNS.h>
 #include <Poco/Net/NetSSL.h>
-#include <Poco/Net/SMTPClientSession.h>
 #include <Poco/Net/SecureStreamSocket.h>
 #include <Poco/Net/SocketAddress.h>
 #include <Poco/Net/StreamSocket.h>
@@ -22,24 +21,26 @@
 
 #include "messaging/template.hpp"
 
+// Why not Poco::Net::SMTPClientSession: its DialogSocket reply reader spins
+// forever when the peer closes in the middle of a multi-line reply (an EHLO
+// answer cut short), and its STARTTLS keeps whatever the server sent after
+// "220". So we use Poco for sockets and TLS only, and read replies here with
+// bounded buffers; every read and write is under the configured timeout.
+
 namespace svc::messaging {
 namespace {
 
-// SMTPClientSession keeps its socket protected; we need it to upgrade to TLS
-// ourselves (with our own context and host name) and to stream DATA.
-class PocoSession : public Poco::Net::SMTPClientSession {
- public:
-  explicit PocoSession(const Poco::Net::StreamSocket& socket) : SMTPClientSession(socket) {}
-  using SMTPClientSession::socket;
-};
+constexpr std::size_t kMaxLine = 8 * 1024;     // RFC 5321 allows 512; be lenient
+constexpr std::size_t kMaxReplyLines = 100;    // an EHLO list is ~15
+constexpr std::size_t kMaxReplyText = 4 * 1024;
 
 struct Reply {
-  int code = 0;  // 0: the connection closed before a reply
+  int code = 0;  // 0: connection closed or unreadable reply
   std::string text;
 
   int klass() const { return code / 100; }
   bool positive() const { return klass() == 2; }
-  // 421 means the server is closing the channel; 0 means it already did.
+  // 421: the server is closing the channel; 0: it already did.
   bool connection_lost() const { return code == 0 || code == 421; }
 };
 
@@ -78,13 +79,6 @@ class SigpipeGuard {
   bool was_pending_ = false;
 };
 
-std::string one_line(std::string text) {
-  for (char& c : text) {
-    if (c == '\r' || c == '\n') c = ' ';
-  }
-  return text;
-}
-
 std::string base64(const std::string& in) {
   std::ostringstream out;
   Poco::Base64Encoder encoder(out);
@@ -101,239 +95,285 @@ SendResult permanent(std::string detail) {
   return {SendStatus::PermanentFailure, std::move(detail)};
 }
 
-}  // namespace
+std::string printable(std::string_view s) {
+  std::string out = strip_crlf(s);
+  if (out.size() > 200) out = out.substr(0, 200) + "...";
+  return out;
+}
 
-struct SmtpMailer::Impl {
-  bool reuse = true;
-  Poco::Net::Context::Ptr tls;  // created on first TLS use, kept for the mailer's life
-  std::unique_ptr<PocoSession> session;
+// One SMTP connection: a (possibly TLS) socket and the bytes received but not
+// yet consumed. Transport failures surface as Poco exceptions.
+class Connection {
+ public:
+  explicit Connection(Poco::Net::StreamSocket socket) : socket_(std::move(socket)) {}
+  ~Connection() { abort(); }
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
 
-  Reply command(const std::string& line) {
-    std::string response;
-    const int code = session->sendCommand(line, response);
-    return {code, one_line(std::move(response))};
-  }
-
-  void send_all(const std::string& bytes) {
+  void send_all(std::string_view bytes) {
     std::size_t sent = 0;
     while (sent < bytes.size()) {
       const int chunk = static_cast<int>(std::min<std::size_t>(bytes.size() - sent, 64 * 1024));
-      const int n = session->socket().sendBytes(bytes.data() + sent, chunk);
-      if (n <= 0) throw Poco::IOException("connection closed while sending data");
+      const int n = socket_.sendBytes(bytes.data() + sent, chunk);
+      if (n <= 0) throw Poco::IOException("connection closed while sending");
       sent += static_cast<std::size_t>(n);
     }
   }
 
-  // Drops the connection without QUIT (it is dead or in an unknown state).
-  void drop() {
-    if (!session) return;
+  // A complete reply; multi-line replies are joined with ' '.
+  Reply read_reply() {
+    Reply reply{-1, ""};
+    for (std::size_t lines = 0; lines < kMaxReplyLines; ++lines) {
+      std::string line;
+      if (!read_line(line)) {
+        return {0, reply.text.empty() ? "connection closed" : reply.text + " (connection closed)"};
+      }
+      const bool digits = line.size() >= 3 && std::all_of(line.begin(), line.begin() + 3, [](char c) {
+                            return c >= '0' && c <= '9';
+                          });
+      if (!digits || (line.size() > 3 && line[3] != ' ' && line[3] != '-')) {
+        return {0, "malformed reply: " + printable(line)};
+      }
+      if (reply.code < 0) reply.code = std::stoi(line.substr(0, 3));
+      if (reply.text.size() < kMaxReplyText) reply.text += (reply.text.empty() ? "" : " ") + line;
+      if (line.size() == 3 || line[3] == ' ') return reply;
+    }
+    return {0, "reply too long"};
+  }
+
+  Reply command(const std::string& line) {
+    send_all(line + "\r\n");
+    return read_reply();
+  }
+
+  // Replaces the socket by TLS over it (handshake included). Bytes the server
+  // sent before the handshake would be injected plaintext: refuse them.
+  void start_tls(const std::string& host, Poco::Net::Context::Ptr context, Poco::Timespan timeout) {
+    if (!pending_.empty()) throw Poco::ProtocolException("data received before TLS handshake");
+    Poco::Net::SecureStreamSocket secure =
+        Poco::Net::SecureStreamSocket::attach(socket_, host, std::move(context));
+    secure.setReceiveTimeout(timeout);
+    secure.setSendTimeout(timeout);
+    socket_ = secure;
+  }
+
+  // Polite end: QUIT, then close. Never throws.
+  void quit() {
     try {
-      session->socket().close();
+      command("QUIT");
     } catch (...) {
     }
-    session.reset();  // ~SMTPClientSession swallows the failing QUIT
+    abort();
   }
+
+  // Closes without a word (the connection is dead or in an unknown state).
+  void abort() {
+    try {
+      socket_.close();
+    } catch (...) {
+    }
+  }
+
+ private:
+  bool read_line(std::string& line) {
+    while (true) {
+      const std::size_t eol = pending_.find('\n');
+      if (eol != std::string::npos) {
+        line = pending_.substr(0, eol);
+        pending_.erase(0, eol + 1);
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        return true;
+      }
+      if (pending_.size() > kMaxLine) throw Poco::ProtocolException("reply line too long");
+      char buf[4096];
+      const int n = socket_.receiveBytes(buf, sizeof buf);
+      if (n <= 0) return false;
+      pending_.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+
+  Poco::Net::StreamSocket socket_;
+  std::string pending_;
+};
+
+}  // namespace
+
+struct SmtpMailer::Impl {
+  Poco::Net::Context::Ptr tls;  // created on first TLS use, kept for the mailer's life
+  std::unique_ptr<Connection> conn;
 
   // After a refused MAIL/RCPT/DATA: clear the transaction so the session can
   // carry the next message; drop it when even that fails.
   void reset_or_drop() {
     try {
-      if (!command("RSET").positive()) drop();
+      if (!conn->command("RSET").positive()) conn.reset();
     } catch (...) {
-      drop();
+      conn.reset();
     }
   }
 };
 
-SmtpMailer::SmtpMailer(SmtpSettings settings)
-    : settings_(std::move(settings)), impl_(std::make_unique<Impl>()) {
-  impl_->reuse = settings_.reuse_session;
-}
-
-SmtpMailer::SmtpMailer(SmtpSettings settings, bool reuse_session)
-    : SmtpMailer(std::move(settings)) {
-  settings_.reuse_session = reuse_session;
-  impl_->reuse = reuse_session;
-}
-
-SmtpMailer::~SmtpMailer() { close(); }
-
-void SmtpMailer::close() {
-  if (!impl_->session) return;
-  SigpipeGuard guard;
-  try {
-    impl_->session->close();  // QUIT, then the socket
-  } catch (...) {
-  }
-  impl_->session.reset();
-}
-
 namespace {
 
-// One connection's setup: TCP (+ TLS), greeting, EHLO, STARTTLS, AUTH.
-// Throws Poco exceptions for transport problems; returns a failure for
-// negative replies. `connected` is set once TCP is up (for the counter).
+// Opens one session: TCP (+ SMTPS), greeting, EHLO/HELO, STARTTLS + EHLO, AUTH.
+// Transport problems throw; negative replies come back as the failure.
 class SessionOpener {
  public:
   SessionOpener(const SmtpSettings& settings, Poco::Net::Context::Ptr& tls)
-      : settings_(settings), tls_(tls) {}
+      : settings_(settings), tls_(tls), timeout_(settings.timeout_seconds, 0) {}
 
-  std::unique_ptr<PocoSession> open(bool& connected, std::optional<SendResult>& failure) {
-    const Poco::Timespan timeout(settings_.timeout_seconds, 0);
-    Poco::Net::StreamSocket plain;
-    plain.connect(Poco::Net::SocketAddress(settings_.host,
-                                           static_cast<Poco::UInt16>(settings_.port)),
-                  timeout);
-    connected = true;
-    plain.setReceiveTimeout(timeout);
-    plain.setSendTimeout(timeout);
-    plain.setNoDelay(true);
+  std::unique_ptr<Connection> open(int& connections_opened, std::optional<SendResult>& failure) {
+    Poco::Net::StreamSocket socket;
+    socket.connect(Poco::Net::SocketAddress(settings_.host,
+                                            static_cast<Poco::UInt16>(settings_.port)),
+                   timeout_);
+    ++connections_opened;
+    socket.setReceiveTimeout(timeout_);
+    socket.setSendTimeout(timeout_);
+    socket.setNoDelay(true);
+    auto conn = std::make_unique<Connection>(socket);
+    if (settings_.security == SmtpSettings::Security::Tls) {
+      conn->start_tls(settings_.host, context(), timeout_);
+    }
 
-    Poco::Net::StreamSocket socket = plain;
-    if (settings_.security == SmtpSettings::Security::Tls) socket = upgrade(plain);
-    auto session = std::make_unique<PocoSession>(socket);
-    session->setTimeout(timeout);
-    session_ = session.get();
-
-    // Reads the greeting (SMTPException unless 2xx); marks the session open so
-    // that close() says QUIT.
-    session->open();
-
+    if (Reply r = conn->read_reply(); !r.positive()) return fail(failure, "greeting", r);
     const std::string helo = settings_.helo_name.empty() ? Poco::Net::DNS::hostName()
                                                          : strip_crlf(settings_.helo_name);
-    if (auto r = ehlo(helo); !r.positive()) return fail(failure, "EHLO", r);
+    if (Reply r = ehlo(*conn, helo); !r.positive()) return fail(failure, "EHLO", r);
     if (settings_.security == SmtpSettings::Security::StartTls) {
-      if (auto r = cmd("STARTTLS"); r.code != 220) return fail(failure, "STARTTLS", r);
-      session->socket() = upgrade(session->socket());
-      session->setTimeout(timeout);
-      if (auto r = ehlo(helo); !r.positive()) return fail(failure, "EHLO after STARTTLS", r);
+      if (Reply r = conn->command("STARTTLS"); r.code != 220) return fail(failure, "STARTTLS", r);
+      conn->start_tls(settings_.host, context(), timeout_);
+      if (Reply r = ehlo(*conn, helo); !r.positive()) {
+        return fail(failure, "EHLO after STARTTLS", r);
+      }
     }
-    if (auto r = authenticate(); !r.positive()) return fail(failure, "AUTH", r);
-    return session;
+    if (Reply r = authenticate(*conn); !r.positive()) return fail(failure, "AUTH", r);
+    return conn;
   }
 
  private:
-  Reply cmd(const std::string& line) {
-    std::string response;
-    const int code = session_->sendCommand(line, response);
-    return {code, one_line(std::move(response))};
-  }
-
-  Reply ehlo(const std::string& helo) {
-    Reply r = cmd("EHLO " + helo);
-    if (r.klass() == 5) r = cmd("HELO " + helo);
+  static Reply ehlo(Connection& conn, const std::string& helo) {
+    Reply r = conn.command("EHLO " + helo);
+    if (r.klass() == 5) r = conn.command("HELO " + helo);
     return r;
   }
 
-  Reply authenticate() {
+  Reply authenticate(Connection& conn) {
     using Method = SmtpSettings::AuthMethod;
     switch (settings_.auth) {
       case Method::None:
         return {250, ""};
       case Method::Plain:
-        return cmd("AUTH PLAIN " +
-                   base64(std::string(1, '\0') + settings_.username + '\0' + settings_.password));
+        return conn.command("AUTH PLAIN " + base64(std::string(1, '\0') + settings_.username +
+                                                    '\0' + settings_.password));
       case Method::Login: {
-        Reply r = cmd("AUTH LOGIN");
+        Reply r = conn.command("AUTH LOGIN");
         if (r.code != 334) return r;
-        r = cmd(base64(settings_.username));
+        r = conn.command(base64(settings_.username));
         if (r.code != 334) return r;
-        return cmd(base64(settings_.password));
+        return conn.command(base64(settings_.password));
       }
     }
     return {0, "unknown AUTH method"};
   }
 
-  Poco::Net::StreamSocket upgrade(const Poco::Net::StreamSocket& socket) {
+  Poco::Net::Context::Ptr context() {
     static std::once_flag ssl_init;
     std::call_once(ssl_init, [] { Poco::Net::initializeSSL(); });
     if (!tls_) {
       Poco::Net::Context::Params params;
+      // VERIFY_RELAXED checks the chain; SecureStreamSocket then checks the
+      // host name against the certificate (skipped by Poco for loopback names).
       params.verificationMode = settings_.verify_peer ? Poco::Net::Context::VERIFY_RELAXED
                                                       : Poco::Net::Context::VERIFY_NONE;
       params.loadDefaultCAs = true;
       tls_ = new Poco::Net::Context(Poco::Net::Context::TLS_CLIENT_USE, params);
     }
-    // attach() runs the handshake and, unless VERIFY_NONE, checks the host name.
-    Poco::Net::SecureStreamSocket secure =
-        Poco::Net::SecureStreamSocket::attach(socket, settings_.host, tls_);
-    const Poco::Timespan timeout(settings_.timeout_seconds, 0);
-    secure.setReceiveTimeout(timeout);
-    secure.setSendTimeout(timeout);
-    return secure;
+    return tls_;
   }
 
-  static std::unique_ptr<PocoSession> fail(std::optional<SendResult>& failure,
-                                           std::string_view step, const Reply& r) {
-    // Set-up refusals (including AUTH 535) are the relay's or our
+  static std::unique_ptr<Connection> fail(std::optional<SendResult>& failure,
+                                          std::string_view step, const Reply& r) {
+    // Set-up refusals (AUTH 535 included) are the relay's or our
     // configuration's problem, not the message's: retry later.
-    failure = temporary(std::string(step) + " refused: " +
-                        (r.code == 0 ? std::string("connection closed") : r.text));
+    failure = temporary(std::string(step) + " refused: " + r.text);
     return nullptr;
   }
 
   const SmtpSettings& settings_;
   Poco::Net::Context::Ptr& tls_;
-  PocoSession* session_ = nullptr;
+  Poco::Timespan timeout_;
 };
 
 enum class Stage { Mail, Rcpt, Data, Body };
 
 }  // namespace
 
+SmtpMailer::SmtpMailer(SmtpSettings settings)
+    : settings_(std::move(settings)), impl_(std::make_unique<Impl>()) {}
+
+SmtpMailer::SmtpMailer(SmtpSettings settings, bool reuse_session)
+    : SmtpMailer(std::move(settings)) {
+  settings_.reuse_session = reuse_session;
+}
+
+SmtpMailer::~SmtpMailer() { close(); }
+
+void SmtpMailer::close() {
+  if (!impl_->conn) return;
+  SigpipeGuard guard;
+  impl_->conn->quit();
+  impl_->conn.reset();
+}
+
 SendResult SmtpMailer::send(const OutgoingMail& mail) {
   const std::string from = strip_crlf(mail.from);
-  if (!is_valid_email(from)) return permanent("invalid sender address: " + from);
+  if (!is_valid_email(from)) return permanent("invalid sender address: " + printable(from));
   const std::vector<std::string> recipients = envelope_recipients(mail);
   if (recipients.empty()) return permanent("no recipients");
   for (const auto& r : recipients) {
-    if (!is_valid_email(r)) return permanent("invalid recipient address: " + r);
+    if (!is_valid_email(r)) return permanent("invalid recipient address: " + printable(r));
   }
   const std::string data = dot_stuff(build_mime(mail));
 
   SigpipeGuard guard;
   Impl& s = *impl_;
   for (int attempt = 0;; ++attempt) {
-    bool fresh = false;
-    if (!s.session) {
+    const bool fresh = !s.conn;
+    if (fresh) {
       std::optional<SendResult> failure;
-      bool connected = false;
       try {
-        s.session = SessionOpener(settings_, s.tls).open(connected, failure);
+        s.conn = SessionOpener(settings_, s.tls).open(connections_opened_, failure);
       } catch (const Poco::Exception& e) {
         failure = temporary("connect " + settings_.host + ":" + std::to_string(settings_.port) +
-                            ": " + one_line(e.displayText()));
+                            ": " + printable(e.displayText()));
       } catch (const std::exception& e) {
-        failure = temporary(std::string("connect: ") + e.what());
+        failure = temporary(std::string("connect: ") + printable(e.what()));
       }
-      if (connected) ++connections_opened_;
-      if (!s.session) return *failure;
-      fresh = true;
+      if (!s.conn) return *failure;
     }
 
     Stage stage = Stage::Mail;
     std::optional<SendResult> result;
     bool lost = false;
+    // Classifies a negative reply, then clears the transaction or the session.
+    auto refused = [&](const std::string& what, const Reply& r) {
+      lost = r.connection_lost();
+      result = r.klass() == 5 ? permanent(what + ": " + r.text) : temporary(what + ": " + r.text);
+      if (lost) {
+        s.conn.reset();
+      } else if (stage != Stage::Body) {
+        s.reset_or_drop();
+      }
+    };
     try {
-      // Every negative reply ends here: classify, then RSET or drop.
-      auto refused = [&](const std::string& what, const Reply& r) {
-        lost = r.connection_lost();
-        const std::string text = r.code == 0 ? std::string("connection closed") : r.text;
-        result = r.klass() == 5 ? permanent(what + ": " + text) : temporary(what + ": " + text);
-        if (lost) {
-          s.drop();
-        } else if (stage != Stage::Body) {
-          s.reset_or_drop();
-        }
-      };
-
-      if (Reply r = s.command("MAIL FROM:<" + from + ">"); !r.positive()) {
+      if (Reply r = s.conn->command("MAIL FROM:<" + from + ">"); !r.positive()) {
         refused("MAIL FROM", r);
       } else {
         stage = Stage::Rcpt;
         std::string rejected_perm, rejected_temp;
         for (const auto& rcpt : recipients) {
-          Reply rr = s.command("RCPT TO:<" + rcpt + ">");
+          const Reply rr = s.conn->command("RCPT TO:<" + rcpt + ">");
           if (rr.positive()) continue;
           if (rr.connection_lost()) {
             refused("RCPT TO:<" + rcpt + ">", rr);
@@ -343,24 +383,18 @@ SendResult SmtpMailer::send(const OutgoingMail& mail) {
           into += (into.empty() ? "" : "; ") + ("RCPT TO:<" + rcpt + ">: " + rr.text);
         }
         if (result) {
-          // connection lost during RCPT; already handled
-        } else if (!rejected_perm.empty()) {
-          result = permanent(rejected_perm);
-          s.reset_or_drop();
-        } else if (!rejected_temp.empty()) {
-          result = temporary(rejected_temp);
+          // the connection went away during RCPT; handled above
+        } else if (!rejected_perm.empty() || !rejected_temp.empty()) {
+          result = rejected_perm.empty() ? temporary(rejected_temp) : permanent(rejected_perm);
           s.reset_or_drop();
         } else {
           stage = Stage::Data;
-          if (Reply d = s.command("DATA"); d.code != 354) {
+          if (Reply d = s.conn->command("DATA"); d.code != 354) {
             refused("DATA", d);
           } else {
             stage = Stage::Body;
-            s.send_all(data);
-            std::string response;
-            const int code = s.session->socket().receiveStatusMessage(response);
-            const Reply end{code, one_line(std::move(response))};
-            if (end.positive()) {
+            s.conn->send_all(data);
+            if (Reply end = s.conn->read_reply(); end.positive()) {
               result = SendResult{SendStatus::Sent, end.text};
             } else {
               refused("end of DATA", end);
@@ -368,20 +402,17 @@ SendResult SmtpMailer::send(const OutgoingMail& mail) {
           }
         }
       }
-    } catch (const Poco::Exception& e) {
-      lost = true;
-      result = temporary("SMTP session failed: " + one_line(e.displayText()));
-      s.drop();
     } catch (const std::exception& e) {
       lost = true;
-      result = temporary(std::string("SMTP session failed: ") + e.what());
-      s.drop();
+      const auto* poco = dynamic_cast<const Poco::Exception*>(&e);
+      result = temporary("SMTP session failed: " + printable(poco ? poco->displayText() : e.what()));
+      s.conn.reset();
     }
 
     // A reused session the server had already closed: nothing was accepted
     // yet, so one fresh connection may try again without risking duplicates.
     if (lost && !fresh && stage == Stage::Mail && attempt == 0) continue;
-    if (!s.reuse) close();
+    if (!settings_.reuse_session) close();
     return *result;
   }
 }

@@ -587,7 +587,9 @@ class SystemdUnitsTest(unittest.TestCase):
         s = self.fcgi
         self.assertIn("svc-fcgi.socket", value(s, "Unit", "Requires").split())
         self.assertEqual(value(s, "Service", "ExecStart"), "/usr/local/bin/svc-fcgi --config /etc/svc/svc.conf")
-        self.assertEqual(value(s, "Service", "ExecReload"), "/bin/kill -HUP $MAINPID")
+        self.assertEqual(values(s, "Service", "ExecReload"),
+                         ["/usr/local/bin/svc-fcgi --config /etc/svc/svc.conf --check",
+                          "/bin/kill -HUP $MAINPID"])
         self.assertEqual(value(s, "Service", "KillSignal"), "SIGTERM")
         self.assertEqual(value(s, "Service", "TimeoutStopSec"), "30")
         self.assertEqual(value(s, "Service", "Restart"), "on-failure")

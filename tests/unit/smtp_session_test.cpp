@@ -145,6 +145,56 @@ class SmtpSink {
   int port_ = 0;
 };
 
+// Plays one scripted SMTP conversation on a loopback port: sends the first
+// step at once (the greeting), then for each later step reads one command line
+// and sends that step's bytes; `close` hangs up after sending.
+class ScriptedServer {
+ public:
+  struct Step {
+    std::string send;
+    bool close = false;
+  };
+  explicit ScriptedServer(std::vector<Step> steps) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    BOOST_REQUIRE(fd_ >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    BOOST_REQUIRE(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    BOOST_REQUIRE(listen(fd_, 4) == 0);
+    socklen_t len = sizeof addr;
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this, steps = std::move(steps)] {
+      const int c = accept(fd_, nullptr, nullptr);
+      if (c < 0) return;
+      for (std::size_t i = 0; i < steps.size(); ++i) {
+        if (i > 0) {
+          char ch = 0;
+          while (recv(c, &ch, 1, 0) == 1 && ch != '\n') {
+          }
+        }
+        send(c, steps[i].send.data(), steps[i].send.size(), MSG_NOSIGNAL);
+        if (steps[i].close) break;
+      }
+      close(c);
+    });
+  }
+  ~ScriptedServer() {
+    shutdown(fd_, SHUT_RDWR);  // wakes accept() if nobody came
+    thread_.join();
+    close(fd_);
+  }
+  ScriptedServer(const ScriptedServer&) = delete;
+  ScriptedServer& operator=(const ScriptedServer&) = delete;
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+  std::thread thread_;
+};
+
 m::SmtpSettings settings_for(int port) {
   m::SmtpSettings s;
   s.port = port;
@@ -295,6 +345,7 @@ BOOST_AUTO_TEST_CASE(dropped_session_reconnects_then_stopped_sink_is_temporary) 
   BOOST_TEST((r.status == SendStatus::TemporaryFailure));
   BOOST_TEST(!r.detail.empty());
   r = mailer.send(mail_numbered(4));  // a fresh connect is refused as well
+  BOOST_TEST_MESSAGE("sink stopped: " << r.detail);
   BOOST_TEST((r.status == SendStatus::TemporaryFailure), r.detail);
   BOOST_TEST(sink->messages().size() == 2u);
 }
@@ -319,8 +370,58 @@ BOOST_AUTO_TEST_CASE(silent_server_times_out_as_temporary) {
   const auto elapsed = std::chrono::steady_clock::now() - start;
   close(fd);
   BOOST_TEST((r.status == SendStatus::TemporaryFailure), r.detail);
-  BOOST_TEST(elapsed < std::chrono::seconds(4));
+  BOOST_TEST((elapsed < std::chrono::seconds(4)));
   BOOST_TEST(mailer.connections_opened() == 1);
+}
+
+BOOST_AUTO_TEST_CASE(broken_servers_are_temporary_and_never_hang) {
+  using Step = ScriptedServer::Step;
+  struct Case {
+    const char* name;
+    std::vector<Step> steps;
+    m::SmtpSettings::Security security;
+    const char* detail;  // expected inside SendResult::detail
+  };
+  const std::vector<Case> cases = {
+      {"EHLO reply cut short",
+       {{"220 hi\r\n"}, {"250-first line of many\r\n", true}},
+       m::SmtpSettings::Security::Plain,
+       "connection closed"},
+      {"garbage instead of a reply",
+       {{"220 hi\r\n"}, {"hello there\r\n"}},
+       m::SmtpSettings::Security::Plain,
+       "malformed reply"},
+      {"421 at MAIL on a fresh session is not retried",
+       {{"220 hi\r\n"}, {"250 ok\r\n"}, {"421 4.4.2 closing\r\n", true}},
+       m::SmtpSettings::Security::Plain,
+       "421 4.4.2"},
+      {"plaintext injected after 220 to STARTTLS",
+       {{"220 hi\r\n"},
+        {"250-hi\r\n250 STARTTLS\r\n"},
+        {"220 go ahead\r\n250 injected\r\n"}},
+       m::SmtpSettings::Security::StartTls,
+       "before TLS"},
+      {"STARTTLS required but refused",
+       {{"220 hi\r\n"}, {"250 hi\r\n"}, {"502 5.5.1 not implemented\r\n"}},
+       m::SmtpSettings::Security::StartTls,
+       "STARTTLS refused: 502"},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.name) {
+      ScriptedServer server(c.steps);
+      auto settings = settings_for(server.port());
+      settings.security = c.security;
+      settings.verify_peer = false;
+      m::SmtpMailer mailer(settings);
+      const auto start = std::chrono::steady_clock::now();
+      const m::SendResult r = mailer.send(mail_numbered(1));
+      BOOST_TEST((r.status == SendStatus::TemporaryFailure), r.detail);
+      BOOST_TEST(r.detail.find(c.detail) != std::string::npos, r.detail);
+      const auto elapsed = std::chrono::steady_clock::now() - start;
+      BOOST_TEST((elapsed < std::chrono::seconds(3)));
+      BOOST_TEST(mailer.connections_opened() == 1);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(invalid_addresses_fail_permanently_without_connecting) {
@@ -379,6 +480,7 @@ BOOST_AUTO_TEST_CASE(starttls_smtps_and_auth) {
     settings.password = "s3cret";
     settings.verify_peer = true;
     r = m::SmtpMailer(settings).send(mail_numbered(4));
+    BOOST_TEST_MESSAGE("verify_peer against a self-signed certificate: " << r.detail);
     BOOST_TEST((r.status == SendStatus::TemporaryFailure), r.detail);
     BOOST_TEST(sink.messages().size() == 4u);
   }

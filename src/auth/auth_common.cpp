@@ -1,0 +1,62 @@
+#include "auth/auth_common.hpp"
+
+#include "auth/password_policy.hpp"
+#include "config/config.hpp"
+#include "core/log.hpp"
+#include "messaging/template.hpp"
+
+namespace svc::auth {
+
+std::optional<db::TableName> auth_table(http::Fields& fields, const core::Context& ctx) {
+  const auto& allowed = ctx.config.auth.tables;
+  auto requested = fields.optional_string("authTable", 64);
+  if (fields.has_error("authTable")) return std::nullopt;
+  auto table = db::allowlisted(requested.value_or(allowed.empty() ? "" : allowed.front()), allowed);
+  if (!table) fields.add("authTable", "authTable is not an allowed table");
+  return table;
+}
+
+std::optional<std::string> email_field(http::Fields& fields) {
+  auto email = fields.required_string("email", 254);
+  if (email && !messaging::is_valid_email(*email)) {
+    fields.add("email", "email must be a valid e-mail address");
+    return std::nullopt;
+  }
+  return email;
+}
+
+std::optional<std::string> password_field(http::Fields& fields, const char* name, bool check_min) {
+  auto password = fields.required_string(name, 1 << 20);
+  if (!password) return std::nullopt;
+  if (password->size() > kMaxPasswordBytes) {
+    fields.add(name, std::string(name) + " must be at most 1024 bytes");
+    return std::nullopt;
+  }
+  if (check_min && utf8_length(*password) < kMinPasswordChars) {
+    fields.add(name, std::string(name) + " must be at least 8 characters");
+    return std::nullopt;
+  }
+  return password;
+}
+
+void audit(core::Context& ctx, const http::Request& request, std::string event, const std::string& table,
+           long long user_id, long long site_id, std::string detail) {
+  db::AuditEvent e;
+  e.event = std::move(event);
+  e.auth_table = table;
+  e.user_id = user_id;
+  e.site_id = site_id;
+  e.ip = request.remote_addr;
+  e.user_agent = std::string(request.user_agent());
+  e.request_id = request.request_id;
+  e.detail = std::move(detail);
+  try {
+    db::AuditRepo(ctx.db).record(e);
+  } catch (const std::exception& ex) {
+    // Losing an audit row must not turn a login into a 500; the log keeps it.
+    core::LogLine("error", "audit_write_failed").str("request_id", request.request_id).str("audit", e.event)
+        .str("error", ex.what()).emit();
+  }
+}
+
+}  // namespace svc::auth

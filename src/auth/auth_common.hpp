@@ -1,0 +1,31 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/context.hpp"
+#include "db/audit_repo.hpp"
+#include "db/table_name.hpp"
+#include "http/request.hpp"
+#include "http/validate.hpp"
+
+namespace svc::auth {
+
+// The auth table for a request: the optional `authTable` field when it is in
+// [auth] tables (else a field error on authTable), or the first configured
+// table (svc_users by default) when absent. nullopt only when an error was added.
+std::optional<db::TableName> auth_table(http::Fields& fields, const core::Context& ctx);
+
+// Reads and checks `email`: required, a valid address (field errors otherwise).
+std::optional<std::string> email_field(http::Fields& fields);
+
+// Reads `password` with the length bounds every endpoint applies before
+// hashing (required; at most 1024 bytes; at least 8 characters when
+// `check_min` — login's rule; sign-up and reset use the strength rule).
+std::optional<std::string> password_field(http::Fields& fields, const char* name, bool check_min);
+
+// An audit row with the request's IP, user agent and request id filled in.
+void audit(core::Context& ctx, const http::Request& request, std::string event, const std::string& table,
+           long long user_id, long long site_id = 0, std::string detail = "");
+
+}  // namespace svc::auth

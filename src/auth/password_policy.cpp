@@ -1,0 +1,46 @@
+#include "auth/password_policy.hpp"
+
+#include "http/api_error.hpp"
+#include "http/json.hpp"
+
+namespace svc::auth {
+
+size_t utf8_length(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) {
+    if ((c & 0xC0) != 0x80) ++n;
+  }
+  return n;
+}
+
+PasswordRequirements check_strength(std::string_view password) {
+  PasswordRequirements r;
+  r.min_length = utf8_length(password) >= kMinPasswordChars;
+  for (char c : password) {
+    if (c >= 'A' && c <= 'Z') r.has_upper = true;
+    else if (c >= 'a' && c <= 'z') r.has_lower = true;
+    else if (c >= '0' && c <= '9') r.has_number = true;
+    else if (std::string_view("@$!%*?&").find(c) != std::string_view::npos) r.has_special = true;
+  }
+  return r;
+}
+
+void require_strong_password(std::string_view password) {
+  PasswordRequirements r = check_strength(password);
+  if (r.all()) return;
+  http::JsonWriter w;
+  w.open()
+      .kv("status", "Failed")
+      .kv("message", "Password does not meet security requirements")
+      .open("requirements")
+      .kv("minLength", r.min_length)
+      .kv("hasUpperCase", r.has_upper)
+      .kv("hasLowerCase", r.has_lower)
+      .kv("hasNumber", r.has_number)
+      .kv("hasSpecialChar", r.has_special)
+      .close()
+      .close();
+  throw http::ApiError(400, w.str());
+}
+
+}  // namespace svc::auth

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace svc::auth {
+
+inline constexpr size_t kMinPasswordChars = 8;
+// Longer passwords are refused before any hashing (Argon2id cost is fixed per
+// call, but the input is copied and hashed; an upper bound stops abuse).
+inline constexpr size_t kMaxPasswordBytes = 1024;
+inline constexpr size_t kMaxNameChars = 50;
+
+// The sign-up / reset strength rule: 8+ characters with an upper-case
+// letter, a lower-case letter, a digit and one of @$!%*?&.
+struct PasswordRequirements {
+  bool min_length = false;
+  bool has_upper = false;
+  bool has_lower = false;
+  bool has_number = false;
+  bool has_special = false;
+  bool all() const { return min_length && has_upper && has_lower && has_number && has_special; }
+};
+
+PasswordRequirements check_strength(std::string_view password);
+
+// Number of UTF-8 code points (what users call characters).
+size_t utf8_length(std::string_view s);
+
+// Throws the spec's 400 "Password does not meet security requirements" with
+// the requirements object when the rule is not met.
+void require_strong_password(std::string_view password);
+
+}  // namespace svc::auth

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <string>
+
+#include "db/database.hpp"
+
+namespace svc::db {
+
+// A security event for svc_audit_log. Never put a password, token, code or
+// key into any field.
+struct AuditEvent {
+  std::string event;       // login_ok, login_failed, sign_up, reset_requested, ...
+  std::string auth_table;  // "" = none
+  long long user_id = 0;   // 0 = unknown
+  long long site_id = 0;   // 0 = none
+  std::string ip;
+  std::string user_agent;
+  std::string request_id;
+  std::string detail;
+};
+
+class AuditRepo {
+ public:
+  explicit AuditRepo(Database& db) : db_(db) {}
+  void record(const AuditEvent& e);
+
+ private:
+  Database& db_;
+};
+
+// svc_versions: an audit copy of a record (JSON snapshot without secrets).
+class VersionRepo {
+ public:
+  explicit VersionRepo(Database& db) : db_(db) {}
+  void record(const std::string& table, long long record_id, const std::string& action, const std::string& snapshot);
+
+ private:
+  Database& db_;
+};
+
+}  // namespace svc::db

@@ -1,0 +1,159 @@
+"""Shared helpers for the integration tests: they talk HTTP to the nginx of
+the stack that ctest started (scripts/stack.sh up, state in $SVC_STACK_DIR),
+read the database through the MariaDB root account on its unix socket, and
+read what the SMTP and HTTP sinks received.
+
+Standard library only; run with /usr/bin/python3.
+"""
+
+import email
+import email.policy
+import glob
+import http.client
+import json
+import os
+import subprocess
+import time
+import unittest
+
+STACK_DIR = os.environ.get("SVC_STACK_DIR", "")
+SOURCE_DIR = os.environ.get("SVC_SOURCE_DIR", os.path.abspath(os.path.join(os.path.dirname(__file__), "../..")))
+
+
+def _read_env():
+    env = {}
+    path = os.path.join(STACK_DIR, "env")
+    if not STACK_DIR or not os.path.exists(path):
+        raise RuntimeError("no running stack: SVC_STACK_DIR=%r has no env file (ctest starts it via stack.up)" % STACK_DIR)
+    with open(path) as f:
+        for line in f:
+            if "=" in line:
+                k, v = line.strip().split("=", 1)
+                env[k] = v
+    return env
+
+
+ENV = _read_env() if STACK_DIR else {}
+HTTP_PORT = int(ENV.get("SVC_HTTP_PORT", "0") or 0)
+BIN_DIR = ENV.get("SVC_BIN_DIR", os.environ.get("SVC_BIN_DIR", ""))
+CONFIG = ENV.get("SVC_CONFIG", "")
+MYSQL_SOCKET = ENV.get("SVC_MYSQL_SOCKET", "")
+
+
+class Reply:
+    def __init__(self, status, headers, body):
+        self.status = status
+        self.headers = headers
+        self.raw = body
+        try:
+            self.json = json.loads(body.decode("utf-8")) if body else None
+        except ValueError:
+            self.json = None
+
+    def __repr__(self):
+        return "Reply(%d, %r)" % (self.status, self.raw[:300])
+
+
+def request(method, path, body=None, headers=None, raw=None, timeout=30):
+    """Sends one request through nginx. `body` is JSON-encoded; `raw` is sent as is."""
+    conn = http.client.HTTPConnection("127.0.0.1", HTTP_PORT, timeout=timeout)
+    hdrs = {"Content-Type": "application/json"}
+    hdrs.update(headers or {})
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    if isinstance(data, str):
+        data = data.encode()
+    conn.request(method, path, body=data, headers=hdrs)
+    resp = conn.getresponse()
+    reply = Reply(resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read())
+    conn.close()
+    return reply
+
+
+def post(path, body=None, headers=None, raw=None):
+    return request("POST", path, body=body, headers=headers, raw=raw)
+
+
+def sql(statement, database="svc"):
+    """Runs SQL as root; returns rows as lists of strings (NULL -> None)."""
+    out = subprocess.run(
+        ["mariadb", "--no-defaults", "--socket=" + MYSQL_SOCKET, "-uroot", "-N", "-B", "--raw", database, "-e", statement],
+        check=True, capture_output=True, text=True).stdout
+    rows = []
+    for line in out.splitlines():
+        rows.append([None if c == "NULL" else c for c in line.split("\t")])
+    return rows
+
+
+def sql_value(statement):
+    rows = sql(statement)
+    return rows[0][0] if rows else None
+
+
+def admin(*args, stdin=None, check=True):
+    """Runs svc-admin against the stack's configuration."""
+    return subprocess.run([os.path.join(BIN_DIR, "svc-admin"), "--config", CONFIG] + list(args),
+                          input=stdin, capture_output=True, text=True, check=check)
+
+
+def mail_files():
+    return sorted(glob.glob(os.path.join(STACK_DIR, "mail", "*.eml")))
+
+
+def read_mail(path):
+    with open(path, "rb") as f:
+        return email.message_from_binary_file(f, policy=email.policy.default)
+
+
+def wait_for_mail(predicate, timeout=20, after=()):
+    """Waits until a delivered message satisfies predicate(msg); returns it."""
+    seen = set(after)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        for path in mail_files():
+            if path in seen:
+                continue
+            msg = read_mail(path)
+            if predicate(msg):
+                return msg
+        time.sleep(0.2)
+    raise AssertionError("no matching e-mail within %ss" % timeout)
+
+
+def http_sink_lines(name):
+    """Lines received by the sms or push HTTP sink (name = 'sms' | 'push')."""
+    path = os.path.join(STACK_DIR, name + ".log")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def unique_email(prefix="user"):
+    return "%s.%d.%d@example.com" % (prefix, os.getpid(), time.time_ns() % 10**12)
+
+
+class ApiTest(unittest.TestCase):
+    """Base class with assertions in the spec's shapes."""
+
+    maxDiff = None
+
+    def assertReply(self, reply, status, body=None):
+        self.assertEqual(reply.status, status, reply)
+        self.assertIsNotNone(reply.json, "body is not JSON: %r" % reply.raw)
+        if body is not None:
+            self.assertEqual(reply.json, body)
+
+    def assertValidation(self, reply, *fields):
+        self.assertEqual(reply.status, 400, reply)
+        self.assertEqual(reply.json.get("status"), "Failed", reply)
+        self.assertEqual(reply.json.get("message"), "Validation error", reply)
+        got = [e["field"] for e in reply.json.get("errors", [])]
+        for f in fields:
+            self.assertIn(f, got, reply)
+        for e in reply.json["errors"]:
+            self.assertEqual(set(e.keys()), {"field", "message"})
+            self.assertTrue(e["message"])
+
+
+def main():
+    unittest.main(verbosity=2)

@@ -1,0 +1,168 @@
+"""The prefork master under the shared stack, seen through nginx: a worker
+killed with SIGKILL is respawned, and SIGHUP replaces every worker without a
+single failed request."""
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+
+import svc_stack
+from svc_stack import ApiTest, request
+
+PID_FILE = os.path.join(svc_stack.STACK_DIR, "pids", "svc-fcgi.pid")
+LOG = os.path.join(svc_stack.STACK_DIR, "svc-fcgi.log")
+
+
+def master_pid():
+    with open(PID_FILE) as f:
+        return int(f.read().strip())
+
+
+def worker_pids(master):
+    pids = set()
+    task_dir = "/proc/%d/task" % master
+    for task in os.listdir(task_dir):
+        try:
+            with open(os.path.join(task_dir, task, "children")) as f:
+                pids.update(int(p) for p in f.read().split())
+        except FileNotFoundError:
+            pass
+    # A child that has exited but is not yet reaped is no longer a worker.
+    live = set()
+    for pid in pids:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                if f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                    live.add(pid)
+        except FileNotFoundError:
+            pass
+    return live
+
+
+def wait_until(predicate, timeout, step=0.05):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    return predicate()
+
+
+def log_events(event, since_offset):
+    with open(LOG, encoding="utf-8", errors="replace") as f:
+        f.seek(since_offset)
+        out = []
+        for line in f:
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            if obj.get("event") == event:
+                out.append(obj)
+        return out
+
+
+class Hammer:
+    """Loops GET /health on `threads` threads and counts the outcomes."""
+
+    def __init__(self, threads=2):
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.ok = 0
+        self.failures = []
+        self.threads = [threading.Thread(target=self._run, daemon=True) for _ in range(threads)]
+
+    def _run(self):
+        while not self.stop.is_set():
+            try:
+                reply = request("GET", "/health", timeout=10)
+                outcome = None if reply.status == 200 else (reply.status, reply.raw[:200])
+            except Exception as e:  # noqa: BLE001 - counted, reported
+                outcome = repr(e)
+            with self.lock:
+                if outcome is None:
+                    self.ok += 1
+                else:
+                    self.failures.append(outcome)
+
+    def __enter__(self):
+        for t in self.threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        for t in self.threads:
+            t.join(15)
+
+
+class WorkersTest(ApiTest):
+
+    def setUp(self):
+        self.master = master_pid()
+        os.kill(self.master, 0)
+        # Settle: a previous test may have left a respawn or reload in progress.
+        self.workers = wait_until(lambda: worker_pids(self.master), 5)
+        self.assertTrue(self.workers, "master %d has no workers" % self.master)
+        self.assertReply(request("GET", "/health"), 200, {"status": "Success"})
+
+    def test_killed_worker_is_respawned(self):
+        normal = len(self.workers)
+        victim = min(self.workers)
+        log_offset = os.path.getsize(LOG)
+        with Hammer() as hammer:
+            time.sleep(0.3)
+            os.kill(victim, signal.SIGKILL)
+
+            def respawned_set():
+                w = worker_pids(self.master)
+                return w if len(w) == normal and victim not in w and len(w - self.workers) == 1 else None
+
+            respawned = wait_until(respawned_set, 10)
+            time.sleep(0.3)
+        self.assertTrue(respawned, "no respawn: workers now %s, before %s" % (worker_pids(self.master), self.workers))
+        print("\n  kill -9 %d: %d ok, %d failed in flight %s" % (victim, hammer.ok, len(hammer.failures),
+                                                               hammer.failures[:5]), file=sys.stderr)
+        self.assertGreater(hammer.ok, 0)
+        died = [e for e in log_events("worker_died", log_offset) if e.get("worker_pid") == victim]
+        self.assertEqual(len(died), 1, died)
+        self.assertEqual(died[0]["signal"], signal.SIGKILL)
+        self.assertEqual(died[0]["pid"], self.master)
+        for i in range(200):
+            reply = request("GET", "/health")
+            self.assertReply(reply, 200, {"status": "Success"})
+        self.assertEqual(worker_pids(self.master), respawned)
+
+    def test_sighup_replaces_all_workers_without_errors(self):
+        normal = len(self.workers)
+        log_offset = os.path.getsize(LOG)
+        with Hammer(threads=3) as hammer:
+            time.sleep(0.3)
+            os.kill(self.master, signal.SIGHUP)
+
+            def replaced_set():
+                w = worker_pids(self.master)
+                return w if len(w) == normal and not (w & self.workers) else None
+
+            replaced = wait_until(replaced_set, 5)
+            time.sleep(0.5)  # keep loading the fresh workers for a moment
+        print("\n  SIGHUP: %d ok, %d failed %s" % (hammer.ok, len(hammer.failures), hammer.failures[:5]),
+              file=sys.stderr)
+        self.assertTrue(replaced, "workers not replaced: now %s, before %s" % (worker_pids(self.master),
+                                                                            self.workers))
+        self.assertGreater(hammer.ok, 0)
+        self.assertEqual(hammer.failures, [])
+        self.assertEqual(master_pid(), self.master)
+        self.assertEqual(len(log_events("reloaded", log_offset)), 1)
+        # Retired workers exit cleanly: no worker_died for any of them.
+        self.assertEqual([e for e in log_events("worker_died", log_offset) if e.get("worker_pid") in self.workers],
+                         [])
+        self.assertReply(request("GET", "/health"), 200, {"status": "Success"})
+
+
+if __name__ == "__main__":
+    svc_stack.main()
