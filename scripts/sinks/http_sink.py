@@ -84,7 +84,10 @@ class Sink(BaseHTTPRequestHandler):
             ctl["status_queue"] = queue
             atomic_write(self.control_path, json.dumps(ctl).encode())
         body = ctl.get("body", {"ok": True})
-        body = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+        if isinstance(body, str):
+            body = body.encode()
+        else:
+            body = json.dumps(body, separators=(",", ":")).encode()
         return status, body, int(ctl.get("delay_ms") or 0)
 
     def _handle(self):
@@ -149,7 +152,7 @@ def main():
         atomic_write(args.ready_file, f"{port}\n".encode())
     else:
         print(f"ready {port}", flush=True)
-    server.serve_forever()
+    server.serve_forever(poll_interval=0.1)
     server.server_close()
     sys.exit(0)
 

@@ -8,9 +8,8 @@ namespace {
 std::string encode(std::string_view bytes, int variant) {
   // sodium_base64_ENCODED_LEN counts the trailing NUL that bin2base64 writes.
   std::string out(sodium_base64_ENCODED_LEN(bytes.size(), variant), '\0');
-  sodium_bin2base64(out.data(), out.size(),
-                    reinterpret_cast<const unsigned char*>(bytes.data()),
-                    bytes.size(), variant);
+  sodium_bin2base64(out.data(), out.size(), reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
+                    variant);
   out.resize(out.size() - 1);
   return out;
 }
@@ -22,8 +21,7 @@ std::optional<std::string> decode(std::string_view text, int variant) {
   // ignore = nullptr and b64_end = nullptr make libsodium reject any
   // character it cannot consume, including stray '=' in the no-padding
   // variant and non-zero leftover bits (non-canonical encodings).
-  if (sodium_base642bin(reinterpret_cast<unsigned char*>(out.data()),
-                        out.size(), text.data(), text.size(), nullptr,
+  if (sodium_base642bin(reinterpret_cast<unsigned char*>(out.data()), out.size(), text.data(), text.size(), nullptr,
                         &written, nullptr, variant) != 0) {
     return std::nullopt;
   }
@@ -33,27 +31,19 @@ std::optional<std::string> decode(std::string_view text, int variant) {
 
 }  // namespace
 
-std::string base64url_encode(std::string_view bytes) {
-  return encode(bytes, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
-}
+std::string base64url_encode(std::string_view bytes) { return encode(bytes, sodium_base64_VARIANT_URLSAFE_NO_PADDING); }
 
 std::optional<std::string> base64url_decode(std::string_view text) {
   return decode(text, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
 }
 
-std::string base64_encode(std::string_view bytes) {
-  return encode(bytes, sodium_base64_VARIANT_ORIGINAL);
-}
+std::string base64_encode(std::string_view bytes) { return encode(bytes, sodium_base64_VARIANT_ORIGINAL); }
 
-std::optional<std::string> base64_decode(std::string_view text) {
-  return decode(text, sodium_base64_VARIANT_ORIGINAL);
-}
+std::optional<std::string> base64_decode(std::string_view text) { return decode(text, sodium_base64_VARIANT_ORIGINAL); }
 
 std::string hex_encode(std::string_view bytes) {
   std::string out(bytes.size() * 2 + 1, '\0');
-  sodium_bin2hex(out.data(), out.size(),
-                 reinterpret_cast<const unsigned char*>(bytes.data()),
-                 bytes.size());
+  sodium_bin2hex(out.data(), out.size(), reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
   out.resize(out.size() - 1);
   return out;
 }
@@ -69,17 +59,12 @@ std::string hmac_sha256(std::string_view key, std::string_view message) {
   // size is hashed first, per RFC 2104); crypto_auth_hmacsha256() itself
   // insists on a 32-byte key.
   static const unsigned char kNoByte = 0;
-  const auto* key_ptr = key.empty()
-                            ? &kNoByte
-                            : reinterpret_cast<const unsigned char*>(key.data());
+  const auto* key_ptr = key.empty() ? &kNoByte : reinterpret_cast<const unsigned char*>(key.data());
   crypto_auth_hmacsha256_state state;
   crypto_auth_hmacsha256_init(&state, key_ptr, key.size());
-  crypto_auth_hmacsha256_update(
-      &state, reinterpret_cast<const unsigned char*>(message.data()),
-      message.size());
+  crypto_auth_hmacsha256_update(&state, reinterpret_cast<const unsigned char*>(message.data()), message.size());
   std::string mac(crypto_auth_hmacsha256_BYTES, '\0');
-  crypto_auth_hmacsha256_final(&state,
-                               reinterpret_cast<unsigned char*>(mac.data()));
+  crypto_auth_hmacsha256_final(&state, reinterpret_cast<unsigned char*>(mac.data()));
   // The state holds key-derived pads.
   sodium_memzero(&state, sizeof state);
   return mac;

@@ -37,9 +37,7 @@ std::optional<Document> parse_object(std::string_view json) {
   return doc;
 }
 
-std::string_view view(const Value& v) {
-  return {v.GetString(), v.GetStringLength()};
-}
+std::string_view view(const Value& v) { return {v.GetString(), v.GetStringLength()}; }
 
 // Reads an optional string member; false if present with another type.
 bool read_string(const Document& doc, const char* name, std::string& out) {
@@ -67,12 +65,9 @@ std::optional<Claims> parse_claims(std::string_view json) {
     if (!doc->HasMember(required)) return std::nullopt;
   }
   Claims c;
-  const bool ok = read_string(*doc, "sub", c.sub) &&
-                  read_string(*doc, "typ", c.typ) &&
-                  read_string(*doc, "tbl", c.tbl) &&
-                  read_int(*doc, "app", c.app) && read_int(*doc, "ver", c.ver) &&
-                  read_int(*doc, "iat", c.iat) && read_int(*doc, "exp", c.exp) &&
-                  read_string(*doc, "jti", c.jti) &&
+  const bool ok = read_string(*doc, "sub", c.sub) && read_string(*doc, "typ", c.typ) &&
+                  read_string(*doc, "tbl", c.tbl) && read_int(*doc, "app", c.app) && read_int(*doc, "ver", c.ver) &&
+                  read_int(*doc, "iat", c.iat) && read_int(*doc, "exp", c.exp) && read_string(*doc, "jti", c.jti) &&
                   read_string(*doc, "pwf", c.pwf);
   if (!ok) return std::nullopt;
   return c;
@@ -132,24 +127,20 @@ std::string jwt_sign(const Claims& claims, const JwtKey& key) {
   if (key.secret.empty()) {
     throw std::invalid_argument("jwt_sign: empty secret");
   }
-  const std::string jti = claims.jti.empty()
-                              ? base64url_encode(random_bytes(kJtiBytes))
-                              : claims.jti;
-  std::string signing_input = base64url_encode(header_json(key.kid)) + "." +
-                              base64url_encode(payload_json(claims, jti));
+  const std::string jti = claims.jti.empty() ? base64url_encode(random_bytes(kJtiBytes)) : claims.jti;
+  std::string signing_input =
+      base64url_encode(header_json(key.kid)) + "." + base64url_encode(payload_json(claims, jti));
   const std::string mac = hmac_sha256(key.secret, signing_input);
   return signing_input + "." + base64url_encode(mac);
 }
 
-JwtResult jwt_verify(std::string_view token, const JwtKeyRing& keys,
-                     std::string_view expected_typ, long long now) {
+JwtResult jwt_verify(std::string_view token, const JwtKeyRing& keys, std::string_view expected_typ, long long now) {
   JwtResult result;  // error = Malformed until proven otherwise
   if (token.size() > kMaxTokenBytes) return result;
   const std::size_t dot1 = token.find('.');
   if (dot1 == std::string_view::npos) return result;
   const std::size_t dot2 = token.find('.', dot1 + 1);
-  if (dot2 == std::string_view::npos ||
-      token.find('.', dot2 + 1) != std::string_view::npos) {
+  if (dot2 == std::string_view::npos || token.find('.', dot2 + 1) != std::string_view::npos) {
     return result;
   }
   const std::string_view header_b64 = token.substr(0, dot1);
@@ -167,15 +158,13 @@ JwtResult jwt_verify(std::string_view token, const JwtKeyRing& keys,
   if (header->HasMember("crit")) return result;
 
   const auto alg = header->FindMember("alg");
-  if (alg == header->MemberEnd() || !alg->value.IsString() ||
-      view(alg->value) != kAlgorithm) {
+  if (alg == header->MemberEnd() || !alg->value.IsString() || view(alg->value) != kAlgorithm) {
     result.error = JwtError::BadAlgorithm;
     return result;
   }
   const auto kid = header->FindMember("kid");
-  const JwtKey* key = (kid != header->MemberEnd() && kid->value.IsString())
-                          ? find_key(keys, view(kid->value))
-                          : nullptr;
+  const JwtKey* key =
+      (kid != header->MemberEnd() && kid->value.IsString()) ? find_key(keys, view(kid->value)) : nullptr;
   // An empty secret would let anyone compute the MAC.
   if (key == nullptr || key->secret.empty()) {
     result.error = JwtError::UnknownKey;
@@ -186,8 +175,7 @@ JwtResult jwt_verify(std::string_view token, const JwtKeyRing& keys,
   if (!signature) return result;
   // The MAC covers the exact received bytes; the claims below are decoded
   // from those same bytes, so nothing unverified is ever read.
-  const std::string expected =
-      hmac_sha256(key->secret, token.substr(0, dot2));
+  const std::string expected = hmac_sha256(key->secret, token.substr(0, dot2));
   if (!constant_time_equal(*signature, expected)) {
     result.error = JwtError::BadSignature;
     return result;

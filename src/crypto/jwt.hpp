@@ -50,8 +50,8 @@ enum class JwtError {
   BadAlgorithm,  // header alg is anything but exactly "HS256" (incl. "none")
   UnknownKey,    // kid absent or not in the key ring
   BadSignature,
-  WrongType,     // claims.typ != expected_typ (claims filled in)
-  Expired,       // now >= exp (claims filled in)
+  WrongType,  // claims.typ != expected_typ (claims filled in)
+  Expired,    // now >= exp (claims filled in)
 };
 
 struct JwtResult {
@@ -70,7 +70,6 @@ std::string jwt_sign(const Claims& claims, const JwtKey& key);
 // integers, tbl/jti/pwf strings and app/ver integers if present (Malformed
 // otherwise); typ == expected_typ; now < exp. Duplicate JSON member names
 // are Malformed. Never throws.
-JwtResult jwt_verify(std::string_view token, const JwtKeyRing& keys,
-                     std::string_view expected_typ, long long now);
+JwtResult jwt_verify(std::string_view token, const JwtKeyRing& keys, std::string_view expected_typ, long long now);
 
 }  // namespace svc::crypto

@@ -32,17 +32,12 @@ class WipeGuard {
 
 // libsodium and libxcrypt want pointers, and a default string_view may hold
 // nullptr; an empty password is still a valid input.
-const char* data_or_empty(std::string_view s) {
-  return s.empty() ? "" : s.data();
-}
+const char* data_or_empty(std::string_view s) { return s.empty() ? "" : s.data(); }
 
-bool has_nul(std::string_view s) {
-  return s.find('\0') != std::string_view::npos;
-}
+bool has_nul(std::string_view s) { return s.find('\0') != std::string_view::npos; }
 
 bool is_bcrypt(std::string_view stored) {
-  return stored.starts_with("$2y$") || stored.starts_with("$2b$") ||
-         stored.starts_with("$2a$");
+  return stored.starts_with("$2y$") || stored.starts_with("$2b$") || stored.starts_with("$2a$");
 }
 
 bool bcrypt_verify(std::string_view stored, std::string_view password) {
@@ -57,8 +52,7 @@ bool bcrypt_verify(std::string_view stored, std::string_view password) {
   const char* out = crypt_r(pw.c_str(), setting.c_str(), data.get());
   // libxcrypt signals failure with NULL or a "*0"/"*1" token, neither of
   // which can equal a "$2" string, but check explicitly anyway.
-  const bool ok = out != nullptr && out[0] != '*' &&
-                  constant_time_equal(out, stored);
+  const bool ok = out != nullptr && out[0] != '*' && constant_time_equal(out, stored);
   sodium_memzero(data.get(), sizeof(crypt_data));
   return ok;
 }
@@ -68,26 +62,20 @@ struct CipherCtxFree {
 };
 
 // AES-256-CBC with PKCS#7 padding; nullopt if OpenSSL rejects the padding.
-std::optional<std::string> aes256cbc_decrypt(std::string_view key,
-                                             std::string_view iv,
-                                             std::string_view ciphertext) {
+std::optional<std::string> aes256cbc_decrypt(std::string_view key, std::string_view iv, std::string_view ciphertext) {
   std::unique_ptr<EVP_CIPHER_CTX, CipherCtxFree> ctx(EVP_CIPHER_CTX_new());
   if (!ctx) return std::nullopt;
-  if (EVP_DecryptInit_ex(ctx.get(), EVP_aes_256_cbc(), nullptr,
-                         reinterpret_cast<const unsigned char*>(key.data()),
-                         reinterpret_cast<const unsigned char*>(iv.data())) !=
-      1) {
+  if (EVP_DecryptInit_ex(ctx.get(), EVP_aes_256_cbc(), nullptr, reinterpret_cast<const unsigned char*>(key.data()),
+                         reinterpret_cast<const unsigned char*>(iv.data())) != 1) {
     return std::nullopt;
   }
   std::string plain(ciphertext.size() + kAesBlockBytes, '\0');
   int len = 0;
   int final_len = 0;
   auto* out = reinterpret_cast<unsigned char*>(plain.data());
-  const bool ok =
-      EVP_DecryptUpdate(ctx.get(), out, &len,
-                        reinterpret_cast<const unsigned char*>(ciphertext.data()),
-                        static_cast<int>(ciphertext.size())) == 1 &&
-      EVP_DecryptFinal_ex(ctx.get(), out + len, &final_len) == 1;
+  const bool ok = EVP_DecryptUpdate(ctx.get(), out, &len, reinterpret_cast<const unsigned char*>(ciphertext.data()),
+                                    static_cast<int>(ciphertext.size())) == 1 &&
+                  EVP_DecryptFinal_ex(ctx.get(), out + len, &final_len) == 1;
   if (!ok) {
     sodium_memzero(plain.data(), plain.size());
     return std::nullopt;
@@ -108,29 +96,24 @@ std::string php_aes256_key(std::string key) {
 
 }  // namespace
 
-Argon2PasswordHasher::Argon2PasswordHasher(Argon2Params params,
-                                           std::string legacy_key)
-    : params_(params) {
+Argon2PasswordHasher::Argon2PasswordHasher(Argon2Params params, std::string legacy_key) : params_(params) {
   if (!legacy_key.empty()) legacy_key_ = php_aes256_key(std::move(legacy_key));
   sodium_memzero(legacy_key.data(), legacy_key.size());
 }
 
-Argon2PasswordHasher::~Argon2PasswordHasher() {
-  sodium_memzero(legacy_key_.data(), legacy_key_.size());
-}
+Argon2PasswordHasher::~Argon2PasswordHasher() { sodium_memzero(legacy_key_.data(), legacy_key_.size()); }
 
 std::string Argon2PasswordHasher::hash(std::string_view password) {
   std::string out(crypto_pwhash_STRBYTES, '\0');
-  if (crypto_pwhash_str(out.data(), data_or_empty(password), password.size(),
-                        params_.opslimit, params_.memlimit) != 0) {
+  if (crypto_pwhash_str(out.data(), data_or_empty(password), password.size(), params_.opslimit, params_.memlimit) !=
+      0) {
     throw std::runtime_error("crypto_pwhash_str failed (out of memory?)");
   }
   out.resize(out.find('\0'));
   return out;
 }
 
-VerifyResult Argon2PasswordHasher::verify(std::string_view stored,
-                                          std::string_view password) {
+VerifyResult Argon2PasswordHasher::verify(std::string_view stored, std::string_view password) {
   if (stored.starts_with(kArgon2idPrefix)) {
     return verify_argon2id(std::string(stored), password);
   }
@@ -153,40 +136,32 @@ void Argon2PasswordHasher::dummy_verify(std::string_view password) {
   (void)verify_argon2id(dummy_hash_, password);
 }
 
-VerifyResult Argon2PasswordHasher::verify_argon2id(
-    const std::string& stored, std::string_view password) const {
+VerifyResult Argon2PasswordHasher::verify_argon2id(const std::string& stored, std::string_view password) const {
   // libsodium reads the stored hash as a C string of at most STRBYTES.
   if (stored.size() >= crypto_pwhash_STRBYTES || has_nul(stored)) return {};
-  if (crypto_pwhash_str_verify(stored.c_str(), data_or_empty(password),
-                               password.size()) != 0) {
+  if (crypto_pwhash_str_verify(stored.c_str(), data_or_empty(password), password.size()) != 0) {
     return {};
   }
-  const bool rehash = crypto_pwhash_str_needs_rehash(
-                          stored.c_str(), params_.opslimit,
-                          params_.memlimit) != 0;
+  const bool rehash = crypto_pwhash_str_needs_rehash(stored.c_str(), params_.opslimit, params_.memlimit) != 0;
   return {true, rehash};
 }
 
-bool Argon2PasswordHasher::verify_legacy_aes(std::string_view stored,
-                                             std::string_view password) const {
+bool Argon2PasswordHasher::verify_legacy_aes(std::string_view stored, std::string_view password) const {
   if (legacy_key_.empty()) return false;
   const std::optional<std::string> raw = base64_decode(stored);
   // iv(16) followed by at least one whole cipher block.
-  if (!raw || raw->size() < 2 * kAesBlockBytes ||
-      raw->size() % kAesBlockBytes != 0) {
+  if (!raw || raw->size() < 2 * kAesBlockBytes || raw->size() % kAesBlockBytes != 0) {
     return false;
   }
   const std::string_view bytes(*raw);
   std::optional<std::string> plain =
-      aes256cbc_decrypt(legacy_key_, bytes.substr(0, kAesBlockBytes),
-                        bytes.substr(kAesBlockBytes));
+      aes256cbc_decrypt(legacy_key_, bytes.substr(0, kAesBlockBytes), bytes.substr(kAesBlockBytes));
   if (!plain) return false;
   WipeGuard wipe_plain(*plain);
   return constant_time_equal(*plain, password);
 }
 
-std::string password_fingerprint(std::string_view stored_hash,
-                                 std::string_view key) {
+std::string password_fingerprint(std::string_view stored_hash, std::string_view key) {
   std::string mac = hmac_sha256(key, stored_hash);
   return base64url_encode(std::string_view(mac).substr(0, 16));
 }

@@ -38,8 +38,7 @@ class PasswordHasher {
   virtual std::string hash(std::string_view password) = 0;
   // Never throws for any `stored` value: unrecognised, empty or corrupt
   // stored hashes simply give ok = false.
-  virtual VerifyResult verify(std::string_view stored,
-                              std::string_view password) = 0;
+  virtual VerifyResult verify(std::string_view stored, std::string_view password) = 0;
   // For an unknown user: costs the same as verify() against an Argon2id
   // hash made with the configured params; the result is discarded.
   virtual void dummy_verify(std::string_view password) = 0;
@@ -68,15 +67,12 @@ class Argon2PasswordHasher final : public PasswordHasher {
   Argon2PasswordHasher& operator=(const Argon2PasswordHasher&) = delete;
 
   std::string hash(std::string_view password) override;
-  VerifyResult verify(std::string_view stored,
-                      std::string_view password) override;
+  VerifyResult verify(std::string_view stored, std::string_view password) override;
   void dummy_verify(std::string_view password) override;
 
  private:
-  VerifyResult verify_argon2id(const std::string& stored,
-                               std::string_view password) const;
-  bool verify_legacy_aes(std::string_view stored,
-                         std::string_view password) const;
+  VerifyResult verify_argon2id(const std::string& stored, std::string_view password) const;
+  bool verify_legacy_aes(std::string_view stored, std::string_view password) const;
 
   Argon2Params params_;
   std::string legacy_key_;  // 32 bytes after PHP's pad/truncate; wiped on exit
@@ -87,7 +83,6 @@ class Argon2PasswordHasher final : public PasswordHasher {
 // base64url(first 16 bytes of HMAC-SHA256(key, stored_hash)): 22 characters.
 // Put into a reset token, it stops matching once the password changes, which
 // makes the token single-use without server state.
-std::string password_fingerprint(std::string_view stored_hash,
-                                 std::string_view key);
+std::string password_fingerprint(std::string_view stored_hash, std::string_view key);
 
 }  // namespace svc::crypto

@@ -11,8 +11,7 @@
 namespace svc::crypto {
 namespace {
 
-constexpr std::size_t kNonceBytes =
-    crypto_aead_xchacha20poly1305_ietf_NPUBBYTES;
+constexpr std::size_t kNonceBytes = crypto_aead_xchacha20poly1305_ietf_NPUBBYTES;
 constexpr std::size_t kTagBytes = crypto_aead_xchacha20poly1305_ietf_ABYTES;
 // Real tokens are ~90 characters; refuse to decode anything absurd.
 constexpr std::size_t kMaxTokenChars = 1024;
@@ -30,9 +29,7 @@ std::string_view associated_data(IdPurpose purpose) {
   throw std::invalid_argument("unknown IdPurpose");
 }
 
-const unsigned char* bytes(std::string_view s) {
-  return reinterpret_cast<const unsigned char*>(s.data());
-}
+const unsigned char* bytes(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
 
 std::optional<OpenedId> parse_plaintext(std::string_view json) {
   rapidjson::Document doc;
@@ -46,8 +43,7 @@ std::optional<OpenedId> parse_plaintext(std::string_view json) {
   }
   const auto uid = doc.FindMember("uid");
   const auto exp = doc.FindMember("exp");
-  if (uid == doc.MemberEnd() || !uid->value.IsInt64() ||
-      exp == doc.MemberEnd() || !exp->value.IsInt64()) {
+  if (uid == doc.MemberEnd() || !uid->value.IsInt64() || exp == doc.MemberEnd() || !exp->value.IsInt64()) {
     return std::nullopt;
   }
   return OpenedId{uid->value.GetInt64(), exp->value.GetInt64()};
@@ -55,28 +51,23 @@ std::optional<OpenedId> parse_plaintext(std::string_view json) {
 
 }  // namespace
 
-std::string seal_id(long long id, long long exp, IdPurpose purpose,
-                    std::string_view key) {
+std::string seal_id(long long id, long long exp, IdPurpose purpose, std::string_view key) {
   if (key.size() != crypto_aead_xchacha20poly1305_ietf_KEYBYTES) {
     throw std::invalid_argument("seal_id: key must be 32 bytes");
   }
-  const std::string plain =
-      "{\"uid\":" + std::to_string(id) + ",\"exp\":" + std::to_string(exp) + "}";
+  const std::string plain = "{\"uid\":" + std::to_string(id) + ",\"exp\":" + std::to_string(exp) + "}";
   const std::string_view ad = associated_data(purpose);
   std::string out = random_bytes(kNonceBytes);
   out.resize(kNonceBytes + plain.size() + kTagBytes);
   auto* ct = reinterpret_cast<unsigned char*>(out.data()) + kNonceBytes;
   unsigned long long ct_len = 0;
-  crypto_aead_xchacha20poly1305_ietf_encrypt(
-      ct, &ct_len, bytes(plain), plain.size(), bytes(ad), ad.size(), nullptr,
-      bytes(out), bytes(key));
+  crypto_aead_xchacha20poly1305_ietf_encrypt(ct, &ct_len, bytes(plain), plain.size(), bytes(ad), ad.size(), nullptr,
+                                             bytes(out), bytes(key));
   return base64url_encode(out);
 }
 
-std::optional<OpenedId> open_id(std::string_view token, IdPurpose purpose,
-                                std::string_view key) {
-  if (key.size() != crypto_aead_xchacha20poly1305_ietf_KEYBYTES ||
-      token.size() > kMaxTokenChars) {
+std::optional<OpenedId> open_id(std::string_view token, IdPurpose purpose, std::string_view key) {
+  if (key.size() != crypto_aead_xchacha20poly1305_ietf_KEYBYTES || token.size() > kMaxTokenChars) {
     return std::nullopt;
   }
   const std::optional<std::string> raw = base64url_decode(token);
@@ -87,10 +78,9 @@ std::optional<OpenedId> open_id(std::string_view token, IdPurpose purpose,
   std::string plain(ct.size() - kTagBytes, '\0');
   unsigned long long plain_len = 0;
   // The tag is checked before anything is written to `plain`.
-  if (crypto_aead_xchacha20poly1305_ietf_decrypt(
-          reinterpret_cast<unsigned char*>(plain.data()), &plain_len, nullptr,
-          bytes(ct), ct.size(), bytes(ad), ad.size(), bytes(nonce),
-          bytes(key)) != 0) {
+  if (crypto_aead_xchacha20poly1305_ietf_decrypt(reinterpret_cast<unsigned char*>(plain.data()), &plain_len, nullptr,
+                                                 bytes(ct), ct.size(), bytes(ad), ad.size(), bytes(nonce),
+                                                 bytes(key)) != 0) {
     return std::nullopt;
   }
   plain.resize(static_cast<std::size_t>(plain_len));

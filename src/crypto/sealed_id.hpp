@@ -29,8 +29,7 @@ namespace svc::crypto {
 enum class IdPurpose { User, Customer };
 
 // Throws std::invalid_argument unless key is exactly 32 bytes.
-std::string seal_id(long long id, long long exp, IdPurpose purpose,
-                    std::string_view key);
+std::string seal_id(long long id, long long exp, IdPurpose purpose, std::string_view key);
 
 struct OpenedId {
   long long id = 0;
@@ -41,7 +40,6 @@ struct OpenedId {
 // under this key and purpose, or does not hold the JSON above; also for a
 // key that is not 32 bytes. Expiry is NOT checked here: the caller compares
 // exp with its clock (the spec has a distinct "Token expired" reply).
-std::optional<OpenedId> open_id(std::string_view token, IdPurpose purpose,
-                                std::string_view key);
+std::optional<OpenedId> open_id(std::string_view token, IdPurpose purpose, std::string_view key);
 
 }  // namespace svc::crypto

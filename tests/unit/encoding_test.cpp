@@ -2,7 +2,6 @@
 #include "crypto/encoding.hpp"
 
 #include <boost/test/unit_test.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,19 +41,15 @@ BOOST_AUTO_TEST_CASE(encodes_and_decodes_rfc4648_vectors) {
 }
 
 BOOST_AUTO_TEST_CASE(base64url_decode_rejects_non_canonical_input) {
-  for (const std::string bad : {"Zg==", "Zg=", "Z", "Zh", "Zm9v\n", " Zm9v",
-                                "Zm 9v", "+/+/", "Zm9v!", "====", "Zm9vY"}) {
-    BOOST_TEST_CONTEXT("input '" << bad << "'") {
-      BOOST_TEST(!base64url_decode(bad).has_value());
-    }
+  for (const std::string bad :
+       {"Zg==", "Zg=", "Z", "Zh", "Zm9v\n", " Zm9v", "Zm 9v", "+/+/", "Zm9v!", "====", "Zm9vY"}) {
+    BOOST_TEST_CONTEXT("input '" << bad << "'") { BOOST_TEST(!base64url_decode(bad).has_value()); }
   }
 }
 
 BOOST_AUTO_TEST_CASE(base64_decode_requires_padding_and_standard_alphabet) {
   for (const std::string bad : {"Zg", "Zm8", "-_-_", "Zg=", "Z===", "Zh=="}) {
-    BOOST_TEST_CONTEXT("input '" << bad << "'") {
-      BOOST_TEST(!base64_decode(bad).has_value());
-    }
+    BOOST_TEST_CONTEXT("input '" << bad << "'") { BOOST_TEST(!base64_decode(bad).has_value()); }
   }
 }
 
@@ -69,17 +64,11 @@ BOOST_AUTO_TEST_CASE(constant_time_equal_compares_contents_and_lengths) {
     bool equal;
   };
   const std::vector<Case> cases = {
-      {"", "", true},
-      {"abc", "abc", true},
-      {"abc", "abd", false},
-      {"abc", "ab", false},
-      {"", "a", false},
-      {std::string("a\0b", 3), std::string("a\0c", 3), false},
+      {"", "", true},       {"abc", "abc", true}, {"abc", "abd", false},
+      {"abc", "ab", false}, {"", "a", false},     {std::string("a\0b", 3), std::string("a\0c", 3), false},
   };
   for (const Case& c : cases) {
-    BOOST_TEST_CONTEXT(c.a << " vs " << c.b) {
-      BOOST_TEST(constant_time_equal(c.a, c.b) == c.equal);
-    }
+    BOOST_TEST_CONTEXT(c.a << " vs " << c.b) { BOOST_TEST(constant_time_equal(c.a, c.b) == c.equal); }
   }
 }
 
@@ -89,16 +78,14 @@ BOOST_AUTO_TEST_CASE(hmac_sha256_matches_rfc4231) {
              "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
   BOOST_TEST(hex_encode(hmac_sha256("Jefe", "what do ya want for nothing?")) ==
              "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
-  BOOST_TEST(hex_encode(hmac_sha256(
-                 std::string(131, '\xaa'),
-                 "Test Using Larger Than Block-Size Key - Hash Key First")) ==
-             "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+  BOOST_TEST(
+      hex_encode(hmac_sha256(std::string(131, '\xaa'), "Test Using Larger Than Block-Size Key - Hash Key First")) ==
+      "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
 }
 
 BOOST_AUTO_TEST_CASE(hmac_sha256_accepts_empty_key_and_message) {
   // php -r 'echo hash_hmac("sha256", "", "");'
-  BOOST_TEST(hex_encode(hmac_sha256("", "")) ==
-             "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad");
+  BOOST_TEST(hex_encode(hmac_sha256("", "")) == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad");
 }
 
 BOOST_AUTO_TEST_CASE(random_bytes_has_requested_length_and_varies) {

@@ -4,7 +4,6 @@
 #include <sodium.h>
 
 #include <boost/test/unit_test.hpp>
-
 #include <ostream>
 #include <string>
 #include <vector>
@@ -14,9 +13,7 @@
 using namespace svc::crypto;
 
 namespace svc::crypto {
-std::ostream& operator<<(std::ostream& os, JwtError e) {
-  return os << static_cast<int>(e);
-}
+std::ostream& operator<<(std::ostream& os, JwtError e) { return os << static_cast<int>(e); }
 }  // namespace svc::crypto
 
 namespace {
@@ -46,32 +43,26 @@ std::string hs256(std::string_view secret, std::string_view input) {
 
 std::string hs512(std::string_view secret, std::string_view input) {
   crypto_auth_hmacsha512_state st;
-  crypto_auth_hmacsha512_init(
-      &st, reinterpret_cast<const unsigned char*>(secret.data()), secret.size());
-  crypto_auth_hmacsha512_update(
-      &st, reinterpret_cast<const unsigned char*>(input.data()), input.size());
+  crypto_auth_hmacsha512_init(&st, reinterpret_cast<const unsigned char*>(secret.data()), secret.size());
+  crypto_auth_hmacsha512_update(&st, reinterpret_cast<const unsigned char*>(input.data()), input.size());
   std::string mac(crypto_auth_hmacsha512_BYTES, '\0');
   crypto_auth_hmacsha512_final(&st, reinterpret_cast<unsigned char*>(mac.data()));
   return base64url_encode(mac);
 }
 
 // Builds a token from raw JSON texts, signed with HS256 under `secret`.
-std::string forge(std::string_view header, std::string_view payload,
-                  std::string_view secret = kKey.secret) {
-  const std::string input =
-      base64url_encode(header) + "." + base64url_encode(payload);
+std::string forge(std::string_view header, std::string_view payload, std::string_view secret = kKey.secret) {
+  const std::string input = base64url_encode(header) + "." + base64url_encode(payload);
   return input + "." + hs256(secret, input);
 }
 
 const std::string kHeader = R"({"alg":"HS256","typ":"JWT","kid":"k1"})";
-const std::string kPayload =
-    R"({"sub":"42","typ":"access","iat":1700000000,"exp":1700003600})";
+const std::string kPayload = R"({"sub":"42","typ":"access","iat":1700000000,"exp":1700003600})";
 
 std::vector<std::string> split(const std::string& token) {
   std::vector<std::string> parts;
   std::size_t start = 0;
-  for (std::size_t dot; (dot = token.find('.', start)) != std::string::npos;
-       start = dot + 1) {
+  for (std::size_t dot; (dot = token.find('.', start)) != std::string::npos; start = dot + 1) {
     parts.push_back(token.substr(start, dot - start));
   }
   parts.push_back(token.substr(start));
@@ -130,8 +121,7 @@ BOOST_AUTO_TEST_CASE(optional_claims_are_omitted_and_jti_generated) {
   const JwtResult r = jwt_verify(token, kRing, "access", kNow);
   BOOST_TEST(r.ok());
   BOOST_TEST(r.claims.jti.size() == 22u);  // 16 bytes, base64url
-  BOOST_TEST(r.claims.jti != jwt_verify(jwt_sign(c, kKey), kRing, "access", kNow)
-                                 .claims.jti);
+  BOOST_TEST(r.claims.jti != jwt_verify(jwt_sign(c, kKey), kRing, "access", kNow).claims.jti);
 }
 
 BOOST_AUTO_TEST_CASE(claims_with_json_specials_round_trip) {
@@ -149,9 +139,7 @@ BOOST_AUTO_TEST_CASE(previous_key_still_verifies) {
   const JwtResult r = jwt_verify(jwt_sign(c, kOldKey), kRing, "access", kNow);
   BOOST_TEST(r.ok());
   // ...but not once it has left the ring.
-  BOOST_TEST(jwt_verify(jwt_sign(c, kOldKey), JwtKeyRing{kKey, {}}, "access",
-                        kNow)
-                 .error == JwtError::UnknownKey);
+  BOOST_TEST(jwt_verify(jwt_sign(c, kOldKey), JwtKeyRing{kKey, {}}, "access", kNow).error == JwtError::UnknownKey);
 }
 
 BOOST_AUTO_TEST_CASE(type_confusion_is_refused_both_ways) {
@@ -159,8 +147,7 @@ BOOST_AUTO_TEST_CASE(type_confusion_is_refused_both_ways) {
   refresh.typ = "refresh";
   const JwtResult a = jwt_verify(jwt_sign(refresh, kKey), kRing, "access", kNow);
   BOOST_TEST(a.error == JwtError::WrongType);
-  const JwtResult b =
-      jwt_verify(jwt_sign(access_claims(), kKey), kRing, "refresh", kNow);
+  const JwtResult b = jwt_verify(jwt_sign(access_claims(), kKey), kRing, "refresh", kNow);
   BOOST_TEST(b.error == JwtError::WrongType);
   BOOST_TEST(jwt_verify(jwt_sign(refresh, kKey), kRing, "refresh", kNow).ok());
 }
@@ -172,16 +159,13 @@ BOOST_AUTO_TEST_CASE(expiry_is_exclusive_and_keeps_claims) {
   const JwtResult r = jwt_verify(token, kRing, "access", exp);
   BOOST_TEST(r.error == JwtError::Expired);
   BOOST_TEST(r.claims.sub == "42");
-  BOOST_TEST(jwt_verify(token, kRing, "access", exp + 86400).error ==
-             JwtError::Expired);
+  BOOST_TEST(jwt_verify(token, kRing, "access", exp + 86400).error == JwtError::Expired);
 }
 
 BOOST_AUTO_TEST_CASE(empty_secret_never_signs_or_verifies) {
-  BOOST_CHECK_THROW(jwt_sign(access_claims(), JwtKey{"k1", ""}),
-                    std::invalid_argument);
+  BOOST_CHECK_THROW(jwt_sign(access_claims(), JwtKey{"k1", ""}), std::invalid_argument);
   const std::string token = forge(kHeader, kPayload, "");
-  BOOST_TEST(jwt_verify(token, JwtKeyRing{JwtKey{"k1", ""}, {}}, "access", kNow)
-                 .error == JwtError::UnknownKey);
+  BOOST_TEST(jwt_verify(token, JwtKeyRing{JwtKey{"k1", ""}, {}}, "access", kNow).error == JwtError::UnknownKey);
 }
 
 struct BadToken {
@@ -199,43 +183,28 @@ std::vector<BadToken> bad_tokens() {
 
   auto with_header = [&](const std::string& header, bool sign_512 = false) {
     const std::string input = base64url_encode(header) + "." + p[1];
-    return input + "." +
-           (sign_512 ? hs512(kKey.secret, input) : hs256(kKey.secret, input));
+    return input + "." + (sign_512 ? hs512(kKey.secret, input) : hs256(kKey.secret, input));
   };
-  const std::string none_input =
-      base64url_encode(R"({"alg":"none","typ":"JWT","kid":"k1"})") + "." + p[1];
+  const std::string none_input = base64url_encode(R"({"alg":"none","typ":"JWT","kid":"k1"})") + "." + p[1];
 
   return {
       // Algorithm.
       {"alg none, no signature", none_input + ".", JwtError::Malformed},
-      {"alg none, signed", with_header(R"({"alg":"none","typ":"JWT","kid":"k1"})"),
-       JwtError::BadAlgorithm},
-      {"alg HS512 re-signed",
-       with_header(R"({"alg":"HS512","typ":"JWT","kid":"k1"})", true),
-       JwtError::BadAlgorithm},
-      {"alg RS256", with_header(R"({"alg":"RS256","typ":"JWT","kid":"k1"})"),
-       JwtError::BadAlgorithm},
-      {"alg lower case", with_header(R"({"alg":"hs256","typ":"JWT","kid":"k1"})"),
-       JwtError::BadAlgorithm},
-      {"alg missing", with_header(R"({"typ":"JWT","kid":"k1"})"),
-       JwtError::BadAlgorithm},
-      {"alg not a string", with_header(R"({"alg":256,"kid":"k1"})"),
-       JwtError::BadAlgorithm},
+      {"alg none, signed", with_header(R"({"alg":"none","typ":"JWT","kid":"k1"})"), JwtError::BadAlgorithm},
+      {"alg HS512 re-signed", with_header(R"({"alg":"HS512","typ":"JWT","kid":"k1"})", true), JwtError::BadAlgorithm},
+      {"alg RS256", with_header(R"({"alg":"RS256","typ":"JWT","kid":"k1"})"), JwtError::BadAlgorithm},
+      {"alg lower case", with_header(R"({"alg":"hs256","typ":"JWT","kid":"k1"})"), JwtError::BadAlgorithm},
+      {"alg missing", with_header(R"({"typ":"JWT","kid":"k1"})"), JwtError::BadAlgorithm},
+      {"alg not a string", with_header(R"({"alg":256,"kid":"k1"})"), JwtError::BadAlgorithm},
       // Key id.
-      {"unknown kid", with_header(R"({"alg":"HS256","typ":"JWT","kid":"k9"})"),
-       JwtError::UnknownKey},
-      {"kid missing", with_header(R"({"alg":"HS256","typ":"JWT"})"),
-       JwtError::UnknownKey},
-      {"kid not a string", with_header(R"({"alg":"HS256","kid":1})"),
-       JwtError::UnknownKey},
+      {"unknown kid", with_header(R"({"alg":"HS256","typ":"JWT","kid":"k9"})"), JwtError::UnknownKey},
+      {"kid missing", with_header(R"({"alg":"HS256","typ":"JWT"})"), JwtError::UnknownKey},
+      {"kid not a string", with_header(R"({"alg":"HS256","kid":1})"), JwtError::UnknownKey},
       // Signature.
       {"tampered payload", p[0] + "." + q[1] + "." + p[2], JwtError::BadSignature},
-      {"signature of another token", p[0] + "." + p[1] + "." + q[2],
-       JwtError::BadSignature},
-      {"other secret, same kid", forge(kHeader, kPayload, "another secret"),
-       JwtError::BadSignature},
-      {"signature truncated", p[0] + "." + p[1] + "." + p[2].substr(0, 40),
-       JwtError::BadSignature},
+      {"signature of another token", p[0] + "." + p[1] + "." + q[2], JwtError::BadSignature},
+      {"other secret, same kid", forge(kHeader, kPayload, "another secret"), JwtError::BadSignature},
+      {"signature truncated", p[0] + "." + p[1] + "." + p[2].substr(0, 40), JwtError::BadSignature},
       {"signature padded", good + "=", JwtError::Malformed},
       {"signature not base64url", p[0] + "." + p[1] + ".!!!!", JwtError::Malformed},
       // Shape.
@@ -245,46 +214,29 @@ std::vector<BadToken> bad_tokens() {
       {"dots only", "..", JwtError::Malformed},
       {"empty payload part", p[0] + ".." + p[2], JwtError::Malformed},
       {"not base64", "!!!.###.$$$", JwtError::Malformed},
-      {"header not JSON", base64url_encode("not json") + "." + p[1] + "." + p[2],
-       JwtError::Malformed},
+      {"header not JSON", base64url_encode("not json") + "." + p[1] + "." + p[2], JwtError::Malformed},
       {"header is an array", with_header(R"(["HS256"])"), JwtError::Malformed},
-      {"duplicate alg", with_header(R"({"alg":"none","alg":"HS256","kid":"k1"})"),
-       JwtError::Malformed},
-      {"crit header", with_header(R"({"alg":"HS256","kid":"k1","crit":["x"]})"),
-       JwtError::Malformed},
+      {"duplicate alg", with_header(R"({"alg":"none","alg":"HS256","kid":"k1"})"), JwtError::Malformed},
+      {"crit header", with_header(R"({"alg":"HS256","kid":"k1","crit":["x"]})"), JwtError::Malformed},
       {"over 8 KiB",
-       forge(kHeader, R"({"sub":"42","typ":"access","iat":1,"exp":9999999999,"x":")" +
-                          std::string(7000, 'a') + "\"}"),
+       forge(kHeader, R"({"sub":"42","typ":"access","iat":1,"exp":9999999999,"x":")" + std::string(7000, 'a') + "\"}"),
        JwtError::Malformed},
       // Claims, correctly signed: checked only after the signature.
-      {"sub missing", forge(kHeader, R"({"typ":"access","iat":1,"exp":9999999999})"),
+      {"sub missing", forge(kHeader, R"({"typ":"access","iat":1,"exp":9999999999})"), JwtError::Malformed},
+      {"sub a number", forge(kHeader, R"({"sub":42,"typ":"access","iat":1,"exp":9999999999})"), JwtError::Malformed},
+      {"typ missing", forge(kHeader, R"({"sub":"42","iat":1,"exp":9999999999})"), JwtError::Malformed},
+      {"exp missing", forge(kHeader, R"({"sub":"42","typ":"access","iat":1})"), JwtError::Malformed},
+      {"exp a double", forge(kHeader, R"({"sub":"42","typ":"access","iat":1,"exp":9999999999.0})"),
        JwtError::Malformed},
-      {"sub a number",
-       forge(kHeader, R"({"sub":42,"typ":"access","iat":1,"exp":9999999999})"),
+      {"iat a string", forge(kHeader, R"({"sub":"42","typ":"access","iat":"1","exp":9999999999})"),
        JwtError::Malformed},
-      {"typ missing", forge(kHeader, R"({"sub":"42","iat":1,"exp":9999999999})"),
+      {"app a string", forge(kHeader, R"({"sub":"42","typ":"access","iat":1,"exp":9999999999,"app":"7"})"),
        JwtError::Malformed},
-      {"exp missing", forge(kHeader, R"({"sub":"42","typ":"access","iat":1})"),
-       JwtError::Malformed},
-      {"exp a double",
-       forge(kHeader, R"({"sub":"42","typ":"access","iat":1,"exp":9999999999.0})"),
-       JwtError::Malformed},
-      {"iat a string",
-       forge(kHeader, R"({"sub":"42","typ":"access","iat":"1","exp":9999999999})"),
-       JwtError::Malformed},
-      {"app a string",
-       forge(kHeader,
-             R"({"sub":"42","typ":"access","iat":1,"exp":9999999999,"app":"7"})"),
-       JwtError::Malformed},
-      {"duplicate typ",
-       forge(kHeader,
-             R"({"sub":"42","typ":"refresh","typ":"access","iat":1,"exp":9999999999})"),
+      {"duplicate typ", forge(kHeader, R"({"sub":"42","typ":"refresh","typ":"access","iat":1,"exp":9999999999})"),
        JwtError::Malformed},
       {"payload not an object", forge(kHeader, "[]"), JwtError::Malformed},
-      {"payload trailing garbage", forge(kHeader, kPayload + "x"),
-       JwtError::Malformed},
-      {"other secret, bad claims", forge(kHeader, "[]", "another secret"),
-       JwtError::BadSignature},
+      {"payload trailing garbage", forge(kHeader, kPayload + "x"), JwtError::Malformed},
+      {"other secret, bad claims", forge(kHeader, "[]", "another secret"), JwtError::BadSignature},
   };
 }
 

@@ -4,7 +4,6 @@
 #include <sodium.h>
 
 #include <boost/test/unit_test.hpp>
-
 #include <chrono>
 #include <string>
 #include <vector>
@@ -31,11 +30,9 @@ struct Vector {
 //   php -r 'echo crypt("pw", "\$2a\$04\$abcdefghijklmnopqrstuu");'
 //   php -r 'echo crypt("pw", "\$2b\$04\$abcdefghijklmnopqrstuu");'
 const std::vector<Vector> kBcrypt = {
-    {"$2y$04$w0Jui/stymPzucyZIlRMXeMN2e5a2rH9T96fqmOtmBVD45pdVMaUe",
-     "correct horse"},
+    {"$2y$04$w0Jui/stymPzucyZIlRMXeMN2e5a2rH9T96fqmOtmBVD45pdVMaUe", "correct horse"},
     {"$2y$04$EjitnPuOLuYwMNS1PxIyH.RQ96Jz2kTWsA.V2grit7FrvFvbuoSPq", ""},
-    {"$2y$10$BuhSsXFTX.3bMdA32TFSReDt0OkHjvEimGilNLsFtuwDlJvXJ0s2C",
-     "correct horse"},
+    {"$2y$10$BuhSsXFTX.3bMdA32TFSReDt0OkHjvEimGilNLsFtuwDlJvXJ0s2C", "correct horse"},
     {"$2a$04$abcdefghijklmnopqrstuuyvPXIbu7xe6/CED2DzX8z6Si09MlzlW", "pw"},
     {"$2b$04$abcdefghijklmnopqrstuuyvPXIbu7xe6/CED2DzX8z6Si09MlzlW", "pw"},
 };
@@ -45,17 +42,14 @@ const std::vector<Vector> kBcrypt = {
 //   php -r '$iv=str_repeat("\x01",16); echo base64_encode($iv .
 //     openssl_encrypt("legacy secret", "aes-256-cbc", "short-key",
 //     OPENSSL_RAW_DATA, $iv));'
-const Vector kLegacyShortKey = {"AQEBAQEBAQEBAQEBAQEBAeY59ZBCjVJuFP+21el4C/U=",
-                                "legacy secret"};
+const Vector kLegacyShortKey = {"AQEBAQEBAQEBAQEBAQEBAeY59ZBCjVJuFP+21el4C/U=", "legacy secret"};
 // Key longer than 32 bytes (PHP truncates it); 16-byte plaintext, so the
 // ciphertext ends in a whole padding block:
 //   php -r '$iv=hex2bin("000102030405060708090a0b0c0d0e0f");
 //     echo base64_encode($iv . openssl_encrypt("exactly16bytes!!",
 //     "aes-256-cbc", "0123456789abcdef0123456789abcdef-and-more",
 //     OPENSSL_RAW_DATA, $iv));'
-const Vector kLegacyLongKey = {
-    "AAECAwQFBgcICQoLDA0OD0PjhG6TJfM1wRH1884zp4FKkDvFGICLTsFo1jWUNA7s",
-    "exactly16bytes!!"};
+const Vector kLegacyLongKey = {"AAECAwQFBgcICQoLDA0OD0PjhG6TJfM1wRH1884zp4FKkDvFGICLTsFo1jWUNA7s", "exactly16bytes!!"};
 const std::string kLongKey = "0123456789abcdef0123456789abcdef-and-more";
 
 // Argon2id from PHP's password_hash, params equal to kFast:
@@ -108,9 +102,7 @@ BOOST_AUTO_TEST_CASE(argon2id_with_default_params) {
 
 BOOST_AUTO_TEST_CASE(argon2id_with_other_params_needs_upgrade) {
   Argon2PasswordHasher old_hasher(kFast, "");
-  Argon2PasswordHasher new_hasher(
-      Argon2Params{crypto_pwhash_OPSLIMIT_MIN + 1, crypto_pwhash_MEMLIMIT_MIN},
-      "");
+  Argon2PasswordHasher new_hasher(Argon2Params{crypto_pwhash_OPSLIMIT_MIN + 1, crypto_pwhash_MEMLIMIT_MIN}, "");
   const std::string stored = old_hasher.hash("pw");
   const VerifyResult r = new_hasher.verify(stored, "pw");
   BOOST_TEST(r.ok);
@@ -120,8 +112,7 @@ BOOST_AUTO_TEST_CASE(argon2id_with_other_params_needs_upgrade) {
 
 BOOST_AUTO_TEST_CASE(argon2id_from_php_verifies) {
   Argon2PasswordHasher same_params(kFast, "");
-  const VerifyResult r =
-      same_params.verify(kPhpArgon2id.stored, kPhpArgon2id.password);
+  const VerifyResult r = same_params.verify(kPhpArgon2id.stored, kPhpArgon2id.password);
   BOOST_TEST(r.ok);
   BOOST_TEST(!r.needs_upgrade);
   BOOST_TEST(!same_params.verify(kPhpArgon2id.stored, "correct horsE").ok);
@@ -137,9 +128,7 @@ BOOST_AUTO_TEST_CASE(php_bcrypt_verifies_and_needs_upgrade) {
       BOOST_TEST(!hasher.verify(v.stored, v.password + "x").ok);
       BOOST_TEST(!hasher.verify(v.stored, v.password + "x").needs_upgrade);
       // crypt_r would stop at the NUL and accept the prefix; we must not.
-      BOOST_TEST(!hasher.verify(v.stored, v.password + std::string(1, '\0') +
-                                              "tail")
-                      .ok);
+      BOOST_TEST(!hasher.verify(v.stored, v.password + std::string(1, '\0') + "tail").ok);
       std::string tampered = v.stored;
       tampered.back() = tampered.back() == 'a' ? 'b' : 'a';
       BOOST_TEST(!hasher.verify(tampered, v.password).ok);
@@ -152,8 +141,7 @@ BOOST_AUTO_TEST_CASE(php_aes_legacy_password_verifies_and_needs_upgrade) {
     Vector v;
     std::string key;
   };
-  for (const Case& c : {Case{kLegacyShortKey, kLegacyKey},
-                        Case{kLegacyLongKey, kLongKey},
+  for (const Case& c : {Case{kLegacyShortKey, kLegacyKey}, Case{kLegacyLongKey, kLongKey},
                         // Only the first 32 key bytes count, as in PHP.
                         Case{kLegacyLongKey, kLongKey.substr(0, 32)}}) {
     BOOST_TEST_CONTEXT(c.v.stored << " key " << c.key) {
@@ -162,8 +150,7 @@ BOOST_AUTO_TEST_CASE(php_aes_legacy_password_verifies_and_needs_upgrade) {
       BOOST_TEST(r.ok);
       BOOST_TEST(r.needs_upgrade);
       const std::string& pw = c.v.password;
-      for (const std::string& wrong :
-           {pw + "x", pw.substr(0, pw.size() - 1), std::string(""), pw + '\0'}) {
+      for (const std::string& wrong : {pw + "x", pw.substr(0, pw.size() - 1), std::string(""), pw + '\0'}) {
         BOOST_TEST(!hasher.verify(c.v.stored, wrong).ok);
       }
     }
@@ -204,10 +191,8 @@ BOOST_AUTO_TEST_CASE(garbage_stored_values_never_verify) {
       base64_encode(base64_decode(kLegacyShortKey.stored)->substr(0, 31)),
   };
   for (const std::string& stored : garbage) {
-    for (const std::string pw :
-         {"", "x", "NULL", "plaintext-password", "correct horse"}) {
-      BOOST_TEST(!hasher.verify(stored, pw).ok,
-                 "stored '" << stored << "' password '" << pw << "'");
+    for (const std::string pw : {"", "x", "NULL", "plaintext-password", "correct horse"}) {
+      BOOST_TEST(!hasher.verify(stored, pw).ok, "stored '" << stored << "' password '" << pw << "'");
     }
   }
 }
@@ -232,8 +217,7 @@ BOOST_AUTO_TEST_CASE(password_fingerprint_is_truncated_hmac) {
   //   "fpkey", true), 0, 16));'
   const std::string fp = password_fingerprint("$argon2id$x", "fpkey");
   BOOST_TEST(fp.size() == 22u);
-  BOOST_TEST(hex_encode(*base64url_decode(fp)) ==
-             "7bf829c2d69488e11bb044300b7290bb");
+  BOOST_TEST(hex_encode(*base64url_decode(fp)) == "7bf829c2d69488e11bb044300b7290bb");
   BOOST_TEST(fp != password_fingerprint("$argon2id$y", "fpkey"));
   BOOST_TEST(fp != password_fingerprint("$argon2id$x", "fpkey2"));
 }

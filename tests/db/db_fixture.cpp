@@ -1,0 +1,46 @@
+#include "db_fixture.hpp"
+
+#include <cstdlib>
+#include <stdexcept>
+
+#include "http/dispatch.hpp"
+
+namespace svc::testing {
+namespace {
+
+config::Config stack_config() {
+  const char* dir = std::getenv("SVC_STACK_DIR");
+  if (!dir || !*dir) throw std::runtime_error("SVC_STACK_DIR is not set: these tests need the ctest stack fixture");
+  return config::load_config(std::string(dir) + "/svc.conf");
+}
+
+}  // namespace
+
+DbFixture::DbFixture()
+    : config(stack_config()),
+      db(config.database),
+      hasher(config.keys.legacy_password_key),
+      ctx{config, db, nullptr, clock, hasher, sms, push} {}
+
+http::Response DbFixture::post(const std::string& path, const std::string& json_body,
+                               std::initializer_list<std::pair<std::string, std::string>> headers) {
+  http::Request r;
+  r.method = "POST";
+  r.path = path;
+  r.request_id = "db-test";
+  r.remote_addr = "127.0.0.1";
+  r.content_length = static_cast<long long>(json_body.size());
+  for (const auto& [k, v] : headers) r.headers[k] = v;
+  http::StringBody body(json_body);
+  return http::dispatch(r, body, ctx);
+}
+
+long long DbFixture::count(const std::string& sql) {
+  return db.with(sql, [](sql::PreparedStatement& st) {
+    auto rs = db::query(st);
+    rs->next();
+    return static_cast<long long>(rs->getInt64(1));
+  });
+}
+
+}  // namespace svc::testing

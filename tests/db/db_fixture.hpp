@@ -1,0 +1,94 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "config/config.hpp"
+#include "core/clock.hpp"
+#include "core/context.hpp"
+#include "crypto/password_hasher.hpp"
+#include "db/database.hpp"
+#include "http/request.hpp"
+#include "http/response.hpp"
+#include "push/push_client.hpp"
+#include "sms/sms_gateway.hpp"
+
+namespace svc::testing {
+
+// Counts every verification (real or dummy) and hash; delegates to Argon2id
+// with the cheapest parameters so tests stay fast.
+class CountingHasher final : public crypto::PasswordHasher {
+ public:
+  explicit CountingHasher(std::string legacy_key)
+      : inner_(crypto::Argon2Params{1, 8192}, std::move(legacy_key)) {}
+  std::string hash(std::string_view password) override {
+    ++hashes;
+    return inner_.hash(password);
+  }
+  crypto::VerifyResult verify(std::string_view stored, std::string_view password) override {
+    ++verifications;
+    return inner_.verify(stored, password);
+  }
+  void dummy_verify(std::string_view password) override {
+    ++verifications;
+    inner_.dummy_verify(password);
+  }
+  int verifications = 0;
+  int hashes = 0;
+
+ private:
+  crypto::Argon2PasswordHasher inner_;
+};
+
+class FixedClock final : public core::Clock {
+ public:
+  long long now() const override { return value; }
+  long long value = 1800000000;
+};
+
+class RecordingSms final : public sms::SmsGateway {
+ public:
+  sms::SmsResult send(const std::string& to, const std::string& text) override {
+    last_to = to;
+    last_text = text;
+    ++sent;
+    return {ok, ok ? "recorded" : "failing on purpose"};
+  }
+  std::string last_to, last_text;
+  int sent = 0;
+  bool ok = true;
+};
+
+class RecordingPush final : public push::PushClient {
+ public:
+  push::PushResult send(const push::PushRequest& r) override {
+    last = r;
+    ++sent;
+    return {outcome, outcome == push::PushOutcome::Delivered ? 201L : 410L, "recorded"};
+  }
+  push::PushRequest last;
+  int sent = 0;
+  push::PushOutcome outcome = push::PushOutcome::Delivered;
+};
+
+// A Context on the running test stack's database ($SVC_STACK_DIR/svc.conf)
+// with fakes for hashing, clock, SMS and push.
+struct DbFixture {
+  DbFixture();
+  config::Config config;
+  db::Database db;
+  CountingHasher hasher;
+  FixedClock clock;
+  RecordingSms sms;
+  RecordingPush push;
+  core::Context ctx;
+
+  // Builds a POST request with a JSON body and runs it through the dispatcher.
+  http::Response post(const std::string& path, const std::string& json_body,
+                      std::initializer_list<std::pair<std::string, std::string>> headers = {});
+  // Runs trusted SQL on the fixture's connection (test setup only).
+  void exec(const std::string& sql) { db.execute_trusted(sql); }
+  long long count(const std::string& sql);
+};
+
+}  // namespace svc::testing

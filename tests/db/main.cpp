@@ -1,0 +1,14 @@
+// Entry point of the handler tests that run against the stack database.
+#define BOOST_TEST_MODULE svc_db
+#include <boost/test/unit_test.hpp>
+
+#include <sodium.h>
+
+namespace {
+struct SodiumInit {
+  SodiumInit() {
+    if (sodium_init() < 0) throw std::runtime_error("sodium_init failed");
+  }
+};
+}  // namespace
+BOOST_TEST_GLOBAL_FIXTURE(SodiumInit);

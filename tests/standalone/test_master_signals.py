@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""svc-fcgi's prefork master on its own (no nginx, no database): FastCGI
+replies, recycling after [server] max_requests, SIGTERM shutdown, and
+--check naming the bad configuration key.
+
+The workers connect to the database lazily, so a [database] socket that does
+not exist is fine for requests that never touch it (GET /nope).
+
+Stdlib only. Env: SVC_BIN_DIR (svc-fcgi, svc-admin), PYTHONPATH including
+tests/integration (for fcgi_client).
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+from pathlib import Path
+
+import fcgi_client
+
+SOURCE_DIR = Path(os.environ.get("SVC_SOURCE_DIR") or Path(__file__).resolve().parents[2])
+BIN_DIR = Path(os.environ.get("SVC_BIN_DIR") or SOURCE_DIR / "build")
+SVC_FCGI = str(BIN_DIR / "svc-fcgi")
+SVC_ADMIN = str(BIN_DIR / "svc-admin")
+DRAIN_SECONDS = 3
+MAX_REQUESTS = 5
+NOT_FOUND = {"status": "Failed", "message": "Not found"}
+
+
+def keys_section():
+    out = subprocess.run([SVC_ADMIN, "keygen"], check=True, capture_output=True, text=True).stdout
+    lines = [line for line in out.splitlines() if line.strip() and not line.startswith("#")]
+    assert lines[0].strip() == "[keys]", out
+    return "\n".join(lines) + "\n"
+
+
+def worker_pids(master):
+    pids = set()
+    for task in os.listdir("/proc/%d/task" % master):
+        try:
+            with open("/proc/%d/task/%s/children" % (master, task)) as f:
+                pids.update(int(p) for p in f.read().split())
+        except FileNotFoundError:
+            pass
+    live = set()
+    for pid in pids:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                if f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                    live.add(pid)
+        except FileNotFoundError:
+            pass
+    return live
+
+
+def pid_alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def wait_until(predicate, timeout, step=0.05):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    return predicate()
+
+
+class MasterSignalsTest(unittest.TestCase):
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls):
+        for b in (SVC_FCGI, SVC_ADMIN):
+            if not os.access(b, os.X_OK):
+                raise unittest.SkipTest("%s is not built" % b)
+        cls.keys = keys_section()
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="svc-master-")
+        self.socket = os.path.join(self.dir, "s.sock")
+        self.proc = None
+        self.log = None
+
+    def tearDown(self):
+        if self.proc and self.proc.poll() is None:
+            for pid in worker_pids(self.proc.pid):
+                os.kill(pid, signal.SIGKILL)
+            self.proc.kill()
+            self.proc.wait(10)
+        if self.log:
+            self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def write_config(self, server_extra="", keys=None):
+        path = os.path.join(self.dir, "svc.conf")
+        with open(path, "w") as f:
+            f.write("[server]\nsocket = %s\nworkers = 2\nmax_requests = %d\ndrain_seconds = %d\n%s\n"
+                    "[database]\nsocket = %s\nuser = x\nname = svc\nconnect_timeout = 1\n\n%s"
+                    % (self.socket, MAX_REQUESTS, DRAIN_SECONDS, server_extra,
+                       os.path.join(self.dir, "no-such-mysql.sock"), self.keys if keys is None else keys))
+        return path
+
+    def start(self):
+        config = self.write_config()
+        self.log_path = os.path.join(self.dir, "svc-fcgi.log")
+        self.log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen([SVC_FCGI, "--config", config], stdout=self.log, stderr=subprocess.STDOUT)
+        ok = wait_until(lambda: os.path.exists(self.socket) and len(worker_pids(self.proc.pid)) == 2, 10)
+        self.assertTrue(ok, "svc-fcgi did not start: %s" % self.read_log())
+
+    def read_log(self):
+        with open(self.log_path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    def log_events(self, event):
+        out = []
+        for line in self.read_log().splitlines():
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            if obj.get("event") == event:
+                out.append(obj)
+        return out
+
+    def get_nope(self, request_id=None):
+        reply = fcgi_client.request(self.socket, "GET", "/nope", request_id=request_id)
+        self.assertEqual(reply.protocol_status, 0)  # FCGI_REQUEST_COMPLETE
+        self.assertEqual(reply.status_line.split()[0], "404", reply)
+        self.assertEqual(reply.json, NOT_FOUND)
+        return reply
+
+    # --- requests -------------------------------------------------------------
+
+    def test_unknown_path_over_fastcgi(self):
+        self.start()
+        reply = self.get_nope(request_id="req-0001")
+        self.assertIn("Status: 404", reply.stdout.decode("latin-1"))
+        self.assertTrue(reply.headers.get("content-type", "").startswith("application/json"), reply.headers)
+        self.assertEqual(int(reply.headers["content-length"]), len(reply.body))
+        line = wait_until(lambda: [e for e in self.log_events("request") if e.get("request_id") == "req-0001"], 3)
+        self.assertTrue(line, self.read_log())
+        self.assertEqual((line[0]["method"], line[0]["path"], line[0]["status"]), ("GET", "/nope", 404))
+
+    def test_workers_recycle_after_max_requests(self):
+        self.start()
+        first = worker_pids(self.proc.pid)
+        seen = set()
+        for i in range(12):
+            self.get_nope(request_id="recycle-%02d" % i)
+        wait_until(lambda: len(self.log_events("request")) == 12, 3)
+        for e in self.log_events("request"):
+            seen.add(e["pid"])
+        now = wait_until(lambda: (lambda w: w if len(w) == 2 else None)(worker_pids(self.proc.pid)), 5)
+        self.assertTrue(now, "worker count did not return to 2")
+        self.assertNotEqual(now, first)
+        self.assertFalse(now & {e["pid"] for e in self.log_events("worker_recycle")}, "a recycled pid still runs")
+        # 12 requests cannot fit into two workers of 5: at least three served.
+        self.assertGreaterEqual(len(seen), 3, seen)
+        recycles = self.log_events("worker_recycle")
+        self.assertGreaterEqual(len(recycles), 2, self.read_log())
+        for e in recycles:
+            self.assertEqual(e["served"], MAX_REQUESTS)
+            self.assertIn(e["pid"], first | seen)
+        served = {}
+        for e in self.log_events("request"):
+            served[e["pid"]] = served.get(e["pid"], 0) + 1
+        self.assertLessEqual(max(served.values()), MAX_REQUESTS, served)
+        self.assertEqual(self.log_events("worker_died"), [])  # recycling is a clean exit
+
+    # --- SIGTERM --------------------------------------------------------------
+
+    def test_sigterm_drains_and_exits(self):
+        self.start()
+        self.get_nope()
+        workers = worker_pids(self.proc.pid)
+        self.assertEqual(len(workers), 2)
+        started = time.time()
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(DRAIN_SECONDS + 5)
+        took = time.time() - started
+        self.assertEqual(code, 0, self.read_log())
+        self.assertLess(took, DRAIN_SECONDS + 1, "master took %.1fs to exit" % took)
+        self.assertTrue(wait_until(lambda: not any(pid_alive(p) for p in workers), 2),
+                        "workers still alive: %s" % [p for p in workers if pid_alive(p)])
+        self.assertFalse(os.path.exists(self.socket), "socket file left behind")
+        self.assertEqual(self.log_events("worker_killed"), [], "idle workers needed SIGKILL")
+        self.assertEqual(len(self.log_events("master_exit")), 1)
+        self.assertEqual(sorted(e["pid"] for e in self.log_events("worker_exit")), sorted(workers))
+
+    # --- --check --------------------------------------------------------------
+
+    def check(self, config):
+        return subprocess.run([SVC_FCGI, "--config", config, "--check"], capture_output=True, text=True, timeout=20)
+
+    def test_check_accepts_the_good_config(self):
+        result = self.check(self.write_config())
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertFalse(os.path.exists(self.socket), "--check must not open the socket")
+
+    def test_check_names_an_unknown_key(self):
+        result = self.check(self.write_config(server_extra="bogus = 1\n"))
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("[server] bogus", result.stderr)
+        self.assertFalse(os.path.exists(self.socket))
+
+    def test_check_names_a_missing_jwt_secret(self):
+        keys = "".join(line + "\n" for line in self.keys.splitlines() if not line.startswith("jwt_secret"))
+        self.assertNotIn("jwt_secret", keys)
+        result = self.check(self.write_config(keys=keys))
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("[keys] jwt_secret", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
