@@ -59,6 +59,16 @@ sql::PreparedStatement& Database::statement(const std::string& sql) {
   return *statements_.emplace(sql, std::move(st)).first->second;
 }
 
+std::unique_ptr<sql::PreparedStatement> Database::prepare_uncached(const std::string& sql) {
+  return std::unique_ptr<sql::PreparedStatement>(connection().prepareStatement(sql));
+}
+
+void Database::begin_read_only() {
+  if (in_transaction_) throw std::logic_error("nested transaction");
+  execute_trusted("START TRANSACTION READ ONLY");
+  in_transaction_ = true;
+}
+
 bool Database::retryable(const std::exception& e) const {
   if (in_transaction_) return false;
   if (auto* se = dynamic_cast<const sql::SQLException*>(&e)) return is_connection_lost(se->getErrorCode());

@@ -47,6 +47,13 @@ class Database {
     return fn(statement(sql));
   }
 
+  // A statement that is not cached (for SQL text that varies per request,
+  // i.e. admin-approved merge queries). The caller owns it.
+  std::unique_ptr<sql::PreparedStatement> prepare_uncached(const std::string& sql);
+
+  // START TRANSACTION READ ONLY; end it with rollback().
+  void begin_read_only();
+
   // True when the server answers a trivial query (reconnecting if needed).
   bool ping();
 

@@ -70,10 +70,15 @@ ListenSocket open_tcp(const config::ServerSettings& s) {
 }  // namespace
 
 ListenSocket open_listen_socket(const config::ServerSettings& settings) {
-  if (int fd = inherited_fd(); fd >= 0) return {fd, true, ""};
-  if (!settings.socket.empty() && settings.socket[0] == '/') return open_unix(settings);
-  if (settings.socket.find(':') != std::string::npos) return open_tcp(settings);
-  throw std::runtime_error("[server] socket must be an absolute unix path or host:port, got '" + settings.socket + "'");
+  ListenSocket s;
+  if (int fd = inherited_fd(); fd >= 0) s = {fd, true, ""};
+  else if (!settings.socket.empty() && settings.socket[0] == '/') s = open_unix(settings);
+  else if (settings.socket.find(':') != std::string::npos) s = open_tcp(settings);
+  else throw std::runtime_error("[server] socket must be an absolute unix path or host:port, got '" + settings.socket + "'");
+  // Workers poll, then accept; a worker that loses the race must not block.
+  int flags = ::fcntl(s.fd, F_GETFL);
+  if (flags < 0 || ::fcntl(s.fd, F_SETFL, flags | O_NONBLOCK) < 0) fail("fcntl O_NONBLOCK");
+  return s;
 }
 
 }  // namespace svc::fcgi

@@ -3,6 +3,8 @@
 #include <fcgiapp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <sodium.h>
 
 #include <chrono>
@@ -20,11 +22,14 @@ volatile sig_atomic_t g_stop = 0;
 
 void on_stop(int) { g_stop = 1; }
 
-void install_worker_signals() {
+// SIGTERM/SIGINT stay blocked while a request is served and are only
+// delivered inside ppoll() while the worker is idle, so a stop never
+// interrupts a request half-read or half-written.
+sigset_t install_worker_signals() {
   struct sigaction sa{};
   sa.sa_handler = on_stop;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;  // no SA_RESTART: a blocking accept returns EINTR
+  sa.sa_flags = SA_RESTART;
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
   struct sigaction ign{};
@@ -34,9 +39,14 @@ void install_worker_signals() {
   struct sigaction dfl{};
   dfl.sa_handler = SIG_DFL;
   sigaction(SIGCHLD, &dfl, nullptr);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
+  sigset_t blocked;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGTERM);
+  sigaddset(&blocked, SIGINT);
+  sigprocmask(SIG_SETMASK, &blocked, nullptr);
+  sigset_t idle;
+  sigemptyset(&idle);
+  return idle;
 }
 
 class FcgiBody final : public http::BodySource {
@@ -91,22 +101,24 @@ http::Request build_request(const FCGX_Request& fr) {
   return r;
 }
 
-// Waits until the listening socket is readable or a stop was requested, so an
-// idle worker notices SIGTERM within a second even if the signal arrived just
-// before it blocked.
-bool wait_for_connection(int listen_fd) {
+// Waits (signals unblocked) until a connection can be accepted; -1 when a
+// stop was requested. The listening socket is non-blocking, so losing the
+// race for a connection to another worker just means waiting again.
+int accept_connection(int listen_fd, const sigset_t& idle_mask) {
   while (!g_stop) {
     pollfd p{listen_fd, POLLIN, 0};
-    int rc = ::poll(&p, 1, 1000);
-    if (rc > 0) return true;
+    timespec timeout{1, 0};
+    if (::ppoll(&p, 1, &timeout, &idle_mask) <= 0) continue;
+    int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd >= 0) return fd;
   }
-  return false;
+  return -1;
 }
 
 }  // namespace
 
 int run_worker(int listen_fd, const config::Config& config) {
-  install_worker_signals();
+  sigset_t idle_mask = install_worker_signals();
   core::set_log_process("worker");
   if (sodium_init() < 0) {
     core::LogLine("error", "sodium_init_failed").emit();
@@ -114,8 +126,10 @@ int run_worker(int listen_fd, const config::Config& config) {
   }
   core::Services services(config);
   FCGX_Init();
+  // libfcgi never accepts by itself here (listen socket -1): the worker
+  // accepts, then hands the connection over through ipcFd.
   FCGX_Request fr;
-  FCGX_InitRequest(&fr, listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
+  FCGX_InitRequest(&fr, -1, 0);
   core::LogLine("info", "worker_started").emit();
 
   long served = 0;
@@ -124,8 +138,14 @@ int run_worker(int listen_fd, const config::Config& config) {
       core::LogLine("info", "worker_recycle").num("served", served).emit();
       break;
     }
-    if (!wait_for_connection(listen_fd)) break;
-    if (FCGX_Accept_r(&fr) < 0) continue;  // EINTR (stop requested) or another worker won the race
+    int conn = accept_connection(listen_fd, idle_mask);
+    if (conn < 0) break;
+    fr.ipcFd = conn;
+    fr.keepConnection = 1;  // so FCGX_Accept_r does not close the fd we just set
+    if (FCGX_Accept_r(&fr) < 0) {
+      fr.ipcFd = -1;  // a malformed FastCGI request: libfcgi has closed it
+      continue;
+    }
     auto started = std::chrono::steady_clock::now();
     http::Request request = build_request(fr);
     FcgiBody body(fr.in);
@@ -133,6 +153,10 @@ int run_worker(int listen_fd, const config::Config& config) {
     std::string out = http::serialize(response);
     FCGX_PutStr(out.data(), static_cast<int>(out.size()), fr.out);
     FCGX_Finish_r(&fr);
+    if (fr.ipcFd >= 0) {  // nginx asked to keep the connection: one request per connection here
+      ::close(fr.ipcFd);
+      fr.ipcFd = -1;
+    }
     ++served;
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     core::LogLine(response.status >= 500 ? "error" : "info", "request")
@@ -143,7 +167,6 @@ int run_worker(int listen_fd, const config::Config& config) {
         .real("duration_ms", static_cast<double>(static_cast<long long>(ms * 1000)) / 1000.0)
         .emit();
   }
-  FCGX_Free(&fr, 0);
   core::LogLine("info", "worker_exit").num("served", served).emit();
   return 0;
 }

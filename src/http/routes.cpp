@@ -2,6 +2,7 @@
 
 #include "auth/handlers.hpp"
 #include "http/health.hpp"
+#include "messaging/handlers.hpp"
 
 namespace svc::http {
 
@@ -15,6 +16,7 @@ std::span<const Route> routes() {
       {"POST", "/auth/refresh-token", &auth::refresh_token, nullptr, kAuthBodyLimit, kJsonBody},
       // Sign-out answers Success whatever the body: it is never read.
       {"POST", "/auth/sign-out", &auth::sign_out, nullptr, 0, kNoFlags},
+      {"POST", "/message/notification", nullptr, &messaging::notification, kMessageBodyLimit, kJsonBody},
   };
   return kRoutes;
 }

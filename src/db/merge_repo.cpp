@@ -1,0 +1,113 @@
+#include "db/merge_repo.hpp"
+
+#include <cppconn/exception.h>
+#include <cppconn/resultset_metadata.h>
+
+#include <cctype>
+#include <cstdio>
+
+namespace svc::db {
+
+std::optional<std::string> MergeRepo::find_named(long long site_id, const std::string& name) {
+  return db_.with("SELECT sql_text FROM svc_merge_queries WHERE site_id = ? AND name = ?",
+                  [&](sql::PreparedStatement& st) -> std::optional<std::string> {
+                    st.setInt64(1, site_id);
+                    st.setString(2, name);
+                    auto rs = query(st);
+                    if (!rs->next()) return std::nullopt;
+                    return column_string(*rs, "sql_text");
+                  });
+}
+
+void MergeRepo::upsert(long long site_id, const std::string& name, const std::string& sql_text) {
+  db_.with(
+      "INSERT INTO svc_merge_queries (site_id, name, sql_text) VALUES (?, ?, ?)"
+      " ON DUPLICATE KEY UPDATE sql_text = VALUES(sql_text)",
+      [&](sql::PreparedStatement& st) {
+        st.setInt64(1, site_id);
+        st.setString(2, name);
+        st.setString(3, sql_text);
+        st.executeUpdate();
+      });
+}
+
+std::map<std::string, std::string> MergeRepo::list(long long site_id) {
+  return db_.with("SELECT name, sql_text FROM svc_merge_queries WHERE site_id = ? ORDER BY name",
+                  [&](sql::PreparedStatement& st) {
+                    std::map<std::string, std::string> out;
+                    st.setInt64(1, site_id);
+                    auto rs = query(st);
+                    while (rs->next()) out[column_string(*rs, "name")] = column_string(*rs, "sql_text");
+                    return out;
+                  });
+}
+
+std::string bind_named_parameters(const std::string& text, std::vector<std::string>& names) {
+  std::string out;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quote) {
+      out.push_back(c);
+      if (c == '\\' && i + 1 < text.size()) out.push_back(text[++i]);
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"' || c == '`') {
+      quote = c;
+      out.push_back(c);
+      continue;
+    }
+    bool starts_name = i + 1 < text.size() && (std::isalpha(static_cast<unsigned char>(text[i + 1])) || text[i + 1] == '_');
+    bool after_colon = i > 0 && text[i - 1] == ':';
+    if (c == ':' && starts_name && !after_colon) {
+      size_t j = i + 1;
+      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+      names.push_back(text.substr(i + 1, j - i - 1));
+      out.push_back('?');
+      i = j - 1;
+      continue;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+MergeRow run_merge_select(Database& db, const std::string& sql_text, const std::map<std::string, std::string>& params,
+                          int timeout_ms) {
+  size_t start = sql_text.find_first_not_of(" \t\r\n");
+  if (start == std::string::npos || sql_text.size() - start < 6) throw MergeQueryError("empty merge query");
+  std::string head = sql_text.substr(start, 6);
+  for (char& c : head) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (head != "SELECT") throw MergeQueryError("merge query is not a SELECT");
+
+  std::vector<std::string> names;
+  std::string bound = bind_named_parameters(sql_text.substr(start), names);
+  char limit[64];
+  std::snprintf(limit, sizeof limit, "SET STATEMENT max_statement_time=%.3f FOR ", timeout_ms / 1000.0);
+
+  MergeRow row;
+  try {
+    db.begin_read_only();
+    auto st = db.prepare_uncached(limit + bound);
+    for (size_t i = 0; i < names.size(); ++i) {
+      auto it = params.find(names[i]);
+      if (it == params.end()) st->setNull(static_cast<unsigned>(i + 1), 0);
+      else st->setString(static_cast<unsigned>(i + 1), it->second);
+    }
+    std::unique_ptr<sql::ResultSet> rs(st->executeQuery());
+    if (rs->next()) {
+      sql::ResultSetMetaData* meta = rs->getMetaData();
+      for (unsigned i = 1; i <= meta->getColumnCount(); ++i) {
+        row[meta->getColumnLabel(i)] = rs->isNull(i) ? "" : std::string(rs->getString(i));
+      }
+    }
+    db.rollback();
+  } catch (const sql::SQLException& e) {
+    db.rollback();
+    throw MergeQueryError(std::string("merge query failed: ") + e.what());
+  }
+  return row;
+}
+
+}  // namespace svc::db

@@ -1,0 +1,62 @@
+#include "db/notification_repo.hpp"
+
+namespace svc::db {
+
+std::optional<Template> NotificationRepo::find_enabled(long long site_id, const std::string& event) {
+  return db_.with(
+      "SELECT id, site_id, event, enabled, subject, content, `from`, bcc FROM svc_notifications"
+      " WHERE site_id = ? AND event = ? AND enabled = 1",
+      [&](sql::PreparedStatement& st) -> std::optional<Template> {
+        st.setInt64(1, site_id);
+        st.setString(2, event);
+        auto rs = query(st);
+        if (!rs->next()) return std::nullopt;
+        Template t;
+        t.id = column_int(*rs, "id");
+        t.site_id = column_int(*rs, "site_id");
+        t.event = column_string(*rs, "event");
+        t.enabled = column_int(*rs, "enabled") != 0;
+        t.subject = column_string(*rs, "subject");
+        t.content = column_string(*rs, "content");
+        t.from = column_string(*rs, "from");
+        t.bcc = column_string(*rs, "bcc");
+        return t;
+      });
+}
+
+long long NotificationRepo::enqueue(const OutboxEntry& e) {
+  db_.with(
+      "INSERT INTO svc_notification_log (site_id, notification_id, event, recipient, `from`, cc, bcc, subject, body,"
+      " status, next_attempt_at, table_name, record_id, request_id)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'Pending', NOW(), ?, ?, ?)",
+      [&](sql::PreparedStatement& st) {
+        st.setInt64(1, e.site_id);
+        if (e.notification_id > 0) st.setInt64(2, e.notification_id); else st.setNull(2, 0);
+        st.setString(3, e.event);
+        st.setString(4, e.recipient);
+        st.setString(5, e.from);
+        st.setString(6, e.cc);
+        st.setString(7, e.bcc);
+        st.setString(8, e.subject);
+        st.setString(9, e.body);
+        if (e.table_name.empty()) st.setNull(10, 0); else st.setString(10, e.table_name);
+        if (e.record_id > 0) st.setInt64(11, e.record_id); else st.setNull(11, 0);
+        if (e.request_id.empty()) st.setNull(12, 0); else st.setString(12, e.request_id);
+        st.executeUpdate();
+      });
+  return db_.last_insert_id();
+}
+
+void NotificationRepo::link(const std::string& master_table, long long master_id, const std::string& linked_table,
+                            long long linked) {
+  db_.with("INSERT INTO svc_related (master_table, master_id, linked_table, linked) VALUES (?, ?, ?, ?)",
+           [&](sql::PreparedStatement& st) {
+             st.setString(1, master_table);
+             st.setInt64(2, master_id);
+             st.setString(3, linked_table);
+             st.setInt64(4, linked);
+             st.executeUpdate();
+           });
+}
+
+}  // namespace svc::db

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "db/database.hpp"
+
+namespace svc::db {
+
+// An admin-defined e-mail template (svc_notifications).
+struct Template {
+  long long id = 0;
+  long long site_id = 0;
+  std::string event;
+  bool enabled = true;
+  std::string subject;
+  std::string content;
+  std::string from;  // "" = the site's email_from
+  std::string bcc;   // extra BCC list, "" = none
+};
+
+// A rendered e-mail queued in the outbox (svc_notification_log), status Pending.
+struct OutboxEntry {
+  long long site_id = 0;
+  long long notification_id = 0;
+  std::string event;
+  std::string recipient;  // comma-separated; "" when only BCC
+  std::string from;
+  std::string cc;
+  std::string bcc;
+  std::string subject;
+  std::string body;
+  std::string table_name;  // "" = no linked record
+  long long record_id = 0;
+  std::string request_id;
+};
+
+class NotificationRepo {
+ public:
+  explicit NotificationRepo(Database& db) : db_(db) {}
+
+  // The enabled template of this site for the event.
+  std::optional<Template> find_enabled(long long site_id, const std::string& event);
+  // Inserts a Pending row due now; returns its id.
+  long long enqueue(const OutboxEntry& entry);
+  // svc_related row: (master_table, master_id) → (linked_table, linked).
+  void link(const std::string& master_table, long long master_id, const std::string& linked_table, long long linked);
+
+ private:
+  Database& db_;
+};
+
+}  // namespace svc::db

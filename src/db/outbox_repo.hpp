@@ -1,0 +1,122 @@
+#pragma once
+// The notification outbox as the sender and the operator see it: claiming due
+// Pending rows of svc_notification_log, recording each outcome, queue
+// statistics and manual re-queueing; plus the admin-side editing of the
+// templates (svc_notifications) those rows come from. Enqueueing is in
+// notification_repo (the API side).
+//
+// Every time comparison uses the database clock (NOW(), UTC session), so
+// senders on several hosts agree on what is due and when a lease ends.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/database.hpp"
+
+namespace svc::db {
+
+// One claimed (or, for --dry-run, due) outbox row: what the sender needs.
+struct OutboxMessage {
+  long long id = 0;
+  long long site_id = 0;
+  std::string event;
+  std::string recipient;  // comma-separated; "" when only BCC
+  std::string cc;
+  std::string bcc;
+  std::string from;       // "Name <addr>" or a bare address
+  std::string subject;
+  std::string body;       // HTML
+  int attempts = 0;       // failed attempts so far
+  long long created_unix = 0;
+};
+
+// A row as `svc-admin outbox list` shows it.
+struct OutboxListing {
+  long long id = 0;
+  long long site_id = 0;
+  std::string event;
+  std::string status;
+  int attempts = 0;
+  std::string recipient;
+  std::string created_at;       // "YYYY-MM-DD HH:MM:SS" UTC
+  std::string next_attempt_at;  // idem
+  std::string sent_at;          // "" unless Sent
+  std::string claimed_until;    // "" unless claimed
+  std::string claimed_by;
+  std::string last_error;
+};
+
+struct OutboxStats {
+  long long pending = 0, sent = 0, failed = 0;
+  long long pending_due = 0;       // Pending, due now and not claimed
+  long long pending_claimed = 0;   // Pending with a live lease
+  long long oldest_pending_age = -1;  // seconds since the oldest Pending row was created; -1 = none
+};
+
+class OutboxRepo {
+ public:
+  explicit OutboxRepo(Database& db) : db_(db) {}
+
+  // In one transaction (READ COMMITTED): locks up to `limit` due, unclaimed
+  // Pending rows in id order with FOR UPDATE SKIP LOCKED, sets claimed_until
+  // = NOW() + lease_seconds and claimed_by = claimer, commits. Rows locked
+  // by a concurrent claim are skipped, so concurrent senders never get the
+  // same row while its lease runs. REQUIRES: no transaction open.
+  std::vector<OutboxMessage> claim(int limit, int lease_seconds, const std::string& claimer);
+
+  // The rows claim() would take now, without locking or changing anything.
+  std::vector<OutboxMessage> due(int limit);
+
+  // Outcome writes. Each touches the row only while it is Pending and held by
+  // `claimer`; false means the claim was lost (lease expired and another run
+  // took the row), and nothing was written.
+  // Sent: sent_at = NOW(), claim cleared. last_error is kept as history.
+  bool mark_sent(long long id, const std::string& claimer);
+  // attempts + 1, next_attempt_at = NOW() + delay_seconds, claim cleared.
+  bool mark_retry(long long id, const std::string& claimer, long long delay_seconds, const std::string& error);
+  // Failed, attempts + 1, claim cleared.
+  bool mark_failed(long long id, const std::string& claimer, const std::string& error);
+  // Clears the claim without counting an attempt (a run stopping early).
+  bool release(long long id, const std::string& claimer);
+
+  // --- svc-admin ---
+  OutboxStats stats();
+  // Newest first. status: Pending | Sent | Failed; site_id 0 = every site.
+  std::vector<OutboxListing> list(const std::string& status, long long site_id, int limit);
+  std::optional<OutboxListing> find(long long id);
+  // Failed → Pending, attempts 0, due now. False when the row is not Failed.
+  bool requeue_failed(long long id);
+
+ private:
+  Database& db_;
+};
+
+// An admin-defined template (svc_notifications) as svc-admin edits it.
+struct TemplateRecord {
+  long long id = 0;
+  long long site_id = 0;
+  std::string event;
+  bool enabled = true;
+  std::string subject;
+  std::string content;
+  std::string from;  // "" = NULL = the site's email_from
+  std::string bcc;   // "" = NULL = none
+};
+
+// Admin only: the API never writes templates.
+class TemplateAdminRepo {
+ public:
+  explicit TemplateAdminRepo(Database& db) : db_(db) {}
+  std::optional<TemplateRecord> find(long long site_id, const std::string& event);
+  std::vector<TemplateRecord> list(long long site_id);
+  // Inserts, or updates every column of the (site_id, event) template.
+  // Returns the template id.
+  long long upsert(const TemplateRecord& t);
+  void set_enabled(long long id, bool enabled);
+
+ private:
+  Database& db_;
+};
+
+}  // namespace svc::db
