@@ -12,5 +12,12 @@ http::Response login(const http::Request& request, core::Context& ctx);
 http::Response sign_up(const http::Request& request, core::Context& ctx);
 http::Response refresh_token(const http::Request& request, core::Context& ctx);
 http::Response sign_out(const http::Request& request, core::Context& ctx);
+http::Response request_pass(const http::Request& request, core::Context& ctx);
+http::Response reset_pass(const http::Request& request, core::Context& ctx);
+http::Response user_email(const http::Request& request, core::Context& ctx);
+http::Response user_sms_code(const http::Request& request, core::Context& ctx);
+// Addition to the spec: checks a code sent by user_sms_code (docs/api.md).
+http::Response verify_sms_code(const http::Request& request, core::Context& ctx);
+http::Response get_folder_limits(const http::Request& request, core::Context& ctx);
 
 }  // namespace svc::auth

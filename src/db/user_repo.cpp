@@ -76,11 +76,10 @@ bool UserRepo::replace_password_hash(long long id, const std::string& expected, 
                   });
 }
 
-void UserRepo::set_password(long long id, const std::string& hash) {
-  db_.with("UPDATE " + table_.quoted() + " SET password = ?, token_version = token_version + 1 WHERE id = ?",
+void UserRepo::bump_token_version(long long id) {
+  db_.with("UPDATE " + table_.quoted() + " SET token_version = token_version + 1 WHERE id = ?",
            [&](sql::PreparedStatement& st) {
-             st.setString(1, hash);
-             st.setInt64(2, id);
+             st.setInt64(1, id);
              st.executeUpdate();
            });
 }

@@ -41,8 +41,8 @@ class UserRepo {
   // Replaces the password hash only if it still equals `expected` (so a
   // concurrent change is not overwritten by a login-time re-hash).
   bool replace_password_hash(long long id, const std::string& expected, const std::string& fresh);
-  // New password: also bumps token_version so earlier refresh tokens fail.
-  void set_password(long long id, const std::string& hash);
+  // Revokes every refresh token issued so far (they carry the old version).
+  void bump_token_version(long long id);
 
   const TableName& table() const { return table_; }
 

@@ -16,6 +16,12 @@ std::span<const Route> routes() {
       {"POST", "/auth/refresh-token", &auth::refresh_token, nullptr, kAuthBodyLimit, kJsonBody},
       // Sign-out answers Success whatever the body: it is never read.
       {"POST", "/auth/sign-out", &auth::sign_out, nullptr, 0, kNoFlags},
+      {"POST", "/auth/request-pass", &auth::request_pass, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/reset-pass", &auth::reset_pass, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
+      {"POST", "/auth/user-email", &auth::user_email, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/user-sms-code", &auth::user_sms_code, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/verify-sms-code", &auth::verify_sms_code, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/getFolderLimits", &auth::get_folder_limits, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/message/notification", nullptr, &messaging::notification, kMessageBodyLimit, kJsonBody},
   };
   return kRoutes;
