@@ -23,6 +23,7 @@ std::span<const Route> routes() {
       {"POST", "/auth/verify-sms-code", &auth::verify_sms_code, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/getFolderLimits", &auth::get_folder_limits, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/message/notification", nullptr, &messaging::notification, kMessageBodyLimit, kJsonBody},
+      {"POST", "/message/sendPush", nullptr, &messaging::send_push, kMessageBodyLimit, kJsonBody},
   };
   return kRoutes;
 }
