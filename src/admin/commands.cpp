@@ -5,7 +5,10 @@
 #include <iostream>
 #include <vector>
 
+#include "admin/key_commands.hpp"
+#include "admin/outbox_commands.hpp"
 #include "admin/site_commands.hpp"
+#include "admin/template_commands.hpp"
 #include "admin/user_commands.hpp"
 #include "config/config.hpp"
 #include "crypto/encoding.hpp"
@@ -72,8 +75,25 @@ const std::vector<Command>& commands() {
       {{"site", "set"}, cmd_site_set, "site set --site ID [site options]     change a site"},
       {{"site", "show"}, cmd_site_show, "site show --site ID                   show a site (no secrets)"},
       {{"site", "list"}, cmd_site_list, "site list                             list sites"},
+      {{"mint-user-id"}, cmd_mint_user_id, "mint-user-id --user N [--ttl 1h]      print an encrypted user id"},
+      {{"mint-customer-id"}, cmd_mint_customer_id,
+       "mint-customer-id --customer N [--ttl 30d]  print an encrypted customer id (web push)"},
+      {{"vapid-keys"}, cmd_vapid_keys, "vapid-keys --site N [--force]         make the site's VAPID keys, print the public key"},
       {{"user", "create"}, cmd_user_create,
        "user create --email E [--first F --last L --role R --mobile M --table T] < password"},
+      {{"template", "set"}, cmd_template_set,
+       "template set --site N --event E --subject-file F --content-file F [--from ADDR] [--bcc LIST]\n"
+       "               [--enabled true|false]   create or update a site's e-mail template"},
+      {{"template", "enable"}, cmd_template_enable, "template enable --site N --event E    let the API trigger it"},
+      {{"template", "disable"}, cmd_template_disable, "template disable --site N --event E   stop the API triggering it"},
+      {{"template", "list"}, cmd_template_list, "template list --site N                list a site's templates"},
+      {{"merge-query", "set"}, cmd_merge_query_set,
+       "merge-query set --site N --name NAME --sql-file F   create or update a named merge SELECT"},
+      {{"merge-query", "list"}, cmd_merge_query_list, "merge-query list --site N             list a site's merge queries"},
+      {{"outbox", "stats"}, cmd_outbox_stats, "outbox stats                          rows per status, oldest Pending age"},
+      {{"outbox", "retry"}, cmd_outbox_retry, "outbox retry ID                       re-queue a Failed row (attempts 0, due now)"},
+      {{"outbox", "list"}, cmd_outbox_list,
+       "outbox list [--status Pending|Sent|Failed] [--site N] [--limit N]   newest first (default Failed, 20)"},
   };
   return kCommands;
 }

@@ -3,6 +3,7 @@
 #include "auth/password_policy.hpp"
 #include "config/config.hpp"
 #include "core/log.hpp"
+#include "core/text.hpp"
 #include "messaging/template.hpp"
 
 namespace svc::auth {
@@ -46,8 +47,8 @@ void audit(core::Context& ctx, const http::Request& request, std::string event, 
   e.auth_table = table;
   e.user_id = user_id;
   e.site_id = site_id;
-  e.ip = request.remote_addr;
-  e.user_agent = std::string(request.user_agent());
+  e.ip = core::utf8_clean(request.remote_addr, 64);
+  e.user_agent = core::utf8_clean(request.user_agent(), 512);
   e.request_id = request.request_id;
   e.detail = std::move(detail);
   try {

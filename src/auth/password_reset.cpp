@@ -6,6 +6,7 @@
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
+#include "core/text.hpp"
 #include "crypto/encoding.hpp"
 #include "crypto/jwt.hpp"
 #include "crypto/password_hasher.hpp"
@@ -130,11 +131,7 @@ http::Response reset_pass(const http::Request& request, core::Context& ctx) {
   auto invalid = [] { return http::ApiError::failed(400, "Reset password token has expired or is invalid"); };
   auto verified = crypto::jwt_verify(*token, ctx.config.keys.jwt, "reset", ctx.clock.now());
   if (!verified.ok() || verified.claims.tbl != table->str()) throw invalid();
-  long long user_id = 0;
-  try {
-    user_id = std::stoll(verified.claims.sub);
-  } catch (const std::exception&) {
-  }
+  long long user_id = core::parse_id(verified.claims.sub).value_or(0);
   db::UserRepo users(ctx.db, *table);
   auto user = user_id > 0 ? users.find_by_id(user_id) : std::nullopt;
   // The fingerprint of the password hash at issue time: once the password

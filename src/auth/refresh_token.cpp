@@ -2,6 +2,7 @@
 #include "auth/tokens.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
+#include "core/text.hpp"
 #include "crypto/jwt.hpp"
 #include "db/table_name.hpp"
 #include "db/user_repo.hpp"
@@ -12,25 +13,21 @@
 namespace svc::auth {
 
 http::Response refresh_token(const http::Request& request, core::Context& ctx) {
-  http::Fields fields(request.json);
-  const rapidjson::Value* payload = fields.required_object("payload");
-  fields.throw_if_errors();
-  http::Fields inner(*payload);
+  auto invalid = [] { return http::ApiError::failed(400, "Invalid token format"); };
+  auto payload = request.json.FindMember("payload");
+  if (payload == request.json.MemberEnd() || !payload->value.IsObject()) throw invalid();
+  http::Fields inner(payload->value);
   inner.required_string("access_token", 8192);  // may be expired; only its presence is required
   auto refresh = inner.required_string("refresh_token", 8192);
-  if (!inner.ok()) throw http::ApiError::failed(400, "Invalid token format");
+  if (!inner.ok()) throw invalid();
 
   auto verified = crypto::jwt_verify(*refresh, ctx.config.keys.jwt, "refresh", ctx.clock.now());
   if (verified.error == crypto::JwtError::Expired) throw http::ApiError::failed(401, "Refresh token has expired");
-  if (!verified.ok()) throw http::ApiError::failed(400, "Invalid token format");
+  if (!verified.ok()) throw invalid();
   const crypto::Claims& claims = verified.claims;
   auto table = db::allowlisted(claims.tbl, ctx.config.auth.tables);
-  long long user_id = 0;
-  try {
-    user_id = std::stoll(claims.sub);
-  } catch (const std::exception&) {
-  }
-  if (!table || user_id <= 0) throw http::ApiError::failed(400, "Invalid token format");
+  long long user_id = core::parse_id(claims.sub).value_or(0);
+  if (!table || user_id <= 0) throw invalid();
 
   // The user must still exist, be active, and not have changed the password
   // since the token was issued (token_version).

@@ -1,14 +1,221 @@
-// svc-sender: delivers Pending notification e-mails (run by a systemd timer).
+// svc-sender: delivers Pending notification e-mails. One pass by default (the
+// systemd timer runs it every minute); --loop SECONDS repeats passes (local
+// stack). Exit status: 0 everything claimed was sent (or nothing was due),
+// 1 some row failed or was deferred, or the database was unreachable, 2 bad
+// command line or configuration.
+#include <sodium.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <optional>
+#include <string>
+
+#include "config/config.hpp"
+#include "core/clock.hpp"
+#include "core/log.hpp"
+#include "crypto/encoding.hpp"
+#include "db/database.hpp"
+#include "db/outbox_repo.hpp"
+#include "messaging/sender.hpp"
+#include "messaging/smtp_session.hpp"
+
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+
+extern "C" void on_stop_signal(int) { g_stop = 1; }
+
+constexpr const char* kUsage =
+    "usage: svc-sender [--config FILE] [--loop SECONDS] [--batch N] [--dry-run]\n"
+    "  --config FILE    configuration (default $SVC_CONFIG, then /etc/svc/svc.conf)\n"
+    "  --loop SECONDS   keep running: a pass, then SECONDS of sleep, until SIGTERM\n"
+    "  --batch N        rows claimed per batch (default [smtp] batch)\n"
+    "  --dry-run        claim nothing, send nothing: print the rows that are due\n"
+    "Exit status: 0 all sent or nothing due; 1 a row failed or was deferred; 2 usage or configuration error.\n";
+
+struct Options {
+  std::optional<int> loop_seconds;
+  std::optional<int> batch;
+  bool dry_run = false;
+};
+
+struct UsageError {
+  std::string message;
+};
+
+int parse_positive(const std::string& name, const std::string& value, int max) {
+  char* end = nullptr;
+  errno = 0;
+  const long n = std::strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || errno != 0 || n < 1 || n > max) {
+    throw UsageError{name + " expects an integer from 1 to " + std::to_string(max) + ", got '" + value + "'"};
+  }
+  return static_cast<int>(n);
+}
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    bool has_value = false;
+    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      has_value = true;
+    }
+    auto next = [&]() -> std::string {
+      if (has_value) return value;
+      if (i + 1 >= argc) throw UsageError{arg + " needs a value"};
+      return argv[++i];
+    };
+    if (arg == "--config") {
+      next();  // read by config_path_from()
+    } else if (arg == "--loop") {
+      o.loop_seconds = parse_positive("--loop", next(), 3600);
+    } else if (arg == "--batch") {
+      o.batch = parse_positive("--batch", next(), 10000);
+    } else if (arg == "--dry-run" && !has_value) {
+      o.dry_run = true;
+    } else {
+      throw UsageError{"unknown argument '" + std::string(argv[i]) + "'"};
+    }
+  }
+  if (o.dry_run && o.loop_seconds) throw UsageError{"--dry-run and --loop do not go together"};
+  return o;
+}
+
+svc::messaging::SmtpSettings smtp_settings(const svc::config::SmtpSettings& c) {
+  using S = svc::messaging::SmtpSettings;
+  S s;
+  s.host = c.host;
+  s.port = c.port;
+  s.security = c.security == "tls" ? S::Security::Tls : c.security == "starttls" ? S::Security::StartTls
+                                                                                  : S::Security::Plain;
+  s.auth = c.auth == "login" ? S::AuthMethod::Login : c.auth == "plain" ? S::AuthMethod::Plain : S::AuthMethod::None;
+  s.username = c.username;
+  s.password = c.password;
+  s.timeout_seconds = c.timeout;
+  s.verify_peer = c.verify_peer;
+  s.helo_name = c.helo_name;
+  return s;
+}
+
+// host:pid:random — unique per run, readable in `svc-admin outbox list`.
+std::string claimer_name() {
+  char host[65] = {};
+  if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "unknown");
+  return std::string(host) + ":" + std::to_string(getpid()) + ":" +
+         svc::crypto::hex_encode(svc::crypto::random_bytes(4));
+}
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: a sleep ends at once
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+}
+
+int dry_run(svc::db::OutboxRepo& repo, int batch) {
+  const auto rows = repo.due(batch);
+  std::printf("%zu row(s) due (showing at most %d; nothing claimed, nothing sent)\n", rows.size(), batch);
+  for (const auto& r : rows) {
+    std::printf("id=%lld site=%lld event=%s attempts=%d to=%s cc=%s bcc=%s subject=%s\n", r.id, r.site_id,
+                r.event.c_str(), r.attempts, r.recipient.c_str(), r.cc.c_str(), r.bcc.c_str(), r.subject.c_str());
+  }
+  return 0;
+}
+
+void log_error(const char* event, const std::exception& e) {
+  svc::core::LogLine("error", event).str("error", e.what()).emit();
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      std::puts("usage: svc-sender [--config FILE] [--loop SECONDS] [--batch N] [--dry-run]");
+      std::fputs(kUsage, stdout);
       return 0;
     }
   }
-  std::fprintf(stderr, "svc-sender: e-mail delivery is not built yet\n");
-  return 2;
+  svc::core::set_log_process("sender");
+  Options options;
+  svc::config::Config config;
+  try {
+    options = parse_options(argc, argv);
+    config = svc::config::load_config(svc::config::config_path_from(argc, argv));
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "svc-sender: %s\n%s", e.message.c_str(), kUsage);
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "svc-sender: %s\n", e.what());
+    return 2;
+  }
+  if (sodium_init() < 0) {
+    std::fprintf(stderr, "svc-sender: libsodium failed to initialise\n");
+    return 2;
+  }
+
+  svc::db::Database db(config.database);
+  svc::db::OutboxRepo repo(db);
+  svc::messaging::SenderSettings settings;
+  settings.batch = options.batch.value_or(config.smtp.batch);
+  settings.lease_seconds = config.smtp.lease_seconds;
+  settings.max_attempts = config.smtp.max_attempts;
+  settings.backoff_seconds = config.smtp.backoff_seconds;
+
+  if (options.dry_run) {
+    try {
+      return dry_run(repo, settings.batch);
+    } catch (const std::exception& e) {
+      log_error("dry_run_failed", e);
+      return 1;
+    }
+  }
+
+  install_signal_handlers();
+  svc::messaging::SmtpMailer mailer(smtp_settings(config.smtp));
+  svc::core::SystemClock clock;
+  svc::messaging::Sender sender(repo, mailer, clock, settings, claimer_name(),
+                                [](std::uint32_t upper) { return randombytes_uniform(upper); }, &g_stop);
+
+  if (!options.loop_seconds) {
+    try {
+      const auto totals = sender.run_pass();
+      svc::core::LogLine("info", "run")
+          .num("claimed", totals.claimed)
+          .num("sent", totals.sent)
+          .num("retry", totals.retry)
+          .num("failed", totals.failed)
+          .num("released", totals.released)
+          .emit();
+      return totals.retry > 0 || totals.failed > 0 ? 1 : 0;
+    } catch (const std::exception& e) {
+      // Rows claimed before the error stay claimed until their lease ends.
+      log_error("run_failed", e);
+      return 1;
+    }
+  }
+
+  svc::core::LogLine("info", "start").num("loop_seconds", *options.loop_seconds).num("batch", settings.batch).emit();
+  while (!g_stop) {
+    try {
+      sender.run_pass();
+    } catch (const std::exception& e) {
+      log_error("pass_failed", e);
+      mailer.close();
+      db.reset();
+    }
+    for (int tenths = 0; tenths < *options.loop_seconds * 10 && !g_stop; ++tenths) usleep(100 * 1000);
+  }
+  svc::core::LogLine("info", "stop").emit();
+  return 0;
 }

@@ -17,6 +17,8 @@ struct ServerSettings {
   int workers = 0;  // 0 = number of online CPUs
   long max_requests = 10000;
   int drain_seconds = 20;
+  std::string hashing_socket;  // "" = one pool; else a second pool for the Argon2id routes
+  int hashing_workers = 1;
 };
 
 struct DbSettings {

@@ -1,5 +1,7 @@
 #include "core/log.hpp"
 
+#include "core/text.hpp"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -41,8 +43,10 @@ LogLine::LogLine(std::string_view level, std::string_view event) : writer_(buffe
 }
 
 LogLine& LogLine::str(std::string_view key, std::string_view value) {
+  // Values may come from requests: keep every line valid JSON.
+  std::string clean = utf8_clean(value, 4096);
   writer_.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
-  writer_.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+  writer_.String(clean.data(), static_cast<rapidjson::SizeType>(clean.size()));
   return *this;
 }
 

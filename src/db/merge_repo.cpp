@@ -102,11 +102,13 @@ MergeRow run_merge_select(Database& db, const std::string& sql_text, const std::
         row[meta->getColumnLabel(i)] = rs->isNull(i) ? "" : std::string(rs->getString(i));
       }
     }
-    db.rollback();
   } catch (const sql::SQLException& e) {
-    db.rollback();
+    // A fresh connection next time: no user variable, lock or session
+    // setting of one site's query survives into another's.
+    db.reset();
     throw MergeQueryError(std::string("merge query failed: ") + e.what());
   }
+  db.reset();
   return row;
 }
 

@@ -20,6 +20,9 @@ std::optional<Template> NotificationRepo::find_enabled(long long site_id, const 
         t.content = column_string(*rs, "content");
         t.from = column_string(*rs, "from");
         t.bcc = column_string(*rs, "bcc");
+        // The column's collation ignores case, accents and trailing spaces;
+        // events are identifiers and must match exactly.
+        if (t.event != event) return std::nullopt;
         return t;
       });
 }

@@ -54,7 +54,20 @@ struct OutboxStats {
   long long oldest_pending_age = -1;  // seconds since the oldest Pending row was created; -1 = none
 };
 
-class OutboxRepo {
+// What the sender needs from the outbox; an interface so the sender's batch
+// logic is unit-tested against an in-memory fake.
+class OutboxQueue {
+ public:
+  virtual ~OutboxQueue() = default;
+  virtual std::vector<OutboxMessage> claim(int limit, int lease_seconds, const std::string& claimer) = 0;
+  virtual bool mark_sent(long long id, const std::string& claimer) = 0;
+  virtual bool mark_retry(long long id, const std::string& claimer, long long delay_seconds,
+                          const std::string& error) = 0;
+  virtual bool mark_failed(long long id, const std::string& claimer, const std::string& error) = 0;
+  virtual bool release(long long id, const std::string& claimer) = 0;
+};
+
+class OutboxRepo final : public OutboxQueue {
  public:
   explicit OutboxRepo(Database& db) : db_(db) {}
 
@@ -63,7 +76,7 @@ class OutboxRepo {
   // = NOW() + lease_seconds and claimed_by = claimer, commits. Rows locked
   // by a concurrent claim are skipped, so concurrent senders never get the
   // same row while its lease runs. REQUIRES: no transaction open.
-  std::vector<OutboxMessage> claim(int limit, int lease_seconds, const std::string& claimer);
+  std::vector<OutboxMessage> claim(int limit, int lease_seconds, const std::string& claimer) override;
 
   // The rows claim() would take now, without locking or changing anything.
   std::vector<OutboxMessage> due(int limit);
@@ -72,13 +85,14 @@ class OutboxRepo {
   // `claimer`; false means the claim was lost (lease expired and another run
   // took the row), and nothing was written.
   // Sent: sent_at = NOW(), claim cleared. last_error is kept as history.
-  bool mark_sent(long long id, const std::string& claimer);
+  bool mark_sent(long long id, const std::string& claimer) override;
   // attempts + 1, next_attempt_at = NOW() + delay_seconds, claim cleared.
-  bool mark_retry(long long id, const std::string& claimer, long long delay_seconds, const std::string& error);
+  bool mark_retry(long long id, const std::string& claimer, long long delay_seconds,
+                  const std::string& error) override;
   // Failed, attempts + 1, claim cleared.
-  bool mark_failed(long long id, const std::string& claimer, const std::string& error);
+  bool mark_failed(long long id, const std::string& claimer, const std::string& error) override;
   // Clears the claim without counting an attempt (a run stopping early).
-  bool release(long long id, const std::string& claimer);
+  bool release(long long id, const std::string& claimer) override;
 
   // --- svc-admin ---
   OutboxStats stats();

@@ -29,25 +29,25 @@ int inherited_fd() {
   return 3;  // SD_LISTEN_FDS_START
 }
 
-ListenSocket open_unix(const config::ServerSettings& s) {
+ListenSocket open_unix(const std::string& path, const config::ServerSettings& s) {
   sockaddr_un addr{};
-  if (s.socket.size() >= sizeof addr.sun_path) throw std::runtime_error("[server] socket path too long: " + s.socket);
+  if (path.size() >= sizeof addr.sun_path) throw std::runtime_error("[server] socket path too long: " + path);
   addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, s.socket.c_str(), sizeof addr.sun_path - 1);
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) fail("socket");
   struct stat st{};
-  if (::lstat(s.socket.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) ::unlink(s.socket.c_str());
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0) fail("bind " + s.socket);
-  if (::chmod(s.socket.c_str(), static_cast<mode_t>(s.socket_mode)) < 0) fail("chmod " + s.socket);
-  if (::listen(fd, s.backlog) < 0) fail("listen " + s.socket);
-  return {fd, false, s.socket};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) ::unlink(path.c_str());
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0) fail("bind " + path);
+  if (::chmod(path.c_str(), static_cast<mode_t>(s.socket_mode)) < 0) fail("chmod " + path);
+  if (::listen(fd, s.backlog) < 0) fail("listen " + path);
+  return {fd, false, path};
 }
 
-ListenSocket open_tcp(const config::ServerSettings& s) {
-  size_t colon = s.socket.rfind(':');
-  std::string host = s.socket.substr(0, colon);
-  std::string port = s.socket.substr(colon + 1);
+ListenSocket open_tcp(const std::string& address, const config::ServerSettings& s) {
+  size_t colon = address.rfind(':');
+  std::string host = address.substr(0, colon);
+  std::string port = address.substr(colon + 1);
   if (host.empty()) host = "0.0.0.0";
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -55,26 +55,28 @@ ListenSocket open_tcp(const config::ServerSettings& s) {
   hints.ai_flags = AI_PASSIVE;
   addrinfo* res = nullptr;
   if (int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &res); rc != 0) {
-    throw std::runtime_error("[server] socket " + s.socket + ": " + gai_strerror(rc));
+    throw std::runtime_error("[server] socket " + address + ": " + gai_strerror(rc));
   }
   int fd = ::socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   int one = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   int rc = ::bind(fd, res->ai_addr, res->ai_addrlen);
   ::freeaddrinfo(res);
-  if (rc < 0) fail("bind " + s.socket);
-  if (::listen(fd, s.backlog) < 0) fail("listen " + s.socket);
+  if (rc < 0) fail("bind " + address);
+  if (::listen(fd, s.backlog) < 0) fail("listen " + address);
   return {fd, false, ""};
 }
 
 }  // namespace
 
-ListenSocket open_listen_socket(const config::ServerSettings& settings) {
+ListenSocket open_listen_socket(const std::string& address, const config::ServerSettings& settings,
+                                bool may_inherit) {
   ListenSocket s;
-  if (int fd = inherited_fd(); fd >= 0) s = {fd, true, ""};
-  else if (!settings.socket.empty() && settings.socket[0] == '/') s = open_unix(settings);
-  else if (settings.socket.find(':') != std::string::npos) s = open_tcp(settings);
-  else throw std::runtime_error("[server] socket must be an absolute unix path or host:port, got '" + settings.socket + "'");
+  int fd = may_inherit ? inherited_fd() : -1;
+  if (fd >= 0) s = {fd, true, ""};
+  else if (!address.empty() && address[0] == '/') s = open_unix(address, settings);
+  else if (address.find(':') != std::string::npos) s = open_tcp(address, settings);
+  else throw std::runtime_error("[server] socket must be an absolute unix path or host:port, got '" + address + "'");
   // Workers poll, then accept; a worker that loses the race must not block.
   int flags = ::fcntl(s.fd, F_GETFL);
   if (flags < 0 || ::fcntl(s.fd, F_SETFL, flags | O_NONBLOCK) < 0) fail("fcntl O_NONBLOCK");

@@ -17,6 +17,8 @@ struct ListenSocket {
 // (a stale socket file is replaced; mode from socket_mode) or host:port /
 // :port (TCP, e.g. for a FastCGI upstream on another host). Throws
 // std::runtime_error with the reason.
-ListenSocket open_listen_socket(const config::ServerSettings& settings);
+// `address` is [server] socket or hashing_socket; only the main socket
+// (`may_inherit`) can come from systemd.
+ListenSocket open_listen_socket(const std::string& address, const config::ServerSettings& settings, bool may_inherit);
 
 }  // namespace svc::fcgi

@@ -25,8 +25,12 @@ void on_signal(int sig) {
   else g_terminate = 1;
 }
 
+// Pool 0 serves [server] socket; pool 1 (optional) serves
+// [server] hashing_socket, where nginx sends the Argon2id routes so a login
+// flood cannot occupy every worker.
 struct WorkerInfo {
   int generation = 0;
+  int pool = 0;
   long long started_ms = 0;
 };
 
@@ -38,7 +42,8 @@ long long now_ms() {
 
 class Master {
  public:
-  Master(config::Config config, ListenSocket socket) : config_(std::move(config)), socket_(std::move(socket)) {}
+  Master(config::Config config, ListenSocket socket, ListenSocket hashing_socket)
+      : config_(std::move(config)), sockets_{std::move(socket), std::move(hashing_socket)} {}
 
   int run() {
     spawn_all();
@@ -59,17 +64,20 @@ class Master {
   }
 
  private:
-  int worker_count() const {
+  int worker_count(int pool = 0) const {
+    if (pool == 1) return sockets_[1].fd >= 0 ? config_.server.hashing_workers : 0;
     if (config_.server.workers > 0) return config_.server.workers;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? static_cast<int>(n) : 1;
   }
 
   void spawn_all() {
-    for (int i = 0; i < worker_count(); ++i) spawn();
+    for (int pool : {0, 1}) {
+      for (int i = 0; i < worker_count(pool); ++i) spawn(pool);
+    }
   }
 
-  void spawn() {
+  void spawn(int pool) {
     pid_t pid = fork();
     if (pid < 0) {
       core::LogLine("error", "fork_failed").emit();
@@ -78,13 +86,13 @@ class Master {
     if (pid == 0) {
       int code = 1;
       try {
-        code = run_worker(socket_.fd, config_);
+        code = run_worker(sockets_[pool].fd, config_);
       } catch (const std::exception& e) {
         core::LogLine("error", "worker_failed").str("error", e.what()).emit();
       }
       _exit(code);
     }
-    workers_[pid] = WorkerInfo{generation_, now_ms()};
+    workers_[pid] = WorkerInfo{generation_, pool, now_ms()};
   }
 
   void reap_and_respawn() {
@@ -107,14 +115,14 @@ class Master {
       // A worker that dies right after start (bad environment) is respawned
       // at most once per second, not in a tight loop.
       if (!clean && now_ms() - info.started_ms < 1000) std::this_thread::sleep_for(std::chrono::seconds(1));
-      spawn();
+      spawn(info.pool);
     }
   }
 
   void reload() {
     try {
       config::Config fresh = config::load_config(config_.path);
-      if (fresh.server.socket != config_.server.socket) {
+      if (fresh.server.socket != config_.server.socket || fresh.server.hashing_socket != config_.server.hashing_socket) {
         core::LogLine("warn", "reload_socket_unchanged")
             .str("detail", "[server] socket changes need a restart; keeping the open socket")
             .emit();
@@ -150,13 +158,15 @@ class Master {
       kill(pid, SIGKILL);
       waitpid(pid, nullptr, 0);
     }
-    if (!socket_.unix_path.empty()) ::unlink(socket_.unix_path.c_str());
+    for (const auto& socket : sockets_) {
+      if (!socket.unix_path.empty()) ::unlink(socket.unix_path.c_str());
+    }
     core::LogLine("info", "master_exit").emit();
     return 0;
   }
 
   config::Config config_;
-  ListenSocket socket_;
+  ListenSocket sockets_[2];
   std::map<pid_t, WorkerInfo> workers_;
   int generation_ = 0;
 };
@@ -165,7 +175,9 @@ class Master {
 
 int run_master(config::Config config) {
   core::set_log_process("master");
-  ListenSocket socket = open_listen_socket(config.server);
+  ListenSocket socket = open_listen_socket(config.server.socket, config.server, true);
+  ListenSocket hashing;
+  if (!config.server.hashing_socket.empty()) hashing = open_listen_socket(config.server.hashing_socket, config.server, false);
 
   struct sigaction sa{};
   sa.sa_handler = on_signal;
@@ -185,7 +197,7 @@ int run_master(config::Config config) {
   core::LogLine("info", "master_started")
       .str("socket", socket.inherited ? "inherited (systemd)" : config.server.socket)
       .emit();
-  return Master(std::move(config), std::move(socket)).run();
+  return Master(std::move(config), std::move(socket), std::move(hashing)).run();
 }
 
 }  // namespace svc::fcgi

@@ -39,12 +39,47 @@ void read_body(Request& request, BodySource& source, const Route& route) {
   if (request.body.size() > route.body_limit) throw ApiError::failed(413, "Request body too large");
 }
 
+// RapidJSON rejects a high surrogate escape without its pair but lets a lone
+// low one (\uDC00-\uDFFF) through, which would put invalid UTF-8 into the
+// database and into replies.
+bool has_lone_low_surrogate(const std::string& body) {
+  bool after_high = false;
+  for (size_t i = 0; i + 1 < body.size(); ++i) {
+    if (body[i] != '\\') {
+      after_high = false;
+      continue;
+    }
+    if (body[i + 1] != 'u' || i + 5 >= body.size()) {
+      after_high = false;
+      ++i;  // an escaped character, e.g. \\ or \"
+      continue;
+    }
+    unsigned code = 0;
+    try {
+      code = static_cast<unsigned>(std::stoul(body.substr(i + 2, 4), nullptr, 16));
+    } catch (const std::exception&) {
+      return false;  // not hex: the parser reports it
+    }
+    bool low = code >= 0xDC00 && code <= 0xDFFF;
+    if (low && !after_high) return true;
+    after_high = code >= 0xD800 && code <= 0xDBFF;
+    i += 5;
+  }
+  return false;
+}
+
 void parse_json(Request& request) {
   if (request.body.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw ApiError::validation("body", "Request body must be a JSON object");
   }
-  request.json.Parse(request.body.data(), request.body.size());
-  if (request.json.HasParseError()) throw ApiError::validation("body", "Malformed JSON");
+  // Iterative (no recursion on deep nesting) and strict about UTF-8, so no
+  // invalid text reaches the database or a reply.
+  request.json.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(request.body.data(),
+                                                                                            request.body.size());
+  if (request.json.HasParseError() || request.body.find('\0') != std::string::npos ||
+      has_lone_low_surrogate(request.body)) {
+    throw ApiError::validation("body", "Malformed JSON");
+  }
   if (!request.json.IsObject()) throw ApiError::validation("body", "Request body must be a JSON object");
 }
 

@@ -3,6 +3,7 @@
 
 #include "config/config.hpp"
 #include "core/log.hpp"
+#include "core/text.hpp"
 #include "db/merge_repo.hpp"
 #include "db/notification_repo.hpp"
 #include "db/table_name.hpp"
@@ -122,6 +123,7 @@ http::Response notification(const http::Request& request, core::Context& ctx, co
   std::vector<std::string> bcc = addresses(user_email(ctx, site.email_bcc), "email_bcc");
   for (auto& a : addresses(tmpl->bcc, "bcc")) bcc.push_back(a);
   if (to.empty() && (!bcc_only || bcc.empty())) return failed("No recipient");
+  if (join(to).size() > 2048) throw http::ApiError::validation(to_field, "too many recipients (2048 bytes at most)");
 
   db::OutboxEntry entry;
   entry.site_id = site.id;
@@ -131,7 +133,8 @@ http::Response notification(const http::Request& request, core::Context& ctx, co
   entry.from = strip_crlf(tmpl->from.empty() ? site.email_from : tmpl->from);
   entry.cc = join(cc);
   entry.bcc = join(bcc);
-  entry.subject = merge_plain_line(tmpl->subject, values);
+  // The subject column (and RFC 5322's line limit) holds 998 bytes.
+  entry.subject = core::utf8_clean(merge_plain_line(tmpl->subject, values), 998);
   entry.body = merge_html(tmpl->content, values);
   entry.table_name = table.value_or("");
   entry.record_id = master_id.value_or(0);

@@ -4,16 +4,15 @@
 
 #include <algorithm>
 
+#include "core/text.hpp"
 #include "http/api_error.hpp"
 
 namespace svc::messaging {
 namespace {
 
 std::optional<long long> parse_site_id(std::string_view v) {
-  if (v.empty() || v.size() > 18) return std::nullopt;
-  if (!std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; })) return std::nullopt;
-  long long n = std::stoll(std::string(v));
-  return n > 0 ? std::optional<long long>(n) : std::nullopt;
+  auto n = core::parse_id(v);
+  return n && *n > 0 ? n : std::nullopt;
 }
 
 }  // namespace

@@ -50,8 +50,8 @@ bool plain_topic(const std::string& t) {
 http::Response send_push(const http::Request& request, core::Context& ctx, const db::Site& site) {
   http::Fields fields(request.json);
   auto customer_token = fields.required_string("customerID", 1024);
-  auto title = fields.optional_string("title", 1024);
-  auto message = fields.required_string("message", 4096);
+  auto title = fields.optional_string("title", crypto::kMaxPushPayload);
+  auto message = fields.required_string("message", 1 << 20);
   const rapidjson::Value* data = fields.optional_object("data");
   auto topic = fields.optional_string("topic", 64);
   if (topic && !plain_topic(*topic)) fields.add("topic", "topic must be at most 32 URL-safe base64 characters");

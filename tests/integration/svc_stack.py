@@ -76,8 +76,9 @@ def post(path, body=None, headers=None, raw=None):
 def sql(statement, database="svc"):
     """Runs SQL as root; returns rows as lists of strings (NULL -> None)."""
     out = subprocess.run(
-        ["mariadb", "--no-defaults", "--socket=" + MYSQL_SOCKET, "-uroot", "-N", "-B", "--raw", database, "-e", statement],
-        check=True, capture_output=True, text=True).stdout
+        ["mariadb", "--no-defaults", "--default-character-set=utf8mb4", "--socket=" + MYSQL_SOCKET, "-uroot",
+         "-N", "-B", "--raw", database, "-e", statement],
+        check=True, capture_output=True).stdout.decode("utf-8", errors="replace")
     rows = []
     for line in out.splitlines():
         rows.append([None if c == "NULL" else c for c in line.split("\t")])

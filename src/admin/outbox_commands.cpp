@@ -1,0 +1,84 @@
+#include "admin/outbox_commands.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "config/config.hpp"
+#include "db/database.hpp"
+#include "db/outbox_repo.hpp"
+
+namespace svc::admin {
+namespace {
+
+std::string age(long long seconds) {
+  if (seconds < 0) return "-";
+  if (seconds < 120) return std::to_string(seconds) + "s";
+  if (seconds < 7200) return std::to_string(seconds / 60) + "m";
+  if (seconds < 172800) return std::to_string(seconds / 3600) + "h";
+  return std::to_string(seconds / 86400) + "d";
+}
+
+const char* dash(const std::string& s) { return s.empty() ? "-" : s.c_str(); }
+
+}  // namespace
+
+int cmd_outbox_stats(const Args& args, const std::string& config_path) {
+  args.allow_only({});
+  auto config = config::load_config(config_path);
+  db::Database db(config.database);
+  const auto s = db::OutboxRepo(db).stats();
+  std::printf("Pending: %lld (due now: %lld, claimed: %lld, oldest: %s)\n", s.pending, s.pending_due,
+              s.pending_claimed, age(s.oldest_pending_age).c_str());
+  std::printf("Sent:    %lld\n", s.sent);
+  std::printf("Failed:  %lld\n", s.failed);
+  return 0;
+}
+
+int cmd_outbox_retry(const Args& args, const std::string& config_path) {
+  args.allow_only({});
+  const auto& words = args.words();
+  if (words.size() != 3) throw UsageError("outbox retry takes exactly one row id: svc-admin outbox retry ID");
+  const std::string& text = words[2];
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 18) {
+    throw UsageError("outbox retry: '" + text + "' is not a row id");
+  }
+  const long long id = std::stoll(text);
+  auto config = config::load_config(config_path);
+  db::Database db(config.database);
+  db::OutboxRepo repo(db);
+  if (!repo.requeue_failed(id)) {
+    const auto row = repo.find(id);
+    if (!row) throw std::runtime_error("no outbox row " + text);
+    throw std::runtime_error("outbox row " + text + " is " + row->status + ", not Failed: only Failed rows can be retried");
+  }
+  std::printf("outbox row %lld re-queued: Pending, attempts 0, due now\n", id);
+  return 0;
+}
+
+int cmd_outbox_list(const Args& args, const std::string& config_path) {
+  args.allow_only({"status", "site", "limit"});
+  const std::string status = args.get("status").value_or("Failed");
+  if (status != "Pending" && status != "Sent" && status != "Failed") {
+    throw UsageError("--status expects Pending, Sent or Failed, got '" + status + "'");
+  }
+  const long long limit = args.integer("limit", 20);
+  if (limit < 1 || limit > 10000) throw UsageError("--limit expects 1 to 10000");
+  const long long site_id = args.integer("site", 0);
+  auto config = config::load_config(config_path);
+  db::Database db(config.database);
+  const auto rows = db::OutboxRepo(db).list(status, site_id, static_cast<int>(limit));
+  if (rows.empty()) {
+    std::printf("no %s rows\n", status.c_str());
+    return 0;
+  }
+  std::printf("id\tsite\tevent\tstatus\tattempts\tcreated_at\tnext_attempt_at\tsent_at\tclaimed_by\trecipient\tlast_error\n");
+  for (const auto& r : rows) {
+    std::printf("%lld\t%lld\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.id, r.site_id, r.event.c_str(), r.status.c_str(),
+                r.attempts, r.created_at.c_str(), r.status == "Pending" ? r.next_attempt_at.c_str() : "-",
+                dash(r.sent_at), r.claimed_until.empty() ? "-" : r.claimed_by.c_str(), dash(r.recipient),
+                dash(r.last_error));
+  }
+  return 0;
+}
+
+}  // namespace svc::admin

@@ -1,0 +1,215 @@
+#include "messaging/sender.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <utility>
+
+#include "core/log.hpp"
+#include "messaging/template.hpp"
+
+namespace svc::messaging {
+namespace {
+
+constexpr long long kMaxRetryDelaySeconds = 86400;
+
+std::string_view trim(std::string_view s) {
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string> addresses(std::string_view list) {
+  std::vector<std::string> out;
+  for (const auto& item : split_addresses(list)) out.push_back(parse_mailbox(item).address);
+  return out;
+}
+
+const char* outcome_event(Outcome o) {
+  switch (o) {
+    case Outcome::Sent:
+      return "sent";
+    case Outcome::Retry:
+      return "send_retry";
+    case Outcome::Failed:
+      return "send_failed";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Mailbox parse_mailbox(std::string_view text) {
+  const std::string clean = strip_crlf(text);
+  std::string_view s = trim(clean);
+  const auto open = s.rfind('<');
+  if (s.empty() || s.back() != '>' || open == std::string_view::npos) return {"", std::string(s)};
+  Mailbox m;
+  m.address = std::string(trim(s.substr(open + 1, s.size() - open - 2)));
+  std::string_view name = trim(s.substr(0, open));
+  if (name.size() >= 2 && name.front() == '"' && name.back() == '"') {
+    name = name.substr(1, name.size() - 2);
+    for (std::size_t i = 0; i < name.size(); ++i) {
+      if (name[i] == '\\' && i + 1 < name.size()) ++i;
+      m.name.push_back(name[i]);
+    }
+  } else {
+    m.name = std::string(name);
+  }
+  return m;
+}
+
+std::string message_id_for(long long log_id, long long site_id, std::string_view from_address) {
+  std::string domain;
+  if (auto at = from_address.rfind('@'); at != std::string_view::npos) domain = std::string(from_address.substr(at + 1));
+  std::transform(domain.begin(), domain.end(), domain.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const bool usable = !domain.empty() && std::all_of(domain.begin(), domain.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '-' || c == '.';
+  });
+  if (!usable) domain = "localhost";
+  return "<svc." + std::to_string(log_id) + "." + std::to_string(site_id) + "@" + domain + ">";
+}
+
+long long retry_delay_seconds(long long base_seconds, int failures_before, unsigned jitter_permille) {
+  long long nominal = std::clamp(base_seconds, 1LL, kMaxRetryDelaySeconds);
+  for (int i = 0; i < failures_before && nominal < kMaxRetryDelaySeconds; ++i) nominal *= 2;
+  nominal = std::min(nominal, kMaxRetryDelaySeconds);
+  const long long scaled = nominal * (800 + std::min(jitter_permille, 400u)) / 1000;
+  return std::max(1LL, scaled);
+}
+
+Outcome decide_outcome(SendStatus status, int failures_before, int max_attempts) {
+  switch (status) {
+    case SendStatus::Sent:
+      return Outcome::Sent;
+    case SendStatus::PermanentFailure:
+      return Outcome::Failed;
+    case SendStatus::TemporaryFailure:
+      return failures_before + 1 >= max_attempts ? Outcome::Failed : Outcome::Retry;
+  }
+  return Outcome::Failed;
+}
+
+OutgoingMail outgoing_mail_for(const db::OutboxMessage& row) {
+  OutgoingMail mail;
+  const Mailbox from = parse_mailbox(row.from);
+  mail.from = from.address;
+  mail.from_name = from.name;
+  mail.to = addresses(row.recipient);
+  mail.cc = addresses(row.cc);
+  mail.bcc = addresses(row.bcc);
+  mail.subject = row.subject;
+  mail.html = row.body;
+  mail.date_unix = row.created_unix;
+  mail.message_id = message_id_for(row.id, row.site_id, from.address);
+  return mail;
+}
+
+BatchCounts& BatchCounts::operator+=(const BatchCounts& o) {
+  claimed += o.claimed;
+  sent += o.sent;
+  retry += o.retry;
+  failed += o.failed;
+  released += o.released;
+  claim_lost += o.claim_lost;
+  relay_trouble = relay_trouble || o.relay_trouble;
+  return *this;
+}
+
+Sender::Sender(db::OutboxQueue& queue, Mailer& mailer, const core::Clock& clock, SenderSettings settings,
+               std::string claimer, Uniform uniform, const volatile std::sig_atomic_t* stop)
+    : queue_(queue),
+      mailer_(mailer),
+      clock_(clock),
+      settings_(settings),
+      claimer_(std::move(claimer)),
+      uniform_(std::move(uniform)),
+      stop_(stop) {}
+
+BatchCounts Sender::run_batch() {
+  BatchCounts counts;
+  const long long started = clock_.now();
+  const auto rows = queue_.claim(settings_.batch, settings_.lease_seconds, claimer_);
+  counts.claimed = static_cast<int>(rows.size());
+  int temporary_in_a_row = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    // Past half the lease another run may soon take these rows: hand the
+    // rest back rather than risk sending them twice.
+    const bool lease_short = (clock_.now() - started) * 2 > settings_.lease_seconds;
+    if (stopping() || lease_short || counts.relay_trouble) {
+      for (std::size_t j = i; j < rows.size(); ++j) {
+        if (queue_.release(rows[j].id, claimer_)) ++counts.released;
+      }
+      break;
+    }
+    send_one(rows[i], counts, temporary_in_a_row);
+    counts.relay_trouble = temporary_in_a_row >= settings_.relay_trouble_after;
+  }
+  if (counts.claimed > 0) {
+    core::LogLine("info", "batch")
+        .num("claimed", counts.claimed)
+        .num("sent", counts.sent)
+        .num("retry", counts.retry)
+        .num("failed", counts.failed)
+        .num("released", counts.released)
+        .num("claim_lost", counts.claim_lost)
+        .flag("relay_trouble", counts.relay_trouble)
+        .emit();
+  }
+  return counts;
+}
+
+void Sender::send_one(const db::OutboxMessage& row, BatchCounts& counts, int& temporary_in_a_row) {
+  const SendResult result = mailer_.send(outgoing_mail_for(row));
+  const Outcome outcome = decide_outcome(result.status, row.attempts, settings_.max_attempts);
+  bool recorded = false;
+  long long delay = 0;
+  switch (outcome) {
+    case Outcome::Sent:
+      recorded = queue_.mark_sent(row.id, claimer_);
+      ++counts.sent;
+      temporary_in_a_row = 0;
+      break;
+    case Outcome::Retry:
+      delay = retry_delay_seconds(settings_.backoff_seconds, row.attempts, uniform_(401));
+      recorded = queue_.mark_retry(row.id, claimer_, delay, result.detail);
+      ++counts.retry;
+      ++temporary_in_a_row;
+      break;
+    case Outcome::Failed: {
+      std::string error = result.detail;
+      if (result.status == SendStatus::TemporaryFailure) {
+        error = "gave up after " + std::to_string(row.attempts + 1) + " attempts: " + error;
+        ++temporary_in_a_row;
+      } else {
+        temporary_in_a_row = 0;
+      }
+      recorded = queue_.mark_failed(row.id, claimer_, error);
+      ++counts.failed;
+      break;
+    }
+  }
+  if (!recorded) ++counts.claim_lost;
+  if (outcome != Outcome::Sent || !recorded) {
+    core::LogLine line(outcome == Outcome::Failed ? "error" : "warn", recorded ? outcome_event(outcome) : "claim_lost");
+    line.num("id", row.id).num("site_id", row.site_id).str("mail_event", row.event).num("attempts", row.attempts + 1);
+    if (outcome == Outcome::Retry) line.num("retry_in", delay);
+    if (outcome != Outcome::Sent) line.str("error", result.detail);
+    line.emit();
+  }
+}
+
+BatchCounts Sender::run_pass() {
+  BatchCounts total;
+  const long long started = clock_.now();
+  while (!stopping() && clock_.now() - started < settings_.max_pass_seconds) {
+    const BatchCounts batch = run_batch();
+    total += batch;
+    if (batch.claimed < settings_.batch || batch.relay_trouble || batch.released > 0) break;
+  }
+  mailer_.close();
+  return total;
+}
+
+}  // namespace svc::messaging
