@@ -272,6 +272,20 @@ class LoginTest(ApiTest):
         self.assertUpgraded(uid, email, encrypted)
         clear_throttle(email)
 
+    def test_php_argon2id_hash_is_accepted(self):
+        # Hashes written by a PHP application (other Argon2id parameters) keep working.
+        php_hash = php("echo password_hash('Legacy@123', PASSWORD_ARGON2ID);")
+        self.assertTrue(php_hash.startswith("$argon2id$"), php_hash)
+        email = unique_email("login-php-argon2id")
+        uid = make_user(email, password_sql=q(php_hash))
+        self.assertReply(login(email, "Legacy@124"), 401, INVALID_CREDENTIALS)
+        self.assertEqual(stored_password(uid), php_hash)
+        self.assertSuccess(login(email, LEGACY_PASSWORD), uid, email, "Ann", "Lee", "user")
+        after = stored_password(uid)
+        self.assertTrue(after.startswith("$argon2id$"), after)
+        self.assertTrue(php_password_verify(LEGACY_PASSWORD, after))
+        clear_throttle(email)
+
     def test_legacy_encrypted_with_another_key_never_matches(self):
         encrypted = php("$iv = random_bytes(16); echo base64_encode($iv . openssl_encrypt('Legacy@123', "
                         "'aes-256-cbc', 'some-other-key', OPENSSL_RAW_DATA, $iv));")
@@ -308,6 +322,24 @@ class LoginTest(ApiTest):
         finally:
             clear_throttle(email)
         self.assertSuccess(login(email, PASSWORD), uid, email, "Ann", "Lee", "user")
+
+    def test_concurrent_attempts_do_not_exceed_the_limit(self):
+        import concurrent.futures
+        email = unique_email("login-throttle-race")
+        make_user(email)
+        workers = int(config_value("server", "workers") or 2)
+        try:
+            with concurrent.futures.ThreadPoolExecutor(24) as pool:
+                replies = list(pool.map(lambda i: login(email, "Wrong@Pass%d" % i), range(36)))
+            statuses = [r.status for r in replies]
+            self.assertEqual(set(statuses) - {401, 429}, set(), replies)
+            # Requests already past the lock check when the 10th failure lands may
+            # still be verified: at most one per worker.
+            self.assertGreaterEqual(statuses.count(401), THROTTLE_MAX)
+            self.assertLessEqual(statuses.count(401), THROTTLE_MAX + workers, statuses)
+            self.assertLocked(login(email, PASSWORD))
+        finally:
+            clear_throttle(email)
 
     def test_unknown_email_is_throttled_like_a_known_one(self):
         # Otherwise 429-vs-401 would tell which e-mails are registered.
