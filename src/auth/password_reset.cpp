@@ -108,7 +108,12 @@ http::Response request_pass(const http::Request& request, core::Context& ctx) {
   c.exp = c.iat + ctx.config.auth.reset_ttl;
   c.pwf = crypto::password_fingerprint(user ? user->password : std::string(), ctx.config.keys.reset_key);
   std::string token = crypto::jwt_sign(c, ctx.config.keys.jwt.current);
-  std::string link = base + (base.find('?') == std::string::npos ? "?" : "&") + "token=" + token;
+  // The token goes into the query, before any #fragment (a fragment never
+  // reaches the reset page's server).
+  size_t hash = base.find('#');
+  std::string page = base.substr(0, hash);
+  std::string link = page + (page.find('?') == std::string::npos ? "?" : "&") + "token=" + token +
+                     (hash == std::string::npos ? "" : base.substr(hash));
 
   if (user && user->active && !site->disable_email) queue_reset_mail(ctx, request, *site, *user, link);
   audit(ctx, request, "reset_requested", table, user ? user->id : 0, site->id, user ? "" : "unknown e-mail");

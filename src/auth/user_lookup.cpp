@@ -55,16 +55,17 @@ http::Response user_sms_code(const http::Request& request, core::Context& ctx) {
   const std::string& table = cfg.tables.front();
   const long long now = ctx.clock.now();
   db::SmsCodeRepo codes(ctx.db);
-  if (auto last = codes.find(user.id, table); last && last->created_at + cfg.sms_resend_seconds > now) {
-    http::JsonWriter w;
-    w.open().kv("status", "Failed").kv("message", "Too many requests")
-        .kv("retry_after", last->created_at + cfg.sms_resend_seconds - now).close();
-    throw http::ApiError(429, w.str());
-  }
-
   char code[8];
   std::snprintf(code, sizeof code, "%06u", randombytes_uniform(1000000));
-  codes.store(user.id, table, code_hash(ctx, user.id, code), now + cfg.sms_code_ttl, now);
+  if (!codes.store(user.id, table, code_hash(ctx, user.id, code), now + cfg.sms_code_ttl, now,
+                   cfg.sms_resend_seconds)) {
+    sodium_memzero(code, sizeof code);
+    auto last = codes.find(user.id, table);
+    long long wait = last ? std::max(1LL, last->created_at + cfg.sms_resend_seconds - now) : 1;
+    http::JsonWriter w;
+    w.open().kv("status", "Failed").kv("message", "Too many requests").kv("retry_after", wait).close();
+    throw http::ApiError(429, w.str());
+  }
   std::string text = ctx.config.sms.message;
   if (size_t at = text.find("[code]"); at != std::string::npos) text.replace(at, 6, code);
   sms::SmsResult sent = ctx.sms.send(user.mobile, text);

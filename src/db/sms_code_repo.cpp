@@ -20,19 +20,30 @@ std::optional<SmsCode> SmsCodeRepo::find(long long user_id, const std::string& t
       });
 }
 
-void SmsCodeRepo::store(long long user_id, const std::string& table, const std::string& code_hash, long long expires_at,
-                        long long now) {
+bool SmsCodeRepo::store(long long user_id, const std::string& table, const std::string& code_hash, long long expires_at,
+                        long long now, int resend_seconds) {
+  // The assignments run left to right and see earlier ones: created_at,
+  // which decides, is replaced last.
+  long long cutoff = now - resend_seconds;
   db_.with(
-      "REPLACE INTO svc_sms_codes (user_id, auth_table, code_hash, expires_at, attempts, spent, created_at)"
-      " VALUES (?, ?, ?, ?, 0, 0, ?)",
+      "INSERT INTO svc_sms_codes (user_id, auth_table, code_hash, expires_at, attempts, spent, created_at)"
+      " VALUES (?, ?, ?, ?, 0, 0, ?) ON DUPLICATE KEY UPDATE"
+      " code_hash = IF(created_at <= ?, VALUES(code_hash), code_hash),"
+      " expires_at = IF(created_at <= ?, VALUES(expires_at), expires_at),"
+      " attempts = IF(created_at <= ?, 0, attempts),"
+      " spent = IF(created_at <= ?, 0, spent),"
+      " created_at = IF(created_at <= ?, VALUES(created_at), created_at)",
       [&](sql::PreparedStatement& st) {
         st.setInt64(1, user_id);
         st.setString(2, table);
         st.setString(3, code_hash);
         st.setInt64(4, expires_at);
         st.setInt64(5, now);
+        for (unsigned i = 6; i <= 10; ++i) st.setInt64(i, cutoff);
         st.executeUpdate();
       });
+  auto stored = find(user_id, table);
+  return stored && stored->code_hash == code_hash;
 }
 
 void SmsCodeRepo::remove(long long user_id, const std::string& table) {

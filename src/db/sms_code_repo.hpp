@@ -21,9 +21,11 @@ class SmsCodeRepo {
  public:
   explicit SmsCodeRepo(Database& db) : db_(db) {}
   std::optional<SmsCode> find(long long user_id, const std::string& table);
-  // Replaces any earlier code of the user.
-  void store(long long user_id, const std::string& table, const std::string& code_hash, long long expires_at,
-             long long now);
+  // Stores a new code unless one was stored less than `resend_seconds` ago
+  // (then returns false and keeps the old one). One statement, so parallel
+  // requests cannot both send a code.
+  bool store(long long user_id, const std::string& table, const std::string& code_hash, long long expires_at,
+             long long now, int resend_seconds);
   void remove(long long user_id, const std::string& table);
   // Counts a wrong guess; false when the code was already dead (spent or out of attempts).
   bool count_failure(long long user_id, const std::string& table, int max_attempts);

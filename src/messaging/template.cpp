@@ -227,8 +227,39 @@ std::vector<std::string> split_addresses(std::string_view list) {
   return out;
 }
 
+// The href of an <a ...> tag's text ("" when absent), entities decoded.
+static std::string anchor_href(std::string_view tag) {
+  std::size_t at = ifind(tag, "href", 0);
+  if (at == std::string_view::npos) return "";
+  std::size_t k = at + 4;
+  while (k < tag.size() && is_blank(tag[k])) ++k;
+  if (k >= tag.size() || tag[k] != '=') return "";
+  ++k;
+  while (k < tag.size() && is_blank(tag[k])) ++k;
+  if (k >= tag.size()) return "";
+  std::size_t end;
+  if (tag[k] == '"' || tag[k] == '\'') {
+    char q = tag[k++];
+    end = tag.find(q, k);
+  } else {
+    end = tag.find_first_of(" \t\r\n>", k);
+  }
+  std::string_view raw = tag.substr(k, end == std::string_view::npos ? std::string_view::npos : end - k);
+  std::string href;
+  for (std::size_t i = 0; i < raw.size();) {
+    std::size_t used = raw[i] == '&' ? decode_entity(raw, i, href) : 0;
+    if (used > 0) {
+      i += used;
+    } else {
+      href += raw[i++];
+    }
+  }
+  return href;
+}
+
 std::string html_to_text(std::string_view html) {
   std::string out;
+  std::string pending_href;  // of the open <a>, written after its text
   bool pending_space = false;
   auto newline = [&] {
     while (!out.empty() && out.back() == ' ') out.pop_back();
@@ -254,6 +285,12 @@ std::string html_to_text(std::string_view html) {
       while (k < gt && ((html[k] >= 'a' && html[k] <= 'z') || (html[k] >= 'A' && html[k] <= 'Z') ||
                         (html[k] >= '0' && html[k] <= '9'))) {
         name += lower(html[k++]);
+      }
+      if (name == "a" && !closing) pending_href = anchor_href(html.substr(i, gt - i));
+      if (name == "a" && closing && !pending_href.empty()) {
+        // Text-only readers need the target of a link (a reset link above all).
+        if (out.find(pending_href) == std::string::npos) out += " (" + pending_href + ")";
+        pending_href.clear();
       }
       i = gt + 1;
       if (!closing && (name == "script" || name == "style" || name == "head")) {

@@ -1,0 +1,590 @@
+"""POST /auth/request-pass and POST /auth/reset-pass through nginx + workers +
+MariaDB + svc-sender + the SMTP sink.
+
+Covers: request-pass validation (one entry per missing field, e-mail format,
+unknown / malformed appID); a byte-identical reply for a registered and an
+unregistered address, with a `password-reset` outbox row only for the
+registered one; the link base (site reset_url, an allowed request url, 400 on
+any other url, never the Host / X-Forwarded-Host headers); the full round trip
+with the link read out of the real e-mail svc-sender delivered (token works
+once, new password logs in, old one fails, earlier refresh tokens die, audit
+rows, Argon2id hash); reset-pass errors (weak, mismatch, tampered, typ access,
+garbage, wrong table, hand-made expired token = 400 while the same hand-made
+token with a future exp = 200, which pins the token format: HS256 JWT with
+typ "reset", sub, tbl, pwf = base64url(HMAC-SHA256(reset_key, password hash)[:16]));
+hostile input on both endpoints.
+
+Every user is fresh (unique e-mail), so the file is re-runnable on one stack
+and independent of the other test files; site 1 is only read (its reset_url
+and allowed hosts), and one extra site is created per run.
+"""
+
+import base64
+import hashlib
+import hmac
+import html
+import json
+import os
+import re
+import secrets
+import sys
+import threading
+import time
+import urllib.parse
+
+import svc_stack
+from svc_stack import ApiTest, post, request, sql, sql_value, unique_email
+
+PASSWORD = "Pass@1234"
+NEW_PASSWORD = "Fresh@Pass99"
+RESET_OK = {"status": "Success", "message": "Password reset successfully"}
+RESET_INVALID = {"status": "Failed", "message": "Reset password token has expired or is invalid"}
+INVALID_CREDENTIALS = {"status": "Failed", "message": "Invalid credentials"}
+LEAK_WORDS = ("sql syntax", "sqlstate", "mariadb", "mysql", "exception", "what()", "stack trace", "errno")
+HREF = re.compile(r'href="([^"]*)"')
+
+
+def q(value):
+    """A SQL string literal for a value the test controls."""
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def config_value(section, key):
+    current = None
+    with open(svc_stack.CONFIG) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("[") and line.endswith("]"):
+                current = line[1:-1].strip()
+            elif current == section and "=" in line and not line.startswith(("#", ";")):
+                k, v = line.split("=", 1)
+                if k.strip() == key:
+                    return v.strip()
+    raise KeyError("[%s] %s not in %s" % (section, key, svc_stack.CONFIG))
+
+
+def b64url(data):
+    if isinstance(data, str):
+        data = data.encode()
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def b64url_decode(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+KID = config_value("keys", "jwt_kid")
+JWT_SECRET = b64url_decode(config_value("keys", "jwt_secret"))
+RESET_KEY = b64url_decode(config_value("keys", "reset_key"))
+
+
+def mint_jwt(payload, secret=JWT_SECRET, header=None):
+    """An HS256 JWT made here with hmac + hashlib, independent of the service."""
+    header = header if header is not None else {"alg": "HS256", "typ": "JWT", "kid": KID}
+    signing_input = b64url(json.dumps(header, separators=(",", ":"))) + "." + \
+        b64url(json.dumps(payload, separators=(",", ":")))
+    return signing_input + "." + b64url(hmac.new(secret, signing_input.encode(), hashlib.sha256).digest())
+
+
+def fingerprint(stored_hash):
+    """pwf: base64url of the first 16 bytes of HMAC-SHA256(reset_key, password column)."""
+    return b64url(hmac.new(RESET_KEY, stored_hash.encode(), hashlib.sha256).digest()[:16])
+
+
+def reset_claims(user_id, exp, pwf, table="svc_users"):
+    return {"sub": str(user_id), "typ": "reset", "tbl": table, "iat": int(time.time()) - 60, "exp": exp,
+            "jti": secrets.token_urlsafe(16), "pwf": pwf}
+
+
+def create_user(prefix="reset", email=None, password=PASSWORD):
+    email = email or unique_email(prefix)
+    out = svc_stack.admin("user", "create", "--email", email, "--first", "Re", "--last", "Set",
+                          "--mobile", "+15550123", stdin=password + "\n").stdout
+    return int(out.strip().splitlines()[-1]), email
+
+
+def outbox_rows(email):
+    return sql("SELECT id, event, recipient, site_id, subject, body FROM svc_notification_log WHERE recipient = %s"
+               " ORDER BY id" % q(email))
+
+
+def links_in(body_html):
+    return [html.unescape(h) for h in HREF.findall(body_html)]
+
+
+def token_of(link):
+    values = urllib.parse.parse_qs(urllib.parse.urlsplit(link).query).get("token")
+    assert values and len(values) == 1, "no single token in %r" % link
+    return values[0]
+
+
+def request_pass(email, app=1, **extra):
+    body = {"email": email, "appID": app}
+    body.update(extra)
+    return post("/auth/request-pass", body)
+
+
+def fresh_token(email, app=1):
+    """Asks for a reset and returns the link of the newest outbox row (not waiting for the sender)."""
+    reply = request_pass(email, app)
+    assert reply.status == 200, reply
+    rows = outbox_rows(email)
+    assert rows, "no outbox row for %s" % email
+    links = links_in(rows[-1][5])
+    assert len(links) == 1, rows[-1][5]
+    return token_of(links[0]), links[0]
+
+
+def reset(token, password=NEW_PASSWORD, confirm=None, **extra):
+    body = {"password": password, "confirmPassword": password if confirm is None else confirm,
+            "reset_password_token": token}
+    body.update(extra)
+    return post("/auth/reset-pass", body)
+
+
+def login(email, password):
+    return post("/auth/login", {"email": email, "password": password, "appID": 1})
+
+
+def sender_running():
+    path = os.path.join(svc_stack.STACK_DIR, "pids", "svc-sender.pid")
+    try:
+        with open(path) as f:
+            os.kill(int(f.read().strip()), 0)
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+SITE1_RESET_URL = sql_value("SELECT reset_url FROM svc_sites WHERE id = 1")
+
+
+class ResetTest(ApiTest):
+
+    def assertSafe(self, reply, allowed=(200, 400)):
+        """A status from the spec, JSON, no 5xx, nothing of the database in the body."""
+        self.assertIn(reply.status, allowed, reply)
+        self.assertIsInstance(reply.json, dict, reply)
+        self.assertIn(reply.json.get("status"), ("Success", "Failed"), reply)
+        self.assertTrue(reply.headers.get("content-type", "").startswith("application/json"), reply.headers)
+        text = reply.raw.decode("utf-8").lower()
+        for word in LEAK_WORDS:
+            self.assertNotIn(word, text, reply)
+        return reply
+
+    def assertOnlyFields(self, reply, *fields):
+        self.assertValidation(reply, *fields)
+        self.assertEqual(sorted(e["field"] for e in reply.json["errors"]), sorted(fields), reply)
+
+    # --- request-pass: validation --------------------------------------------------------
+
+    def test_request_pass_one_entry_per_missing_field(self):
+        self.assertOnlyFields(post("/auth/request-pass", {}), "email", "appID")
+        self.assertOnlyFields(post("/auth/request-pass", {"appID": 1}), "email")
+        self.assertOnlyFields(post("/auth/request-pass", {"email": unique_email("rpv")}), "appID")
+        self.assertOnlyFields(post("/auth/request-pass", {"email": "", "appID": None}), "email", "appID")
+
+    def test_request_pass_bad_email_format(self):
+        for bad in ("not-an-email", "a@b@example.com", "a b@example.com", "@example.com", "user@",
+                    "user@example..com", "user.@example.com", "<script>@example.com"):
+            with self.subTest(email=bad):
+                self.assertOnlyFields(request_pass(bad), "email")
+
+    def test_request_pass_unknown_or_malformed_app_id(self):
+        _, email = create_user("rpapp")
+        for app in (987654321, 0, -1, "abc", "1 OR 1=1", 1.5, True, {"id": 1}, [1], "", "99999999999999999999"):
+            with self.subTest(appID=app):
+                self.assertOnlyFields(request_pass(email, app), "appID")
+        inactive = int(svc_stack.admin("site", "create", "--name", "reset-off-%s" % secrets.token_hex(4),
+                                       "--reset-url", "https://off.example/r", "--active", "false"
+                                       ).stdout.strip().splitlines()[-1])
+        self.assertOnlyFields(request_pass(email, inactive), "appID")
+        self.assertEqual(outbox_rows(email), [])
+        # appID as a decimal string is a number (design: Gaps, numbers).
+        self.assertReply(request_pass(email, "1"), 200)
+        self.assertEqual(len(outbox_rows(email)), 1)
+
+    # --- request-pass: no user enumeration ---------------------------------------------------
+
+    def test_reply_is_byte_identical_for_registered_and_unknown_address(self):
+        tag = secrets.token_hex(6)
+        known, unknown = "rp-k-%s@example.com" % tag, "rp-u-%s@example.com" % tag
+        uid, _ = create_user(email=known)
+        a, b = request_pass(known), request_pass(unknown)
+        self.assertReply(a, 200, {"status": "Success",
+                                  "message": "An e-mail with reset instructions has been sent to " + known})
+        self.assertEqual(a.status, b.status)
+        self.assertEqual(a.raw.replace(known.encode(), b"<EMAIL>"), b.raw.replace(unknown.encode(), b"<EMAIL>"))
+        for h in ("content-type", "content-length", "cache-control", "set-cookie"):
+            self.assertEqual(a.headers.get(h), b.headers.get(h), h)
+        # Only the registered address gets a password-reset outbox row.
+        rows = outbox_rows(known)
+        self.assertEqual(len(rows), 1, rows)
+        _, event, recipient, site_id, _, body = rows[0]
+        self.assertEqual((event, recipient, site_id), ("password-reset", known, "1"))
+        links = links_in(body)
+        self.assertEqual(len(links), 1, body)
+        self.assertTrue(links[0].startswith(SITE1_RESET_URL + "?token="), links[0])
+        self.assertEqual(outbox_rows(unknown), [])
+        self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_notification_log WHERE body LIKE %s"
+                                   % q("%" + unknown + "%")), "0")
+        self.assertGreaterEqual(int(sql_value("SELECT COUNT(*) FROM svc_audit_log WHERE event = 'reset_requested'"
+                                              " AND user_id = %d" % uid)), 1)
+
+    def test_inactive_user_gets_the_same_reply_and_no_mail(self):
+        tag = secrets.token_hex(6)
+        inactive, unknown = "rp-i-%s@example.com" % tag, "rp-n-%s@example.com" % tag
+        uid, _ = create_user(email=inactive)
+        sql("UPDATE svc_users SET active = 0 WHERE id = %d" % uid)
+        a, b = request_pass(inactive), request_pass(unknown)
+        self.assertEqual(a.status, 200)
+        self.assertEqual(a.raw.replace(inactive.encode(), b"<EMAIL>"), b.raw.replace(unknown.encode(), b"<EMAIL>"))
+        self.assertEqual(outbox_rows(inactive), [])
+
+    # --- request-pass: the link base --------------------------------------------------------
+
+    def test_allowed_request_url_is_the_link_base(self):
+        _, email = create_user("rpurl")
+        for url in ("http://localhost/custom", "https://127.0.0.1:8443/app/reset", "HTTP://LOCALHOST/upper"):
+            with self.subTest(url=url):
+                before = len(outbox_rows(email))
+                self.assertReply(request_pass(email, url=url), 200)
+                rows = outbox_rows(email)
+                self.assertEqual(len(rows), before + 1)
+                link = links_in(rows[-1][5])[0]
+                self.assertTrue(link.startswith(url + "?token="), link)
+        # A url that has a query keeps it; the token is one more parameter.
+        self.assertReply(request_pass(email, url="http://localhost/r?lang=en"), 200)
+        link = links_in(outbox_rows(email)[-1][5])[0]
+        self.assertTrue(link.startswith("http://localhost/r?lang=en&token="), link)
+        self.assertEqual(urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)["lang"], ["en"])
+        token_of(link)
+
+    def test_url_with_fragment_keeps_the_token_in_the_query(self):
+        # The token must reach the reset page's server: in the query, not after '#'
+        # (or the url is refused). Anything else makes a link that cannot work.
+        _, email = create_user("rpfrag")
+        reply = request_pass(email, url="http://localhost/r#top")
+        if reply.status == 400:
+            self.assertValidation(reply, "url")
+            return
+        self.assertReply(reply, 200)
+        link = links_in(outbox_rows(email)[-1][5])[0]
+        self.assertIn("token", urllib.parse.parse_qs(urllib.parse.urlsplit(link).query), link)
+
+    def test_url_on_other_hosts_is_refused(self):
+        _, email = create_user("rpevil")
+        unknown = unique_email("rpevil-none")
+        for url in ("https://evil.example/x", "http://localhost@evil.example/", "javascript:alert(1)",
+                    "http://localhost.evil.example/", "http://evil.example/?localhost", "//evil.example/x",
+                    "http://127.0.0.1.evil.example/", "http://localhost:80@evil.example/", "ftp://localhost/x",
+                    "http://evil.example\\@localhost/", "http://local\thost/x", "http://localhost/\r\nX: y",
+                    "data:text/html,<script>alert(1)</script>", "/relative/path", "http://", "https://:443/",
+                    "http://[::1]/x", "http://localhost%2eevil.example/",
+                    "http://l\u043ecalhost/x", "http://localhost\u3002evil.example/"):
+            with self.subTest(url=url):
+                self.assertOnlyFields(request_pass(email, url=url), "url")
+                # The same answer for an unregistered address: the url check is no oracle.
+                self.assertOnlyFields(request_pass(unknown, url=url), "url")
+        self.assertEqual(outbox_rows(email), [])
+        for bad_type in (5, True, {"u": 1}, ["http://localhost/"], "http://localhost/" + "a" * 3000):
+            with self.subTest(url=str(bad_type)[:40]):
+                self.assertOnlyFields(request_pass(email, url=bad_type), "url")
+        self.assertEqual(outbox_rows(email), [])
+
+    def test_link_never_comes_from_host_headers(self):
+        _, email = create_user("rphost")
+        headers = {"Host": "evil.example", "X-Forwarded-Host": "evil.example", "X-Forwarded-Proto": "https",
+                   "Forwarded": "host=evil.example;proto=https", "X-Original-Host": "evil.example",
+                   "X-Host": "evil.example"}
+        reply = request("POST", "/auth/request-pass", {"email": email, "appID": 1}, headers=headers)
+        self.assertReply(reply, 200)
+        rows = outbox_rows(email)
+        self.assertEqual(len(rows), 1)
+        body = rows[0][5]
+        self.assertNotIn("evil.example", body)
+        self.assertNotIn("evil.example", rows[0][4])
+        link = links_in(body)[0]
+        self.assertTrue(link.startswith(SITE1_RESET_URL + "?token="), link)
+
+    def test_site_without_template_uses_the_built_in_one(self):
+        site = int(svc_stack.admin("site", "create", "--name", "reset-test-%s" % secrets.token_hex(4),
+                                   "--domain", "reset.example", "--reset-url", "https://reset.example/pw",
+                                   "--allowed-hosts", "accounts.example",
+                                   "--email-from", "Reset <no-reply@reset.example>").stdout.strip().splitlines()[-1])
+        self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_notifications WHERE site_id = %d" % site), "0")
+        _, email = create_user("rpsite")
+        self.assertReply(request_pass(email, site), 200)
+        rows = outbox_rows(email)
+        self.assertEqual(len(rows), 1)
+        _, event, _, site_id, subject, body = rows[0]
+        self.assertEqual((event, site_id), ("password-reset", str(site)))
+        self.assertTrue(subject)
+        link = links_in(body)[0]
+        self.assertTrue(link.startswith("https://reset.example/pw?token="), link)
+        # Site 1's allowed hosts mean nothing for this site, and vice versa.
+        self.assertOnlyFields(request_pass(email, site, url="http://localhost/custom"), "url")
+        self.assertReply(request_pass(email, site, url="https://accounts.example/r"), 200)
+        self.assertTrue(links_in(outbox_rows(email)[-1][5])[0].startswith("https://accounts.example/r?token="))
+        self.assertOnlyFields(request_pass(email, 1, url="https://accounts.example/r"), "url")
+        # The token is good for a reset whichever site sent it.
+        self.assertReply(reset(token_of(link)), 200, RESET_OK)
+        # A site with e-mail disabled: the same reply, no outbox row.
+        svc_stack.admin("site", "set", "--site", str(site), "--disable-email", "true")
+        before = len(outbox_rows(email))
+        a = request_pass(email, site)
+        self.assertReply(a, 200, {"status": "Success",
+                                  "message": "An e-mail with reset instructions has been sent to " + email})
+        self.assertEqual(len(outbox_rows(email)), before)
+
+    # --- the round trip through the real e-mail ------------------------------------------------
+
+    def test_round_trip_through_the_delivered_email(self):
+        uid, email = create_user("rptrip")
+        before_login = login(email, PASSWORD)
+        self.assertReply(before_login, 200)
+        old_pair = before_login.json["token"]
+        already = svc_stack.mail_files()
+
+        self.assertReply(request_pass(email), 200)
+        if sender_running():
+            path = "delivered e-mail (svc-sender -> SMTP sink)"
+            msg = svc_stack.wait_for_mail(lambda m: m["To"] == email, timeout=30, after=already)
+            self.assertEqual(str(msg["To"]), email)
+            self.assertTrue(str(msg["Subject"]))
+            html_part = msg.get_body(preferencelist=("html",))
+            self.assertIsNotNone(html_part, "the reset e-mail has no HTML part")
+            links = [html.unescape(h) for h in HREF.findall(html_part.get_content())]
+        else:
+            path = "outbox row body (svc-sender is NOT running)"
+            links = links_in(outbox_rows(email)[-1][5])
+        sys.stderr.write("\n  [round trip: link read from the %s] " % path)
+        self.assertEqual(len(links), 1, links)
+        link = links[0]
+        self.assertTrue(link.startswith(SITE1_RESET_URL + "?token="), link)
+        token = token_of(link)
+
+        self.assertReply(reset(token), 200, RESET_OK)
+        self.assertReply(login(email, NEW_PASSWORD), 200)
+        self.assertReply(login(email, PASSWORD), 401, INVALID_CREDENTIALS)
+        # Single use: the same token again.
+        self.assertReply(reset(token, "Another@Pass77"), 400, RESET_INVALID)
+        self.assertReply(login(email, NEW_PASSWORD), 200)
+        # A refresh token from before the reset is dead.
+        stale = post("/auth/refresh-token", {"payload": {"access_token": old_pair["access_token"],
+                                                        "refresh_token": old_pair["refresh_token"]}})
+        self.assertEqual(stale.status, 401, stale)
+        self.assertEqual(stale.json.get("status"), "Failed", stale)
+        # Audit and storage.
+        events = [r[0] for r in sql("SELECT event FROM svc_audit_log WHERE user_id = %d ORDER BY id" % uid)]
+        self.assertIn("reset_requested", events)
+        self.assertIn("reset_done", events)
+        self.assertLess(events.index("reset_requested"), events.index("reset_done"))
+        stored = sql_value("SELECT password FROM svc_users WHERE id = %d" % uid)
+        self.assertTrue(stored.startswith("$argon2id$"), stored)
+        dump = " ".join(str(c) for r in sql("SELECT * FROM svc_audit_log WHERE user_id = %d" % uid) for c in r)
+        self.assertNotIn(token, dump)
+        self.assertNotIn(token.split(".")[2], dump)
+        self.assertNotIn(NEW_PASSWORD, dump)
+
+    def test_text_part_of_the_reset_email_carries_the_link(self):
+        # A text-only mail client must be able to reset too: the text/plain
+        # alternative has to contain the URL (the HTML href alone is not enough).
+        if not sender_running():
+            self.skipTest("svc-sender is not running in this stack")
+        _, email = create_user("rptext")
+        already = svc_stack.mail_files()
+        self.assertReply(request_pass(email), 200)
+        msg = svc_stack.wait_for_mail(lambda m: m["To"] == email, timeout=30, after=already)
+        token = token_of(links_in(msg.get_body(preferencelist=("html",)).get_content())[0])
+        text = msg.get_body(preferencelist=("plain",))
+        self.assertIsNotNone(text, "no text/plain part")
+        self.assertIn(token, text.get_content().replace("\n", ""), text.get_content())
+
+    def test_an_older_token_dies_with_the_first_reset(self):
+        _, email = create_user("rptwo")
+        first, _ = fresh_token(email)
+        second, _ = fresh_token(email)
+        self.assertNotEqual(first, second)
+        self.assertReply(reset(second), 200, RESET_OK)
+        self.assertReply(reset(first, "Other@Pass123"), 400, RESET_INVALID)
+        self.assertReply(login(email, NEW_PASSWORD), 200)
+
+    def test_concurrent_resets_with_one_token_succeed_once(self):
+        _, email = create_user("rprace")
+        token, _ = fresh_token(email)
+        passwords = ["Race@Pass%02d" % i for i in range(4)]
+        replies = {}
+
+        def go(pw):
+            replies[pw] = reset(token, pw)
+        threads = [threading.Thread(target=go, args=(pw,)) for pw in passwords]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        winners = [pw for pw, r in replies.items() if r.status == 200]
+        self.assertEqual(len(winners), 1, replies)
+        for pw, r in replies.items():
+            self.assertEqual(r.json, RESET_OK if pw in winners else RESET_INVALID, r)
+        self.assertReply(login(email, winners[0]), 200)
+        for pw in passwords:
+            if pw not in winners:
+                self.assertReply(login(email, pw), 401, INVALID_CREDENTIALS)
+
+    # --- reset-pass: errors -------------------------------------------------------------------
+
+    def test_weak_password_lists_requirements_and_keeps_the_token(self):
+        _, email = create_user("rpweak")
+        token, _ = fresh_token(email)
+        reply = reset(token, "weak")
+        self.assertReply(reply, 400)
+        self.assertEqual(reply.json["status"], "Failed")
+        self.assertEqual(reply.json["message"], "Password does not meet security requirements")
+        self.assertEqual(reply.json["requirements"], {"minLength": False, "hasUpperCase": False,
+                                                      "hasLowerCase": True, "hasNumber": False,
+                                                      "hasSpecialChar": False})
+        reply = reset(token, "ALLUPPERCASE123")
+        self.assertEqual(reply.json["requirements"], {"minLength": True, "hasUpperCase": True,
+                                                      "hasLowerCase": False, "hasNumber": True,
+                                                      "hasSpecialChar": False})
+        # Neither attempt used the token up.
+        self.assertReply(login(email, PASSWORD), 200)
+        self.assertReply(reset(token), 200, RESET_OK)
+
+    def test_mismatch_is_a_validation_error_on_confirm_password(self):
+        _, email = create_user("rpmis")
+        token, _ = fresh_token(email)
+        reply = reset(token, NEW_PASSWORD, "Fresh@Pass98")
+        self.assertValidation(reply, "confirmPassword")
+        self.assertIn({"field": "confirmPassword", "message": "Passwords do not match"}, reply.json["errors"])
+        self.assertReply(login(email, PASSWORD), 200)
+        self.assertReply(reset(token), 200, RESET_OK)
+
+    def test_bad_tokens_are_invalid(self):
+        uid, email = create_user("rpbad")
+        token, _ = fresh_token(email)
+        h, p, s = token.split(".")
+        i = len(p) // 2
+        flipped = h + "." + p[:i] + ("A" if p[i] != "A" else "B") + p[i + 1:] + "." + s
+        i = len(s) // 2
+        bad_sig = h + "." + p + "." + s[:i] + ("A" if s[i] != "A" else "B") + s[i + 1:]
+        pair = login(email, PASSWORD).json["token"]
+        payload = json.loads(b64url_decode(p))
+        forged_alg_none = b64url(json.dumps({"alg": "none", "typ": "JWT", "kid": KID})) + "." + p + "."
+        other_key = mint_jwt(payload, secret=secrets.token_bytes(32))
+        for name, bad in (("payload flipped", flipped), ("signature flipped", bad_sig),
+                          ("access token", pair["access_token"]), ("refresh token", pair["refresh_token"]),
+                          ("garbage", "garbage"), ("three dots", "a.b.c"), ("alg none", forged_alg_none),
+                          ("other key", other_key), ("sql", "' OR '1'='1"), ("token twice", token + token),
+                          ("header only", h), ("no signature", h + "." + p + ".")):
+            with self.subTest(token=name):
+                self.assertReply(reset(bad), 400, RESET_INVALID)
+        # The genuine token for svc_users is no token for another allowlisted table.
+        self.assertReply(reset(token, authTable="svc_staff"), 400, RESET_INVALID)
+        self.assertReply(login(email, PASSWORD), 200)
+        self.assertReply(reset(token), 200, RESET_OK)
+
+    def test_hand_made_token_format(self):
+        uid, email = create_user("rphand")
+        stored = sql_value("SELECT password FROM svc_users WHERE id = %d" % uid)
+        now = int(time.time())
+        expired = mint_jwt(reset_claims(uid, now - 5, fingerprint(stored)))
+        self.assertReply(reset(expired), 400, RESET_INVALID)
+        # Negative controls of the format, each with a future exp.
+        for name, claims in (
+                ("wrong pwf", reset_claims(uid, now + 600, fingerprint(stored + "x"))),
+                ("no pwf", {k: v for k, v in reset_claims(uid, now + 600, fingerprint(stored)).items() if k != "pwf"}),
+                ("typ access", dict(reset_claims(uid, now + 600, fingerprint(stored)), typ="access")),
+                ("tbl svc_staff", reset_claims(uid, now + 600, fingerprint(stored), table="svc_staff")),
+                ("other user", reset_claims(1, now + 600, fingerprint(stored))),
+                ("sub as number", dict(reset_claims(uid, now + 600, fingerprint(stored)), sub=uid))):
+            with self.subTest(claims=name):
+                self.assertReply(reset(mint_jwt(claims)), 400, RESET_INVALID)
+        self.assertReply(login(email, PASSWORD), 200)
+        # The same hand-made token with a future exp is accepted.
+        good = mint_jwt(reset_claims(uid, now + 600, fingerprint(stored)))
+        self.assertReply(reset(good), 200, RESET_OK)
+        self.assertReply(login(email, NEW_PASSWORD), 200)
+        self.assertReply(reset(good, "Third@Pass123"), 400, RESET_INVALID)
+
+    def test_reset_pass_missing_fields(self):
+        self.assertOnlyFields(post("/auth/reset-pass", {}), "password", "confirmPassword", "reset_password_token")
+        self.assertOnlyFields(post("/auth/reset-pass", {"password": NEW_PASSWORD, "confirmPassword": NEW_PASSWORD}),
+                              "reset_password_token")
+        self.assertOnlyFields(post("/auth/reset-pass", {"password": NEW_PASSWORD, "reset_password_token": "x.y.z"}),
+                              "confirmPassword")
+        self.assertOnlyFields(post("/auth/reset-pass", {"confirmPassword": NEW_PASSWORD,
+                                                        "reset_password_token": "x.y.z"}), "password")
+        self.assertOnlyFields(reset(""), "reset_password_token")
+
+    def test_auth_table_must_be_allowlisted(self):
+        _, email = create_user("rptable")
+        token, _ = fresh_token(email)
+        count = sql_value("SELECT COUNT(*) FROM svc_related")
+        for table in ("svc_sites", "svc_users; DROP TABLE svc_related", "`svc_users`", "SVC_USERS", "",
+                      "information_schema.tables", "svc_users ", "svc_users\x00", 5, ["svc_users"], "a" * 2000):
+            with self.subTest(authTable=str(table)[:40]):
+                self.assertOnlyFields(reset(token, authTable=table), "authTable")
+        self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_related"), count)
+        self.assertReply(login(email, PASSWORD), 200)
+        self.assertReply(reset(token, authTable="svc_users"), 200, RESET_OK)
+
+    # --- hostile input ------------------------------------------------------------------------
+
+    def test_hostile_request_pass(self):
+        long = "a" * 2000
+        cases = [
+            {"email": "x' OR '1'='1@example.com", "appID": 1},
+            {"email": "x'or'1'='1@example.com", "appID": 1},
+            {"email": "a@example.com\r\nBcc: victim@evil.example", "appID": 1},
+            {"email": "<b>hi</b>@example.com", "appID": 1},
+            {"email": long + "@example.com", "appID": 1},
+            {"email": "u@" + long + ".com", "appID": 1},
+            {"email": 12345, "appID": 1},
+            {"email": ["a@example.com"], "appID": 1},
+            {"email": "demo@example.com", "appID": "1; DROP TABLE svc_users"},
+            {"email": "demo@example.com", "appID": long},
+            {"email": "a@example.com", "appID": 1, "url": "http://localhost/\"><script>alert(1)</script>"},
+            {"email": "a@example.com", "appID": 1, "url": "http://localhost/" + long},
+            {"email": "a@example.com", "appID": 1, "url": "http://localhost/x\r\nSet-Cookie: a=b"},
+        ]
+        for body in cases:
+            with self.subTest(body=str(body)[:80]):
+                reply = self.assertSafe(post("/auth/request-pass", body))
+                self.assertNotIn("set-cookie", reply.headers)
+        for raw in (b"{not json", b"[]", b"null", b'"a@example.com"', b"\xff\xfe", b'{"email":"a@example.com","appID":1'):
+            with self.subTest(raw=raw):
+                self.assertSafe(post("/auth/request-pass", raw=raw), allowed=(400,))
+        self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_notification_log WHERE bcc LIKE '%evil.example%'"
+                                   " OR recipient LIKE '%evil.example%'"), "0")
+
+    def test_hostile_reset_pass(self):
+        long = "a" * 2000
+        cases = [
+            {"password": "X' OR 1=1 --aA1@", "confirmPassword": "X' OR 1=1 --aA1@", "reset_password_token": "x"},
+            {"password": NEW_PASSWORD, "confirmPassword": NEW_PASSWORD, "reset_password_token": "'; DROP TABLE svc_users; --"},
+            {"password": NEW_PASSWORD, "confirmPassword": NEW_PASSWORD, "reset_password_token": long},
+            {"password": NEW_PASSWORD, "confirmPassword": NEW_PASSWORD, "reset_password_token": "a" * 9000},
+            {"password": NEW_PASSWORD, "confirmPassword": NEW_PASSWORD, "reset_password_token": "<script>\r\n</script>"},
+            {"password": "Aa1@" + long, "confirmPassword": "Aa1@" + long, "reset_password_token": "x.y.z"},
+            {"password": 12345678, "confirmPassword": 12345678, "reset_password_token": "x.y.z"},
+            {"password": NEW_PASSWORD, "confirmPassword": NEW_PASSWORD, "reset_password_token": 42},
+            {"password": NEW_PASSWORD, "confirmPassword": NEW_PASSWORD, "reset_password_token": {"a": 1}},
+            {"password": NEW_PASSWORD, "confirmPassword": NEW_PASSWORD, "reset_password_token": "x.y.z",
+             "authTable": "svc_users`; DROP TABLE svc_related; --"},
+        ]
+        for body in cases:
+            with self.subTest(body=str(body)[:80]):
+                reply = self.assertSafe(post("/auth/reset-pass", body), allowed=(400,))
+                self.assertIn(reply.json["message"], ("Validation error", RESET_INVALID["message"],
+                                                      "Password does not meet security requirements"))
+        for raw in (b"{not json", b"[]", b"null", b"\xff\xfe"):
+            with self.subTest(raw=raw):
+                self.assertSafe(post("/auth/reset-pass", raw=raw), allowed=(400,))
+        self.assertEqual(sql_value("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'svc'"
+                                   " AND table_name IN ('svc_users', 'svc_related')"), "2")
+
+
+if __name__ == "__main__":
+    svc_stack.main()
