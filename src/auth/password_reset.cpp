@@ -59,25 +59,38 @@ std::string reset_base(const std::optional<std::string>& url, const db::Site& si
   return *url;
 }
 
+// Queues `event` to the user through the outbox, rendered from the site's
+// template `tmpl` (the sender, BCC list, subject and content are the template's).
+void queue_user_mail(core::Context& ctx, const http::Request& request, const db::Site& site, const db::Template& tmpl,
+                     const db::User& user, messaging::MergeValues values) {
+  values.emplace("email", user.email);
+  values.emplace("firstName", user.first_name);
+  values.emplace("lastName", user.last_name);
+  db::OutboxEntry e;
+  e.site_id = site.id;
+  e.notification_id = tmpl.id;
+  e.event = tmpl.event;
+  e.recipient = messaging::strip_crlf(user.email);
+  e.from = messaging::strip_crlf(tmpl.from.empty() ? site.email_from : tmpl.from);
+  e.bcc = messaging::strip_crlf(tmpl.bcc);
+  e.subject = core::utf8_clean(messaging::merge_plain_line(tmpl.subject, values), 998);
+  e.body = messaging::merge_html(tmpl.content, values);
+  e.request_id = request.request_id;
+  messaging::enqueue(ctx, e);
+}
+
 void queue_reset_mail(core::Context& ctx, const http::Request& request, const db::Site& site, const db::User& user,
                       const std::string& link) {
   auto tmpl = db::NotificationRepo(ctx.db).find_enabled(site.id, "password-reset");
-  messaging::MergeValues values{{"link", link},
-                                {"email", user.email},
-                                {"firstName", user.first_name},
-                                {"lastName", user.last_name},
-                                {"minutes", std::to_string(ctx.config.auth.reset_ttl / 60)}};
-  db::OutboxEntry e;
-  e.site_id = site.id;
-  e.notification_id = tmpl ? tmpl->id : 0;
-  e.event = "password-reset";
-  e.recipient = messaging::strip_crlf(user.email);
-  e.from = messaging::strip_crlf(tmpl && !tmpl->from.empty() ? tmpl->from : site.email_from);
-  e.bcc = tmpl ? messaging::strip_crlf(tmpl->bcc) : "";
-  e.subject = messaging::merge_plain_line(tmpl ? tmpl->subject : kDefaultResetSubject, values);
-  e.body = messaging::merge_html(tmpl ? tmpl->content : kDefaultResetContent, values);
-  e.request_id = request.request_id;
-  messaging::enqueue(ctx, e);
+  if (!tmpl) {
+    tmpl = db::Template{};
+    tmpl->site_id = site.id;
+    tmpl->event = "password-reset";
+    tmpl->subject = kDefaultResetSubject;
+    tmpl->content = kDefaultResetContent;
+  }
+  queue_user_mail(ctx, request, site, *tmpl, user,
+                  {{"link", link}, {"minutes", std::to_string(ctx.config.auth.reset_ttl / 60)}});
 }
 
 }  // namespace
@@ -153,20 +166,7 @@ http::Response reset_pass(const http::Request& request, core::Context& ctx) {
   if (verified.claims.app > 0) {
     auto site = db::SiteRepo(ctx.db).find(verified.claims.app);
     auto tmpl = site ? db::NotificationRepo(ctx.db).find_enabled(site->id, "password-changed") : std::nullopt;
-    if (site && tmpl && !site->disable_email) {
-      messaging::MergeValues values{{"email", user->email}, {"firstName", user->first_name}};
-      db::OutboxEntry e;
-      e.site_id = site->id;
-      e.notification_id = tmpl->id;
-      e.event = "password-changed";
-      e.recipient = messaging::strip_crlf(user->email);
-      e.from = messaging::strip_crlf(tmpl->from.empty() ? site->email_from : tmpl->from);
-      e.bcc = messaging::strip_crlf(tmpl->bcc);
-      e.subject = messaging::merge_plain_line(tmpl->subject, values);
-      e.body = messaging::merge_html(tmpl->content, values);
-      e.request_id = request.request_id;
-      messaging::enqueue(ctx, e);
-    }
+    if (site && tmpl && !site->disable_email) queue_user_mail(ctx, request, *site, *tmpl, *user, {});
   }
   return http::Response::json(200, R"({"status":"Success","message":"Password reset successfully"})");
 }
