@@ -11,6 +11,7 @@ import time
 
 import svc_stack
 from svc_stack import ApiTest, request
+from procs import pid_alive, wait_until, worker_pids
 
 PID_FILE = os.path.join(svc_stack.STACK_DIR, "pids", "svc-fcgi.pid")
 LOG = os.path.join(svc_stack.STACK_DIR, "svc-fcgi.log")
@@ -19,37 +20,6 @@ LOG = os.path.join(svc_stack.STACK_DIR, "svc-fcgi.log")
 def master_pid():
     with open(PID_FILE) as f:
         return int(f.read().strip())
-
-
-def worker_pids(master):
-    pids = set()
-    task_dir = "/proc/%d/task" % master
-    for task in os.listdir(task_dir):
-        try:
-            with open(os.path.join(task_dir, task, "children")) as f:
-                pids.update(int(p) for p in f.read().split())
-        except FileNotFoundError:
-            pass
-    # A child that has exited but is not yet reaped is no longer a worker.
-    live = set()
-    for pid in pids:
-        try:
-            with open("/proc/%d/stat" % pid) as f:
-                if f.read().rsplit(")", 1)[1].split()[0] != "Z":
-                    live.add(pid)
-        except FileNotFoundError:
-            pass
-    return live
-
-
-def wait_until(predicate, timeout, step=0.05):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    return predicate()
 
 
 def log_events(event, since_offset):

@@ -37,8 +37,10 @@ NGINX = shutil.which("nginx", path=SEARCH_PATH)
 OPENSSL = shutil.which("openssl", path=SEARCH_PATH)
 SYSTEMD_ANALYZE = shutil.which("systemd-analyze", path=SEARCH_PATH)
 
-PLACEHOLDERS = {"@PREFIX@", "@HTTP_PORT@", "@FCGI_SOCKET@", "@USER_LINE@",
+PLACEHOLDERS = {"@PREFIX@", "@HTTP_PORT@", "@FCGI_SOCKET@", "@HASHING_SOCKET@", "@USER_LINE@",
                 "@ACCESS_LOG@", "@SOURCE_DIR@"}
+# The routes nginx sends to svc-fcgi's second (Argon2id) worker pool.
+HASHING_ROUTES = ("/auth/login", "/auth/sign-up", "/auth/reset-pass")
 UNAVAILABLE = {"status": "Failed", "message": "Service unavailable"}
 TOO_LARGE = {"status": "Failed", "message": "Request body too large"}
 AUTH_429 = {"status": "Failed", "message": "Too many requests"}
@@ -64,10 +66,11 @@ def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=60, **kw)
 
 
-def render_stack(workdir, source_dir=SOURCE_DIR, port=None, zones=None, fcgi_socket=None):
+def render_stack(workdir, source_dir=SOURCE_DIR, port=None, zones=None, fcgi_socket=None, hashing_socket=None):
     """Renders nginx/stack.conf.in the way scripts/stack.sh does; returns
     (conf path, prefix, port). zones: replace the dev zones file by another
-    conf.d file (e.g. the production one) to exercise real limits."""
+    conf.d file (e.g. the production one) to exercise real limits.
+    hashing_socket: the Argon2id pool's socket (default: fcgi_socket)."""
     prefix = Path(workdir) / "state"
     prefix.mkdir(parents=True, exist_ok=True)
     port = port or free_port()
@@ -77,6 +80,7 @@ def render_stack(workdir, source_dir=SOURCE_DIR, port=None, zones=None, fcgi_soc
         "@PREFIX@": str(prefix),
         "@HTTP_PORT@": str(port),
         "@FCGI_SOCKET@": str(fcgi_socket or prefix / "no-backend.sock"),
+        "@HASHING_SOCKET@": str(hashing_socket or fcgi_socket or prefix / "no-backend.sock"),
         "@USER_LINE@": "user root;" if os.geteuid() == 0 else "",
         "@SOURCE_DIR@": str(source_dir),
     }
@@ -278,6 +282,7 @@ class NginxFilesTest(unittest.TestCase):
     def test_production_site_shape(self):
         code = strip_comments(read(NGINX_DIR / "svc.conf"))
         self.assertRegex(code, r"upstream svc_fcgi \{\s*server unix:/run/svc/svc-fcgi.sock;\s*\}")
+        self.assertRegex(code, r"upstream svc_fcgi_hashing \{\s*server unix:/run/svc/[a-z-]+\.sock;\s*\}")
         self.assertRegex(code, r"listen 443 ssl http2;")
         self.assertRegex(code, r"return 301 https://")
         self.assertIn("ssl_certificate     /etc/ssl/svc/fullchain.pem;", code)
@@ -316,7 +321,13 @@ class NginxFilesTest(unittest.TestCase):
         self.assertIn("client_max_body_size 1m;", blocks["/message/"])
         self.assertIn("limit_req zone=svc_message burst=50 nodelay;", blocks["/message/"])
         self.assertIn("error_page 429 = @svc_message_429;", blocks["/message/"])
-        for name in ("= /health", "/auth/", "/message/", "/"):
+        # The Argon2id routes: limited like /auth/, served by the hashing pool.
+        hashing = "~ ^/auth/(?:login|sign-up|reset-pass)$"
+        self.assertIn("fastcgi_pass svc_fcgi_hashing;", blocks[hashing])
+        for line in ("client_max_body_size 64k;", "limit_req zone=svc_auth burst=20 nodelay;",
+                     "error_page 429 = @svc_429;"):
+            self.assertIn(line, blocks[hashing])
+        for name in ("= /health", "/auth/", "/message/", "/", hashing):
             for code in (413, 502, 503, 504):
                 self.assertRegex(blocks[name], rf"error_page {code} = @svc_{code};", name)
 
@@ -493,6 +504,23 @@ class NginxLiveTest(unittest.TestCase):
                 self.assertEqual(status, code)
                 self.assertIn("params", data)
                 self.assertRegex(resp.getheader("X-Request-Id") or "", r"^[0-9a-f]{32}$")
+
+    def test_argon2_routes_go_to_the_hashing_pool(self):
+        """login, sign-up and reset-pass reach the hashing pool's socket, and
+        nothing else does (svc-fcgi [server] hashing_socket)."""
+        sock = self.tmp / "hashing.sock"
+        conf, prefix, port = render_stack(self.tmp, hashing_socket=sock)
+        with EchoFastCGI(sock), running_nginx(conf, prefix, port):
+            for path in HASHING_ROUTES + ("/auth/login?x=1",):
+                status, _, data = request(port, "POST", path, body="{}")
+                self.assertEqual(status, 200, path)
+                self.assertEqual(data["params"]["REQUEST_URI"], path)
+            for method, path in (("POST", "/auth/refresh-token"), ("POST", "/auth/login/"),
+                                 ("POST", "/auth/loginx"), ("GET", "/health"),
+                                 ("POST", "/message/notification")):
+                status, _, data = request(port, method, path, body=None if method == "GET" else "{}",
+                                          headers={"site-id": "1"})
+                self.assertEqual((status, data), (502, UNAVAILABLE), path)
 
     def test_production_rate_limits(self):
         conf, prefix, port = render_stack(self.tmp, zones="svc-zones.conf")

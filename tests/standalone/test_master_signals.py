@@ -22,6 +22,7 @@ import unittest
 from pathlib import Path
 
 import fcgi_client
+from procs import pid_alive, wait_until, worker_pids
 
 SOURCE_DIR = Path(os.environ.get("SVC_SOURCE_DIR") or Path(__file__).resolve().parents[2])
 BIN_DIR = Path(os.environ.get("SVC_BIN_DIR") or SOURCE_DIR / "build")
@@ -37,43 +38,6 @@ def keys_section():
     lines = [line for line in out.splitlines() if line.strip() and not line.startswith("#")]
     assert lines[0].strip() == "[keys]", out
     return "\n".join(lines) + "\n"
-
-
-def worker_pids(master):
-    pids = set()
-    for task in os.listdir("/proc/%d/task" % master):
-        try:
-            with open("/proc/%d/task/%s/children" % (master, task)) as f:
-                pids.update(int(p) for p in f.read().split())
-        except FileNotFoundError:
-            pass
-    live = set()
-    for pid in pids:
-        try:
-            with open("/proc/%d/stat" % pid) as f:
-                if f.read().rsplit(")", 1)[1].split()[0] != "Z":
-                    live.add(pid)
-        except FileNotFoundError:
-            pass
-    return live
-
-
-def pid_alive(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
-def wait_until(predicate, timeout, step=0.05):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    return predicate()
 
 
 class MasterSignalsTest(unittest.TestCase):

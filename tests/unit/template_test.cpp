@@ -137,7 +137,7 @@ BOOST_AUTO_TEST_CASE(html_to_text_table) {
       {"<!-- hidden <p>x</p> -->shown", "shown"},
       {"<ul><li>one</li><li>two</li></ul>", "one\ntwo"},
       {"<p>a</p>\n\n<p></p><p></p><p>b</p>", "a\n\nb"},
-      {"<a href=\"https://x.example/r?a=1&amp;b=2\">Reset</a>", "Reset"},
+      {"<a href=\"https://x.example/r?a=1&amp;b=2\">Reset</a>", "Reset (https://x.example/r?a=1&b=2)"},
       {"", ""},
   };
   for (const auto& [html, text] : cases) {
