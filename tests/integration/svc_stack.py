@@ -6,6 +6,7 @@ read what the SMTP and HTTP sinks received.
 Standard library only; run with /usr/bin/python3.
 """
 
+import base64
 import email
 import email.policy
 import glob
@@ -127,6 +128,36 @@ def http_sink_lines(name):
         return []
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+_MISSING = object()
+
+
+def config_value(section, key, default=_MISSING):
+    """A value of the stack's svc.conf; KeyError (or default) when absent."""
+    current = None
+    with open(CONFIG) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("[") and line.endswith("]"):
+                current = line[1:-1].strip()
+            elif current == section and "=" in line and not line.startswith(("#", ";")):
+                k, v = line.split("=", 1)
+                if k.strip() == key:
+                    return v.strip()
+    if default is _MISSING:
+        raise KeyError("[%s] %s not in %s" % (section, key, CONFIG))
+    return default
+
+
+def b64url(data):
+    if isinstance(data, str):
+        data = data.encode()
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def b64url_decode(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 def unique_email(prefix="user"):

@@ -21,6 +21,7 @@ import uuid
 
 import svc_stack
 from svc_stack import ApiTest, post, sql, sql_value, unique_email
+from svc_stack import config_value
 
 PASSWORD = "Right@Pass1"
 LEGACY_PASSWORD = "Legacy@123"
@@ -46,20 +47,6 @@ def php_password_verify(password, stored):
               'echo password_verify($in[0], $in[1]) ? "yes" : "no";',
               stdin=__import__("json").dumps([password, stored]))
     return out == "yes"
-
-
-def config_value(section, key):
-    current = None
-    with open(svc_stack.CONFIG) as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("[") and line.endswith("]"):
-                current = line[1:-1].strip()
-            elif current == section and "=" in line and not line.startswith(("#", ";")):
-                k, v = line.split("=", 1)
-                if k.strip() == key:
-                    return v.strip()
-    return None
 
 
 _HASH = []
@@ -234,7 +221,7 @@ class LoginTest(ApiTest):
     # --- legacy passwords --------------------------------------------------------
 
     def legacy_key(self):
-        return config_value("keys", "legacy_password_key") or "local-legacy-key"
+        return config_value("keys", "legacy_password_key", None) or "local-legacy-key"
 
     def assertUpgraded(self, uid, email, legacy_value):
         reply = login(email, LEGACY_PASSWORD)
@@ -327,7 +314,7 @@ class LoginTest(ApiTest):
         import concurrent.futures
         email = unique_email("login-throttle-race")
         make_user(email)
-        workers = int(config_value("server", "workers") or 2)
+        workers = int(config_value("server", "workers", None) or 2)
         try:
             with concurrent.futures.ThreadPoolExecutor(24) as pool:
                 replies = list(pool.map(lambda i: login(email, "Wrong@Pass%d" % i), range(36)))

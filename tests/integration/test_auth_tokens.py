@@ -23,6 +23,7 @@ import time
 
 import svc_stack
 from svc_stack import ApiTest, post, sql, sql_value, unique_email
+from svc_stack import b64url, b64url_decode, config_value
 
 STRONG = "Token@Test1"
 INVALID_FORMAT = {"status": "Failed", "message": "Invalid token format"}
@@ -33,32 +34,8 @@ REFRESH_TTL = 30 * 86400
 JWT_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jwt_check.php")
 
 
-def config_value(section, key):
-    current = None
-    with open(svc_stack.CONFIG) as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("[") and line.endswith("]"):
-                current = line[1:-1].strip()
-            elif current == section and "=" in line and not line.startswith(("#", ";")):
-                k, v = line.split("=", 1)
-                if k.strip() == key:
-                    return v.strip()
-    raise KeyError("[%s] %s not in %s" % (section, key, svc_stack.CONFIG))
-
-
 KID = config_value("keys", "jwt_kid")
 SECRET_B64 = config_value("keys", "jwt_secret")
-
-
-def b64url(data):
-    if isinstance(data, str):
-        data = data.encode()
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def b64url_decode(text):
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 SECRET = b64url_decode(SECRET_B64)

@@ -34,6 +34,7 @@ import urllib.parse
 
 import svc_stack
 from svc_stack import ApiTest, post, request, sql, sql_value, unique_email
+from svc_stack import b64url, b64url_decode, config_value
 
 PASSWORD = "Pass@1234"
 NEW_PASSWORD = "Fresh@Pass99"
@@ -47,30 +48,6 @@ HREF = re.compile(r'href="([^"]*)"')
 def q(value):
     """A SQL string literal for a value the test controls."""
     return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def config_value(section, key):
-    current = None
-    with open(svc_stack.CONFIG) as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("[") and line.endswith("]"):
-                current = line[1:-1].strip()
-            elif current == section and "=" in line and not line.startswith(("#", ";")):
-                k, v = line.split("=", 1)
-                if k.strip() == key:
-                    return v.strip()
-    raise KeyError("[%s] %s not in %s" % (section, key, svc_stack.CONFIG))
-
-
-def b64url(data):
-    if isinstance(data, str):
-        data = data.encode()
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def b64url_decode(text):
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 KID = config_value("keys", "jwt_kid")

@@ -31,6 +31,7 @@ import time
 
 import svc_stack
 from svc_stack import ApiTest, post, sql, sql_value, unique_email
+from svc_stack import b64url_decode, config_value
 
 SENT = {"status": "Success", "message": "SMS code sent successfully"}
 VERIFIED = {"status": "Success", "message": "SMS code verified"}
@@ -46,24 +47,6 @@ LEAK_WORDS = ("sql syntax", "sqlstate", "mariadb", "mysql", "exception", "what()
 
 def invalid(left):
     return {"status": "Failed", "message": "Invalid code", "attempts_left": left}
-
-
-def b64url_decode(text):
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def config_value(section, key):
-    current = None
-    with open(svc_stack.CONFIG) as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("[") and line.endswith("]"):
-                current = line[1:-1].strip()
-            elif current == section and "=" in line and not line.startswith(("#", ";")):
-                k, v = line.split("=", 1)
-                if k.strip() == key:
-                    return v.strip()
-    raise KeyError("[%s] %s not in %s" % (section, key, svc_stack.CONFIG))
 
 
 ID_KEY_HEX = b64url_decode(config_value("keys", "id_key")).hex()

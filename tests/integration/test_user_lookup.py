@@ -25,6 +25,7 @@ import time
 
 import svc_stack
 from svc_stack import ApiTest, post, sql, sql_value, unique_email
+from svc_stack import b64url_decode, config_value
 
 GENERIC_500 = {"status": "Failed", "message": "An error occurred while processing your request"}
 EXPIRED = {"status": "Failed", "message": "Token expired"}
@@ -33,24 +34,6 @@ USER_AD = "svc:user-id:v1"
 CUSTOMER_AD = "svc:customer-id:v1"
 LOOKUP_ENDPOINTS = ("/auth/user-email", "/auth/user-sms-code", "/auth/verify-sms-code")
 LEAK_WORDS = ("sql syntax", "sqlstate", "mariadb", "mysql", "exception", "what()", "errno", "sodium", "decrypt")
-
-
-def config_value(section, key):
-    current = None
-    with open(svc_stack.CONFIG) as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("[") and line.endswith("]"):
-                current = line[1:-1].strip()
-            elif current == section and "=" in line and not line.startswith(("#", ";")):
-                k, v = line.split("=", 1)
-                if k.strip() == key:
-                    return v.strip()
-    raise KeyError("[%s] %s not in %s" % (section, key, svc_stack.CONFIG))
-
-
-def b64url_decode(text):
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 ID_KEY_HEX = b64url_decode(config_value("keys", "id_key")).hex()
