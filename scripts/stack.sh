@@ -12,6 +12,13 @@
 #   SVC_STACK_DIR   state directory (default: <repo>/.run)
 #   SVC_HTTP_PORT   nginx port on 127.0.0.1 (default 8080; 0 = any free port)
 #   SVC_BIN_DIR     where svc-fcgi, svc-admin, svc-sender are (default: <repo>/build)
+#   SVC_WORKERS     svc-fcgi workers (default 2); SVC_HASHING_WORKERS: workers of the
+#                   second pool that serves the Argon2id routes (default: SVC_WORKERS)
+#   SVC_MAX_REQUESTS  requests a worker serves before it is recycled (default 10000)
+#   SVC_ACCESS_LOG  "off": no nginx access log (benchmarks); default: $SVC_STACK_DIR/nginx-access.log
+#   SVC_SENDER_LOOP seconds between the sender's passes (default 1); 0 = do not start it
+#   SVC_NGINX_INCLUDE  a file included at nginx's http{} level (extra server blocks
+#                   for scripts/bench.sh); only read when nginx is (re)started
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,7 +34,9 @@ die() { say "error: $*"; exit 1; }
 
 free_port() { "$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-alive() { [ -f "$run/$1.pid" ] && kill -0 "$(cat "$run/$1.pid")" 2>/dev/null; }
+# A process is running when it exists and is not a zombie waiting to be reaped.
+running() { [ -r "/proc/$1/stat" ] && [ "$(cut -d')' -f2 "/proc/$1/stat" 2>/dev/null | cut -d' ' -f2)" != "Z" ]; }
+alive() { [ -f "$run/$1.pid" ] && running "$(cat "$run/$1.pid")"; }
 
 wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
   local secs=$1 what=$2; shift 2
@@ -77,6 +86,10 @@ SQL
 [server]
 socket = $dir/svc-fcgi.sock
 workers = ${SVC_WORKERS:-2}
+# The Argon2id routes (login, sign-up, reset-pass) have their own pool; nginx
+# sends them to this socket (nginx/snippets/svc-locations.conf).
+hashing_socket = $dir/svc-fcgi-hashing.sock
+hashing_workers = ${SVC_HASHING_WORKERS:-${SVC_WORKERS:-2}}
 max_requests = ${SVC_MAX_REQUESTS:-10000}
 drain_seconds = 10
 
@@ -151,12 +164,30 @@ start_bg() {  # start_bg NAME LOGFILE COMMAND...
   echo $! >"$run/$name.pid"
 }
 
+# The hashing pool's socket as svc.conf names it; a state directory whose
+# svc.conf predates the pool has none, and then the Argon2id routes go to the
+# one pool like everything else.
+hashing_socket() {
+  local path
+  path=$(sed -n 's/^[[:space:]]*hashing_socket[[:space:]]*=[[:space:]]*//p' "$dir/svc.conf" 2>/dev/null | tail -n 1)
+  printf '%s\n' "${path:-$dir/svc-fcgi.sock}"
+}
+
 render_nginx() {
-  local user_line=""
+  local user_line="" access_log="access_log $dir/nginx-access.log;"
   [ "$(id -u)" -eq 0 ] && user_line="user root;"
+  [ "${SVC_ACCESS_LOG:-}" = "off" ] && access_log="access_log off;"
   sed -e "s|@PREFIX@|$dir|g" -e "s|@HTTP_PORT@|$http_port|g" -e "s|@FCGI_SOCKET@|$dir/svc-fcgi.sock|g" \
-    -e "s|@USER_LINE@|$user_line|g" -e "s|@ACCESS_LOG@|access_log $dir/nginx-access.log;|g" \
+    -e "s|@HASHING_SOCKET@|$(hashing_socket)|g" \
+    -e "s|@USER_LINE@|$user_line|g" -e "s|@ACCESS_LOG@|$access_log|g" \
     -e "s|@SOURCE_DIR@|$repo|g" "$repo/nginx/stack.conf.in" >"$dir/nginx.conf"
+  if [ -n "${SVC_NGINX_INCLUDE:-}" ]; then
+    # Before the closing brace of http{} (the file's last line that is just "}").
+    awk -v inc="    include ${SVC_NGINX_INCLUDE};" \
+      '{ line[NR] = $0; if ($0 ~ /^}[[:space:]]*$/) last = NR }
+       END { for (i = 1; i <= NR; i++) { if (i == last) print inc; print line[i] } }' \
+      "$dir/nginx.conf" >"$dir/nginx.conf.tmp" && mv "$dir/nginx.conf.tmp" "$dir/nginx.conf"
+  fi
   mkdir -p "$dir/nginx-tmp"
 }
 
@@ -199,8 +230,10 @@ up() {
     --port "$push_port" --log "$dir/push.log"
   start_bg svc-fcgi "$dir/svc-fcgi.log" "$bin/svc-fcgi" --config "$dir/svc.conf"
   wait_for 20 svc-fcgi test -S "$dir/svc-fcgi.sock"
-  if "$bin/svc-sender" --help 2>/dev/null | grep -q -- '--loop'; then
-    start_bg svc-sender "$dir/svc-sender.log" "$bin/svc-sender" --config "$dir/svc.conf" --loop 1
+  wait_for 20 "svc-fcgi hashing pool" test -S "$(hashing_socket)"
+  local sender_loop=${SVC_SENDER_LOOP:-1}
+  if [ "$sender_loop" != "0" ] && "$bin/svc-sender" --help 2>/dev/null | grep -q -- '--loop'; then
+    start_bg svc-sender "$dir/svc-sender.log" "$bin/svc-sender" --config "$dir/svc.conf" --loop "$sender_loop"
   fi
   if ! alive nginx; then
     render_nginx
@@ -227,10 +260,10 @@ stop_pid() {  # stop_pid NAME SIGNAL
   local name=$1 sig=${2:-TERM} pid i
   [ -f "$run/$name.pid" ] || return 0
   pid=$(cat "$run/$name.pid")
-  if kill -0 "$pid" 2>/dev/null; then
+  if running "$pid"; then
     kill "-$sig" "$pid" 2>/dev/null || true
-    for ((i = 0; i < 150; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+    for ((i = 0; i < 300; i++)); do running "$pid" || break; sleep 0.05; done
+    running "$pid" && kill -KILL "$pid" 2>/dev/null || true
   fi
   rm -f "$run/$name.pid"
 }
