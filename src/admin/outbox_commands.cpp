@@ -18,7 +18,17 @@ std::string age(long long seconds) {
   return std::to_string(seconds / 86400) + "d";
 }
 
-const char* dash(const std::string& s) { return s.empty() ? "-" : s.c_str(); }
+// One field of a tab-separated line: controls (a stored line break or tab
+// would break the table) shown as '?', empty as '-'.
+std::string field(const std::string& s) {
+  if (s.empty()) return "-";
+  std::string out = s;
+  for (char& c : out) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) c = '?';
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -27,8 +37,8 @@ int cmd_outbox_stats(const Args& args, const std::string& config_path) {
   auto config = config::load_config(config_path);
   db::Database db(config.database);
   const auto s = db::OutboxRepo(db).stats();
-  std::printf("Pending: %lld (due now: %lld, claimed: %lld, oldest: %s)\n", s.pending, s.pending_due,
-              s.pending_claimed, age(s.oldest_pending_age).c_str());
+  std::printf("Pending: %lld (due now: %lld, claimed: %lld, oldest: %s)\n", s.pending, s.pending_due, s.pending_claimed,
+              age(s.oldest_pending_age).c_str());
   std::printf("Sent:    %lld\n", s.sent);
   std::printf("Failed:  %lld\n", s.failed);
   return 0;
@@ -49,7 +59,8 @@ int cmd_outbox_retry(const Args& args, const std::string& config_path) {
   if (!repo.requeue_failed(id)) {
     const auto row = repo.find(id);
     if (!row) throw std::runtime_error("no outbox row " + text);
-    throw std::runtime_error("outbox row " + text + " is " + row->status + ", not Failed: only Failed rows can be retried");
+    throw std::runtime_error("outbox row " + text + " is " + row->status +
+                             ", not Failed: only Failed rows can be retried");
   }
   std::printf("outbox row %lld re-queued: Pending, attempts 0, due now\n", id);
   return 0;
@@ -71,12 +82,14 @@ int cmd_outbox_list(const Args& args, const std::string& config_path) {
     std::printf("no %s rows\n", status.c_str());
     return 0;
   }
-  std::printf("id\tsite\tevent\tstatus\tattempts\tcreated_at\tnext_attempt_at\tsent_at\tclaimed_by\trecipient\tlast_error\n");
+  std::printf(
+      "id\tsite\tevent\tstatus\tattempts\tcreated_at\tnext_attempt_at\tsent_at\tclaimed_by\trecipient\tlast_error\n");
   for (const auto& r : rows) {
-    std::printf("%lld\t%lld\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.id, r.site_id, r.event.c_str(), r.status.c_str(),
-                r.attempts, r.created_at.c_str(), r.status == "Pending" ? r.next_attempt_at.c_str() : "-",
-                dash(r.sent_at), r.claimed_until.empty() ? "-" : r.claimed_by.c_str(), dash(r.recipient),
-                dash(r.last_error));
+    std::printf("%lld\t%lld\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.id, r.site_id, field(r.event).c_str(),
+                r.status.c_str(), r.attempts, r.created_at.c_str(),
+                r.status == "Pending" ? r.next_attempt_at.c_str() : "-", field(r.sent_at).c_str(),
+                field(r.claimed_until.empty() ? "" : r.claimed_by).c_str(), field(r.recipient).c_str(),
+                field(r.last_error).c_str());
   }
   return 0;
 }

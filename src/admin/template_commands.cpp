@@ -134,6 +134,10 @@ void require_site(db::Database& db, long long site_id) {
 db::TemplateRecord require_template(db::Database& db, long long site_id, const std::string& event) {
   auto t = db::TemplateAdminRepo(db).find(site_id, event);
   if (!t) throw std::runtime_error("no template '" + event + "' for site " + std::to_string(site_id));
+  if (t->event != event) {
+    throw std::runtime_error("no template '" + event + "' for site " + std::to_string(site_id) + " (there is '" +
+                             t->event + "'; event names match exactly)");
+  }
   return *t;
 }
 
@@ -184,6 +188,13 @@ int cmd_template_set(const Args& args, const std::string& config_path) {
   require_site(db, site_id);
   db::TemplateAdminRepo repo(db);
   const auto existing = repo.find(site_id, event);
+  // The column's collation ignores case, accents and trailing blanks, so the
+  // unique key would make this an update of a template the API would never
+  // match to `event` (the API matches exactly).
+  if (existing && existing->event != event) {
+    throw std::runtime_error("site " + std::to_string(site_id) + " already has template '" + existing->event +
+                             "', which the database does not tell apart from '" + event + "'");
+  }
   db::TemplateRecord t = existing.value_or(db::TemplateRecord{});
   t.site_id = site_id;
   t.event = event;

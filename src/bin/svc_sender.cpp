@@ -95,8 +95,9 @@ svc::messaging::SmtpSettings smtp_settings(const svc::config::SmtpSettings& c) {
   S s;
   s.host = c.host;
   s.port = c.port;
-  s.security = c.security == "tls" ? S::Security::Tls : c.security == "starttls" ? S::Security::StartTls
-                                                                                  : S::Security::Plain;
+  s.security = c.security == "tls"        ? S::Security::Tls
+               : c.security == "starttls" ? S::Security::StartTls
+                                          : S::Security::Plain;
   s.auth = c.auth == "login" ? S::AuthMethod::Login : c.auth == "plain" ? S::AuthMethod::Plain : S::AuthMethod::None;
   s.username = c.username;
   s.password = c.password;
@@ -123,12 +124,23 @@ void install_signal_handlers() {
   sigaction(SIGINT, &sa, nullptr);
 }
 
+// A stored value on one output line: controls shown as '?'.
+std::string shown(const std::string& s) {
+  std::string out = s;
+  for (char& c : out) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) c = '?';
+  }
+  return out;
+}
+
 int dry_run(svc::db::OutboxRepo& repo, int batch) {
   const auto rows = repo.due(batch);
   std::printf("%zu row(s) due (showing at most %d; nothing claimed, nothing sent)\n", rows.size(), batch);
   for (const auto& r : rows) {
     std::printf("id=%lld site=%lld event=%s attempts=%d to=%s cc=%s bcc=%s subject=%s\n", r.id, r.site_id,
-                r.event.c_str(), r.attempts, r.recipient.c_str(), r.cc.c_str(), r.bcc.c_str(), r.subject.c_str());
+                shown(r.event).c_str(), r.attempts, shown(r.recipient).c_str(), shown(r.cc).c_str(),
+                shown(r.bcc).c_str(), shown(r.subject).c_str());
   }
   return 0;
 }
@@ -184,8 +196,9 @@ int main(int argc, char** argv) {
   install_signal_handlers();
   svc::messaging::SmtpMailer mailer(smtp_settings(config.smtp));
   svc::core::SystemClock clock;
-  svc::messaging::Sender sender(repo, mailer, clock, settings, claimer_name(),
-                                [](std::uint32_t upper) { return randombytes_uniform(upper); }, &g_stop);
+  svc::messaging::Sender sender(
+      repo, mailer, clock, settings, claimer_name(), [](std::uint32_t upper) { return randombytes_uniform(upper); },
+      &g_stop);
 
   if (!options.loop_seconds) {
     try {

@@ -24,10 +24,10 @@ struct OutboxMessage {
   std::string recipient;  // comma-separated; "" when only BCC
   std::string cc;
   std::string bcc;
-  std::string from;       // "Name <addr>" or a bare address
+  std::string from;  // "Name <addr>" or a bare address
   std::string subject;
-  std::string body;       // HTML
-  int attempts = 0;       // failed attempts so far
+  std::string body;  // HTML
+  int attempts = 0;  // failed attempts so far
   long long created_unix = 0;
 };
 
@@ -49,8 +49,8 @@ struct OutboxListing {
 
 struct OutboxStats {
   long long pending = 0, sent = 0, failed = 0;
-  long long pending_due = 0;       // Pending, due now and not claimed
-  long long pending_claimed = 0;   // Pending with a live lease
+  long long pending_due = 0;          // Pending, due now and not claimed
+  long long pending_claimed = 0;      // Pending with a live lease
   long long oldest_pending_age = -1;  // seconds since the oldest Pending row was created; -1 = none
 };
 
@@ -87,8 +87,7 @@ class OutboxRepo final : public OutboxQueue {
   // Sent: sent_at = NOW(), claim cleared. last_error is kept as history.
   bool mark_sent(long long id, const std::string& claimer) override;
   // attempts + 1, next_attempt_at = NOW() + delay_seconds, claim cleared.
-  bool mark_retry(long long id, const std::string& claimer, long long delay_seconds,
-                  const std::string& error) override;
+  bool mark_retry(long long id, const std::string& claimer, long long delay_seconds, const std::string& error) override;
   // Failed, attempts + 1, claim cleared.
   bool mark_failed(long long id, const std::string& claimer, const std::string& error) override;
   // Clears the claim without counting an attempt (a run stopping early).

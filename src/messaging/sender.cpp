@@ -61,7 +61,8 @@ Mailbox parse_mailbox(std::string_view text) {
 
 std::string message_id_for(long long log_id, long long site_id, std::string_view from_address) {
   std::string domain;
-  if (auto at = from_address.rfind('@'); at != std::string_view::npos) domain = std::string(from_address.substr(at + 1));
+  if (auto at = from_address.rfind('@'); at != std::string_view::npos)
+    domain = std::string(from_address.substr(at + 1));
   std::transform(domain.begin(), domain.end(), domain.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   const bool usable = !domain.empty() && std::all_of(domain.begin(), domain.end(), [](unsigned char c) {

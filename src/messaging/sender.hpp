@@ -85,8 +85,8 @@ class Sender {
 
   // `claimer` names this run in claimed_by (host:pid:random). `stop`, when
   // not null, is polled between messages (set by SIGTERM/SIGINT).
-  Sender(db::OutboxQueue& queue, Mailer& mailer, const core::Clock& clock, SenderSettings settings,
-         std::string claimer, Uniform uniform, const volatile std::sig_atomic_t* stop = nullptr);
+  Sender(db::OutboxQueue& queue, Mailer& mailer, const core::Clock& clock, SenderSettings settings, std::string claimer,
+         Uniform uniform, const volatile std::sig_atomic_t* stop = nullptr);
 
   // Claims up to settings.batch rows and sends them; logs one progress line
   // (JSON on stderr) when it claimed anything.

@@ -519,6 +519,11 @@ class AdminTemplateTest(S.ApiTest):
             (["template", "set", "--site", "1", "--event", "bad event", "--subject-file", subject,
               "--content-file", content], 2, "--event must be"),
             (["template", "enable", "--site", "1", "--event", event], 1, "no template '%s' for site 1" % event),
+            (["template", "disable", "--site", "1", "--event", "Welcome-Email"], 1,
+             "no template 'Welcome-Email' for site 1 (there is 'welcome-email'; event names match exactly)"),
+            (["template", "set", "--site", "1", "--event", "WELCOME-email", "--subject-file", subject,
+              "--content-file", content], 1,
+             "site 1 already has template 'welcome-email', which the database does not tell apart from 'WELCOME-email'"),
             (["template", "list", "--site", "999999"], 1, "no site with id 999999"),
             (["template", "list"], 2, "missing --site"),
         ]
