@@ -18,7 +18,7 @@ struct ServerSettings {
   long max_requests = 10000;
   int drain_seconds = 20;
   std::string hashing_socket;  // "" = one pool; else a second pool for the Argon2id routes
-  int hashing_workers = 1;
+  int hashing_workers = 0;     // 0 = number of online CPUs
 };
 
 struct DbSettings {

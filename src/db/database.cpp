@@ -95,21 +95,21 @@ bool Database::ping() {
 
 void Database::begin() {
   if (in_transaction_) throw std::logic_error("nested transaction");
-  // A lost connection is found here, before any work, so retry once.
+  // One statement (autocommit stays on outside transactions). A lost
+  // connection is found here, before any work, so retry once.
   try {
-    connection().setAutoCommit(false);
+    execute_trusted("START TRANSACTION");
   } catch (const sql::SQLException& e) {
     if (!is_connection_lost(e.getErrorCode())) throw;
     reset();
-    connection().setAutoCommit(false);
+    execute_trusted("START TRANSACTION");
   }
   in_transaction_ = true;
 }
 
 void Database::commit() {
-  conn_->commit();
-  conn_->setAutoCommit(true);
   in_transaction_ = false;
+  conn_->commit();
 }
 
 void Database::rollback() {
@@ -117,7 +117,6 @@ void Database::rollback() {
   if (!conn_) return;
   try {
     conn_->rollback();
-    conn_->setAutoCommit(true);
   } catch (const sql::SQLException&) {
     reset();
   }

@@ -112,6 +112,27 @@ class Transaction {
 std::string column_string(sql::ResultSet& rs, const char* column);
 long long column_int(sql::ResultSet& rs, const char* column);
 
+// Reads the columns of the current row in SELECT-list order, by index (a
+// lookup by name costs Connector/C++ an upper-casing search per column, which
+// showed in profiles of the hot lookups). NULL reads as "" / 0.
+class RowReader {
+ public:
+  explicit RowReader(sql::ResultSet& rs) : rs_(rs) {}
+  std::string text() {
+    unsigned i = next_++;
+    return rs_.isNull(i) ? std::string() : std::string(rs_.getString(i));
+  }
+  long long integer() {
+    unsigned i = next_++;
+    return rs_.isNull(i) ? 0 : static_cast<long long>(rs_.getInt64(i));
+  }
+  bool flag() { return integer() != 0; }
+
+ private:
+  sql::ResultSet& rs_;
+  unsigned next_ = 1;
+};
+
 // Runs a query statement and returns its result set.
 inline std::unique_ptr<sql::ResultSet> query(sql::PreparedStatement& st) {
   return std::unique_ptr<sql::ResultSet>(st.executeQuery());

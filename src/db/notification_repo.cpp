@@ -11,15 +11,16 @@ std::optional<Template> NotificationRepo::find_enabled(long long site_id, const 
         st.setString(2, event);
         auto rs = query(st);
         if (!rs->next()) return std::nullopt;
+        RowReader r(*rs);
         Template t;
-        t.id = column_int(*rs, "id");
-        t.site_id = column_int(*rs, "site_id");
-        t.event = column_string(*rs, "event");
-        t.enabled = column_int(*rs, "enabled") != 0;
-        t.subject = column_string(*rs, "subject");
-        t.content = column_string(*rs, "content");
-        t.from = column_string(*rs, "from");
-        t.bcc = column_string(*rs, "bcc");
+        t.id = r.integer();
+        t.site_id = r.integer();
+        t.event = r.text();
+        t.enabled = r.flag();
+        t.subject = r.text();
+        t.content = r.text();
+        t.from = r.text();
+        t.bcc = r.text();
         // The column's collation ignores case, accents and trailing spaces;
         // events are identifiers and must match exactly.
         if (t.event != event) return std::nullopt;
@@ -27,7 +28,7 @@ std::optional<Template> NotificationRepo::find_enabled(long long site_id, const 
       });
 }
 
-long long NotificationRepo::enqueue(const OutboxEntry& e) {
+void NotificationRepo::enqueue(const OutboxEntry& e) {
   db_.with(
       "INSERT INTO svc_notification_log (site_id, notification_id, event, recipient, `from`, cc, bcc, subject, body,"
       " status, next_attempt_at, table_name, record_id, request_id)"
@@ -47,7 +48,6 @@ long long NotificationRepo::enqueue(const OutboxEntry& e) {
         if (e.request_id.empty()) st.setNull(12, 0); else st.setString(12, e.request_id);
         st.executeUpdate();
       });
-  return db_.last_insert_id();
 }
 
 void NotificationRepo::link(const std::string& master_table, long long master_id, const std::string& linked_table,

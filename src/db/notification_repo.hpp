@@ -41,8 +41,8 @@ class NotificationRepo {
 
   // The enabled template of this site for the event.
   std::optional<Template> find_enabled(long long site_id, const std::string& event);
-  // Inserts a Pending row due now; returns its id.
-  long long enqueue(const OutboxEntry& entry);
+  // Inserts a Pending row due now (its id is then Database::last_insert_id()).
+  void enqueue(const OutboxEntry& entry);
   // svc_related row: (master_table, master_id) → (linked_table, linked).
   void link(const std::string& master_table, long long master_id, const std::string& linked_table, long long linked);
 

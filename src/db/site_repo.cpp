@@ -28,22 +28,24 @@ std::string join_hosts(const std::vector<std::string>& hosts) {
 }
 
 Site read_site(sql::ResultSet& rs) {
+  // In the order of kColumns.
+  RowReader r(rs);
   Site s;
-  s.id = column_int(rs, "id");
-  s.name = column_string(rs, "name");
-  s.domain = column_string(rs, "domain");
-  s.reset_url = column_string(rs, "reset_url");
-  s.allowed_redirect_hosts = split_hosts(column_string(rs, "allowed_redirect_hosts"));
-  s.disable_email = column_int(rs, "disable_email") != 0;
-  s.email_from = column_string(rs, "email_from");
-  s.email_cc = column_int(rs, "email_cc");
-  s.email_bcc = column_int(rs, "email_bcc");
-  s.vapid_public_key = column_string(rs, "vapid_public_key");
-  s.vapid_private_key = column_string(rs, "vapid_private_key");
-  s.vapid_subject = column_string(rs, "vapid_subject");
-  s.api_key_hash = column_string(rs, "api_key_hash");
-  s.allow_sql_merge = column_int(rs, "allow_sql_merge") != 0;
-  s.active = column_int(rs, "active") != 0;
+  s.id = r.integer();
+  s.name = r.text();
+  s.domain = r.text();
+  s.reset_url = r.text();
+  s.allowed_redirect_hosts = split_hosts(r.text());
+  s.disable_email = r.flag();
+  s.email_from = r.text();
+  s.email_cc = r.integer();
+  s.email_bcc = r.integer();
+  s.vapid_public_key = r.text();
+  s.vapid_private_key = r.text();
+  s.vapid_subject = r.text();
+  s.api_key_hash = r.text();
+  s.allow_sql_merge = r.flag();
+  s.active = r.flag();
   return s;
 }
 

@@ -1,5 +1,7 @@
 #include "db/throttle_repo.hpp"
 
+#include <sodium.h>
+
 namespace svc::db {
 
 std::optional<long long> ThrottleRepo::locked_for(const std::string& table, const std::string& email, long long now) {
@@ -47,6 +49,16 @@ void ThrottleRepo::record_failure(const std::string& table, const std::string& e
         st.setInt64(i++, now);
         st.executeUpdate();
       });
+  // Now and then, forget windows that ended long ago, so floods of unknown
+  // e-mails do not grow the table without bound.
+  if (randombytes_uniform(100) == 0) {
+    db_.with("DELETE FROM svc_login_throttle WHERE window_start < ? AND locked_until < ? LIMIT 1000",
+             [&](sql::PreparedStatement& st) {
+               st.setInt64(1, cutoff);
+               st.setInt64(2, now);
+               st.executeUpdate();
+             });
+  }
 }
 
 void ThrottleRepo::reset(const std::string& table, const std::string& email) {

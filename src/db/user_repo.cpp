@@ -6,16 +6,18 @@ namespace svc::db {
 namespace {
 
 User read_user(sql::ResultSet& rs) {
+  // In the order of UserRepo::select().
+  RowReader r(rs);
   User u;
-  u.id = column_int(rs, "id");
-  u.email = column_string(rs, "user_email");
-  u.password = column_string(rs, "password");
-  u.first_name = column_string(rs, "first_name");
-  u.last_name = column_string(rs, "last_name");
-  u.role = column_string(rs, "primary_role");
-  u.mobile = column_string(rs, "mobile");
-  u.active = column_int(rs, "active") != 0;
-  u.token_version = column_int(rs, "token_version");
+  u.id = r.integer();
+  u.email = r.text();
+  u.password = r.text();
+  u.first_name = r.text();
+  u.last_name = r.text();
+  u.role = r.text();
+  u.mobile = r.text();
+  u.active = r.flag();
+  u.token_version = r.integer();
   return u;
 }
 

@@ -19,14 +19,12 @@ namespace {
   throw std::runtime_error(what + ": " + std::strerror(errno));
 }
 
-int inherited_fd() {
+// The n-th socket (0-based) systemd passed to this process, or -1.
+int inherited_fd(int n) {
   const char* pid = std::getenv("LISTEN_PID");
   const char* fds = std::getenv("LISTEN_FDS");
-  if (!pid || !fds || std::atol(pid) != static_cast<long>(getpid()) || std::atoi(fds) < 1) return -1;
-  unsetenv("LISTEN_PID");
-  unsetenv("LISTEN_FDS");
-  unsetenv("LISTEN_FDNAMES");
-  return 3;  // SD_LISTEN_FDS_START
+  if (!pid || !fds || std::atol(pid) != static_cast<long>(getpid()) || std::atoi(fds) <= n) return -1;
+  return 3 + n;  // SD_LISTEN_FDS_START
 }
 
 ListenSocket open_unix(const std::string& path, const config::ServerSettings& s) {
@@ -70,9 +68,9 @@ ListenSocket open_tcp(const std::string& address, const config::ServerSettings& 
 }  // namespace
 
 ListenSocket open_listen_socket(const std::string& address, const config::ServerSettings& settings,
-                                bool may_inherit) {
+                                int inherited_index) {
   ListenSocket s;
-  int fd = may_inherit ? inherited_fd() : -1;
+  int fd = inherited_fd(inherited_index);
   if (fd >= 0) s = {fd, true, ""};
   else if (!address.empty() && address[0] == '/') s = open_unix(address, settings);
   else if (address.find(':') != std::string::npos) s = open_tcp(address, settings);

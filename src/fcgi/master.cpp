@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <map>
 #include <thread>
 
@@ -65,8 +66,9 @@ class Master {
 
  private:
   int worker_count(int pool = 0) const {
-    if (pool == 1) return sockets_[1].fd >= 0 ? config_.server.hashing_workers : 0;
-    if (config_.server.workers > 0) return config_.server.workers;
+    if (pool == 1 && sockets_[1].fd < 0) return 0;
+    int configured = pool == 1 ? config_.server.hashing_workers : config_.server.workers;
+    if (configured > 0) return configured;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? static_cast<int>(n) : 1;
   }
@@ -175,9 +177,19 @@ class Master {
 
 int run_master(config::Config config) {
   core::set_log_process("master");
-  ListenSocket socket = open_listen_socket(config.server.socket, config.server, true);
+  ListenSocket socket = open_listen_socket(config.server.socket, config.server, 0);
   ListenSocket hashing;
-  if (!config.server.hashing_socket.empty()) hashing = open_listen_socket(config.server.hashing_socket, config.server, false);
+  // A second socket from systemd (svc-fcgi.socket's second ListenStream=) is
+  // the hashing pool's even when the file names none: nginx sends to it.
+  const char* passed = std::getenv("LISTEN_FDS");
+  bool second_passed = passed && std::atoi(passed) >= 2 && std::getenv("LISTEN_PID") &&
+                       std::atol(std::getenv("LISTEN_PID")) == static_cast<long>(getpid());
+  if (!config.server.hashing_socket.empty() || second_passed) {
+    hashing = open_listen_socket(config.server.hashing_socket, config.server, 1);
+  }
+  unsetenv("LISTEN_PID");
+  unsetenv("LISTEN_FDS");
+  unsetenv("LISTEN_FDNAMES");
 
   struct sigaction sa{};
   sa.sa_handler = on_signal;

@@ -52,21 +52,34 @@ sigset_t install_worker_signals() {
 class FcgiBody final : public http::BodySource {
  public:
   explicit FcgiBody(FCGX_Stream* in) : in_(in) {}
+  // Grows with what arrives: a route's limit (1 MiB on /message/*) is a
+  // ceiling, not an allocation.
   std::string read(size_t max) override {
-    std::string out(max, '\0');
-    size_t got = 0;
-    while (got < max) {
-      int n = FCGX_GetStr(out.data() + got, static_cast<int>(std::min<size_t>(max - got, 65536)), in_);
+    std::string out;
+    char chunk[16384];
+    while (out.size() < max) {
+      int n = FCGX_GetStr(chunk, static_cast<int>(std::min(max - out.size(), sizeof chunk)), in_);
       if (n <= 0) break;
-      got += static_cast<size_t>(n);
+      out.append(chunk, static_cast<size_t>(n));
     }
-    out.resize(got);
     return out;
   }
 
  private:
   FCGX_Stream* in_;
 };
+
+// Reads what is left of the request body (up to 64 KiB); true when its end
+// was reached.
+bool drain_input(FCGX_Stream* in) {
+  char scratch[4096];
+  for (size_t total = 0; total < 65536;) {
+    int n = FCGX_GetStr(scratch, sizeof scratch, in);
+    if (n <= 0) return true;
+    total += static_cast<size_t>(n);
+  }
+  return FCGX_HasSeenEOF(in) != 0;
+}
 
 std::string param(FCGX_ParamArray envp, const char* name) {
   const char* v = FCGX_GetParam(name, envp);
@@ -152,8 +165,14 @@ int run_worker(int listen_fd, const config::Config& config) {
     http::Response response = http::dispatch(request, body, services.context());
     std::string out = http::serialize(response);
     FCGX_PutStr(out.data(), static_cast<int>(out.size()), fr.out);
+    // libfcgi closes with a "lingering close" (shutdown, then up to 2 s of
+    // waiting for the peer) unless the connection is kept. When the request
+    // body has been read to its end there is nothing to linger for: finish as
+    // "kept" and close here at once. A body left unread (a 413) keeps the
+    // lingering close, so the reply is not lost to a reset.
+    if (drain_input(fr.in)) fr.keepConnection = 1;
     FCGX_Finish_r(&fr);
-    if (fr.ipcFd >= 0) {  // nginx asked to keep the connection: one request per connection here
+    if (fr.ipcFd >= 0) {  // one request per connection: close it now
       ::close(fr.ipcFd);
       fr.ipcFd = -1;
     }

@@ -2,15 +2,16 @@
 
 namespace svc::messaging {
 
-long long enqueue(core::Context& ctx, const db::OutboxEntry& entry) {
-  db::Transaction tx(ctx.db);
+void enqueue(core::Context& ctx, const db::OutboxEntry& entry) {
   db::NotificationRepo repo(ctx.db);
-  long long id = repo.enqueue(entry);
-  if (!entry.table_name.empty() && entry.record_id > 0) {
-    repo.link(entry.table_name, entry.record_id, "svc_notification_log", id);
+  if (entry.table_name.empty() || entry.record_id <= 0) {
+    repo.enqueue(entry);
+    return;
   }
+  db::Transaction tx(ctx.db);
+  repo.enqueue(entry);
+  repo.link(entry.table_name, entry.record_id, "svc_notification_log", ctx.db.last_insert_id());
   tx.commit();
-  return id;
 }
 
 }  // namespace svc::messaging

@@ -7,8 +7,8 @@ namespace svc::messaging {
 
 // Queues a rendered e-mail: in one transaction, the Pending outbox row and,
 // when the entry names a record (table_name + record_id), its svc_related
-// link. Returns the outbox row id. Used by /message/notification and by the
-// password-reset flow.
-long long enqueue(core::Context& ctx, const db::OutboxEntry& entry);
+// link. Without a link it is one INSERT. Used by /message/notification and
+// by the password-reset flow.
+void enqueue(core::Context& ctx, const db::OutboxEntry& entry);
 
 }  // namespace svc::messaging

@@ -603,13 +603,16 @@ class SystemdUnitsTest(unittest.TestCase):
         self.timer = parse_unit(SYSTEMD_DIR / "svc-sender.timer")
 
     def test_socket(self):
-        self.assertEqual(value(self.socket, "Socket", "ListenStream"), "/run/svc/svc-fcgi.sock")
+        # Order matters: svc-fcgi takes fd 3 as the main socket, fd 4 as the hashing pool's.
+        self.assertEqual(values(self.socket, "Socket", "ListenStream"),
+                         ["/run/svc/svc-fcgi.sock", "/run/svc/svc-fcgi-hashing.sock"])
         self.assertEqual(value(self.socket, "Socket", "SocketMode"), "0660")
         self.assertEqual(value(self.socket, "Socket", "SocketUser"), "svc")
         self.assertEqual(value(self.socket, "Socket", "SocketGroup"), "www-data")
         self.assertIn(value(self.socket, "Socket", "Accept"), (None, "no", "false"))
         # nginx's production upstream points at the same path.
         self.assertIn("unix:/run/svc/svc-fcgi.sock", read(NGINX_DIR / "svc.conf"))
+        self.assertIn("unix:/run/svc/svc-fcgi-hashing.sock", read(NGINX_DIR / "svc.conf"))
 
     def test_fcgi_service(self):
         s = self.fcgi

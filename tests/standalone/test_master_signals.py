@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import tempfile
@@ -142,6 +143,41 @@ class MasterSignalsTest(unittest.TestCase):
             served[e["pid"]] = served.get(e["pid"], 0) + 1
         self.assertLessEqual(max(served.values()), MAX_REQUESTS, served)
         self.assertEqual(self.log_events("worker_died"), [])  # recycling is a clean exit
+
+    def test_two_sockets_from_systemd_feed_two_pools(self):
+        # As svc-fcgi.socket does it: fd 3 the main socket, fd 4 the hashing
+        # pool's, LISTEN_FDS=2 and LISTEN_PID = the program's own pid.
+        main_path = os.path.join(self.dir, "main.sock")
+        hashing_path = os.path.join(self.dir, "hashing.sock")
+        listeners = []
+        for path in (main_path, hashing_path):
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.bind(path)
+            sock.listen(16)
+            listeners.append(sock)
+        config = self.write_config("hashing_workers = 1\n")
+        self.log_path = os.path.join(self.dir, "svc-fcgi.log")
+        self.log = open(self.log_path, "wb")
+        fds = [s.fileno() for s in listeners]
+
+        def as_systemd_does():
+            high = [os.dup2(fd, 100 + i) for i, fd in enumerate(fds)]  # out of the way of 3 and 4
+            os.dup2(high[0], 3)
+            os.dup2(high[1], 4)
+
+        env = dict(os.environ, LISTEN_FDS="2")
+        self.proc = subprocess.Popen(
+            ["/bin/sh", "-c", 'LISTEN_PID=$$ exec "$0" "$@"', SVC_FCGI, "--config", config],
+            stdout=self.log, stderr=subprocess.STDOUT, env=env, preexec_fn=as_systemd_does, close_fds=False)
+        for sock in listeners:
+            sock.close()
+        # 2 workers for the main socket + 1 for the hashing pool.
+        self.assertTrue(wait_until(lambda: len(worker_pids(self.proc.pid)) == 3, 10), self.read_log())
+        self.assertFalse(os.path.exists(self.socket), "the configured socket must not be opened")
+        for path in (main_path, hashing_path):
+            reply = fcgi_client.request(path, "GET", "/nope")
+            self.assertEqual(reply.status_line.split()[0], "404", reply)
+            self.assertEqual(reply.json, NOT_FOUND)
 
     # --- SIGTERM --------------------------------------------------------------
 

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# `make bench`: builds a Release svc and the bench helpers, starts its own
+# stack in a temporary directory (access log off, sender loop off, the hello
+# program and bench-only server blocks inside the same nginx), runs
+# bench/bench.py, and always stops everything it started (trap), also on
+# error or Ctrl-C. Writes docs/benchmarks.md and bench/results.json; raw
+# files and logs of the last run go to bench/out/ (not in git).
+#
+# Environment (defaults in brackets):
+#   BENCH_SECONDS [5]      seconds per arm per round
+#   BENCH_ROUNDS [3]       rounds; arms are interleaved, medians reported
+#   BENCH_CONNECTIONS [32] wrk connections for the cheap arms
+#   BENCH_HASH_CONNECTIONS [8]  wrk connections for login / sign-up
+#   BENCH_MAILS [1000]     e-mails per sender run
+#   BENCH_WARMUP [1]       seconds per arm of warm-up
+#   BENCH_BUILD_DIR [build-release]
+#   BENCH_KEEP_STACK=1     keep the stack's temporary directory (logs) after the run
+#   SVC_WORKERS [nproc]    svc-fcgi workers, and hello's; SVC_HASHING_WORKERS [same]
+#   SVC_MAX_REQUESTS [10000, the production default]
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+py=/usr/bin/python3
+jobs=$(nproc)
+build="${BENCH_BUILD_DIR:-$repo/build-release}"
+out="$repo/bench/out"
+helpers="$out/bin"
+workers=${SVC_WORKERS:-$jobs}
+
+say() { printf 'bench: %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+for tool in wrk cmake nginx mariadbd gcc g++; do
+  command -v "$tool" >/dev/null || die "$tool is missing (scripts/install-deps.sh)"
+done
+
+# --- build -----------------------------------------------------------------
+mkdir -p "$helpers"
+say "building Release svc in $build"
+cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSVC_TESTS=OFF >"$out/build.log" 2>&1 \
+  && cmake --build "$build" -j "$jobs" >>"$out/build.log" 2>&1 \
+  || { tail -n 40 "$out/build.log" >&2; die "build failed (bench/out/build.log)"; }
+
+say "building bench helpers in $helpers"
+gcc -O2 -Wall -Wextra -o "$helpers/hello" bench/hello.c -lfcgi
+gcc -O2 -Wall -Wextra -o "$helpers/argon2_raw" bench/argon2_raw.c -lsodium
+core_libs=("$build/libsvc_core.a" -lsodium -lcurl -lssl -lcrypto -lPocoNetSSL -lPocoNet -lPocoUtil
+  -lPocoFoundation -lmysqlcppconn -lfcgi -lcrypt)
+g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/push_raw" bench/push_raw.cpp "${core_libs[@]}"
+# Session reuse on/off needs SmtpMailer's reuse_session: measured only if this builds.
+rm -f "$helpers/sender_pass"
+g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/sender_pass" bench/sender_pass.cpp "${core_libs[@]}" \
+  2>"$out/sender_pass-build.log" || say "bench/sender_pass.cpp did not build: session reuse not measured"
+
+# --- stack -----------------------------------------------------------------
+stack="$(mktemp -d /tmp/svc-bench.XXXXXX)"
+hello_pid=""
+tls_sink_pid=""
+
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  say "stopping the bench stack"
+  SVC_STACK_DIR="$stack" "$repo/scripts/stack.sh" down >/dev/null 2>&1 || true
+  local pid
+  for pid in "$hello_pid" "$tls_sink_pid"; do
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+      kill -TERM "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
+  mkdir -p "$out/last-run"
+  cp "$stack"/*.log "$stack/nginx.conf" "$stack/bench-nginx.conf" "$out/last-run/" 2>/dev/null || true
+  if [ "${BENCH_KEEP_STACK:-0}" = "1" ]; then say "stack directory kept: $stack"; else rm -rf "$stack"; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() { "$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+bench_port=$(free_port)
+keep_port=$(free_port)
+keepalive=8
+sed -e "s|@SOURCE_DIR@|$repo|g" -e "s|@BENCH_PORT@|$bench_port|g" -e "s|@KEEP_PORT@|$keep_port|g" \
+  -e "s|@HELLO_SOCKET@|$stack/hello.sock|g" -e "s|@FCGI_SOCKET@|$stack/svc-fcgi.sock|g" \
+  -e "s|@KEEPALIVE@|$keepalive|g" "$repo/bench/nginx-bench.conf.in" >"$stack/bench-nginx.conf"
+
+"$helpers/hello" "$stack/hello.sock" "$workers" >"$stack/hello.log" 2>&1 &
+hello_pid=$!
+echo "$hello_pid" >"$stack/hello.pid"
+
+say "starting the stack in $stack"
+SVC_STACK_DIR="$stack" SVC_HTTP_PORT=0 SVC_BIN_DIR="$build" SVC_WORKERS="$workers" \
+  SVC_HASHING_WORKERS="${SVC_HASHING_WORKERS:-$workers}" SVC_MAX_REQUESTS="${SVC_MAX_REQUESTS:-10000}" \
+  SVC_ACCESS_LOG=off SVC_SENDER_LOOP=0 SVC_NGINX_INCLUDE="$stack/bench-nginx.conf" \
+  "$repo/scripts/stack.sh" up >"$stack/stack-up.log" 2>&1 \
+  || { cat "$stack/stack-up.log" >&2; die "the stack did not start"; }
+for _ in $(seq 50); do [ -S "$stack/hello.sock" ] && break; sleep 0.1; done
+[ -S "$stack/hello.sock" ] || die "bench/hello did not start"
+
+# A second SMTP sink that requires STARTTLS: session reuse measured where a
+# new session also costs a TLS handshake, as with a real relay.
+tls_port=0
+if command -v openssl >/dev/null && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+    -days 1 -subj /CN=127.0.0.1 -keyout "$stack/smtp-tls-key.pem" -out "$stack/smtp-tls-cert.pem" >/dev/null 2>&1; then
+  tls_port=$(free_port)
+  "$py" "$repo/scripts/sinks/smtp_sink.py" --host 127.0.0.1 --port "$tls_port" --dir "$stack/mail-tls" \
+    --tls-cert "$stack/smtp-tls-cert.pem" --tls-key "$stack/smtp-tls-key.pem" --tls-mode starttls \
+    >"$stack/smtp-tls-sink.log" 2>&1 &
+  tls_sink_pid=$!
+fi
+
+"$py" "$repo/bench/bench.py" --stack "$stack" --bin "$build" --helpers "$helpers" --hello-pid "$stack/hello.pid" \
+  --bench-port "$bench_port" --keep-port "$keep_port" --keepalive "$keepalive" \
+  --seconds "${BENCH_SECONDS:-5}" --rounds "${BENCH_ROUNDS:-3}" --conns "${BENCH_CONNECTIONS:-32}" \
+  --hash-conns "${BENCH_HASH_CONNECTIONS:-8}" --mails "${BENCH_MAILS:-1000}" --warmup "${BENCH_WARMUP:-1}" \
+  --tls-smtp-port "$tls_port" --out "$out"
