@@ -85,10 +85,11 @@ void set_string_or_null(sql::PreparedStatement& st, unsigned int index, const st
 }  // namespace
 
 std::vector<OutboxMessage> OutboxRepo::claim(int limit, int lease_seconds, const std::string& claimer) {
-  Transaction tx(db_);
   // READ COMMITTED: the locking read then keeps locks only on the rows it
   // returns, so concurrent claims skip just those rows and nothing else.
+  // (SET TRANSACTION applies to the next transaction: it comes first.)
   db_.with("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", [](sql::PreparedStatement& st) { st.execute(); });
+  Transaction tx(db_);
   auto rows = db_.with(std::string("SELECT ") + kMessageColumns + " FROM svc_notification_log" + kDueCondition +
                            " ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED",
                        [&](sql::PreparedStatement& st) {
