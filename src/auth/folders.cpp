@@ -1,7 +1,6 @@
 #include "auth/handlers.hpp"
 #include "config/config.hpp"
 #include "db/folder_repo.hpp"
-#include "db/site_repo.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"
 #include "http/validate.hpp"
@@ -19,12 +18,12 @@ http::Response get_folder_limits(const http::Request& request, core::Context& ct
     if (!table) fields.add("table", "table is not an allowed folder table");
   }
   fields.throw_if_errors();
-  auto site = db::SiteRepo(ctx.db).find(*app_id);
-  if (!site || !site->active) throw http::ApiError::validation("appID", "appID does not name an application");
+  auto folders = db::FolderRepo(ctx.db, *table).linked_folders(*user_id, *app_id);
+  if (!folders) throw http::ApiError::validation("appID", "appID does not name an application");
 
   http::JsonWriter w;
   w.open().kv("status", "Success").open_array("data");
-  for (long long id : db::FolderRepo(ctx.db, *table).linked_folders(*user_id, site->id)) {
+  for (long long id : *folders) {
     w.open().kv("linked", id).close();
   }
   w.close_array().close();
