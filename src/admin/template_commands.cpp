@@ -9,6 +9,7 @@
 #include "config/config.hpp"
 #include "db/database.hpp"
 #include "db/merge_repo.hpp"
+#include "db/notification_repo.hpp"
 #include "db/outbox_repo.hpp"
 #include "db/site_repo.hpp"
 #include "messaging/sender.hpp"
@@ -131,8 +132,8 @@ void require_site(db::Database& db, long long site_id) {
   if (!db::SiteRepo(db).find(site_id)) throw std::runtime_error("no site with id " + std::to_string(site_id));
 }
 
-db::TemplateRecord require_template(db::Database& db, long long site_id, const std::string& event) {
-  auto t = db::TemplateAdminRepo(db).find(site_id, event);
+db::Template require_template(db::Database& db, long long site_id, const std::string& event) {
+  auto t = db::NotificationRepo(db).find(site_id, event);
   if (!t) throw std::runtime_error("no template '" + event + "' for site " + std::to_string(site_id));
   if (t->event != event) {
     throw std::runtime_error("no template '" + event + "' for site " + std::to_string(site_id) + " (there is '" +
@@ -148,7 +149,7 @@ int set_enabled(const Args& args, const std::string& config_path, bool enabled) 
   auto config = config::load_config(config_path);
   db::Database db(config.database);
   const auto t = require_template(db, site_id, event);
-  db::TemplateAdminRepo(db).set_enabled(t.id, enabled);
+  db::NotificationRepo(db).set_enabled(t.id, enabled);
   std::printf("template '%s' of site %lld %s\n", event.c_str(), site_id, enabled ? "enabled" : "disabled");
   return 0;
 }
@@ -186,7 +187,7 @@ int cmd_template_set(const Args& args, const std::string& config_path) {
   auto config = config::load_config(config_path);
   db::Database db(config.database);
   require_site(db, site_id);
-  db::TemplateAdminRepo repo(db);
+  db::NotificationRepo repo(db);
   const auto existing = repo.find(site_id, event);
   // The column's collation ignores case, accents and trailing blanks, so the
   // unique key would make this an update of a template the API would never
@@ -195,7 +196,7 @@ int cmd_template_set(const Args& args, const std::string& config_path) {
     throw std::runtime_error("site " + std::to_string(site_id) + " already has template '" + existing->event +
                              "', which the database does not tell apart from '" + event + "'");
   }
-  db::TemplateRecord t = existing.value_or(db::TemplateRecord{});
+  db::Template t = existing.value_or(db::Template{});
   t.site_id = site_id;
   t.event = event;
   t.subject = subject;
@@ -224,7 +225,7 @@ int cmd_template_list(const Args& args, const std::string& config_path) {
   auto config = config::load_config(config_path);
   db::Database db(config.database);
   require_site(db, site_id);
-  const auto templates = db::TemplateAdminRepo(db).list(site_id);
+  const auto templates = db::NotificationRepo(db).list(site_id);
   if (templates.empty()) {
     std::printf("no templates for site %lld\n", site_id);
     return 0;

@@ -2,30 +2,87 @@
 
 namespace svc::db {
 
+namespace {
+
+constexpr const char* kTemplateSelect =
+    "SELECT id, site_id, event, enabled, subject, content, `from`, bcc FROM svc_notifications";
+
+// In the order of kTemplateSelect.
+Template read_template(sql::ResultSet& rs) {
+  RowReader r(rs);
+  Template t;
+  t.id = r.integer();
+  t.site_id = r.integer();
+  t.event = r.text();
+  t.enabled = r.flag();
+  t.subject = r.text();
+  t.content = r.text();
+  t.from = r.text();
+  t.bcc = r.text();
+  return t;
+}
+
+void set_string_or_null(sql::PreparedStatement& st, unsigned index, const std::string& value) {
+  if (value.empty()) st.setNull(index, 0);
+  else st.setString(index, value);
+}
+
+}  // namespace
+
 std::optional<Template> NotificationRepo::find_enabled(long long site_id, const std::string& event) {
-  return db_.with(
-      "SELECT id, site_id, event, enabled, subject, content, `from`, bcc FROM svc_notifications"
-      " WHERE site_id = ? AND event = ? AND enabled = 1",
-      [&](sql::PreparedStatement& st) -> std::optional<Template> {
-        st.setInt64(1, site_id);
-        st.setString(2, event);
-        auto rs = query(st);
-        if (!rs->next()) return std::nullopt;
-        RowReader r(*rs);
-        Template t;
-        t.id = r.integer();
-        t.site_id = r.integer();
-        t.event = r.text();
-        t.enabled = r.flag();
-        t.subject = r.text();
-        t.content = r.text();
-        t.from = r.text();
-        t.bcc = r.text();
-        // The column's collation ignores case, accents and trailing spaces;
-        // events are identifiers and must match exactly.
-        if (t.event != event) return std::nullopt;
-        return t;
+  auto t = find(site_id, event);
+  // The column's collation ignores case, accents and trailing spaces;
+  // events are identifiers and must match exactly.
+  if (!t || !t->enabled || t->event != event) return std::nullopt;
+  return t;
+}
+
+std::optional<Template> NotificationRepo::find(long long site_id, const std::string& event) {
+  return db_.with(std::string(kTemplateSelect) + " WHERE site_id = ? AND event = ?",
+                  [&](sql::PreparedStatement& st) -> std::optional<Template> {
+                    st.setInt64(1, site_id);
+                    st.setString(2, event);
+                    auto rs = query(st);
+                    if (!rs->next()) return std::nullopt;
+                    return read_template(*rs);
+                  });
+}
+
+std::vector<Template> NotificationRepo::list(long long site_id) {
+  return db_.with(std::string(kTemplateSelect) + " WHERE site_id = ? ORDER BY event", [&](sql::PreparedStatement& st) {
+    st.setInt64(1, site_id);
+    auto rs = query(st);
+    std::vector<Template> out;
+    while (rs->next()) out.push_back(read_template(*rs));
+    return out;
+  });
+}
+
+long long NotificationRepo::upsert(const Template& t) {
+  db_.with(
+      "INSERT INTO svc_notifications (site_id, event, enabled, subject, content, `from`, bcc)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE enabled = VALUES(enabled),"
+      " subject = VALUES(subject), content = VALUES(content), `from` = VALUES(`from`), bcc = VALUES(bcc)",
+      [&](sql::PreparedStatement& st) {
+        st.setInt64(1, t.site_id);
+        st.setString(2, t.event);
+        st.setInt(3, t.enabled ? 1 : 0);
+        st.setString(4, t.subject);
+        st.setString(5, t.content);
+        set_string_or_null(st, 6, t.from);
+        set_string_or_null(st, 7, t.bcc);
+        st.executeUpdate();
       });
+  auto saved = find(t.site_id, t.event);
+  return saved ? saved->id : 0;
+}
+
+void NotificationRepo::set_enabled(long long id, bool enabled) {
+  db_.with("UPDATE svc_notifications SET enabled = ? WHERE id = ?", [&](sql::PreparedStatement& st) {
+    st.setInt(1, enabled ? 1 : 0);
+    st.setInt64(2, id);
+    st.executeUpdate();
+  });
 }
 
 void NotificationRepo::enqueue(const OutboxEntry& e) {

@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "db/database.hpp"
 
@@ -39,8 +40,17 @@ class NotificationRepo {
  public:
   explicit NotificationRepo(Database& db) : db_(db) {}
 
-  // The enabled template of this site for the event.
+  // The enabled template of this site for the event (exact match).
   std::optional<Template> find_enabled(long long site_id, const std::string& event);
+
+  // Admin only (svc-admin template ...): the API never writes templates.
+  // find() also returns a disabled template, and one whose event differs
+  // only in case or accents (the column's collation treats them as equal).
+  std::optional<Template> find(long long site_id, const std::string& event);
+  std::vector<Template> list(long long site_id);
+  // Inserts, or updates every column of the (site_id, event) template; returns its id.
+  long long upsert(const Template& t);
+  void set_enabled(long long id, bool enabled);
   // Inserts a Pending row due now (its id is then Database::last_insert_id()).
   void enqueue(const OutboxEntry& entry);
   // svc_related row: (master_table, master_id) → (linked_table, linked).

@@ -61,27 +61,6 @@ std::string error_column(const std::string& error) {
   return out;
 }
 
-TemplateRecord read_template(sql::ResultSet& rs) {
-  TemplateRecord t;
-  t.id = column_int(rs, "id");
-  t.site_id = column_int(rs, "site_id");
-  t.event = column_string(rs, "event");
-  t.enabled = column_int(rs, "enabled") != 0;
-  t.subject = column_string(rs, "subject");
-  t.content = column_string(rs, "content");
-  t.from = column_string(rs, "from");
-  t.bcc = column_string(rs, "bcc");
-  return t;
-}
-
-void set_string_or_null(sql::PreparedStatement& st, unsigned int index, const std::string& value) {
-  if (value.empty()) {
-    st.setNull(index, 0);
-  } else {
-    st.setString(index, value);
-  }
-}
-
 }  // namespace
 
 std::vector<OutboxMessage> OutboxRepo::claim(int limit, int lease_seconds, const std::string& claimer) {
@@ -236,59 +215,6 @@ bool OutboxRepo::requeue_failed(long long id) {
         st.setInt64(1, id);
         return st.executeUpdate() == 1;
       });
-}
-
-std::optional<TemplateRecord> TemplateAdminRepo::find(long long site_id, const std::string& event) {
-  return db_.with(
-      "SELECT id, site_id, event, enabled, subject, content, `from`, bcc FROM svc_notifications"
-      " WHERE site_id = ? AND event = ?",
-      [&](sql::PreparedStatement& st) -> std::optional<TemplateRecord> {
-        st.setInt64(1, site_id);
-        st.setString(2, event);
-        auto rs = query(st);
-        if (!rs->next()) return std::nullopt;
-        return read_template(*rs);
-      });
-}
-
-std::vector<TemplateRecord> TemplateAdminRepo::list(long long site_id) {
-  return db_.with(
-      "SELECT id, site_id, event, enabled, subject, content, `from`, bcc FROM svc_notifications"
-      " WHERE site_id = ? ORDER BY event",
-      [&](sql::PreparedStatement& st) {
-        st.setInt64(1, site_id);
-        auto rs = query(st);
-        std::vector<TemplateRecord> out;
-        while (rs->next()) out.push_back(read_template(*rs));
-        return out;
-      });
-}
-
-long long TemplateAdminRepo::upsert(const TemplateRecord& t) {
-  db_.with(
-      "INSERT INTO svc_notifications (site_id, event, enabled, subject, content, `from`, bcc)"
-      " VALUES (?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE enabled = VALUES(enabled),"
-      " subject = VALUES(subject), content = VALUES(content), `from` = VALUES(`from`), bcc = VALUES(bcc)",
-      [&](sql::PreparedStatement& st) {
-        st.setInt64(1, t.site_id);
-        st.setString(2, t.event);
-        st.setInt(3, t.enabled ? 1 : 0);
-        st.setString(4, t.subject);
-        st.setString(5, t.content);
-        set_string_or_null(st, 6, t.from);
-        set_string_or_null(st, 7, t.bcc);
-        st.executeUpdate();
-      });
-  auto saved = find(t.site_id, t.event);
-  return saved ? saved->id : 0;
-}
-
-void TemplateAdminRepo::set_enabled(long long id, bool enabled) {
-  db_.with("UPDATE svc_notifications SET enabled = ? WHERE id = ?", [&](sql::PreparedStatement& st) {
-    st.setInt(1, enabled ? 1 : 0);
-    st.setInt64(2, id);
-    st.executeUpdate();
-  });
 }
 
 }  // namespace svc::db

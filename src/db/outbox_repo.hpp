@@ -1,9 +1,8 @@
 #pragma once
 // The notification outbox as the sender and the operator see it: claiming due
 // Pending rows of svc_notification_log, recording each outcome, queue
-// statistics and manual re-queueing; plus the admin-side editing of the
-// templates (svc_notifications) those rows come from. Enqueueing is in
-// notification_repo (the API side).
+// statistics and manual re-queueing. Enqueueing and templates are in
+// notification_repo.
 //
 // Every time comparison uses the database clock (NOW(), UTC session), so
 // senders on several hosts agree on what is due and when a lease ends.
@@ -100,33 +99,6 @@ class OutboxRepo final : public OutboxQueue {
   std::optional<OutboxListing> find(long long id);
   // Failed → Pending, attempts 0, due now. False when the row is not Failed.
   bool requeue_failed(long long id);
-
- private:
-  Database& db_;
-};
-
-// An admin-defined template (svc_notifications) as svc-admin edits it.
-struct TemplateRecord {
-  long long id = 0;
-  long long site_id = 0;
-  std::string event;
-  bool enabled = true;
-  std::string subject;
-  std::string content;
-  std::string from;  // "" = NULL = the site's email_from
-  std::string bcc;   // "" = NULL = none
-};
-
-// Admin only: the API never writes templates.
-class TemplateAdminRepo {
- public:
-  explicit TemplateAdminRepo(Database& db) : db_(db) {}
-  std::optional<TemplateRecord> find(long long site_id, const std::string& event);
-  std::vector<TemplateRecord> list(long long site_id);
-  // Inserts, or updates every column of the (site_id, event) template.
-  // Returns the template id.
-  long long upsert(const TemplateRecord& t);
-  void set_enabled(long long id, bool enabled);
 
  private:
   Database& db_;
