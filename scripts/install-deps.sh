@@ -12,6 +12,10 @@ packages=(
 
 )
 
+# The web push test decrypts with node's built-in crypto (no npm packages).
+# Any node will do; Debian's is installed only when none is on PATH.
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

@@ -24,6 +24,7 @@ import base64
 import json
 import os
 import re
+import shutil
 import subprocess
 import time
 import unittest
@@ -35,7 +36,7 @@ from svc_stack import ApiTest, admin, post, sql, sql_value
 PATH = "/message/sendPush"
 TAG = "%d%s" % (os.getpid(), uuid.uuid4().hex[:6])
 HERE = os.path.dirname(os.path.abspath(__file__))
-NODE = "/usr/bin/node"
+NODE = shutil.which("node") or "/usr/bin/node"
 UA = os.path.join(HERE, "push_decrypt.js")
 PUSH_PORT = int(svc_stack.ENV.get("SVC_PUSH_PORT", "0") or 0)
 SINK_ORIGIN = "http://127.0.0.1:%d" % PUSH_PORT
