@@ -133,6 +133,7 @@ Config parse_config(const IniValues& values, const std::string& path) {
   r.integer("server.drain_seconds", c.server.drain_seconds, 1, 3600);
   r.str("server.hashing_socket", c.server.hashing_socket);
   r.integer("server.hashing_workers", c.server.hashing_workers, 0, 1024);
+  r.integer("server.site_cache_seconds", c.server.site_cache_seconds, 0, 3600);
 
   read_db(r, "database", c.database);
   if (!c.database.configured()) r.required("database.user", c.database.user);

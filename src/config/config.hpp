@@ -19,6 +19,7 @@ struct ServerSettings {
   int drain_seconds = 20;
   std::string hashing_socket;  // "" = one pool; else a second pool for the Argon2id routes
   int hashing_workers = 0;     // 0 = number of online CPUs
+  int site_cache_seconds = 1;  // how long a worker reuses a site row for /message/*; 0 = never
 };
 
 struct DbSettings {

@@ -15,6 +15,9 @@ class SmsGateway;
 namespace svc::push {
 class PushClient;
 }
+namespace svc::messaging {
+class SiteCache;
+}
 
 namespace svc::core {
 
@@ -31,6 +34,7 @@ struct Context {
   crypto::PasswordHasher& hasher;
   sms::SmsGateway& sms;
   push::PushClient& push;
+  messaging::SiteCache* site_cache;  // sites of recent /message/* requests; null = always read
 };
 
 }  // namespace svc::core

@@ -10,6 +10,7 @@ Services::Services(const config::Config& config)
               config.keys.legacy_password_key),
       sms_(sms::make_sms_gateway(config.sms)),
       push_(push::PushOptions{config.push.allow_insecure_endpoints, 5000, config.push.timeout_ms}),
-      context_{config_, db_, merge_db_.get(), clock_, hasher_, *sms_, push_} {}
+      site_cache_(config.server.site_cache_seconds),
+      context_{config_, db_, merge_db_.get(), clock_, hasher_, *sms_, push_, &site_cache_} {}
 
 }  // namespace svc::core

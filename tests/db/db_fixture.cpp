@@ -20,7 +20,7 @@ DbFixture::DbFixture()
     : config(stack_config()),
       db(config.database),
       hasher(config.keys.legacy_password_key),
-      ctx{config, db, nullptr, clock, hasher, sms, push} {}
+      ctx{config, db, nullptr, clock, hasher, sms, push, nullptr} {}
 
 http::Response DbFixture::post(const std::string& path, const std::string& json_body,
                                std::initializer_list<std::pair<std::string, std::string>> headers) {

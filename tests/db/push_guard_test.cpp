@@ -129,8 +129,8 @@ struct GuardFixture {
   svc::core::SystemClock clock;
   ObservedCurl guarded{false};
   ObservedCurl open{true};
-  svc::core::Context ctx{f.config, f.db, nullptr, clock, f.hasher, f.sms, guarded};
-  svc::core::Context open_ctx{f.config, f.db, nullptr, clock, f.hasher, f.sms, open};
+  svc::core::Context ctx{f.config, f.db, nullptr, clock, f.hasher, f.sms, guarded, nullptr};
+  svc::core::Context open_ctx{f.config, f.db, nullptr, clock, f.hasher, f.sms, open, nullptr};
   std::string tag = std::to_string(::getpid()) + "-" + std::to_string(std::rand());
   long long site_id = 0;
   std::string vapid_public;

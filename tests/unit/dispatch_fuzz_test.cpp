@@ -89,7 +89,7 @@ BOOST_AUTO_TEST_CASE(every_reply_is_json_with_a_known_status) {
   svc::crypto::Argon2PasswordHasher hasher({1, 8192}, "");
   NoSms sms;
   NoPush push;
-  svc::core::Context ctx{config, db, nullptr, clock, hasher, sms, push};
+  svc::core::Context ctx{config, db, nullptr, clock, hasher, sms, push, nullptr};
 
   std::vector<std::string> paths{"/nope", "/auth/", "/health/x", ""};
   for (const auto& r : svc::http::routes()) paths.push_back(r.path);
