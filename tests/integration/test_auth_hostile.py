@@ -12,6 +12,7 @@ surrogates; numbers as strings and out-of-range numbers; duplicate keys;
 non-object bodies.
 """
 
+import re
 import uuid
 
 import svc_stack
@@ -54,7 +55,8 @@ class HostileTest(ApiTest):
         self.assertTrue(reply.headers.get("content-type", "").startswith("application/json"), reply.headers)
         self.assertNotIn("\r", text)
         self.assertNotIn("\n", text.rstrip("\n"))
-        lowered = text.lower()
+        # Tokens are random base64url: "sql" may occur in one by chance.
+        lowered = re.sub(r'"(access|refresh)_token":"[^"]*"', '', text).lower()
         for word in LEAK_WORDS:
             self.assertNotIn(word, lowered, reply)
         if reply.status == 400:
