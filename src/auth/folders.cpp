@@ -1,5 +1,6 @@
 #include "auth/handlers.hpp"
 #include "config/config.hpp"
+#include "core/site_cache.hpp"
 #include "db/folder_repo.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"
@@ -18,12 +19,12 @@ http::Response get_folder_limits(const http::Request& request, core::Context& ct
     if (!table) fields.add("table", "table is not an allowed folder table");
   }
   fields.throw_if_errors();
-  auto folders = db::FolderRepo(ctx.db, *table).linked_folders(*user_id, *app_id);
-  if (!folders) throw http::ApiError::validation("appID", "appID does not name an application");
+  auto site = core::find_site(ctx, *app_id);
+  if (!site || !site->active) throw http::ApiError::validation("appID", "appID does not name an application");
 
   http::JsonWriter w;
   w.open().kv("status", "Success").open_array("data");
-  for (long long id : *folders) {
+  for (long long id : db::FolderRepo(ctx.db, *table).linked_folders(*user_id, site->id)) {
     w.open().kv("linked", id).close();
   }
   w.close_array().close();

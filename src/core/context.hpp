@@ -15,13 +15,11 @@ class SmsGateway;
 namespace svc::push {
 class PushClient;
 }
-namespace svc::messaging {
-class SiteCache;
-}
 
 namespace svc::core {
 
 class Clock;
+class SiteCache;
 
 // Everything a handler may touch, owned by the worker (one per process, made
 // after fork). Side effects sit behind interfaces so unit tests can swap in
@@ -34,7 +32,7 @@ struct Context {
   crypto::PasswordHasher& hasher;
   sms::SmsGateway& sms;
   push::PushClient& push;
-  messaging::SiteCache* site_cache;  // sites of recent /message/* requests; null = always read
+  SiteCache* site_cache;  // sites of recent requests; null = always read them
 };
 
 }  // namespace svc::core

@@ -7,7 +7,7 @@
 #include "core/context.hpp"
 #include "crypto/password_hasher.hpp"
 #include "db/database.hpp"
-#include "messaging/site_auth.hpp"
+#include "core/site_cache.hpp"
 #include "push/push_client.hpp"
 #include "sms/sms_gateway.hpp"
 
@@ -28,7 +28,7 @@ class Services {
   crypto::Argon2PasswordHasher hasher_;
   std::unique_ptr<sms::SmsGateway> sms_;
   push::CurlPushClient push_;
-  messaging::SiteCache site_cache_;
+  SiteCache site_cache_;
   Context context_;
 };
 

@@ -12,9 +12,8 @@ class FolderRepo {
  public:
   FolderRepo(Database& db, TableName folders) : db_(db), folders_(std::move(folders)) {}
   // Ids of the folders (rows of the allowlisted folder table belonging to
-  // site_id) linked to the user in svc_related, in link order; nullopt when
-  // site_id is not an active site. One query (it is a hot lookup).
-  std::optional<std::vector<long long>> linked_folders(long long user_id, long long site_id);
+  // site_id) linked to the user in svc_related, in link order.
+  std::vector<long long> linked_folders(long long user_id, long long site_id);
 
  private:
   Database& db_;
