@@ -27,23 +27,6 @@
 
 namespace {
 
-// As svc-sender's smtp_settings() (src/bin/svc_sender.cpp).
-svc::messaging::SmtpSettings smtp_settings(const svc::config::SmtpSettings& c) {
-  using S = svc::messaging::SmtpSettings;
-  S s;
-  s.host = c.host;
-  s.port = c.port;
-  s.security = c.security == "tls" ? S::Security::Tls : c.security == "starttls" ? S::Security::StartTls
-                                                                                  : S::Security::Plain;
-  s.auth = c.auth == "login" ? S::AuthMethod::Login : c.auth == "plain" ? S::AuthMethod::Plain : S::AuthMethod::None;
-  s.username = c.username;
-  s.password = c.password;
-  s.timeout_seconds = c.timeout;
-  s.verify_peer = c.verify_peer;
-  s.helo_name = c.helo_name;
-  return s;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,7 +44,7 @@ int main(int argc, char** argv) {
     settings.lease_seconds = config.smtp.lease_seconds;
     settings.max_attempts = config.smtp.max_attempts;
     settings.backoff_seconds = config.smtp.backoff_seconds;
-    svc::messaging::SmtpMailer mailer(smtp_settings(config.smtp), reuse);
+    svc::messaging::SmtpMailer mailer(svc::messaging::smtp_settings(config.smtp), reuse);
     svc::core::SystemClock clock;
     svc::messaging::Sender sender(repo, mailer, clock, settings,
                                   "bench:" + std::to_string(getpid()) + ":" +

@@ -90,23 +90,6 @@ Options parse_options(int argc, char** argv) {
   return o;
 }
 
-svc::messaging::SmtpSettings smtp_settings(const svc::config::SmtpSettings& c) {
-  using S = svc::messaging::SmtpSettings;
-  S s;
-  s.host = c.host;
-  s.port = c.port;
-  s.security = c.security == "tls"        ? S::Security::Tls
-               : c.security == "starttls" ? S::Security::StartTls
-                                          : S::Security::Plain;
-  s.auth = c.auth == "login" ? S::AuthMethod::Login : c.auth == "plain" ? S::AuthMethod::Plain : S::AuthMethod::None;
-  s.username = c.username;
-  s.password = c.password;
-  s.timeout_seconds = c.timeout;
-  s.verify_peer = c.verify_peer;
-  s.helo_name = c.helo_name;
-  return s;
-}
-
 // host:pid:random — unique per run, readable in `svc-admin outbox list`.
 std::string claimer_name() {
   char host[65] = {};
@@ -194,7 +177,7 @@ int main(int argc, char** argv) {
   }
 
   install_signal_handlers();
-  svc::messaging::SmtpMailer mailer(smtp_settings(config.smtp));
+  svc::messaging::SmtpMailer mailer(svc::messaging::smtp_settings(config.smtp));
   svc::core::SystemClock clock;
   svc::messaging::Sender sender(
       repo, mailer, clock, settings, claimer_name(), [](std::uint32_t upper) { return randombytes_uniform(upper); },

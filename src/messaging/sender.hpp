@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "config/config.hpp"
 #include "core/clock.hpp"
 #include "db/outbox_repo.hpp"
 #include "messaging/mime.hpp"
@@ -109,5 +110,8 @@ class Sender {
   Uniform uniform_;
   const volatile std::sig_atomic_t* stop_;
 };
+
+// The SMTP session settings for a [smtp] configuration section.
+SmtpSettings smtp_settings(const config::SmtpSettings& c);
 
 }  // namespace svc::messaging
