@@ -5,7 +5,7 @@
 #include "config/config.hpp"
 #include "db/database.hpp"
 #include "db/site_repo.hpp"
-#include "messaging/site_auth.hpp"
+#include "http/site_auth.hpp"
 
 namespace svc::admin {
 namespace {
@@ -40,7 +40,7 @@ void apply_options(const Args& args, db::Site& s) {
   if (auto v = args.get("email-from")) s.email_from = *v;
   if (args.get("email-cc")) s.email_cc = args.integer("email-cc", 0);
   if (args.get("email-bcc")) s.email_bcc = args.integer("email-bcc", 0);
-  if (auto v = args.get("api-key")) s.api_key_hash = v->empty() || *v == "none" ? "" : messaging::hash_site_key(*v);
+  if (auto v = args.get("api-key")) s.api_key_hash = v->empty() || *v == "none" ? "" : http::hash_site_key(*v);
   if (auto v = args.get("allow-sql-merge")) s.allow_sql_merge = parse_bool("allow-sql-merge", *v);
   if (auto v = args.get("active")) s.active = parse_bool("active", *v);
   if (auto v = args.get("vapid-subject")) {

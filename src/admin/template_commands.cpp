@@ -13,7 +13,9 @@
 #include "db/outbox_repo.hpp"
 #include "db/site_repo.hpp"
 #include "messaging/sender.hpp"
-#include "messaging/template.hpp"
+#include "core/text.hpp"
+#include "http/validate.hpp"
+#include "messaging/address.hpp"
 
 namespace svc::admin {
 namespace {
@@ -109,9 +111,9 @@ std::string read_content(const std::string& path) {
 // "" or "none" clears; else "Name <addr>" or a bare address.
 std::string checked_from(const std::string& v) {
   if (v.empty() || v == "none") return "";
-  if (messaging::strip_crlf(v) != v) throw UsageError("--from must not contain control characters");
+  if (core::strip_controls(v) != v) throw UsageError("--from must not contain control characters");
   const auto box = messaging::parse_mailbox(v);
-  if (!messaging::is_valid_email(box.address)) {
+  if (!http::is_valid_email(box.address)) {
     throw UsageError("--from: '" + box.address + "' is not a valid e-mail address");
   }
   return v;
@@ -122,7 +124,7 @@ std::string checked_bcc(const std::string& v) {
   if (v.empty() || v == "none") return "";
   std::string out;
   for (const auto& a : messaging::split_addresses(v)) {
-    if (!messaging::is_valid_email(a)) throw UsageError("--bcc: '" + a + "' is not a valid e-mail address");
+    if (!http::is_valid_email(a)) throw UsageError("--bcc: '" + a + "' is not a valid e-mail address");
     out += (out.empty() ? "" : ", ") + a;
   }
   return out;

@@ -4,7 +4,7 @@
 #include "config/config.hpp"
 #include "core/log.hpp"
 #include "core/text.hpp"
-#include "messaging/template.hpp"
+#include "http/validate.hpp"
 
 namespace svc::auth {
 
@@ -19,7 +19,7 @@ std::optional<db::TableName> auth_table(http::Fields& fields, const core::Contex
 
 std::optional<std::string> email_field(http::Fields& fields) {
   auto email = fields.required_string("email", 254);
-  if (email && !messaging::is_valid_email(*email)) {
+  if (email && !http::is_valid_email(*email)) {
     fields.add("email", "email must be a valid e-mail address");
     return std::nullopt;
   }

@@ -1,6 +1,6 @@
 #include "auth/handlers.hpp"
 #include "config/config.hpp"
-#include "core/site_cache.hpp"
+#include "http/site_cache.hpp"
 #include "db/folder_repo.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"
@@ -19,7 +19,7 @@ http::Response get_folder_limits(const http::Request& request, core::Context& ct
     if (!table) fields.add("table", "table is not an allowed folder table");
   }
   fields.throw_if_errors();
-  auto site = core::find_site(ctx, *app_id);
+  auto site = http::find_site(ctx, *app_id);
   if (!site || !site->active) throw http::ApiError::validation("appID", "appID does not name an application");
 
   http::JsonWriter w;

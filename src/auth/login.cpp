@@ -1,10 +1,9 @@
-#include <algorithm>
-
 #include "auth/auth_common.hpp"
 #include "auth/handlers.hpp"
 #include "auth/tokens.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
+#include "core/text.hpp"
 #include "crypto/password_hasher.hpp"
 #include "db/throttle_repo.hpp"
 #include "db/user_repo.hpp"
@@ -13,11 +12,6 @@
 
 namespace svc::auth {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 // True when the stored column holds something a password can be checked
 // against; anything else (NULL, "", a disabled marker like "!") can never log in.
@@ -46,7 +40,7 @@ http::Response login(const http::Request& request, core::Context& ctx) {
 
   const auto& cfg = ctx.config.auth;
   const long long now = ctx.clock.now();
-  const std::string key = lower(*email);
+  const std::string key = core::ascii_lower(*email);
   db::ThrottleRepo throttle(ctx.db);
   if (auto wait = throttle.locked_for(table->str(), key, now)) {
     http::JsonWriter w;

@@ -28,22 +28,6 @@ constexpr const char* kDefaultResetContent =
     "<p><a href=\"[link]\">Choose a new password</a> (the link is valid for [minutes] minutes).</p>"
     "<p>If it was not you, you can ignore this e-mail.</p>";
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-// The host of an absolute http(s) URL ("" when it is not one).
-std::string url_host(const std::string& url) {
-  std::string l = lower(url);
-  size_t start = l.rfind("https://", 0) == 0 ? 8 : l.rfind("http://", 0) == 0 ? 7 : std::string::npos;
-  if (start == std::string::npos) return "";
-  size_t end = l.find_first_of("/?#", start);
-  std::string authority = l.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  if (authority.find('@') != std::string::npos || authority.empty()) return "";  // no userinfo tricks
-  return authority.substr(0, authority.find(':'));
-}
-
 // The reset page: the request's url when its host is one of the site's
 // allowed hosts, else the site's reset_url. Never the Host header.
 std::string reset_base(const std::optional<std::string>& url, const db::Site& site, http::Fields& fields) {
@@ -51,10 +35,10 @@ std::string reset_base(const std::optional<std::string>& url, const db::Site& si
     if (site.reset_url.empty()) fields.add("url", "url is required: the application has no reset page configured");
     return site.reset_url;
   }
-  std::string host = url_host(*url);
+  std::string host = core::url_host(*url);
   bool allowed = !host.empty() && url->find_first_of(" \r\n\t\"<>") == std::string::npos &&
                  std::any_of(site.allowed_redirect_hosts.begin(), site.allowed_redirect_hosts.end(),
-                             [&](const std::string& h) { return lower(h) == host; });
+                             [&](const std::string& h) { return core::ascii_lower(h) == host; });
   if (!allowed) fields.add("url", "url must be on a host this application allows");
   return *url;
 }
@@ -70,9 +54,9 @@ void queue_user_mail(core::Context& ctx, const http::Request& request, const db:
   e.site_id = site.id;
   e.notification_id = tmpl.id;
   e.event = tmpl.event;
-  e.recipient = messaging::strip_crlf(user.email);
-  e.from = messaging::strip_crlf(tmpl.from.empty() ? site.email_from : tmpl.from);
-  e.bcc = messaging::strip_crlf(tmpl.bcc);
+  e.recipient = core::strip_controls(user.email);
+  e.from = core::strip_controls(tmpl.from.empty() ? site.email_from : tmpl.from);
+  e.bcc = core::strip_controls(tmpl.bcc);
   e.subject = core::utf8_clean(messaging::merge_plain_line(tmpl.subject, values), 998);
   e.body = messaging::merge_html(tmpl.content, values);
   e.request_id = request.request_id;

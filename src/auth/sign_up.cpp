@@ -3,7 +3,7 @@
 #include "auth/password_policy.hpp"
 #include "auth/tokens.hpp"
 #include "crypto/password_hasher.hpp"
-#include "db/audit_repo.hpp"
+#include "db/version_repo.hpp"
 #include "db/user_repo.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <exception>
 
+#include "app/application.hpp"
 #include "config/config.hpp"
 #include "fcgi/master.hpp"
 
@@ -41,7 +42,7 @@ int main(int argc, char** argv) {
       std::printf("svc-fcgi: configuration %s is valid\n", config.path.c_str());
       return 0;
     }
-    return svc::fcgi::run_master(std::move(config));
+    return svc::fcgi::run_master(std::move(config), &svc::app::make_application);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "svc-fcgi: %s\n", e.what());
     return 1;

@@ -15,24 +15,31 @@ class SmsGateway;
 namespace svc::push {
 class PushClient;
 }
+namespace svc::http {
+class SiteCache;
+}
 
 namespace svc::core {
 
 class Clock;
-class SiteCache;
+class Random;
 
 // Everything a handler may touch, owned by the worker (one per process, made
-// after fork). Side effects sit behind interfaces so unit tests can swap in
-// fakes; production code never asks whether it runs under a test.
+// after fork; app::Services builds the production one). The clock, the
+// randomness of SMS codes, password hashing, the SMS gateway and the push
+// client sit behind interfaces so tests can swap in fakes; the database is a
+// real connection (tests point it at the stack's MariaDB). Production code
+// never asks whether it runs under a test.
 struct Context {
   const config::Config& config;
   db::Database& db;
   db::Database* merge_db;  // read-only account for raw SQL merge fields; null when not configured
   const Clock& clock;
+  Random& random;
   crypto::PasswordHasher& hasher;
   sms::SmsGateway& sms;
   push::PushClient& push;
-  SiteCache* site_cache;  // sites of recent requests; null = always read them
+  http::SiteCache* site_cache;  // sites of recent requests; null = always read them
 };
 
 }  // namespace svc::core

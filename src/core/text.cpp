@@ -47,4 +47,36 @@ std::optional<long long> parse_id(std::string_view s) {
   return n;
 }
 
+std::string strip_controls(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) out += c;
+  }
+  return out;
+}
+
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+std::string url_host(std::string_view url) {
+  const std::string l = ascii_lower(url);
+  const size_t start = l.rfind("https://", 0) == 0 ? 8 : l.rfind("http://", 0) == 0 ? 7 : std::string::npos;
+  if (start == std::string::npos) return "";
+  const size_t end = l.find_first_of("/?#", start);
+  const std::string authority = l.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (authority.empty() || authority.find('@') != std::string::npos) return "";
+  if (authority.front() == '[') {
+    const size_t close = authority.find(']');
+    return close == std::string::npos ? "" : authority.substr(0, close + 1);
+  }
+  return authority.substr(0, authority.find(':'));
+}
+
 }  // namespace svc::core

@@ -43,8 +43,8 @@ long long now_ms() {
 
 class Master {
  public:
-  Master(config::Config config, ListenSocket socket, ListenSocket hashing_socket)
-      : config_(std::move(config)), sockets_{std::move(socket), std::move(hashing_socket)} {}
+  Master(config::Config config, ListenSocket socket, ListenSocket hashing_socket, ApplicationFactory make_app)
+      : config_(std::move(config)), sockets_{std::move(socket), std::move(hashing_socket)}, make_app_(make_app) {}
 
   int run() {
     spawn_all();
@@ -88,7 +88,7 @@ class Master {
     if (pid == 0) {
       int code = 1;
       try {
-        code = run_worker(sockets_[pool].fd, config_);
+        code = run_worker(sockets_[pool].fd, config_, make_app_);
       } catch (const std::exception& e) {
         core::LogLine("error", "worker_failed").str("error", e.what()).emit();
       }
@@ -169,13 +169,14 @@ class Master {
 
   config::Config config_;
   ListenSocket sockets_[2];
+  ApplicationFactory make_app_;
   std::map<pid_t, WorkerInfo> workers_;
   int generation_ = 0;
 };
 
 }  // namespace
 
-int run_master(config::Config config) {
+int run_master(config::Config config, ApplicationFactory make_app) {
   core::set_log_process("master");
   ListenSocket socket = open_listen_socket(config.server.socket, config.server, 0);
   ListenSocket hashing;
@@ -209,7 +210,7 @@ int run_master(config::Config config) {
   core::LogLine("info", "master_started")
       .str("socket", socket.inherited ? "inherited (systemd)" : config.server.socket)
       .emit();
-  return Master(std::move(config), std::move(socket), std::move(hashing)).run();
+  return Master(std::move(config), std::move(socket), std::move(hashing), make_app).run();
 }
 
 }  // namespace svc::fcgi

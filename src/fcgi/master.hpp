@@ -3,6 +3,7 @@
 #include <string>
 
 #include "config/config.hpp"
+#include "fcgi/worker.hpp"
 
 namespace svc::fcgi {
 
@@ -14,7 +15,8 @@ namespace svc::fcgi {
 //            ask the old ones to finish their request and exit
 //   SIGTERM/SIGINT  ask every worker to finish, wait up to drain_seconds,
 //            kill what is left, remove the socket file, exit 0
-// Returns the process exit code.
-int run_master(config::Config config);
+// Each worker serves what make_app builds for it after fork. Returns the
+// process exit code.
+int run_master(config::Config config, ApplicationFactory make_app);
 
 }  // namespace svc::fcgi

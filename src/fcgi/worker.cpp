@@ -11,9 +11,7 @@
 #include <cstring>
 
 #include "core/log.hpp"
-#include "core/services.hpp"
 #include "crypto/encoding.hpp"
-#include "http/dispatch.hpp"
 
 namespace svc::fcgi {
 namespace {
@@ -130,14 +128,14 @@ int accept_connection(int listen_fd, const sigset_t& idle_mask) {
 
 }  // namespace
 
-int run_worker(int listen_fd, const config::Config& config) {
+int run_worker(int listen_fd, const config::Config& config, ApplicationFactory make_app) {
   sigset_t idle_mask = install_worker_signals();
   core::set_log_process("worker");
   if (sodium_init() < 0) {
     core::LogLine("error", "sodium_init_failed").emit();
     return 1;
   }
-  core::Services services(config);
+  std::unique_ptr<Application> app = make_app(config);
   FCGX_Init();
   // libfcgi never accepts by itself here (listen socket -1): the worker
   // accepts, then hands the connection over through ipcFd.
@@ -162,7 +160,7 @@ int run_worker(int listen_fd, const config::Config& config) {
     auto started = std::chrono::steady_clock::now();
     http::Request request = build_request(fr);
     FcgiBody body(fr.in);
-    http::Response response = http::dispatch(request, body, services.context());
+    http::Response response = app->handle(request, body);
     std::string out = http::serialize(response);
     FCGX_PutStr(out.data(), static_cast<int>(out.size()), fr.out);
     // libfcgi closes with a "lingering close" (shutdown, then up to 2 s of

@@ -1,14 +1,29 @@
 #pragma once
 
+#include <memory>
+
 #include "config/config.hpp"
+#include "http/dispatch.hpp"
+#include "http/request.hpp"
+#include "http/response.hpp"
 
 namespace svc::fcgi {
 
+// What a worker serves. One per worker process, made right after fork by the
+// factory the program passes in (the composition root, app/), so this layer
+// knows nothing of routes or services. handle() never throws.
+class Application {
+ public:
+  virtual ~Application() = default;
+  virtual http::Response handle(http::Request& request, http::BodySource& body) = 0;
+};
+using ApplicationFactory = std::unique_ptr<Application> (*)(const config::Config& config);
+
 // The body of one worker process, run right after fork: installs its signal
 // handlers (SIGTERM/SIGINT: finish the request in flight, then exit), builds
-// its Services (database connection, crypto init) and serves requests from
+// its Application with make_app (database connection, crypto init) and serves requests from
 // listen_fd until told to stop or until [server] max_requests is reached.
 // Returns the process exit code. Single-threaded.
-int run_worker(int listen_fd, const config::Config& config);
+int run_worker(int listen_fd, const config::Config& config, ApplicationFactory make_app);
 
 }  // namespace svc::fcgi

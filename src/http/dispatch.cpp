@@ -6,14 +6,15 @@
 #include "db/site_repo.hpp"
 #include "http/api_error.hpp"
 #include "http/routes.hpp"
-#include "messaging/site_auth.hpp"
+#include "http/site_auth.hpp"
 
 namespace svc::http {
 namespace {
 
-const Route* find_route(const std::string& path, const std::string& method, bool& path_known) {
+const Route* find_route(std::span<const Route> routes, const std::string& path, const std::string& method,
+                        bool& path_known) {
   path_known = false;
-  for (const auto& r : routes()) {
+  for (const auto& r : routes) {
     if (path != r.path) continue;
     path_known = true;
     if (method == r.method) return &r;
@@ -21,9 +22,9 @@ const Route* find_route(const std::string& path, const std::string& method, bool
   return nullptr;
 }
 
-std::string allowed_methods(const std::string& path) {
+std::string allowed_methods(std::span<const Route> routes, const std::string& path) {
   std::string out;
-  for (const auto& r : routes()) {
+  for (const auto& r : routes) {
     if (path == r.path) out += (out.empty() ? "" : ", ") + std::string(r.method);
   }
   return out;
@@ -83,19 +84,19 @@ void parse_json(Request& request) {
   if (!request.json.IsObject()) throw ApiError::validation("body", "Request body must be a JSON object");
 }
 
-Response route_request(Request& request, BodySource& source, core::Context& ctx) {
+Response route_request(std::span<const Route> routes, Request& request, BodySource& source, core::Context& ctx) {
   bool path_known = false;
-  const Route* route = find_route(request.path, request.method, path_known);
+  const Route* route = find_route(routes, request.path, request.method, path_known);
   if (!route) {
     if (!path_known) throw ApiError::failed(404, "Not found");
     Response r = Response::json(405, ApiError::failed(405, "Method not allowed").body());
-    r.headers.emplace_back("Allow", allowed_methods(request.path));
+    r.headers.emplace_back("Allow", allowed_methods(routes, request.path));
     return r;
   }
   if (route->body_limit > 0) read_body(request, source, *route);
   if (route->flags & kJsonBody) parse_json(request);
   if (route->site_handler) {
-    db::Site site = messaging::authenticate_site(request, ctx);
+    db::Site site = authenticate_site(request, ctx);
     return route->site_handler(request, ctx, site);
   }
   return route->handler(request, ctx);
@@ -103,9 +104,9 @@ Response route_request(Request& request, BodySource& source, core::Context& ctx)
 
 }  // namespace
 
-Response dispatch(Request& request, BodySource& body, core::Context& ctx) {
+Response dispatch(std::span<const Route> routes, Request& request, BodySource& body, core::Context& ctx) {
   try {
-    return route_request(request, body, ctx);
+    return route_request(routes, request, body, ctx);
   } catch (const ApiError& e) {
     return Response::json(e.status(), e.body());
   } catch (const std::exception& e) {

@@ -1,11 +1,13 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 
 #include "core/context.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
+#include "http/routes.hpp"
 
 namespace svc::http {
 
@@ -32,11 +34,12 @@ class StringBody final : public BodySource {
   size_t pos_ = 0;
 };
 
-// Routes one request: 404 / 405 / 413 / 400 (malformed JSON) / 401 (site
-// header) are decided here from the route table, before the handler runs and
+// Routes one request through `routes` (the API's table is app::routes()):
+// 404 / 405 / 413 / 400 (malformed JSON) / 401 (site header) are decided
+// here from the table, before the handler runs and
 // before a large body is buffered. The only catch site: ApiError becomes its
 // response; anything else is logged with the request id and answered 500 with
 // the spec's generic message. Never throws.
-Response dispatch(Request& request, BodySource& body, core::Context& ctx);
+Response dispatch(std::span<const Route> routes, Request& request, BodySource& body, core::Context& ctx);
 
 }  // namespace svc::http

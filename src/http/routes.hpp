@@ -27,7 +27,8 @@ enum RouteFlags : unsigned {
   kHashing = 1u << 1,   // runs Argon2id: may be served by a separate worker pool
 };
 
-// One row of the route table. Exactly one of handler / site_handler is set.
+// One row of a route table (the API's is app::routes()). Exactly one of
+// handler / site_handler is set.
 struct Route {
   const char* method;
   const char* path;
@@ -36,7 +37,5 @@ struct Route {
   size_t body_limit;
   unsigned flags;
 };
-
-std::span<const Route> routes();
 
 }  // namespace svc::http

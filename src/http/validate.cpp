@@ -97,4 +97,49 @@ const rapidjson::Value* Fields::required_object(const char* name) {
   return optional_object(name);
 }
 
+bool is_valid_email(std::string_view address) {
+  if (address.empty() || address.size() > 254) return false;
+  const std::size_t at = address.find('@');
+  if (at == std::string_view::npos || address.find('@', at + 1) != std::string_view::npos) {
+    return false;
+  }
+  const std::string_view local = address.substr(0, at);
+  const std::string_view domain = address.substr(at + 1);
+  if (local.empty() || local.size() > 64 || domain.empty()) return false;
+
+  static constexpr std::string_view kLocalSpecials = "!#$%&'*+/=?^_`{|}~-.";
+  for (char c : local) {
+    const bool alnum = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (!alnum && kLocalSpecials.find(c) == std::string_view::npos) return false;
+  }
+  if (local.front() == '.' || local.back() == '.' || local.find("..") != std::string_view::npos) {
+    return false;
+  }
+
+  std::size_t labels = 0;
+  std::string_view last;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = domain.find('.', start);
+    const std::string_view label = domain.substr(start, dot == std::string_view::npos
+                                                            ? std::string_view::npos
+                                                            : dot - start);
+    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') {
+      return false;
+    }
+    for (char c : label) {
+      const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                      (c >= '0' && c <= '9') || c == '-';
+      if (!ok) return false;
+    }
+    ++labels;
+    last = label;
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  const bool numeric_tld = std::all_of(last.begin(), last.end(),
+                                       [](char c) { return c >= '0' && c <= '9'; });
+  return labels >= 2 && !numeric_tld;
+}
+
 }  // namespace svc::http

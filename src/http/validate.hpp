@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <rapidjson/document.h>
@@ -44,5 +45,12 @@ class Fields {
   const rapidjson::Value& body_;
   std::vector<FieldError> errors_;
 };
+
+// Pragmatic check of a bare address "local@domain.tld": ASCII only, no
+// spaces, controls or any of <>()[],;:"\ ; total <= 254, local part 1..64
+// without leading, trailing or doubled dots; domain of >= 2 labels, each
+// 1..63 of [A-Za-z0-9-] not starting or ending with '-', the last one not
+// all digits. Quoted local parts, address literals and raw IDN are rejected.
+bool is_valid_email(std::string_view address);
 
 }  // namespace svc::http

@@ -8,7 +8,8 @@
 #include <set>
 #include <string_view>
 
-#include "messaging/template.hpp"
+#include "core/text.hpp"
+#include "messaging/html_text.hpp"
 
 namespace svc::messaging {
 namespace {
@@ -143,7 +144,7 @@ std::vector<std::string> phrase_tokens(std::string_view name) {
 std::vector<std::string> clean_addresses(const std::vector<std::string>& list) {
   std::vector<std::string> out;
   for (const auto& raw : list) {
-    std::string a = strip_crlf(raw);
+    std::string a = core::strip_controls(raw);
     const std::size_t first = a.find_first_not_of(' ');
     const std::size_t last = a.find_last_not_of(' ');
     if (first == std::string::npos) continue;
@@ -234,10 +235,10 @@ std::string build_mime(const OutgoingMail& mail) {
   std::string out;
   add_header(out, "Date", {rfc5322_date(mail.date_unix)});
 
-  std::vector<std::string> from = phrase_tokens(strip_crlf(mail.from_name));
+  std::vector<std::string> from = phrase_tokens(core::strip_controls(mail.from_name));
   if (from.size() == 1 && from.front().empty()) from.clear();
-  from.push_back("<" + strip_crlf(mail.from) + ">");
-  if (from.size() == 1) from.front() = strip_crlf(mail.from);
+  from.push_back("<" + core::strip_controls(mail.from) + ">");
+  if (from.size() == 1) from.front() = core::strip_controls(mail.from);
   add_header(out, "From", from);
 
   const std::vector<std::string> to = clean_addresses(mail.to);
@@ -247,9 +248,9 @@ std::string build_mime(const OutgoingMail& mail) {
     add_header(out, "To", to, ", ");
   }
   if (const auto cc = clean_addresses(mail.cc); !cc.empty()) add_header(out, "Cc", cc, ", ");
-  add_header(out, "Subject", unstructured_tokens(strip_crlf(mail.subject)));
+  add_header(out, "Subject", unstructured_tokens(core::strip_controls(mail.subject)));
 
-  if (std::string id = strip_crlf(mail.message_id); !id.empty()) {
+  if (std::string id = core::strip_controls(mail.message_id); !id.empty()) {
     if (id.front() != '<') id = "<" + id + ">";
     add_header(out, "Message-ID", {id});
   }

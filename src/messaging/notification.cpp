@@ -12,6 +12,7 @@
 #include "http/validate.hpp"
 #include "messaging/handlers.hpp"
 #include "messaging/outbox.hpp"
+#include "messaging/address.hpp"
 #include "messaging/template.hpp"
 
 namespace svc::messaging {
@@ -63,15 +64,15 @@ std::string user_email(core::Context& ctx, long long user_id) {
   if (user_id <= 0) return "";
   static const std::vector<std::string> kUsers{"svc_users"};
   auto user = db::UserRepo(ctx.db, *db::allowlisted("svc_users", kUsers)).find_by_id(user_id);
-  return user ? strip_crlf(user->email) : "";
+  return user ? core::strip_controls(user->email) : "";
 }
 
 // Validated, CR/LF-free addresses of a comma/semicolon list; throws a
 // validation error on `field` for an invalid one.
 std::vector<std::string> addresses(const std::string& list, const char* field) {
   std::vector<std::string> out;
-  for (auto& a : split_addresses(strip_crlf(list))) {
-    if (!is_valid_email(a)) throw http::ApiError::validation(field, std::string(field) + " holds an invalid e-mail address");
+  for (auto& a : split_addresses(core::strip_controls(list))) {
+    if (!http::is_valid_email(a)) throw http::ApiError::validation(field, std::string(field) + " holds an invalid e-mail address");
     out.push_back(a);
   }
   return out;
@@ -130,7 +131,7 @@ http::Response notification(const http::Request& request, core::Context& ctx, co
   entry.notification_id = tmpl->id;
   entry.event = *event;
   entry.recipient = join(to);
-  entry.from = strip_crlf(tmpl->from.empty() ? site.email_from : tmpl->from);
+  entry.from = core::strip_controls(tmpl->from.empty() ? site.email_from : tmpl->from);
   entry.cc = join(cc);
   entry.bcc = join(bcc);
   // The subject column (and RFC 5322's line limit) holds 998 bytes.

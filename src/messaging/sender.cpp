@@ -5,7 +5,8 @@
 #include <utility>
 
 #include "core/log.hpp"
-#include "messaging/template.hpp"
+#include "core/text.hpp"
+#include "messaging/address.hpp"
 
 namespace svc::messaging {
 namespace {
@@ -40,7 +41,7 @@ const char* outcome_event(Outcome o) {
 }  // namespace
 
 Mailbox parse_mailbox(std::string_view text) {
-  const std::string clean = strip_crlf(text);
+  const std::string clean = core::strip_controls(text);
   std::string_view s = trim(clean);
   const auto open = s.rfind('<');
   if (s.empty() || s.back() != '>' || open == std::string_view::npos) return {"", std::string(s)};

@@ -19,7 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "messaging/template.hpp"
+#include "core/text.hpp"
+#include "http/validate.hpp"
 
 // Why not Poco::Net::SMTPClientSession: its DialogSocket reply reader spins
 // forever when the peer closes in the middle of a multi-line reply (an EHLO
@@ -96,7 +97,7 @@ SendResult permanent(std::string detail) {
 }
 
 std::string printable(std::string_view s) {
-  std::string out = strip_crlf(s);
+  std::string out = core::strip_controls(s);
   if (out.size() > 200) out = out.substr(0, 200) + "...";
   return out;
 }
@@ -238,7 +239,7 @@ class SessionOpener {
 
     if (Reply r = conn->read_reply(); !r.positive()) return fail(failure, "greeting", r);
     const std::string helo = settings_.helo_name.empty() ? Poco::Net::DNS::hostName()
-                                                         : strip_crlf(settings_.helo_name);
+                                                         : core::strip_controls(settings_.helo_name);
     if (Reply r = ehlo(*conn, helo); !r.positive()) return fail(failure, "EHLO", r);
     if (settings_.security == SmtpSettings::Security::StartTls) {
       if (Reply r = conn->command("STARTTLS"); r.code != 220) return fail(failure, "STARTTLS", r);
@@ -327,12 +328,12 @@ void SmtpMailer::close() {
 }
 
 SendResult SmtpMailer::send(const OutgoingMail& mail) {
-  const std::string from = strip_crlf(mail.from);
-  if (!is_valid_email(from)) return permanent("invalid sender address: " + printable(from));
+  const std::string from = core::strip_controls(mail.from);
+  if (!http::is_valid_email(from)) return permanent("invalid sender address: " + printable(from));
   const std::vector<std::string> recipients = envelope_recipients(mail);
   if (recipients.empty()) return permanent("no recipients");
   for (const auto& r : recipients) {
-    if (!is_valid_email(r)) return permanent("invalid recipient address: " + printable(r));
+    if (!http::is_valid_email(r)) return permanent("invalid recipient address: " + printable(r));
   }
   const std::string data = dot_stuff(build_mime(mail));
 

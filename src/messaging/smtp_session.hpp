@@ -61,7 +61,7 @@ class SmtpMailer final : public Mailer {
   // then MAIL FROM, RCPT TO per recipient, DATA, the dot-stuffed build_mime()
   // text, ".". Outcomes:
   //  - every reply positive -> Sent;
-  //  - the sender or a recipient fails is_valid_email, or no recipients ->
+  //  - the sender or a recipient fails http::is_valid_email, or no recipients ->
   //    PermanentFailure before anything is sent;
   //  - any RCPT refused with 5xx -> PermanentFailure, else any 4xx ->
   //    TemporaryFailure; nothing is sent (RSET) in both cases;

@@ -12,10 +12,10 @@
 #include "http/api_error.hpp"
 #include "http/json.hpp"
 #include "http/validate.hpp"
-#include "messaging/handlers.hpp"
+#include "push/handlers.hpp"
 #include "push/push_client.hpp"
 
-namespace svc::messaging {
+namespace svc::push {
 namespace {
 
 // The spec's failure reply carries no message; the reason goes to the log.
@@ -82,18 +82,18 @@ http::Response send_push(const http::Request& request, core::Context& ctx, const
   auto jwt = origin ? crypto::vapid_jwt(*origin, site.vapid_subject, now + 12 * 3600, keys) : std::nullopt;
   if (!jwt) return push_error(request, site, "cannot sign VAPID token (endpoint or vapid_subject invalid)");
 
-  push::PushRequest req;
+  PushRequest req;
   req.endpoint = sub->endpoint;
   req.body = *body;
   req.authorization = crypto::vapid_authorization_header(*jwt, *vapid_public);
   req.ttl_seconds = static_cast<long>(ctx.config.push.ttl);
   req.urgency = ctx.config.push.urgency;
   req.topic = topic.value_or("");
-  push::PushResult result = ctx.push.send(req);
+  PushResult result = ctx.push.send(req);
   switch (result.outcome) {
-    case push::PushOutcome::Delivered:
+    case PushOutcome::Delivered:
       return http::Response::json(200, R"({"status":"Success"})");
-    case push::PushOutcome::Gone:
+    case PushOutcome::Gone:
       customers.clear_subscription(customer->id, site.id);
       return push_error(request, site, "subscription gone (HTTP " + std::to_string(result.http_status) + "), cleared");
     default:
@@ -101,4 +101,4 @@ http::Response send_push(const http::Request& request, core::Context& ctx, const
   }
 }
 
-}  // namespace svc::messaging
+}  // namespace svc::push

@@ -13,11 +13,12 @@
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/context.hpp"
+#include "core/random.hpp"
 #include "crypto/encoding.hpp"
 #include "crypto/password_hasher.hpp"
 #include "db/database.hpp"
 #include "http/dispatch.hpp"
-#include "http/routes.hpp"
+#include "app/routes.hpp"
 #include "push/push_client.hpp"
 #include "sms/sms_gateway.hpp"
 
@@ -86,13 +87,14 @@ BOOST_AUTO_TEST_CASE(every_reply_is_json_with_a_known_status) {
   auto config = offline_config();
   svc::db::Database db(config.database);
   svc::core::SystemClock clock;
+  svc::core::SystemRandom random;
   svc::crypto::Argon2PasswordHasher hasher({1, 8192}, "");
   NoSms sms;
   NoPush push;
-  svc::core::Context ctx{config, db, nullptr, clock, hasher, sms, push, nullptr};
+  svc::core::Context ctx{config, db, nullptr, clock, random, hasher, sms, push, nullptr};
 
   std::vector<std::string> paths{"/nope", "/auth/", "/health/x", ""};
-  for (const auto& r : svc::http::routes()) paths.push_back(r.path);
+  for (const auto& r : svc::app::routes()) paths.push_back(r.path);
   const char* methods[] = {"POST", "GET", "PUT", "DELETE", ""};
   const std::set<int> known{200, 400, 401, 404, 405, 413, 429, 500, 503};
 
@@ -109,7 +111,7 @@ BOOST_AUTO_TEST_CASE(every_reply_is_json_with_a_known_status) {
     req.content_length = (rng() % 5) ? static_cast<long long>(body.size()) : -1;
     svc::http::StringBody source(body);
     svc::http::Response res;
-    BOOST_REQUIRE_NO_THROW(res = svc::http::dispatch(req, source, ctx));
+    BOOST_REQUIRE_NO_THROW(res = svc::http::dispatch(svc::app::routes(), req, source, ctx));
     BOOST_TEST_CONTEXT("path " << req.path << " body " << body.substr(0, 120)) {
       BOOST_CHECK(known.count(res.status));
       rapidjson::Document doc;

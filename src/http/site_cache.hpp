@@ -6,7 +6,7 @@
 #include "core/context.hpp"
 #include "db/site_repo.hpp"
 
-namespace svc::core {
+namespace svc::http {
 
 // The sites of recent requests, per worker, for [server] site_cache_seconds
 // (every /message/* request and every getFolderLimits needs its site; an admin
@@ -30,6 +30,6 @@ class SiteCache {
 
 // The site with this id (active or not) through ctx.site_cache when there is
 // one; nullopt when no such site exists (never cached).
-std::optional<db::Site> find_site(Context& ctx, long long id);
+std::optional<db::Site> find_site(core::Context& ctx, long long id);
 
-}  // namespace svc::core
+}  // namespace svc::http

@@ -1,8 +1,8 @@
-#include "core/site_cache.hpp"
+#include "http/site_cache.hpp"
 
 #include "core/clock.hpp"
 
-namespace svc::core {
+namespace svc::http {
 
 const db::Site* SiteCache::get(long long id, long long now) const {
   auto it = entries_.find(id);
@@ -15,7 +15,7 @@ void SiteCache::put(const db::Site& site, long long now) {
   entries_[site.id] = Entry{site, now + ttl_};
 }
 
-std::optional<db::Site> find_site(Context& ctx, long long id) {
+std::optional<db::Site> find_site(core::Context& ctx, long long id) {
   const long long now = ctx.clock.now();
   if (ctx.site_cache) {
     if (const db::Site* cached = ctx.site_cache->get(id, now)) return *cached;
@@ -25,4 +25,4 @@ std::optional<db::Site> find_site(Context& ctx, long long id) {
   return site;
 }
 
-}  // namespace svc::core
+}  // namespace svc::http

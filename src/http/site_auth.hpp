@@ -7,16 +7,16 @@
 #include "db/site_repo.hpp"
 #include "http/request.hpp"
 
-namespace svc::messaging {
+namespace svc::http {
 
 // Resolves the calling application from the `site-id` (or `x-site-id`)
 // header. A missing, non-numeric, unknown or inactive site, or a site with an
 // API key whose `x-site-key` header does not match, throws
 // ApiError 401 {"status":"Error","message":"Unauthorized"}. The body never
 // chooses the site.
-db::Site authenticate_site(const http::Request& request, core::Context& ctx);
+db::Site authenticate_site(const Request& request, core::Context& ctx);
 
 // The stored form of a site API key (hex BLAKE2b-256); svc-admin writes it.
 std::string hash_site_key(std::string_view key);
 
-}  // namespace svc::messaging
+}  // namespace svc::http

@@ -1,6 +1,6 @@
-#include "core/services.hpp"
+#include "app/services.hpp"
 
-namespace svc::core {
+namespace svc::app {
 
 Services::Services(const config::Config& config)
     : config_(config),
@@ -11,6 +11,6 @@ Services::Services(const config::Config& config)
       sms_(sms::make_sms_gateway(config.sms)),
       push_(push::PushOptions{config.push.allow_insecure_endpoints, 5000, config.push.timeout_ms}),
       site_cache_(config.server.site_cache_seconds),
-      context_{config_, db_, merge_db_.get(), clock_, hasher_, *sms_, push_, &site_cache_} {}
+      context_{config_, db_, merge_db_.get(), clock_, random_, hasher_, *sms_, push_, &site_cache_} {}
 
-}  // namespace svc::core
+}  // namespace svc::app

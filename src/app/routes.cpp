@@ -1,16 +1,24 @@
-#include "http/routes.hpp"
+#include "app/routes.hpp"
 
 #include "auth/handlers.hpp"
 #include "http/health.hpp"
 #include "messaging/handlers.hpp"
+#include "push/handlers.hpp"
 
-namespace svc::http {
+namespace svc::app {
+
+using http::kAuthBodyLimit;
+using http::kHashing;
+using http::kJsonBody;
+using http::kMessageBodyLimit;
+using http::kNoFlags;
+using http::Route;
 
 // The one route table. Dispatch checks method, body limit, JSON body and site
 // authentication from these rows, so handlers never repeat those checks.
 std::span<const Route> routes() {
   static const Route kRoutes[] = {
-      {"GET", "/health", &health, nullptr, 0, kNoFlags},
+      {"GET", "/health", &http::health, nullptr, 0, kNoFlags},
       {"POST", "/auth/login", &auth::login, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
       {"POST", "/auth/sign-up", &auth::sign_up, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
       {"POST", "/auth/refresh-token", &auth::refresh_token, nullptr, kAuthBodyLimit, kJsonBody},
@@ -23,9 +31,9 @@ std::span<const Route> routes() {
       {"POST", "/auth/verify-sms-code", &auth::verify_sms_code, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/getFolderLimits", &auth::get_folder_limits, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/message/notification", nullptr, &messaging::notification, kMessageBodyLimit, kJsonBody},
-      {"POST", "/message/sendPush", nullptr, &messaging::send_push, kMessageBodyLimit, kJsonBody},
+      {"POST", "/message/sendPush", nullptr, &push::send_push, kMessageBodyLimit, kJsonBody},
   };
   return kRoutes;
 }
 
-}  // namespace svc::http
+}  // namespace svc::app

@@ -1,14 +1,14 @@
-#include "messaging/site_auth.hpp"
+#include "http/site_auth.hpp"
 
 #include <sodium.h>
 
 #include <algorithm>
 
-#include "core/site_cache.hpp"
+#include "http/site_cache.hpp"
 #include "core/text.hpp"
 #include "http/api_error.hpp"
 
-namespace svc::messaging {
+namespace svc::http {
 namespace {
 
 std::optional<long long> parse_site_id(std::string_view v) {
@@ -26,13 +26,13 @@ std::string hash_site_key(std::string_view key) {
   return hex;
 }
 
-db::Site authenticate_site(const http::Request& request, core::Context& ctx) {
-  auto unauthorized = [] { return http::ApiError::error(401, "Unauthorized"); };
+db::Site authenticate_site(const Request& request, core::Context& ctx) {
+  auto unauthorized = [] { return ApiError::error(401, "Unauthorized"); };
   std::string_view header = request.header("site-id");
   if (header.empty()) header = request.header("x-site-id");
   auto id = parse_site_id(header);
   if (!id) throw unauthorized();
-  auto site = core::find_site(ctx, *id);
+  auto site = find_site(ctx, *id);
   if (!site || !site->active) throw unauthorized();
   if (!site->api_key_hash.empty()) {
     std::string given = hash_site_key(request.header("x-site-key"));
@@ -43,4 +43,4 @@ db::Site authenticate_site(const http::Request& request, core::Context& ctx) {
   return *site;
 }
 
-}  // namespace svc::messaging
+}  // namespace svc::http

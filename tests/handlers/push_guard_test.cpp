@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/routes.hpp"
 #include "core/clock.hpp"
 #include "core/context.hpp"
 #include "crypto/encoding.hpp"
@@ -129,8 +130,8 @@ struct GuardFixture {
   svc::core::SystemClock clock;
   ObservedCurl guarded{false};
   ObservedCurl open{true};
-  svc::core::Context ctx{f.config, f.db, nullptr, clock, f.hasher, f.sms, guarded, nullptr};
-  svc::core::Context open_ctx{f.config, f.db, nullptr, clock, f.hasher, f.sms, open, nullptr};
+  svc::core::Context ctx{f.config, f.db, nullptr, clock, f.random, f.hasher, f.sms, guarded, nullptr};
+  svc::core::Context open_ctx{f.config, f.db, nullptr, clock, f.random, f.hasher, f.sms, open, nullptr};
   std::string tag = std::to_string(::getpid()) + "-" + std::to_string(std::rand());
   long long site_id = 0;
   std::string vapid_public;
@@ -183,7 +184,7 @@ struct GuardFixture {
     r.content_length = static_cast<long long>(body.size());
     r.headers["site-id"] = std::to_string(site_id);
     svc::http::StringBody src(body);
-    return svc::http::dispatch(r, src, c);
+    return svc::http::dispatch(svc::app::routes(), r, src, c);
   }
 };
 

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "app/routes.hpp"
 #include "http/dispatch.hpp"
 
 namespace svc::testing {
@@ -20,7 +21,7 @@ DbFixture::DbFixture()
     : config(stack_config()),
       db(config.database),
       hasher(config.keys.legacy_password_key),
-      ctx{config, db, nullptr, clock, hasher, sms, push, nullptr} {}
+      ctx{config, db, nullptr, clock, random, hasher, sms, push, nullptr} {}
 
 http::Response DbFixture::post(const std::string& path, const std::string& json_body,
                                std::initializer_list<std::pair<std::string, std::string>> headers) {
@@ -32,7 +33,7 @@ http::Response DbFixture::post(const std::string& path, const std::string& json_
   r.content_length = static_cast<long long>(json_body.size());
   for (const auto& [k, v] : headers) r.headers[k] = v;
   http::StringBody body(json_body);
-  return http::dispatch(r, body, ctx);
+  return http::dispatch(app::routes(), r, body, ctx);
 }
 
 long long DbFixture::count(const std::string& sql) {

@@ -4,7 +4,7 @@
 
 #include "db/site_repo.hpp"
 #include "db_fixture.hpp"
-#include "core/site_cache.hpp"
+#include "http/site_cache.hpp"
 
 using svc::testing::DbFixture;
 
@@ -35,7 +35,7 @@ int status_for(DbFixture& f, long long site) {
 
 BOOST_AUTO_TEST_CASE(a_deactivated_site_is_refused_once_the_cached_row_expires) {
   DbFixture f;
-  svc::core::SiteCache cache(1);
+  svc::http::SiteCache cache(1);
   f.ctx.site_cache = &cache;
   long long site = make_site(f);
   BOOST_CHECK_EQUAL(status_for(f, site), 400);
@@ -57,7 +57,7 @@ BOOST_AUTO_TEST_CASE(without_a_cache_every_request_reads_the_site) {
 
 BOOST_AUTO_TEST_CASE(unknown_sites_are_never_cached) {
   DbFixture f;
-  svc::core::SiteCache cache(60);
+  svc::http::SiteCache cache(60);
   f.ctx.site_cache = &cache;
   BOOST_CHECK_EQUAL(status_for(f, 999999999), 401);
   BOOST_CHECK(cache.get(999999999, f.clock.value) == nullptr);

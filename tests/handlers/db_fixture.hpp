@@ -2,10 +2,12 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/context.hpp"
+#include "core/random.hpp"
 #include "crypto/password_hasher.hpp"
 #include "db/database.hpp"
 #include "http/request.hpp"
@@ -46,6 +48,20 @@ class FixedClock final : public core::Clock {
   long long value = 1800000000;
 };
 
+// Answers the queued values in order, then repeats the last one (0 when none
+// are queued), so a test knows the SMS code it will be sent.
+class ScriptedRandom final : public core::Random {
+ public:
+  std::uint32_t uniform(std::uint32_t upper_bound) override {
+    std::uint32_t v = values.empty() ? last : values.front();
+    if (!values.empty()) values.erase(values.begin());
+    last = v;
+    return v % upper_bound;
+  }
+  std::vector<std::uint32_t> values;
+  std::uint32_t last = 0;
+};
+
 class RecordingSms final : public sms::SmsGateway {
  public:
   sms::SmsResult send(const std::string& to, const std::string& text) override {
@@ -72,13 +88,14 @@ class RecordingPush final : public push::PushClient {
 };
 
 // A Context on the running test stack's database ($SVC_STACK_DIR/svc.conf)
-// with fakes for hashing, clock, SMS and push.
+// with fakes for hashing, clock, randomness, SMS and push.
 struct DbFixture {
   DbFixture();
   config::Config config;
   db::Database db;
   CountingHasher hasher;
   FixedClock clock;
+  ScriptedRandom random;
   RecordingSms sms;
   RecordingPush push;
   core::Context ctx;

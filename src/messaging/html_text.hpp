@@ -1,0 +1,17 @@
+#pragma once
+// The text/plain alternative of an HTML mail body. Pure; no I/O.
+
+#include <string>
+#include <string_view>
+
+namespace svc::messaging {
+
+// A crude text/plain alternative for an HTML body: tags removed (with the
+// contents of <script>/<style>/<head>), the entities &amp; &lt; &gt; &quot;
+// &#39; &apos; &nbsp; decoded, whitespace runs collapsed to one space,
+// <br> and the end of p/div/li/tr/h1-h6 turned into line breaks ("\n"),
+// at most one blank line in a row, no leading or trailing blanks; a link's
+// href follows its text in parentheses.
+std::string html_to_text(std::string_view html);
+
+}  // namespace svc::messaging

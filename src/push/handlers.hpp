@@ -1,0 +1,14 @@
+#pragma once
+
+#include "core/context.hpp"
+#include "db/site_repo.hpp"
+#include "http/request.hpp"
+#include "http/response.hpp"
+
+// The /message/sendPush handler. The dispatcher has already authenticated the
+// site from the site-id / x-site-id header; every query here is scoped to it.
+namespace svc::push {
+
+http::Response send_push(const http::Request& request, core::Context& ctx, const db::Site& site);
+
+}  // namespace svc::push
