@@ -16,9 +16,7 @@
 #include "db/database.hpp"
 #include "db/migrations.hpp"
 
-#ifndef SVC_SQL_DIR
-#define SVC_SQL_DIR "/usr/local/share/svc/sql"
-#endif
+// SVC_SQL_DIR: the migrations folder, set by CMake for this file only.
 
 namespace svc::admin {
 namespace {
