@@ -5,6 +5,8 @@
 
 namespace svc::db {
 
+TableName TableName::builtin_users() { return TableName("svc_users"); }
+
 std::optional<TableName> allowlisted(std::string_view requested, const std::vector<std::string>& allowlist) {
   for (const auto& allowed : allowlist) {
     if (requested == allowed && is_plain_identifier(allowed)) return TableName(allowed);
