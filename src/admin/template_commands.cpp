@@ -254,13 +254,8 @@ int cmd_merge_query_set(const Args& args, const std::string& config_path) {
   const auto start = sql_text.find_first_not_of(" \t\r\n");
   if (start == std::string::npos) throw std::runtime_error("--sql-file " + path + " is empty");
   sql_text = sql_text.substr(start);
-  std::string first_word;
-  for (char c : sql_text) {
-    if (!std::isalpha(static_cast<unsigned char>(c))) break;
-    first_word.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
-  }
-  if (first_word != "SELECT" && first_word != "WITH") {
-    throw std::runtime_error("--sql-file " + path + " must hold a single SELECT statement");
+  if (!db::is_select_shaped(sql_text)) {
+    throw std::runtime_error("--sql-file " + path + " must hold a single SELECT (or WITH ... SELECT) statement");
   }
   if (sql_text.find(';') != std::string::npos) {
     throw std::runtime_error("--sql-file " + path + " holds more than one statement (';')");

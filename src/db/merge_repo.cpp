@@ -7,6 +7,12 @@
 #include <cstdio>
 
 namespace svc::db {
+namespace {
+
+// What may precede a merge query's first word.
+constexpr const char* kBlanks = " \t\r\n\f\v";
+
+}  // namespace
 
 std::optional<std::string> MergeRepo::find_named(long long site_id, const std::string& name) {
   return db_.with("SELECT sql_text FROM svc_merge_queries WHERE site_id = ? AND name = ?",
@@ -73,13 +79,21 @@ std::string bind_named_parameters(const std::string& text, std::vector<std::stri
   return out;
 }
 
+bool is_select_shaped(std::string_view sql_text) {
+  const size_t start = sql_text.find_first_not_of(kBlanks);
+  if (start == std::string_view::npos) return false;
+  std::string first_word;
+  for (char c : sql_text.substr(start)) {
+    if (!std::isalpha(static_cast<unsigned char>(c))) break;
+    first_word.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  }
+  return first_word == "SELECT" || first_word == "WITH";
+}
+
 MergeRow run_merge_select(Database& db, const std::string& sql_text, const std::map<std::string, std::string>& params,
                           int timeout_ms) {
-  size_t start = sql_text.find_first_not_of(" \t\r\n");
-  if (start == std::string::npos || sql_text.size() - start < 6) throw MergeQueryError("empty merge query");
-  std::string head = sql_text.substr(start, 6);
-  for (char& c : head) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (head != "SELECT") throw MergeQueryError("merge query is not a SELECT");
+  if (!is_select_shaped(sql_text)) throw MergeQueryError("merge query is not a SELECT (or WITH ... SELECT)");
+  const size_t start = sql_text.find_first_not_of(kBlanks);
 
   std::vector<std::string> names;
   std::string bound = bind_named_parameters(sql_text.substr(start), names);
