@@ -1,0 +1,36 @@
+#include "messaging/compose.hpp"
+
+#include "core/text.hpp"
+
+namespace svc::messaging {
+namespace {
+
+constexpr std::size_t kMaxSubjectBytes = 998;  // svc_notification_log.subject, RFC 5322 line
+
+std::string join(const std::vector<std::string>& list) {
+  std::string out;
+  for (const auto& a : list) out += (out.empty() ? "" : ",") + a;
+  return out;
+}
+
+}  // namespace
+
+db::OutboxEntry compose(const db::Site& site, const db::Template& tmpl, const MergeValues& values,
+                        const Recipients& recipients, const std::string& request_id, const RecordLink& link) {
+  db::OutboxEntry e;
+  e.site_id = site.id;
+  e.notification_id = tmpl.id;
+  e.event = tmpl.event;
+  e.recipient = join(recipients.to);
+  e.from = core::strip_controls(tmpl.from.empty() ? site.email_from : tmpl.from);
+  e.cc = join(recipients.cc);
+  e.bcc = join(recipients.bcc);
+  e.subject = core::utf8_clean(merge_plain_line(tmpl.subject, values), kMaxSubjectBytes);
+  e.body = merge_html(tmpl.content, values);
+  e.table_name = link.table;
+  e.record_id = link.record_id;
+  e.request_id = request_id;
+  return e;
+}
+
+}  // namespace svc::messaging
