@@ -1,0 +1,147 @@
+#include "auth/password_reset_service.hpp"
+
+#include <algorithm>
+
+#include "auth/auth_common.hpp"
+#include "config/config.hpp"
+#include "core/clock.hpp"
+#include "core/text.hpp"
+#include "crypto/encoding.hpp"
+#include "crypto/jwt.hpp"
+#include "crypto/password_hasher.hpp"
+#include "db/database.hpp"
+#include "db/notification_repo.hpp"
+#include "db/site_repo.hpp"
+#include "db/user_repo.hpp"
+#include "http/api_error.hpp"
+#include "messaging/compose.hpp"
+#include "messaging/outbox.hpp"
+
+namespace svc::auth {
+namespace {
+
+// Used when a site has no enabled `password-reset` template of its own.
+constexpr const char* kDefaultResetSubject = "Reset your password";
+constexpr const char* kDefaultResetContent =
+    "<p>Someone asked to reset the password of [email].</p>"
+    "<p><a href=\"[link]\">Choose a new password</a> (the link is valid for [minutes] minutes).</p>"
+    "<p>If it was not you, you can ignore this e-mail.</p>";
+
+// The reset page: the request's url when its host is one of the site's
+// allowed hosts, else the site's reset_url. Never the Host header.
+std::string reset_base(const std::optional<std::string>& url, const db::Site& site) {
+  if (!url) {
+    if (site.reset_url.empty()) {
+      throw http::ApiError::validation("url", "url is required: the application has no reset page configured");
+    }
+    return site.reset_url;
+  }
+  std::string host = core::url_host(*url);
+  bool allowed = !host.empty() && url->find_first_of(" \r\n\t\"<>") == std::string::npos &&
+                 std::any_of(site.allowed_redirect_hosts.begin(), site.allowed_redirect_hosts.end(),
+                             [&](const std::string& h) { return core::ascii_lower(h) == host; });
+  if (!allowed) throw http::ApiError::validation("url", "url must be on a host this application allows");
+  return *url;
+}
+
+// The token goes into the query, before any #fragment (a fragment never
+// reaches the reset page's server).
+std::string reset_link(const std::string& base, const std::string& token) {
+  size_t hash = base.find('#');
+  std::string page = base.substr(0, hash);
+  return page + (page.find('?') == std::string::npos ? "?" : "&") + "token=" + token +
+         (hash == std::string::npos ? "" : base.substr(hash));
+}
+
+// Signed for user id 0 and an empty password when there is no such user, so
+// the work does not tell registered e-mails apart.
+std::string reset_token(core::Context& ctx, const std::optional<db::User>& user, const std::string& table,
+                        long long site_id) {
+  crypto::Claims c;
+  c.typ = "reset";
+  c.sub = std::to_string(user ? user->id : 0);
+  c.tbl = table;
+  c.app = site_id;
+  c.iat = ctx.clock.now();
+  c.exp = c.iat + ctx.config.auth.reset_ttl;
+  c.pwf = crypto::password_fingerprint(user ? user->password : std::string(), ctx.config.keys.reset_key);
+  return crypto::jwt_sign(c, ctx.config.keys.jwt.current);
+}
+
+// Queues template `tmpl` of the site to the user through the outbox (the
+// sender, BCC list, subject and content are the template's).
+void queue_user_mail(core::Context& ctx, const http::Request& request, const db::Site& site, const db::Template& tmpl,
+                     const db::User& user, messaging::MergeValues values) {
+  values.emplace("email", user.email);
+  values.emplace("firstName", user.first_name);
+  values.emplace("lastName", user.last_name);
+  messaging::Recipients to;
+  to.to = {core::strip_controls(user.email)};
+  to.bcc = {core::strip_controls(tmpl.bcc)};  // stored by svc-admin as a checked list
+  messaging::enqueue(ctx, messaging::compose(site, tmpl, values, to, request.request_id));
+}
+
+void queue_reset_mail(core::Context& ctx, const http::Request& request, const db::Site& site, const db::User& user,
+                      const std::string& link) {
+  auto tmpl = db::NotificationRepo(ctx.db).find_enabled(site.id, "password-reset");
+  if (!tmpl) {
+    tmpl = db::Template{};
+    tmpl->site_id = site.id;
+    tmpl->event = "password-reset";
+    tmpl->subject = kDefaultResetSubject;
+    tmpl->content = kDefaultResetContent;
+  }
+  queue_user_mail(ctx, request, site, *tmpl, user,
+                  {{"link", link}, {"minutes", std::to_string(ctx.config.auth.reset_ttl / 60)}});
+}
+
+void queue_changed_mail(core::Context& ctx, const http::Request& request, long long site_id, const db::User& user) {
+  if (site_id <= 0) return;
+  auto site = db::SiteRepo(ctx.db).find(site_id);
+  auto tmpl = site ? db::NotificationRepo(ctx.db).find_enabled(site->id, "password-changed") : std::nullopt;
+  if (site && tmpl && !site->disable_email) queue_user_mail(ctx, request, *site, *tmpl, user, {});
+}
+
+}  // namespace
+
+void request_password_reset(core::Context& ctx, const http::Request& request, const std::string& email,
+                            long long app_id, const std::optional<std::string>& url) {
+  auto site = db::SiteRepo(ctx.db).find(app_id);
+  if (!site || !site->active) throw http::ApiError::validation("appID", "appID does not name an application");
+  const std::string base = reset_base(url, *site);
+
+  const auto& table = ctx.config.auth.tables.front();
+  auto user = db::UserRepo(ctx.db, *db::allowlisted(table, ctx.config.auth.tables)).find_by_email(email);
+  const std::string link = reset_link(base, reset_token(ctx, user, table, site->id));
+  if (user && user->active && !site->disable_email) queue_reset_mail(ctx, request, *site, *user, link);
+  audit(ctx, request, "reset_requested", table, user ? user->id : 0, site->id, user ? "" : "unknown e-mail");
+}
+
+void reset_password(core::Context& ctx, const http::Request& request, const std::string& token,
+                    const db::TableName& table, const std::string& password) {
+  auto invalid = [] { return http::ApiError::failed(400, "Reset password token has expired or is invalid"); };
+  auto verified = crypto::jwt_verify(token, ctx.config.keys.jwt, "reset", ctx.clock.now());
+  if (!verified.ok() || verified.claims.tbl != table.str()) throw invalid();
+  long long user_id = core::parse_id(verified.claims.sub).value_or(0);
+  db::UserRepo users(ctx.db, table);
+  auto user = user_id > 0 ? users.find_by_id(user_id) : std::nullopt;
+  // The fingerprint of the password hash at issue time: once the password
+  // changes (this reset, or any other), the token is spent.
+  if (!user || !crypto::constant_time_equal(
+                   verified.claims.pwf, crypto::password_fingerprint(user->password, ctx.config.keys.reset_key))) {
+    throw invalid();
+  }
+  const std::string fresh = ctx.hasher.hash(password);
+  {
+    // Both or neither: a new password with the old refresh tokens still
+    // valid would leave a session an attacker holds alive.
+    db::Transaction tx(ctx.db);
+    if (!users.replace_password_hash(user->id, user->password, fresh)) throw invalid();  // raced with another reset
+    users.bump_token_version(user->id);
+    tx.commit();
+  }
+  audit(ctx, request, "reset_done", table.str(), user->id, verified.claims.app);
+  queue_changed_mail(ctx, request, verified.claims.app, *user);
+}
+
+}  // namespace svc::auth
