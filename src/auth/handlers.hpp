@@ -4,8 +4,11 @@
 #include "http/request.hpp"
 #include "http/response.hpp"
 
-// The /auth/* handlers: parse → validate → services/repos → reply. Each
-// throws http::ApiError for anything the client should see.
+// The /auth/* handlers: read fields → call one service → write the reply.
+// Each throws http::ApiError for anything the client should see. A handler's
+// file is named for its endpoint; sms_code_handlers.cpp holds both SMS
+// endpoints. The services beside them: login_service, sign_up_service, tokens
+// (issue, refresh, session reply), sms_code, sealed_user (encrypted userId).
 namespace svc::auth {
 
 http::Response login(const http::Request& request, core::Context& ctx);

@@ -1,12 +1,8 @@
 #include "auth/auth_common.hpp"
 #include "auth/handlers.hpp"
 #include "auth/password_policy.hpp"
-#include "auth/tokens.hpp"
-#include "crypto/password_hasher.hpp"
-#include "db/version_repo.hpp"
-#include "db/user_repo.hpp"
+#include "auth/sign_up_service.hpp"
 #include "http/api_error.hpp"
-#include "http/json.hpp"
 
 namespace svc::auth {
 namespace {
@@ -35,46 +31,10 @@ http::Response sign_up(const http::Request& request, core::Context& ctx) {
   fields.throw_if_errors();
   require_strong_password(*password);
 
-  db::NewUser fresh;
-  fresh.email = *email;
-  fresh.password_hash = ctx.hasher.hash(*password);
-  fresh.first_name = first.value_or("");
-  fresh.last_name = last.value_or("");
-
-  db::Transaction tx(ctx.db);
-  db::UserRepo users(ctx.db, *table);
-  auto id = users.insert(fresh);
-  if (!id) throw http::ApiError::failed(409, "User with this email already exists");
-  http::JsonWriter snapshot;
-  snapshot.open()
-      .kv("id", *id)
-      .kv("user_email", fresh.email)
-      .kv("first_name", fresh.first_name)
-      .kv("last_name", fresh.last_name)
-      .kv("primary_role", fresh.role)
-      .close();
-  db::VersionRepo(ctx.db).record(table->str(), *id, "insert", snapshot.str());
-  tx.commit();
-  audit(ctx, request, "sign_up", table->str(), *id, app_id.value_or(0));
-
-  db::User user;
-  user.id = *id;
-  user.email = fresh.email;
-  user.first_name = fresh.first_name;
-  user.last_name = fresh.last_name;
-  TokenPair tokens = issue_tokens(user, table->str(), app_id.value_or(0), ctx);
-  http::JsonWriter w;
-  w.open().kv("status", "Success").open("token");
-  write_tokens(w, tokens);
-  w.open("user")
-      .kv("id", user.id)
-      .kv("email", user.email)
-      .kv("firstName", user.first_name)
-      .kv("lastName", user.last_name)
-      .close()
-      .close()
-      .close();
-  return http::Response::json(200, w.str());
+  auto session = register_user({*email, *password, first.value_or(""), last.value_or(""), *table, app_id.value_or(0)},
+                               request, ctx);
+  if (!session) throw http::ApiError::failed(409, "User with this email already exists");
+  return session_reply(*session, Profile::kWithoutRole);
 }
 
 }  // namespace svc::auth

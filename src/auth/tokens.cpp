@@ -2,7 +2,9 @@
 
 #include "config/config.hpp"
 #include "core/clock.hpp"
+#include "core/text.hpp"
 #include "crypto/jwt.hpp"
+#include "db/table_name.hpp"
 
 namespace svc::auth {
 
@@ -28,6 +30,34 @@ TokenPair issue_tokens(const db::User& user, const std::string& table, long long
 
 void write_tokens(http::JsonWriter& w, const TokenPair& tokens) {
   w.kv("access_token", tokens.access_token).kv("refresh_token", tokens.refresh_token);
+}
+
+http::Response session_reply(const Session& session, Profile profile) {
+  const db::User& user = session.user;
+  http::JsonWriter w;
+  w.open().kv("status", "Success").open("token");
+  write_tokens(w, session.tokens);
+  w.open("user").kv("id", user.id).kv("email", user.email);
+  w.kv("firstName", user.first_name).kv("lastName", user.last_name);
+  if (profile == Profile::kWithRole) w.kv("role", user.role);
+  w.close().close().close();
+  return http::Response::json(200, w.str());
+}
+
+Refreshed refresh_session(const std::string& refresh_jwt, core::Context& ctx) {
+  auto verified = crypto::jwt_verify(refresh_jwt, ctx.config.keys.jwt, "refresh", ctx.clock.now());
+  if (verified.error == crypto::JwtError::Expired) return {RefreshOutcome::kExpired, {}};
+  if (!verified.ok()) return {RefreshOutcome::kMalformed, {}};
+  const crypto::Claims& claims = verified.claims;
+  auto table = db::allowlisted(claims.tbl, ctx.config.auth.tables);
+  long long user_id = core::parse_id(claims.sub).value_or(0);
+  if (!table || user_id <= 0) return {RefreshOutcome::kMalformed, {}};
+
+  // The user must still exist, be active, and not have changed the password
+  // since the token was issued (token_version).
+  auto user = db::UserRepo(ctx.db, *table).find_by_id(user_id);
+  if (!user || !user->active || user->token_version != claims.ver) return {RefreshOutcome::kRevoked, {}};
+  return {RefreshOutcome::kOk, issue_tokens(*user, table->str(), claims.app, ctx)};
 }
 
 }  // namespace svc::auth

@@ -5,12 +5,19 @@
 #include "core/context.hpp"
 #include "db/user_repo.hpp"
 #include "http/json.hpp"
+#include "http/response.hpp"
 
 namespace svc::auth {
 
 struct TokenPair {
   std::string access_token;
   std::string refresh_token;
+};
+
+// A signed-in user and the tokens just issued to them (login, sign-up).
+struct Session {
+  db::User user;
+  TokenPair tokens;
 };
 
 // Signs a fresh access (typ "access", [auth] access_ttl) and refresh (typ
@@ -20,5 +27,30 @@ TokenPair issue_tokens(const db::User& user, const std::string& table, long long
 
 // Writes "access_token" and "refresh_token" members into an open object.
 void write_tokens(http::JsonWriter& w, const TokenPair& tokens);
+
+// Which profile the session reply carries: login's user object has "role",
+// sign-up's has not (spec: "User profile").
+enum class Profile { kWithRole, kWithoutRole };
+
+// 200 {"status":"Success","token":{access_token, refresh_token,
+// "user":{id, email, firstName, lastName[, role]}}}.
+http::Response session_reply(const Session& session, Profile profile);
+
+// The outcome of exchanging a refresh token for a new pair.
+enum class RefreshOutcome {
+  kOk,
+  kMalformed,  // not a refresh JWT of ours (bad signature, type, table or subject)
+  kExpired,    // a genuine refresh token past its exp
+  kRevoked,    // the user is gone, inactive, or changed the password since (token_version)
+};
+struct Refreshed {
+  RefreshOutcome outcome = RefreshOutcome::kMalformed;
+  TokenPair tokens;  // set only for kOk
+};
+
+// Verifies `refresh_jwt` against [keys] jwt at the context's clock and, when
+// its user still holds it, issues a new pair for the same table and app.
+// Reads the user; writes nothing.
+Refreshed refresh_session(const std::string& refresh_jwt, core::Context& ctx);
 
 }  // namespace svc::auth

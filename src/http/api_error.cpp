@@ -10,6 +10,12 @@ ApiError ApiError::failed(int status, std::string_view message) {
   return ApiError(status, w.str());
 }
 
+ApiError ApiError::too_many(std::string_view message, long long retry_after) {
+  JsonWriter w;
+  w.open().kv("status", "Failed").kv("message", message).kv("retry_after", retry_after).close();
+  return ApiError(429, w.str());
+}
+
 ApiError ApiError::error(int status, std::string_view message) {
   JsonWriter w;
   w.open().kv("status", "Error").kv("message", message).close();

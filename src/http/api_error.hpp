@@ -23,6 +23,9 @@ class ApiError : public std::exception {
 
   // {"status":"Failed","message":message}
   static ApiError failed(int status, std::string_view message);
+  // 429 {"status":"Failed","message":message,"retry_after":retry_after}: the
+  // login throttle and the SMS resend rule (retry_after in whole seconds).
+  static ApiError too_many(std::string_view message, long long retry_after);
   // {"status":"Error","message":message} (the messaging endpoints' shape)
   static ApiError error(int status, std::string_view message);
   // 400 {"status":"Failed","message":"Validation error","errors":[{field,message}...]}

@@ -1,0 +1,23 @@
+#include "auth/sealed_user.hpp"
+
+#include "config/config.hpp"
+#include "core/clock.hpp"
+#include "crypto/sealed_id.hpp"
+#include "db/table_name.hpp"
+#include "http/api_error.hpp"
+
+namespace svc::auth {
+
+const std::string& sealed_user_table(const core::Context& ctx) { return ctx.config.auth.tables.front(); }
+
+db::User sealed_user(const std::string& token, core::Context& ctx) {
+  auto opened = crypto::open_id(token, crypto::IdPurpose::User, ctx.config.keys.id_key);
+  if (!opened) throw http::ApiError::failed(500, http::kGenericError);
+  if (opened->exp <= ctx.clock.now()) throw http::ApiError::failed(400, "Token expired");
+  auto table = db::allowlisted(sealed_user_table(ctx), ctx.config.auth.tables);
+  auto user = db::UserRepo(ctx.db, *table).find_by_id(opened->id);
+  if (!user) throw http::ApiError::failed(404, "User not found");
+  return *user;
+}
+
+}  // namespace svc::auth

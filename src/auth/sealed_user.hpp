@@ -1,0 +1,23 @@
+#pragma once
+
+#include <string>
+
+#include "core/context.hpp"
+#include "db/user_repo.hpp"
+
+namespace svc::auth {
+
+// The user named by an encrypted, expiring user id (crypto/sealed_id.hpp,
+// purpose User, [keys] id_key), read from the first [auth] table: the
+// `userId` of /auth/user-email, /auth/user-sms-code and /auth/verify-sms-code.
+// Throws http::ApiError with the reply those endpoints share: 500 generic for a
+// token that does not open (garbage, another key, a customer id), 400 "Token
+// expired" once its exp has passed at the context's clock, 404 "User not
+// found" when no row has the id.
+db::User sealed_user(const std::string& token, core::Context& ctx);
+
+// The auth table sealed_user() reads, and the one SMS codes are kept for.
+// REQUIRES: [auth] tables is not empty.
+const std::string& sealed_user_table(const core::Context& ctx);
+
+}  // namespace svc::auth
