@@ -121,8 +121,8 @@ void check_identifier(const std::string& key, const std::string& name) {
   if (!ok) throw ConfigError("configuration key " + key + ": '" + name + "' is not a plain table name");
 }
 
-// One reader per section, in the order parse_config calls them (so the first
-// bad key of a file is the one reported).
+// One reader per section. parse_config calls them in file-documentation
+// order, and that order decides which of several bad keys is reported.
 
 void read_server(Reader& r, ServerSettings& server) {
   r.str("server.socket", server.socket);
