@@ -1,9 +1,12 @@
 #include "config/config.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "crypto/encoding.hpp"
 
@@ -118,91 +121,122 @@ void check_identifier(const std::string& key, const std::string& name) {
   if (!ok) throw ConfigError("configuration key " + key + ": '" + name + "' is not a plain table name");
 }
 
+// One reader per section. parse_config calls them in file-documentation
+// order, and that order decides which of several bad keys is reported.
+
+void read_server(Reader& r, ServerSettings& server) {
+  r.str("server.socket", server.socket);
+  r.integer("server.socket_mode", server.socket_mode, 0, 0777);
+  r.integer("server.backlog", server.backlog, 1, 65535);
+  r.integer("server.workers", server.workers, 0, 1024);
+  r.integer("server.max_requests", server.max_requests, 0, 1000000000);
+  r.integer("server.drain_seconds", server.drain_seconds, 1, 3600);
+  r.str("server.hashing_socket", server.hashing_socket);
+  r.integer("server.hashing_workers", server.hashing_workers, 0, 1024);
+  r.integer("server.site_cache_seconds", server.site_cache_seconds, 0, 3600);
+}
+
+// [database] (user required) and the optional [database.merge] account.
+void read_databases(Reader& r, DbSettings& database, DbSettings& merge) {
+  read_db(r, "database", database);
+  if (!database.configured()) r.required("database.user", database.user);
+  read_db(r, "database.merge", merge);
+  r.integer("database.merge.statement_timeout_ms", merge.statement_timeout_ms, 1, 600000);
+}
+
+void read_auth(Reader& r, AuthSettings& auth) {
+  r.list("auth.tables", auth.tables);
+  r.list("auth.folder_tables", auth.folder_tables);
+  for (const auto& t : auth.tables) check_identifier("[auth] tables", t);
+  for (const auto& t : auth.folder_tables) check_identifier("[auth] folder_tables", t);
+  r.integer("auth.access_ttl", auth.access_ttl, 60, 86400 * 7);
+  r.integer("auth.refresh_ttl", auth.refresh_ttl, 60, 86400LL * 365);
+  r.integer("auth.reset_ttl", auth.reset_ttl, 60, 86400 * 7);
+  r.integer("auth.argon2_opslimit", auth.argon2_opslimit, 1, 100);
+  r.integer("auth.argon2_memlimit", auth.argon2_memlimit, 8192, 4LL * 1024 * 1024 * 1024);
+  r.integer("auth.login_max_failures", auth.login_max_failures, 1, 1000);
+  r.integer("auth.login_window", auth.login_window, 1, 86400);
+  r.integer("auth.sms_code_ttl", auth.sms_code_ttl, 30, 86400);
+  r.integer("auth.sms_resend_seconds", auth.sms_resend_seconds, 0, 86400);
+  r.integer("auth.sms_max_attempts", auth.sms_max_attempts, 1, 100);
+}
+
+// [keys] jwt_previous: "kid:base64url-secret" entries, comma-separated.
+std::vector<crypto::JwtKey> read_previous_jwt_keys(Reader& r) {
+  std::vector<std::string> items;
+  r.list("keys.jwt_previous", items);
+  std::vector<crypto::JwtKey> keys;
+  for (const auto& item : items) {
+    size_t colon = item.find(':');
+    auto secret = colon == std::string::npos ? std::nullopt : crypto::base64url_decode(item.substr(colon + 1));
+    if (!secret || secret->size() < 32 || colon == 0) {
+      throw ConfigError("configuration key [keys] jwt_previous: expected kid:base64url-secret entries");
+    }
+    keys.push_back({item.substr(0, colon), *secret});
+  }
+  return keys;
+}
+
+void read_keys(Reader& r, KeySettings& keys) {
+  r.required("keys.jwt_kid", keys.jwt.current.kid);
+  keys.jwt.current.secret = r.secret("keys.jwt_secret", 32, 256, true);
+  keys.jwt.previous = read_previous_jwt_keys(r);
+  keys.id_key = r.secret("keys.id_key", 32, 32, true);
+  keys.sms_key = r.secret("keys.sms_key", 32, 256, true);
+  keys.reset_key = r.secret("keys.reset_key", 32, 256, true);
+  r.str("keys.legacy_password_key", keys.legacy_password_key);
+}
+
+void read_smtp(Reader& r, SmtpSettings& smtp) {
+  r.str("smtp.host", smtp.host);
+  r.integer("smtp.port", smtp.port, 1, 65535);
+  r.one_of("smtp.security", smtp.security, {"plain", "starttls", "tls"});
+  r.one_of("smtp.auth", smtp.auth, {"none", "login", "plain"});
+  r.str("smtp.username", smtp.username);
+  r.str("smtp.password", smtp.password);
+  r.integer("smtp.timeout", smtp.timeout, 1, 600);
+  r.boolean("smtp.verify_peer", smtp.verify_peer);
+  r.str("smtp.helo_name", smtp.helo_name);
+  r.integer("smtp.batch", smtp.batch, 1, 10000);
+  r.integer("smtp.lease_seconds", smtp.lease_seconds, 10, 86400);
+  r.integer("smtp.max_attempts", smtp.max_attempts, 1, 100);
+  r.integer("smtp.backoff_seconds", smtp.backoff_seconds, 1, 86400);
+}
+
+void read_sms(Reader& r, SmsSettings& sms) {
+  r.one_of("sms.driver", sms.driver, {"log", "http"});
+  r.str("sms.url", sms.url);
+  r.one_of("sms.method", sms.method, {"POST", "PUT", "GET"});
+  r.str("sms.auth_header", sms.auth_header);
+  r.str("sms.content_type", sms.content_type);
+  r.str("sms.body_template", sms.body_template);
+  r.str("sms.message", sms.message);
+  r.integer("sms.timeout_ms", sms.timeout_ms, 100, 120000);
+  if (sms.driver == "http" && sms.url.empty()) {
+    throw ConfigError("configuration key [sms] url is required when [sms] driver = http");
+  }
+}
+
+void read_push(Reader& r, PushSettings& push) {
+  r.boolean("push.allow_insecure_endpoints", push.allow_insecure_endpoints);
+  r.integer("push.ttl", push.ttl, 0, 2419200);
+  r.one_of("push.urgency", push.urgency, {"very-low", "low", "normal", "high"});
+  r.integer("push.timeout_ms", push.timeout_ms, 100, 120000);
+}
+
 }  // namespace
 
 Config parse_config(const IniValues& values, const std::string& path) {
   Config c;
   c.path = path;
   Reader r(values);
-
-  r.str("server.socket", c.server.socket);
-  r.integer("server.socket_mode", c.server.socket_mode, 0, 0777);
-  r.integer("server.backlog", c.server.backlog, 1, 65535);
-  r.integer("server.workers", c.server.workers, 0, 1024);
-  r.integer("server.max_requests", c.server.max_requests, 0, 1000000000);
-  r.integer("server.drain_seconds", c.server.drain_seconds, 1, 3600);
-  r.str("server.hashing_socket", c.server.hashing_socket);
-  r.integer("server.hashing_workers", c.server.hashing_workers, 0, 1024);
-  r.integer("server.site_cache_seconds", c.server.site_cache_seconds, 0, 3600);
-
-  read_db(r, "database", c.database);
-  if (!c.database.configured()) r.required("database.user", c.database.user);
-  read_db(r, "database.merge", c.merge);
-  r.integer("database.merge.statement_timeout_ms", c.merge.statement_timeout_ms, 1, 600000);
-
-  r.list("auth.tables", c.auth.tables);
-  r.list("auth.folder_tables", c.auth.folder_tables);
-  for (const auto& t : c.auth.tables) check_identifier("[auth] tables", t);
-  for (const auto& t : c.auth.folder_tables) check_identifier("[auth] folder_tables", t);
-  r.integer("auth.access_ttl", c.auth.access_ttl, 60, 86400 * 7);
-  r.integer("auth.refresh_ttl", c.auth.refresh_ttl, 60, 86400LL * 365);
-  r.integer("auth.reset_ttl", c.auth.reset_ttl, 60, 86400 * 7);
-  r.integer("auth.argon2_opslimit", c.auth.argon2_opslimit, 1, 100);
-  r.integer("auth.argon2_memlimit", c.auth.argon2_memlimit, 8192, 4LL * 1024 * 1024 * 1024);
-  r.integer("auth.login_max_failures", c.auth.login_max_failures, 1, 1000);
-  r.integer("auth.login_window", c.auth.login_window, 1, 86400);
-  r.integer("auth.sms_code_ttl", c.auth.sms_code_ttl, 30, 86400);
-  r.integer("auth.sms_resend_seconds", c.auth.sms_resend_seconds, 0, 86400);
-  r.integer("auth.sms_max_attempts", c.auth.sms_max_attempts, 1, 100);
-
-  r.required("keys.jwt_kid", c.keys.jwt.current.kid);
-  c.keys.jwt.current.secret = r.secret("keys.jwt_secret", 32, 256, true);
-  std::vector<std::string> previous;
-  r.list("keys.jwt_previous", previous);
-  for (const auto& item : previous) {
-    size_t colon = item.find(':');
-    auto secret = colon == std::string::npos ? std::nullopt : crypto::base64url_decode(item.substr(colon + 1));
-    if (!secret || secret->size() < 32 || colon == 0) {
-      throw ConfigError("configuration key [keys] jwt_previous: expected kid:base64url-secret entries");
-    }
-    c.keys.jwt.previous.push_back({item.substr(0, colon), *secret});
-  }
-  c.keys.id_key = r.secret("keys.id_key", 32, 32, true);
-  c.keys.sms_key = r.secret("keys.sms_key", 32, 256, true);
-  c.keys.reset_key = r.secret("keys.reset_key", 32, 256, true);
-  r.str("keys.legacy_password_key", c.keys.legacy_password_key);
-
-  r.str("smtp.host", c.smtp.host);
-  r.integer("smtp.port", c.smtp.port, 1, 65535);
-  r.one_of("smtp.security", c.smtp.security, {"plain", "starttls", "tls"});
-  r.one_of("smtp.auth", c.smtp.auth, {"none", "login", "plain"});
-  r.str("smtp.username", c.smtp.username);
-  r.str("smtp.password", c.smtp.password);
-  r.integer("smtp.timeout", c.smtp.timeout, 1, 600);
-  r.boolean("smtp.verify_peer", c.smtp.verify_peer);
-  r.str("smtp.helo_name", c.smtp.helo_name);
-  r.integer("smtp.batch", c.smtp.batch, 1, 10000);
-  r.integer("smtp.lease_seconds", c.smtp.lease_seconds, 10, 86400);
-  r.integer("smtp.max_attempts", c.smtp.max_attempts, 1, 100);
-  r.integer("smtp.backoff_seconds", c.smtp.backoff_seconds, 1, 86400);
-
-  r.one_of("sms.driver", c.sms.driver, {"log", "http"});
-  r.str("sms.url", c.sms.url);
-  r.one_of("sms.method", c.sms.method, {"POST", "PUT", "GET"});
-  r.str("sms.auth_header", c.sms.auth_header);
-  r.str("sms.content_type", c.sms.content_type);
-  r.str("sms.body_template", c.sms.body_template);
-  r.str("sms.message", c.sms.message);
-  r.integer("sms.timeout_ms", c.sms.timeout_ms, 100, 120000);
-  if (c.sms.driver == "http" && c.sms.url.empty()) {
-    throw ConfigError("configuration key [sms] url is required when [sms] driver = http");
-  }
-
-  r.boolean("push.allow_insecure_endpoints", c.push.allow_insecure_endpoints);
-  r.integer("push.ttl", c.push.ttl, 0, 2419200);
-  r.one_of("push.urgency", c.push.urgency, {"very-low", "low", "normal", "high"});
-  r.integer("push.timeout_ms", c.push.timeout_ms, 100, 120000);
-
+  read_server(r, c.server);
+  read_databases(r, c.database, c.merge);
+  read_auth(r, c.auth);
+  read_keys(r, c.keys);
+  read_smtp(r, c.smtp);
+  read_sms(r, c.sms);
+  read_push(r, c.push);
   r.reject_unknown();
   return c;
 }

@@ -8,7 +8,7 @@ namespace {
 std::string encode(std::string_view bytes, int variant) {
   // sodium_base64_ENCODED_LEN counts the trailing NUL that bin2base64 writes.
   std::string out(sodium_base64_ENCODED_LEN(bytes.size(), variant), '\0');
-  sodium_bin2base64(out.data(), out.size(), reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
+  sodium_bin2base64(out.data(), out.size(), byte_ptr(bytes), bytes.size(),
                     variant);
   out.resize(out.size() - 1);
   return out;
@@ -43,7 +43,7 @@ std::optional<std::string> base64_decode(std::string_view text) { return decode(
 
 std::string hex_encode(std::string_view bytes) {
   std::string out(bytes.size() * 2 + 1, '\0');
-  sodium_bin2hex(out.data(), out.size(), reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  sodium_bin2hex(out.data(), out.size(), byte_ptr(bytes), bytes.size());
   out.resize(out.size() - 1);
   return out;
 }
@@ -59,10 +59,10 @@ std::string hmac_sha256(std::string_view key, std::string_view message) {
   // size is hashed first, per RFC 2104); crypto_auth_hmacsha256() itself
   // insists on a 32-byte key.
   static const unsigned char kNoByte = 0;
-  const auto* key_ptr = key.empty() ? &kNoByte : reinterpret_cast<const unsigned char*>(key.data());
+  const auto* key_ptr = key.empty() ? &kNoByte : byte_ptr(key);
   crypto_auth_hmacsha256_state state;
   crypto_auth_hmacsha256_init(&state, key_ptr, key.size());
-  crypto_auth_hmacsha256_update(&state, reinterpret_cast<const unsigned char*>(message.data()), message.size());
+  crypto_auth_hmacsha256_update(&state, byte_ptr(message), message.size());
   std::string mac(crypto_auth_hmacsha256_BYTES, '\0');
   crypto_auth_hmacsha256_final(&state, reinterpret_cast<unsigned char*>(mac.data()));
   // The state holds key-derived pads.

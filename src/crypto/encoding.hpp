@@ -38,4 +38,7 @@ std::string hmac_sha256(std::string_view key, std::string_view message);
 // n bytes from the OS CSPRNG (libsodium randombytes_buf).
 std::string random_bytes(std::size_t n);
 
+// The bytes of `s` as the unsigned char pointer C crypto APIs take.
+inline const unsigned char* byte_ptr(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
+
 }  // namespace svc::crypto

@@ -5,11 +5,11 @@
 #include <rapidjson/writer.h>
 
 #include <optional>
-#include <set>
 #include <stdexcept>
 #include <utility>
 
 #include "crypto/encoding.hpp"
+#include "crypto/json_object.hpp"
 
 namespace svc::crypto {
 namespace {
@@ -20,22 +20,6 @@ constexpr std::string_view kAlgorithm = "HS256";
 
 using rapidjson::Document;
 using rapidjson::Value;
-
-// A JSON object with unique member names, or nullopt. Duplicates are refused
-// because parsers disagree on which one wins; iterative parsing bounds stack
-// use on hostile nesting (the header is parsed before the signature check).
-std::optional<Document> parse_object(std::string_view json) {
-  Document doc;
-  doc.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
-  if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
-  std::set<std::string_view> names;
-  for (const auto& m : doc.GetObject()) {
-    if (!names.emplace(m.name.GetString(), m.name.GetStringLength()).second) {
-      return std::nullopt;
-    }
-  }
-  return doc;
-}
 
 std::string_view view(const Value& v) { return {v.GetString(), v.GetStringLength()}; }
 
@@ -59,7 +43,7 @@ bool read_int(const Document& doc, const char* name, long long& out) {
 }
 
 std::optional<Claims> parse_claims(std::string_view json) {
-  std::optional<Document> doc = parse_object(json);
+  std::optional<Document> doc = parse_json_object(json);
   if (!doc) return std::nullopt;
   for (const char* required : {"sub", "typ", "iat", "exp"}) {
     if (!doc->HasMember(required)) return std::nullopt;
@@ -152,7 +136,7 @@ JwtResult jwt_verify(std::string_view token, const JwtKeyRing& keys, std::string
 
   const std::optional<std::string> header_text = base64url_decode(header_b64);
   if (!header_text) return result;
-  const std::optional<Document> header = parse_object(*header_text);
+  const std::optional<Document> header = parse_json_object(*header_text);
   if (!header) return result;
   // No "crit" extension is understood, so RFC 7515 §4.1.11 says reject.
   if (header->HasMember("crit")) return result;

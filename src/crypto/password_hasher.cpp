@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "crypto/encoding.hpp"
+#include "crypto/openssl_handles.hpp"
 
 namespace svc::crypto {
 namespace {
@@ -57,25 +58,20 @@ bool bcrypt_verify(std::string_view stored, std::string_view password) {
   return ok;
 }
 
-struct CipherCtxFree {
-  void operator()(EVP_CIPHER_CTX* ctx) const { EVP_CIPHER_CTX_free(ctx); }
-};
-
 // AES-256-CBC with PKCS#7 padding; nullopt if OpenSSL rejects the padding.
 std::optional<std::string> aes256cbc_decrypt(std::string_view key, std::string_view iv, std::string_view ciphertext) {
-  std::unique_ptr<EVP_CIPHER_CTX, CipherCtxFree> ctx(EVP_CIPHER_CTX_new());
+  CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
   if (!ctx) return std::nullopt;
-  if (EVP_DecryptInit_ex(ctx.get(), EVP_aes_256_cbc(), nullptr, reinterpret_cast<const unsigned char*>(key.data()),
-                         reinterpret_cast<const unsigned char*>(iv.data())) != 1) {
+  if (EVP_DecryptInit_ex(ctx.get(), EVP_aes_256_cbc(), nullptr, byte_ptr(key), byte_ptr(iv)) != 1) {
     return std::nullopt;
   }
   std::string plain(ciphertext.size() + kAesBlockBytes, '\0');
   int len = 0;
   int final_len = 0;
   auto* out = reinterpret_cast<unsigned char*>(plain.data());
-  const bool ok = EVP_DecryptUpdate(ctx.get(), out, &len, reinterpret_cast<const unsigned char*>(ciphertext.data()),
-                                    static_cast<int>(ciphertext.size())) == 1 &&
-                  EVP_DecryptFinal_ex(ctx.get(), out + len, &final_len) == 1;
+  const bool ok =
+      EVP_DecryptUpdate(ctx.get(), out, &len, byte_ptr(ciphertext), static_cast<int>(ciphertext.size())) == 1 &&
+      EVP_DecryptFinal_ex(ctx.get(), out + len, &final_len) == 1;
   if (!ok) {
     sodium_memzero(plain.data(), plain.size());
     return std::nullopt;

@@ -1,12 +1,11 @@
 #include "crypto/sealed_id.hpp"
 
-#include <rapidjson/document.h>
 #include <sodium.h>
 
-#include <set>
 #include <stdexcept>
 
 #include "crypto/encoding.hpp"
+#include "crypto/json_object.hpp"
 
 namespace svc::crypto {
 namespace {
@@ -29,21 +28,12 @@ std::string_view associated_data(IdPurpose purpose) {
   throw std::invalid_argument("unknown IdPurpose");
 }
 
-const unsigned char* bytes(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
-
 std::optional<OpenedId> parse_plaintext(std::string_view json) {
-  rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
-  if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
-  std::set<std::string_view> names;
-  for (const auto& m : doc.GetObject()) {
-    if (!names.emplace(m.name.GetString(), m.name.GetStringLength()).second) {
-      return std::nullopt;
-    }
-  }
-  const auto uid = doc.FindMember("uid");
-  const auto exp = doc.FindMember("exp");
-  if (uid == doc.MemberEnd() || !uid->value.IsInt64() || exp == doc.MemberEnd() || !exp->value.IsInt64()) {
+  const std::optional<rapidjson::Document> doc = parse_json_object(json);
+  if (!doc) return std::nullopt;
+  const auto uid = doc->FindMember("uid");
+  const auto exp = doc->FindMember("exp");
+  if (uid == doc->MemberEnd() || !uid->value.IsInt64() || exp == doc->MemberEnd() || !exp->value.IsInt64()) {
     return std::nullopt;
   }
   return OpenedId{uid->value.GetInt64(), exp->value.GetInt64()};
@@ -61,8 +51,8 @@ std::string seal_id(long long id, long long exp, IdPurpose purpose, std::string_
   out.resize(kNonceBytes + plain.size() + kTagBytes);
   auto* ct = reinterpret_cast<unsigned char*>(out.data()) + kNonceBytes;
   unsigned long long ct_len = 0;
-  crypto_aead_xchacha20poly1305_ietf_encrypt(ct, &ct_len, bytes(plain), plain.size(), bytes(ad), ad.size(), nullptr,
-                                             bytes(out), bytes(key));
+  crypto_aead_xchacha20poly1305_ietf_encrypt(ct, &ct_len, byte_ptr(plain), plain.size(), byte_ptr(ad), ad.size(),
+                                             nullptr, byte_ptr(out), byte_ptr(key));
   return base64url_encode(out);
 }
 
@@ -79,8 +69,8 @@ std::optional<OpenedId> open_id(std::string_view token, IdPurpose purpose, std::
   unsigned long long plain_len = 0;
   // The tag is checked before anything is written to `plain`.
   if (crypto_aead_xchacha20poly1305_ietf_decrypt(reinterpret_cast<unsigned char*>(plain.data()), &plain_len, nullptr,
-                                                 bytes(ct), ct.size(), bytes(ad), ad.size(), bytes(nonce),
-                                                 bytes(key)) != 0) {
+                                                 byte_ptr(ct), ct.size(), byte_ptr(ad), ad.size(), byte_ptr(nonce),
+                                                 byte_ptr(key)) != 0) {
     return std::nullopt;
   }
   plain.resize(static_cast<std::size_t>(plain_len));

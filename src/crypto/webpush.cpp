@@ -5,42 +5,28 @@
 
 #include "crypto/webpush.hpp"
 
-#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
-#include <openssl/param_build.h>
 #include <openssl/rand.h>
 
 #include <algorithm>
 #include <array>
-#include <memory>
-#include <stdexcept>
+
+#include "crypto/encoding.hpp"
+#include "crypto/openssl_handles.hpp"
+#include "crypto/p256.hpp"
 
 namespace svc::crypto {
 namespace {
 
-constexpr std::size_t kPointSize = 65;   // uncompressed P-256 point
-constexpr std::size_t kScalarSize = 32;  // P-256 private scalar
+using p256::kPointSize;
+using p256::kScalarSize;
 constexpr std::size_t kAuthSize = 16;
 constexpr std::size_t kSaltSize = 16;
 constexpr std::size_t kTagSize = 16;
 constexpr std::size_t kHeaderSize = kSaltSize + 4 + 1 + kPointSize;  // 86
 constexpr std::uint32_t kMinRecordSize = kTagSize + 2;               // delimiter + 1 spare
-
-template <auto Fn>
-struct Free {
-  template <class T>
-  void operator()(T* p) const {
-    Fn(p);
-  }
-};
-using PkeyPtr = std::unique_ptr<EVP_PKEY, Free<EVP_PKEY_free>>;
-using PkeyCtxPtr = std::unique_ptr<EVP_PKEY_CTX, Free<EVP_PKEY_CTX_free>>;
-using CipherCtxPtr = std::unique_ptr<EVP_CIPHER_CTX, Free<EVP_CIPHER_CTX_free>>;
-using BnPtr = std::unique_ptr<BIGNUM, Free<BN_clear_free>>;
-using ParamBldPtr = std::unique_ptr<OSSL_PARAM_BLD, Free<OSSL_PARAM_BLD_free>>;
-using ParamPtr = std::unique_ptr<OSSL_PARAM, Free<OSSL_PARAM_free>>;
 
 // Fixed-size secret bytes, wiped when they go out of scope.
 template <std::size_t N>
@@ -54,71 +40,17 @@ struct Secret {
   const unsigned char* data() const { return bytes.data(); }
 };
 
-const unsigned char* u8(std::string_view s) {
-  return reinterpret_cast<const unsigned char*>(s.data());
-}
-
-bool is_uncompressed_point(std::string_view p) {
-  return p.size() == kPointSize && static_cast<unsigned char>(p[0]) == 0x04;
-}
-
-// Builds an EC key from params; `selection` says which halves are present.
-PkeyPtr pkey_from_params(OSSL_PARAM* params, int selection) {
-  PkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_name(nullptr, "EC", nullptr));
-  EVP_PKEY* raw = nullptr;
-  if (!ctx || EVP_PKEY_fromdata_init(ctx.get()) <= 0 ||
-      EVP_PKEY_fromdata(ctx.get(), &raw, selection, params) <= 0) {
-    return nullptr;
-  }
-  PkeyPtr key(raw);
-  // Point on the curve, scalar in range and, for a pair, pub == priv * G.
-  PkeyCtxPtr check(EVP_PKEY_CTX_new_from_pkey(nullptr, key.get(), nullptr));
-  if (!check) return nullptr;
-  const int ok = selection == EVP_PKEY_PUBLIC_KEY ? EVP_PKEY_public_check(check.get())
-                                                  : EVP_PKEY_check(check.get());
-  return ok > 0 ? std::move(key) : nullptr;
-}
-
-PkeyPtr load_public(std::string_view pub) {
-  if (!is_uncompressed_point(pub)) return nullptr;
-  ParamBldPtr bld(OSSL_PARAM_BLD_new());
-  if (!bld ||
-      !OSSL_PARAM_BLD_push_utf8_string(bld.get(), OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0) ||
-      !OSSL_PARAM_BLD_push_octet_string(bld.get(), OSSL_PKEY_PARAM_PUB_KEY, pub.data(),
-                                        pub.size())) {
-    return nullptr;
-  }
-  ParamPtr params(OSSL_PARAM_BLD_to_param(bld.get()));
-  return params ? pkey_from_params(params.get(), EVP_PKEY_PUBLIC_KEY) : nullptr;
-}
-
-PkeyPtr load_keypair(std::string_view priv, std::string_view pub) {
-  if (priv.size() != kScalarSize || !is_uncompressed_point(pub)) return nullptr;
-  BnPtr d(BN_bin2bn(u8(priv), static_cast<int>(priv.size()), nullptr));
-  ParamBldPtr bld(OSSL_PARAM_BLD_new());
-  if (!d || !bld ||
-      !OSSL_PARAM_BLD_push_utf8_string(bld.get(), OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0) ||
-      !OSSL_PARAM_BLD_push_BN(bld.get(), OSSL_PKEY_PARAM_PRIV_KEY, d.get()) ||
-      !OSSL_PARAM_BLD_push_octet_string(bld.get(), OSSL_PKEY_PARAM_PUB_KEY, pub.data(),
-                                        pub.size())) {
-    return nullptr;
-  }
-  ParamPtr params(OSSL_PARAM_BLD_to_param(bld.get()));
-  return params ? pkey_from_params(params.get(), EVP_PKEY_KEYPAIR) : nullptr;
-}
-
-bool ecdh(EVP_PKEY* own, EVP_PKEY* peer, Secret<kScalarSize>& out) {
-  PkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_pkey(nullptr, own, nullptr));
-  std::size_t len = out.bytes.size();
-  return ctx && EVP_PKEY_derive_init(ctx.get()) > 0 &&
-         EVP_PKEY_derive_set_peer(ctx.get(), peer) > 0 &&
-         EVP_PKEY_derive(ctx.get(), out.data(), &len) > 0 && len == kScalarSize;
+// ECDH between a checked key pair and a checked peer point, into `shared`.
+bool shared_secret(const EceKeys& own_keys, std::string_view peer_point, Secret<kScalarSize>& shared) {
+  PkeyPtr peer = p256::load_public(peer_point);
+  PkeyPtr own = p256::load_keypair(own_keys.private_key, own_keys.public_key);
+  return peer && own && p256::ecdh(own.get(), peer.get(), shared.bytes);
 }
 
 bool hmac_sha256(const unsigned char* key, std::size_t key_len, std::string_view data,
                  Secret<32>& out) {
   unsigned int len = 0;
-  return HMAC(EVP_sha256(), key, static_cast<int>(key_len), u8(data), data.size(), out.data(),
+  return HMAC(EVP_sha256(), key, static_cast<int>(key_len), byte_ptr(data), data.size(), out.data(),
               &len) != nullptr &&
          len == out.bytes.size();
 }
@@ -139,9 +71,9 @@ bool derive_content_keys(const Secret<kScalarSize>& ecdh_secret, std::string_vie
   const std::string_view ecdh_bytes(reinterpret_cast<const char*>(ecdh_secret.data()),
                                     ecdh_secret.bytes.size());
   const std::string_view ikm_bytes(reinterpret_cast<const char*>(ikm.data()), 32);
-  if (!hmac_sha256(u8(auth_secret), auth_secret.size(), ecdh_bytes, prk_key) ||
+  if (!hmac_sha256(byte_ptr(auth_secret), auth_secret.size(), ecdh_bytes, prk_key) ||
       !hmac_sha256(prk_key.data(), 32, key_info, ikm) ||
-      !hmac_sha256(u8(salt), salt.size(), ikm_bytes, prk) ||
+      !hmac_sha256(byte_ptr(salt), salt.size(), ikm_bytes, prk) ||
       !hmac_sha256(prk.data(), 32, "Content-Encoding: aes128gcm\0\x01"sv, cek_block) ||
       !hmac_sha256(prk.data(), 32, "Content-Encoding: nonce\0\x01"sv, nonce_block)) {
     return false;
@@ -170,7 +102,7 @@ std::optional<std::string> gcm_seal(const ContentKeys& keys, std::uint64_t seq,
   int len = 0, fin = 0;
   if (!ctx ||
       EVP_EncryptInit_ex(ctx.get(), EVP_aes_128_gcm(), nullptr, keys.cek.data(), iv.data()) != 1 ||
-      EVP_EncryptUpdate(ctx.get(), o, &len, u8(plain), static_cast<int>(plain.size())) != 1 ||
+      EVP_EncryptUpdate(ctx.get(), o, &len, byte_ptr(plain), static_cast<int>(plain.size())) != 1 ||
       EVP_EncryptFinal_ex(ctx.get(), o + len, &fin) != 1 ||
       static_cast<std::size_t>(len + fin) != plain.size() ||
       EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, static_cast<int>(kTagSize),
@@ -187,14 +119,14 @@ std::optional<std::string> gcm_open(const ContentKeys& keys, std::uint64_t seq,
   record_iv(keys, seq, iv);
   const std::size_t n = sealed.size() - kTagSize;
   std::array<unsigned char, kTagSize> tag{};
-  std::copy_n(u8(sealed) + n, kTagSize, tag.data());
+  std::copy_n(byte_ptr(sealed) + n, kTagSize, tag.data());
   CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
   std::string out(n, '\0');
   auto* o = reinterpret_cast<unsigned char*>(out.data());
   int len = 0, fin = 0;
   if (!ctx ||
       EVP_DecryptInit_ex(ctx.get(), EVP_aes_128_gcm(), nullptr, keys.cek.data(), iv.data()) != 1 ||
-      EVP_DecryptUpdate(ctx.get(), o, &len, u8(sealed), static_cast<int>(n)) != 1 ||
+      EVP_DecryptUpdate(ctx.get(), o, &len, byte_ptr(sealed), static_cast<int>(n)) != 1 ||
       EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, static_cast<int>(kTagSize),
                           tag.data()) != 1 ||
       EVP_DecryptFinal_ex(ctx.get(), o + len, &fin) != 1) {
@@ -208,26 +140,8 @@ void wipe(std::string& s) { OPENSSL_cleanse(s.data(), s.size()); }
 }  // namespace
 
 EceKeys generate_p256_keypair() {
-  PkeyPtr key(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"));
-  if (!key) throw std::runtime_error("P-256 key generation failed");
-  EceKeys out;
-  out.public_key.assign(kPointSize, '\0');
-  std::size_t pub_len = 0;
-  BIGNUM* raw_d = nullptr;
-  if (EVP_PKEY_get_octet_string_param(key.get(), OSSL_PKEY_PARAM_PUB_KEY,
-                                      reinterpret_cast<unsigned char*>(out.public_key.data()),
-                                      out.public_key.size(), &pub_len) != 1 ||
-      pub_len != kPointSize || !is_uncompressed_point(out.public_key) ||
-      EVP_PKEY_get_bn_param(key.get(), OSSL_PKEY_PARAM_PRIV_KEY, &raw_d) != 1) {
-    throw std::runtime_error("P-256 key export failed");
-  }
-  BnPtr d(raw_d);
-  out.private_key.assign(kScalarSize, '\0');
-  if (BN_bn2binpad(d.get(), reinterpret_cast<unsigned char*>(out.private_key.data()),
-                   static_cast<int>(kScalarSize)) != static_cast<int>(kScalarSize)) {
-    throw std::runtime_error("P-256 key export failed");
-  }
-  return out;
+  PkeyPtr key = p256::generate();
+  return EceKeys{p256::private_scalar(key.get()), p256::public_point(key.get())};
 }
 
 std::optional<std::string> encrypt_aes128gcm(std::string_view plaintext, std::string_view ua_public,
@@ -237,11 +151,9 @@ std::optional<std::string> encrypt_aes128gcm(std::string_view plaintext, std::st
       plaintext.size() > kMaxPushPayload || plaintext.size() > record_size - kTagSize - 1) {
     return std::nullopt;
   }
-  PkeyPtr peer = load_public(ua_public);
-  PkeyPtr own = load_keypair(as_keys.private_key, as_keys.public_key);
   Secret<kScalarSize> shared;
   ContentKeys keys;
-  if (!peer || !own || !ecdh(own.get(), peer.get(), shared) ||
+  if (!shared_secret(as_keys, ua_public, shared) ||
       !derive_content_keys(shared, auth_secret, ua_public, as_keys.public_key, salt, keys)) {
     return std::nullopt;
   }
@@ -295,11 +207,9 @@ std::optional<std::string> decrypt_aes128gcm(std::string_view body, const EceKey
   std::string_view records = body.substr(kHeaderSize);
   if (records.empty()) return std::nullopt;
 
-  PkeyPtr peer = load_public(as_public);
-  PkeyPtr own = load_keypair(ua_keys.private_key, ua_keys.public_key);
   Secret<kScalarSize> shared;
   ContentKeys keys;
-  if (!peer || !own || !ecdh(own.get(), peer.get(), shared) ||
+  if (!shared_secret(ua_keys, as_public, shared) ||
       !derive_content_keys(shared, auth_secret, ua_keys.public_key, as_public, salt, keys)) {
     return std::nullopt;
   }

@@ -83,10 +83,7 @@ void Database::reset() {
 
 bool Database::ping() {
   try {
-    return with("SELECT 1", [](sql::PreparedStatement& st) {
-      auto rs = query(st);
-      return rs->next() && rs->getInt(1) == 1;
-    });
+    return one("SELECT 1", kNoParams, [](RowReader& r) { return r.integer(); }) == 1;
   } catch (const std::exception&) {
     reset();
     return false;
@@ -132,21 +129,13 @@ void Database::execute_trusted(const std::string& sql) {
 }
 
 long long Database::last_insert_id() {
-  return with("SELECT LAST_INSERT_ID()", [](sql::PreparedStatement& st) {
-    auto rs = query(st);
-    rs->next();
-    return static_cast<long long>(rs->getInt64(1));
-  });
+  // The function always returns one row.
+  return one("SELECT LAST_INSERT_ID()", kNoParams, [](RowReader& r) { return r.integer(); }).value_or(0);
 }
 
 std::string column_string(sql::ResultSet& rs, const char* column) {
   if (rs.isNull(column)) return "";
   return rs.getString(column);
-}
-
-long long column_int(sql::ResultSet& rs, const char* column) {
-  if (rs.isNull(column)) return 0;
-  return rs.getInt64(column);
 }
 
 }  // namespace svc::db

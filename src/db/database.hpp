@@ -1,10 +1,13 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
@@ -22,6 +25,73 @@ namespace svc::db {
 struct DbUnavailable : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// Reads the columns of the current row in SELECT-list order, by index (a
+// lookup by name costs Connector/C++ an upper-casing search per column, which
+// showed in profiles of the hot lookups). NULL reads as "" / 0. One reader
+// per row: it starts at the first column.
+class RowReader {
+ public:
+  explicit RowReader(sql::ResultSet& rs) : rs_(rs) {}
+  std::string text() {
+    unsigned i = next_++;
+    return rs_.isNull(i) ? std::string() : std::string(rs_.getString(i));
+  }
+  long long integer() {
+    unsigned i = next_++;
+    return rs_.isNull(i) ? 0 : static_cast<long long>(rs_.getInt64(i));
+  }
+  bool flag() { return integer() != 0; }
+
+ private:
+  sql::ResultSet& rs_;
+  unsigned next_ = 1;
+};
+
+// Binds the `?` placeholders of a statement left to right, the mirror of
+// RowReader. int binds as INT and long long as BIGINT, as the caller's type
+// says; a bool binds as 0/1.
+class Params {
+ public:
+  explicit Params(sql::PreparedStatement& st) : st_(st) {}
+  Params& text(const std::string& value) {
+    st_.setString(next_++, value);
+    return *this;
+  }
+  Params& integer(int value) {
+    st_.setInt(next_++, value);
+    return *this;
+  }
+  Params& integer(long long value) {
+    st_.setInt64(next_++, value);
+    return *this;
+  }
+  Params& flag(bool value) { return integer(value ? 1 : 0); }
+  Params& null() {
+    st_.setNull(next_++, 0);
+    return *this;
+  }
+  // NULL for "", the text otherwise (optional text columns).
+  Params& text_or_null(const std::string& value) { return value.empty() ? null() : text(value); }
+  // NULL for an id <= 0, the id otherwise (optional references: 0 = none).
+  Params& id_or_null(long long id) { return id > 0 ? integer(id) : null(); }
+
+ private:
+  sql::PreparedStatement& st_;
+  unsigned next_ = 1;
+};
+
+// The value type a row reader returns.
+template <class Read>
+using RowOf = std::remove_cvref_t<std::invoke_result_t<Read&, RowReader&>>;
+
+// The binder for a statement without placeholders.
+inline constexpr auto kNoParams = [](Params&) {};
+
+// Runs a query statement and returns its result set.
+inline std::unique_ptr<sql::ResultSet> query(sql::PreparedStatement& st) {
+  return std::unique_ptr<sql::ResultSet>(st.executeQuery());
+}
 
 // One MySQL/MariaDB connection (Connector/C++ 1.1) with a cache of prepared
 // statements. Owned by one worker process; not thread-safe, not fork-safe:
@@ -45,6 +115,54 @@ class Database {
     }
     reset();
     return fn(statement(sql));
+  }
+
+  // The statement helpers every repository uses, all through with() (so they
+  // retry the same way). `bind(Params&)` sets the placeholders; `read(RowReader&)`
+  // turns one row into a value, reading the columns in SELECT-list order, so
+  // keep the SELECT list in the order the reader reads it. When with()
+  // retries, bind and read run again from the start, so neither may have
+  // effects beyond its arguments. Database errors propagate as
+  // sql::SQLException (or DbUnavailable).
+  //
+  // rows: every row of the result, in result order.
+  template <class Bind, class Read>
+  auto rows(const std::string& sql, Bind&& bind, Read&& read) -> std::vector<RowOf<Read>> {
+    return with(sql, [&](sql::PreparedStatement& st) {
+      Params params(st);
+      bind(params);
+      auto rs = query(st);
+      std::vector<RowOf<Read>> out;
+      while (rs->next()) {
+        RowReader row(*rs);
+        out.push_back(read(row));
+      }
+      return out;
+    });
+  }
+
+  // one: the first row of the result, nullopt when there is none.
+  template <class Bind, class Read>
+  auto one(const std::string& sql, Bind&& bind, Read&& read) -> std::optional<RowOf<Read>> {
+    return with(sql, [&](sql::PreparedStatement& st) -> std::optional<RowOf<Read>> {
+      Params params(st);
+      bind(params);
+      auto rs = query(st);
+      if (!rs->next()) return std::nullopt;
+      RowReader row(*rs);
+      return read(row);
+    });
+  }
+
+  // execute: runs a statement without a result set (INSERT, UPDATE, DELETE,
+  // SET) and returns the affected-row count that executeUpdate() reports.
+  template <class Bind>
+  int execute(const std::string& sql, Bind&& bind) {
+    return with(sql, [&](sql::PreparedStatement& st) {
+      Params params(st);
+      bind(params);
+      return st.executeUpdate();
+    });
   }
 
   // A statement that is not cached (for SQL text that varies per request,
@@ -108,34 +226,9 @@ class Transaction {
   bool done_ = false;
 };
 
-// Result-set helpers: a NULL column reads as the empty string / zero.
+// Reads a column by name; a NULL column reads as the empty string.
+// Repositories read by index with RowReader (rows/one); this remains for code
+// that walks a result set itself.
 std::string column_string(sql::ResultSet& rs, const char* column);
-long long column_int(sql::ResultSet& rs, const char* column);
-
-// Reads the columns of the current row in SELECT-list order, by index (a
-// lookup by name costs Connector/C++ an upper-casing search per column, which
-// showed in profiles of the hot lookups). NULL reads as "" / 0.
-class RowReader {
- public:
-  explicit RowReader(sql::ResultSet& rs) : rs_(rs) {}
-  std::string text() {
-    unsigned i = next_++;
-    return rs_.isNull(i) ? std::string() : std::string(rs_.getString(i));
-  }
-  long long integer() {
-    unsigned i = next_++;
-    return rs_.isNull(i) ? 0 : static_cast<long long>(rs_.getInt64(i));
-  }
-  bool flag() { return integer() != 0; }
-
- private:
-  sql::ResultSet& rs_;
-  unsigned next_ = 1;
-};
-
-// Runs a query statement and returns its result set.
-inline std::unique_ptr<sql::ResultSet> query(sql::PreparedStatement& st) {
-  return std::unique_ptr<sql::ResultSet>(st.executeQuery());
-}
 
 }  // namespace svc::db

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <utility>
 
 namespace svc::db {
 namespace {
@@ -80,10 +81,11 @@ MigrateResult migrate(Database& db, const std::vector<Migration>& migrations,
       " applied_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP"
       ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4");
   std::map<int, std::string> applied;
-  db.with("SELECT version, checksum FROM svc_schema_migrations", [&](sql::PreparedStatement& st) {
-    auto rs = query(st);
-    while (rs->next()) applied[rs->getInt("version")] = rs->getString("checksum");
+  auto rows = db.rows("SELECT version, checksum FROM svc_schema_migrations", kNoParams, [](RowReader& r) {
+    const auto version = static_cast<int>(r.integer());
+    return std::pair(version, r.text());
   });
+  for (auto& [version, checksum] : rows) applied[version] = std::move(checksum);
 
   MigrateResult result;
   for (const auto& m : migrations) {
@@ -97,13 +99,8 @@ MigrateResult migrate(Database& db, const std::vector<Migration>& migrations,
     }
     progress("migrate: applying " + m.name);
     for (const auto& statement : split_statements(m.sql)) db.execute_trusted(statement);
-    db.with("INSERT INTO svc_schema_migrations (version, name, checksum) VALUES (?, ?, ?)",
-            [&](sql::PreparedStatement& st) {
-              st.setInt(1, m.version);
-              st.setString(2, m.name);
-              st.setString(3, m.checksum);
-              st.executeUpdate();
-            });
+    db.execute("INSERT INTO svc_schema_migrations (version, name, checksum) VALUES (?, ?, ?)",
+               [&](Params& p) { p.integer(m.version).text(m.name).text(m.checksum); });
     ++result.applied;
   }
   progress("migrate: " + std::to_string(result.applied) + " applied, " + std::to_string(result.skipped) +

@@ -27,9 +27,8 @@ std::string join_hosts(const std::vector<std::string>& hosts) {
   return out;
 }
 
-Site read_site(sql::ResultSet& rs) {
-  // In the order of kColumns.
-  RowReader r(rs);
+// In the order of kColumns.
+Site read_site(RowReader& r) {
   Site s;
   s.id = r.integer();
   s.name = r.text();
@@ -49,67 +48,46 @@ Site read_site(sql::ResultSet& rs) {
   return s;
 }
 
-void bind_site(sql::PreparedStatement& st, const Site& s) {
-  st.setString(1, s.name);
-  st.setString(2, s.domain);
-  st.setString(3, s.reset_url);
-  st.setString(4, join_hosts(s.allowed_redirect_hosts));
-  st.setInt(5, s.disable_email ? 1 : 0);
-  st.setString(6, s.email_from);
-  if (s.email_cc > 0) st.setInt64(7, s.email_cc); else st.setNull(7, 0);
-  if (s.email_bcc > 0) st.setInt64(8, s.email_bcc); else st.setNull(8, 0);
-  if (s.vapid_public_key.empty()) st.setNull(9, 0); else st.setString(9, s.vapid_public_key);
-  if (s.vapid_private_key.empty()) st.setNull(10, 0); else st.setString(10, s.vapid_private_key);
-  if (s.vapid_subject.empty()) st.setNull(11, 0); else st.setString(11, s.vapid_subject);
-  if (s.api_key_hash.empty()) st.setNull(12, 0); else st.setString(12, s.api_key_hash);
-  st.setInt(13, s.allow_sql_merge ? 1 : 0);
-  st.setInt(14, s.active ? 1 : 0);
+// The 14 columns INSERT and UPDATE both write, in the order of their SQL.
+void bind_site(Params& p, const Site& s) {
+  p.text(s.name).text(s.domain).text(s.reset_url).text(join_hosts(s.allowed_redirect_hosts));
+  p.flag(s.disable_email).text(s.email_from).id_or_null(s.email_cc).id_or_null(s.email_bcc);
+  p.text_or_null(s.vapid_public_key).text_or_null(s.vapid_private_key).text_or_null(s.vapid_subject);
+  p.text_or_null(s.api_key_hash).flag(s.allow_sql_merge).flag(s.active);
 }
 
 }  // namespace
 
 std::optional<Site> SiteRepo::find(long long id) {
-  return db_.with(std::string("SELECT ") + kColumns + " FROM svc_sites WHERE id = ?",
-                  [&](sql::PreparedStatement& st) -> std::optional<Site> {
-                    st.setInt64(1, id);
-                    auto rs = query(st);
-                    if (!rs->next()) return std::nullopt;
-                    return read_site(*rs);
-                  });
+  return db_.one(std::string("SELECT ") + kColumns + " FROM svc_sites WHERE id = ?",
+                 [&](Params& p) { p.integer(id); }, read_site);
 }
 
 std::vector<Site> SiteRepo::list() {
-  return db_.with(std::string("SELECT ") + kColumns + " FROM svc_sites ORDER BY id", [&](sql::PreparedStatement& st) {
-    std::vector<Site> out;
-    auto rs = query(st);
-    while (rs->next()) out.push_back(read_site(*rs));
-    return out;
-  });
+  return db_.rows(std::string("SELECT ") + kColumns + " FROM svc_sites ORDER BY id", kNoParams, read_site);
 }
 
 long long SiteRepo::create(const Site& site) {
   // An explicit id (site.id > 0) lets operators keep appIDs they already use.
-  std::string sql =
+  db_.execute(
       "INSERT INTO svc_sites (name, domain, reset_url, allowed_redirect_hosts, disable_email, email_from, email_cc,"
       " email_bcc, vapid_public_key, vapid_private_key, vapid_subject, api_key_hash, allow_sql_merge, active, id)"
-      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-  db_.with(sql, [&](sql::PreparedStatement& st) {
-    bind_site(st, site);
-    if (site.id > 0) st.setInt64(15, site.id); else st.setNull(15, 0);
-    st.executeUpdate();
-  });
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      [&](Params& p) {
+        bind_site(p, site);
+        p.id_or_null(site.id);
+      });
   return site.id > 0 ? site.id : db_.last_insert_id();
 }
 
 void SiteRepo::update(const Site& site) {
-  db_.with(
+  db_.execute(
       "UPDATE svc_sites SET name = ?, domain = ?, reset_url = ?, allowed_redirect_hosts = ?, disable_email = ?,"
       " email_from = ?, email_cc = ?, email_bcc = ?, vapid_public_key = ?, vapid_private_key = ?, vapid_subject = ?,"
       " api_key_hash = ?, allow_sql_merge = ?, active = ? WHERE id = ?",
-      [&](sql::PreparedStatement& st) {
-        bind_site(st, site);
-        st.setInt64(15, site.id);
-        st.executeUpdate();
+      [&](Params& p) {
+        bind_site(p, site);
+        p.integer(site.id);
       });
 }
 

@@ -5,9 +5,8 @@
 namespace svc::db {
 namespace {
 
-User read_user(sql::ResultSet& rs) {
-  // In the order of UserRepo::select().
-  RowReader r(rs);
+// In the order of UserRepo::select().
+User read_user(RowReader& r) {
   User u;
   u.id = r.integer();
   u.email = r.text();
@@ -31,36 +30,21 @@ std::string UserRepo::select(const char* where) const {
 }
 
 std::optional<User> UserRepo::find_by_email(const std::string& email) {
-  return db_.with(select("user_email = ?"), [&](sql::PreparedStatement& st) -> std::optional<User> {
-    st.setString(1, email);
-    auto rs = query(st);
-    if (!rs->next()) return std::nullopt;
-    return read_user(*rs);
-  });
+  return db_.one(select("user_email = ?"), [&](Params& p) { p.text(email); }, read_user);
 }
 
 std::optional<User> UserRepo::find_by_id(long long id) {
-  return db_.with(select("id = ?"), [&](sql::PreparedStatement& st) -> std::optional<User> {
-    st.setInt64(1, id);
-    auto rs = query(st);
-    if (!rs->next()) return std::nullopt;
-    return read_user(*rs);
-  });
+  return db_.one(select("id = ?"), [&](Params& p) { p.integer(id); }, read_user);
 }
 
 std::optional<long long> UserRepo::insert(const NewUser& user) {
   try {
-    db_.with("INSERT INTO " + table_.quoted() +
-                 " (user_email, password, first_name, last_name, primary_role, mobile) VALUES (?, ?, ?, ?, ?, ?)",
-             [&](sql::PreparedStatement& st) {
-               st.setString(1, user.email);
-               st.setString(2, user.password_hash);
-               st.setString(3, user.first_name);
-               st.setString(4, user.last_name);
-               st.setString(5, user.role);
-               if (user.mobile.empty()) st.setNull(6, 0); else st.setString(6, user.mobile);
-               st.executeUpdate();
-             });
+    db_.execute("INSERT INTO " + table_.quoted() +
+                    " (user_email, password, first_name, last_name, primary_role, mobile) VALUES (?, ?, ?, ?, ?, ?)",
+                [&](Params& p) {
+                  p.text(user.email).text(user.password_hash).text(user.first_name).text(user.last_name);
+                  p.text(user.role).text_or_null(user.mobile);
+                });
   } catch (const sql::SQLException& e) {
     if (e.getErrorCode() == kDuplicateKey) return std::nullopt;
     throw;
@@ -69,21 +53,13 @@ std::optional<long long> UserRepo::insert(const NewUser& user) {
 }
 
 bool UserRepo::replace_password_hash(long long id, const std::string& expected, const std::string& fresh) {
-  return db_.with("UPDATE " + table_.quoted() + " SET password = ? WHERE id = ? AND password = ?",
-                  [&](sql::PreparedStatement& st) {
-                    st.setString(1, fresh);
-                    st.setInt64(2, id);
-                    st.setString(3, expected);
-                    return st.executeUpdate() == 1;
-                  });
+  return db_.execute("UPDATE " + table_.quoted() + " SET password = ? WHERE id = ? AND password = ?",
+                     [&](Params& p) { p.text(fresh).integer(id).text(expected); }) == 1;
 }
 
 void UserRepo::bump_token_version(long long id) {
-  db_.with("UPDATE " + table_.quoted() + " SET token_version = token_version + 1 WHERE id = ?",
-           [&](sql::PreparedStatement& st) {
-             st.setInt64(1, id);
-             st.executeUpdate();
-           });
+  db_.execute("UPDATE " + table_.quoted() + " SET token_version = token_version + 1 WHERE id = ?",
+              [&](Params& p) { p.integer(id); });
 }
 
 }  // namespace svc::db
