@@ -20,7 +20,7 @@ import subprocess
 import uuid
 
 import svc_stack
-from svc_stack import ApiTest, post, sql, sql_value, unique_email
+from svc_stack import ApiTest, post, q, sql, sql_value, unique_email
 from svc_stack import config_value
 
 PASSWORD = "Right@Pass1"
@@ -29,11 +29,6 @@ INVALID_CREDENTIALS = {"status": "Failed", "message": "Invalid credentials"}
 AUTH_FAILED = {"status": "Failed", "message": "Authentication failed"}
 THROTTLE_MAX = 10
 THROTTLE_WINDOW = 900
-
-
-def q(value):
-    """A SQL string literal for a value the test controls."""
-    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def php(code, stdin=""):

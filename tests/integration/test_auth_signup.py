@@ -15,16 +15,12 @@ import subprocess
 import uuid
 
 import svc_stack
-from svc_stack import ApiTest, post, sql, sql_value, unique_email
+from svc_stack import ApiTest, post, q, sql, sql_value, unique_email
 
 STRONG = "Sign@Up2026"
 WEAK = "Password does not meet security requirements"
 TAKEN = {"status": "Failed", "message": "User with this email already exists"}
 REQUIREMENT_KEYS = ("minLength", "hasUpperCase", "hasLowerCase", "hasNumber", "hasSpecialChar")
-
-
-def q(value):
-    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def php_password_verify(password, stored):

@@ -12,7 +12,6 @@ non-expired control minted the same way); 401 for a deleted user, an inactive
 user and a bumped token_version; sign-out is always 200 with the same body.
 """
 
-import base64
 import hashlib
 import hmac
 import json
