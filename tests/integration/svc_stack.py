@@ -14,6 +14,7 @@ import http.client
 import json
 import os
 import subprocess
+import threading
 import time
 import unittest
 
@@ -196,6 +197,16 @@ def config_value(section, key, default=_MISSING):
     return default
 
 
+def run_concurrently(target, items):
+    """Calls target(item) for every item, each on its own thread, and returns
+    when all have finished."""
+    threads = [threading.Thread(target=target, args=(item,)) for item in items]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def b64url(data):
     if isinstance(data, str):
         data = data.encode()
@@ -223,6 +234,18 @@ class ApiTest(unittest.TestCase):
         text = (reply.raw.decode("utf-8") if text is None else text).lower()
         for word in self.LEAK_WORDS:
             self.assertNotIn(word, text, reply)
+
+    def assertTokenReply(self, reply, token_keys=("access_token", "refresh_token", "user")):
+        """200 {"status": "Success", "token": {...}} whose token has exactly
+        token_keys, its access and refresh tokens compact JWTs; returns the token."""
+        self.assertReply(reply, 200)
+        self.assertEqual(set(reply.json), {"status", "token"}, reply)
+        self.assertEqual(reply.json["status"], "Success")
+        token = reply.json["token"]
+        self.assertEqual(set(token), set(token_keys), reply)
+        for name in ("access_token", "refresh_token"):
+            self.assertRegex(token[name], r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
+        return token
 
     def assertJsonType(self, reply):
         self.assertTrue(reply.headers.get("content-type", "").startswith("application/json"), reply.headers)

@@ -26,13 +26,12 @@ import json
 import re
 import secrets
 import sys
-import threading
 import time
 import urllib.parse
 
 import svc_stack
 from svc_stack import ApiTest, post, q, request, sql, sql_value, unique_email
-from svc_stack import b64url, b64url_decode, config_value
+from svc_stack import b64url, b64url_decode, config_value, run_concurrently
 
 PASSWORD = "Pass@1234"
 NEW_PASSWORD = "Fresh@Pass99"
@@ -373,11 +372,7 @@ class ResetTest(ApiTest):
 
         def go(pw):
             replies[pw] = reset(token, pw)
-        threads = [threading.Thread(target=go, args=(pw,)) for pw in passwords]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_concurrently(go, passwords)
         winners = [pw for pw, r in replies.items() if r.status == 200]
         self.assertEqual(len(winners), 1, replies)
         for pw, r in replies.items():

@@ -143,11 +143,7 @@ def burst(path, body, n):
         s.close()
         head, _, payload = reply.partition(b"\r\n\r\n")
         statuses.append((int(head.split(b" ", 2)[1]), json.loads(payload.decode() or "null")))
-    threads = [threading.Thread(target=go, args=(s,)) for s in socks]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    svc_stack.run_concurrently(go, socks)
     return sorted(statuses, key=lambda r: (r[0], json.dumps(r[1], sort_keys=True)))
 
 
