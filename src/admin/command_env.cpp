@@ -21,8 +21,8 @@ std::string CommandEnv::hash_password_from_stdin(const std::string& command) con
   std::string password;
   std::getline(std::cin, password);
   if (password.empty()) throw UsageError(command + " reads the password from standard input");
-  crypto::Argon2PasswordHasher hasher(
-      {config.auth.argon2_opslimit, static_cast<size_t>(config.auth.argon2_memlimit)}, "");
+  crypto::Argon2PasswordHasher hasher({config.auth.argon2_opslimit, static_cast<size_t>(config.auth.argon2_memlimit)},
+                                      "");
   return hasher.hash(password);
 }
 

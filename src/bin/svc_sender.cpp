@@ -182,8 +182,8 @@ int run_once(svc::messaging::Sender& sender) {
 
 // Passes every loop_seconds until SIGTERM/SIGINT; a failed pass starts the
 // next one on a fresh SMTP session and database connection.
-int run_loop(svc::messaging::Sender& sender, svc::messaging::Mailer& mailer, svc::db::Database& db,
-             int loop_seconds, int batch) {
+int run_loop(svc::messaging::Sender& sender, svc::messaging::Mailer& mailer, svc::db::Database& db, int loop_seconds,
+             int batch) {
   svc::core::LogLine("info", "start").num("loop_seconds", loop_seconds).num("batch", batch).emit();
   while (!g_stop) {
     try {

@@ -1,7 +1,6 @@
 // The control-character, UTF-8, JSON and blank helpers of core/text: what
 // each keeps, drops or rewrites, byte for byte.
 #include <boost/test/unit_test.hpp>
-
 #include <string>
 #include <vector>
 
@@ -47,7 +46,7 @@ BOOST_AUTO_TEST_CASE(json_escape_table) {
       {"a\nb\rc\td", "a\\nb\\rc\\td"},
       {"\x01\x1f", "\\u0001\\u001f"},
       {"nul\0"s, "nul\\u0000"},
-      {"del\x7f", "del\x7f"},              // valid in a JSON string as it is
+      {"del\x7f", "del\x7f"},  // valid in a JSON string as it is
       {"Grüße 👋", "Grüße 👋"},  // UTF-8 passes through
   };
   for (const auto& [in, out] : cases) BOOST_TEST(core::json_escape(in) == out, "input " << in);
