@@ -1,5 +1,6 @@
 # Thin wrapper around CMake and scripts/. The two commands of the README:
-#   make run    serve the API locally (embedded MariaDB, demo data) on :8080
+#   make run    serve the API locally on :8080: scripts/stack.sh starts a
+#               MariaDB server, svc-fcgi, nginx and the sinks in .run/ (demo data)
 #   make test   install what is missing, build, run every test with ctest
 BUILD ?= build
 BUILD_TYPE ?= RelWithDebInfo

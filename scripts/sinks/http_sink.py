@@ -23,7 +23,6 @@ Once listening, writes the bound port number to the ready file (atomically)
 or prints "ready <port>". --port 0 picks a free port. SIGTERM/SIGINT stop it.
 """
 
-import argparse
 import base64
 import json
 import os
@@ -31,23 +30,17 @@ import signal
 import sys
 import threading
 import time
-import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from sink_common import ControlFile, announce_ready, argument_parser
+
 LOCK = threading.Lock()
-
-
-def atomic_write(path, data):
-    tmp = os.path.join(os.path.dirname(path) or ".", f".tmp-{uuid.uuid4().hex}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
 
 
 class Sink(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     log_path = None
-    control_path = None
+    control = None  # ControlFile
 
     def log_message(self, fmt, *args):  # keep stderr quiet
         pass
@@ -68,21 +61,13 @@ class Sink(BaseHTTPRequestHandler):
 
     def _control(self):
         """Returns (status, body, delay_ms); consumes status_queue. Caller holds LOCK."""
-        try:
-            with open(self.control_path, "rb") as f:
-                ctl = json.load(f)
-            if not isinstance(ctl, dict):
-                ctl = {}
-        except (OSError, ValueError):
-            ctl = {}
+        ctl = self.control.load()
         status = 201 if self.command == "POST" else 200
         if "status" in ctl:
             status = int(ctl["status"])
-        queue = ctl.get("status_queue") or []
-        if queue:
-            status = int(queue.pop(0))
-            ctl["status_queue"] = queue
-            atomic_write(self.control_path, json.dumps(ctl).encode())
+        queued = self.control.take_first(ctl, "status_queue")
+        if queued is not None:
+            status = int(queued)
         body = ctl.get("body", {"ok": True})
         if isinstance(body, str):
             body = body.encode()
@@ -125,15 +110,12 @@ class Sink(BaseHTTPRequestHandler):
 
 
 def main():
-    p = argparse.ArgumentParser(description="HTTP sink logging requests as JSON lines")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, required=True)
+    p = argument_parser("HTTP sink logging requests as JSON lines")
     p.add_argument("--log", required=True)
-    p.add_argument("--ready-file")
     args = p.parse_args()
 
     Sink.log_path = os.path.abspath(args.log)
-    Sink.control_path = Sink.log_path + ".control.json"
+    Sink.control = ControlFile(Sink.log_path + ".control.json")
     os.makedirs(os.path.dirname(Sink.log_path), exist_ok=True)
     open(Sink.log_path, "a").close()
 
@@ -147,11 +129,7 @@ def main():
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    port = server.server_address[1]
-    if args.ready_file:
-        atomic_write(args.ready_file, f"{port}\n".encode())
-    else:
-        print(f"ready {port}", flush=True)
+    announce_ready(args.ready_file, server.server_address[1])
     server.serve_forever(poll_interval=0.1)
     server.server_close()
     sys.exit(0)

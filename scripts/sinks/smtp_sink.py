@@ -26,15 +26,15 @@ or prints "ready <port>" on stdout. --port 0 picks a free port. SIGTERM and
 SIGINT stop it cleanly (exit status 0).
 """
 
-import argparse
 import asyncio
-import json
 import os
 import re
 import signal
 import ssl
 import sys
 import uuid
+
+from sink_common import ControlFile, announce_ready, argument_parser, atomic_write
 
 try:
     from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
@@ -63,26 +63,8 @@ def reply_for(code, address=None):
     return text
 
 
-def atomic_write(path, data):
-    tmp = os.path.join(os.path.dirname(path) or ".", f".tmp-{uuid.uuid4().hex}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
-
-
-class Control:
+class Control(ControlFile):
     """The failure-injection file; absent or unreadable means 'no failures'."""
-
-    def __init__(self, path):
-        self.path = path
-
-    def load(self):
-        try:
-            with open(self.path, "rb") as f:
-                value = json.load(f)
-            return value if isinstance(value, dict) else {}
-        except (OSError, ValueError):
-            return {}
 
     def rcpt_code(self, address):
         rejects = self.load().get("rcpt_reject") or {}
@@ -90,14 +72,7 @@ class Control:
         return lowered.get(address.lower())
 
     def next_data_code(self):
-        ctl = self.load()
-        queue = ctl.get("data_reply") or []
-        if not queue:
-            return None
-        code = queue.pop(0)
-        ctl["data_reply"] = queue
-        atomic_write(self.path, json.dumps(ctl).encode())
-        return code
+        return self.take_first(self.load(), "data_reply")
 
 
 class Handler:
@@ -179,25 +154,18 @@ async def serve(args):
 
     server = await loop.create_server(factory, host=args.host, port=args.port,
                                       ssl=ctx if implicit else None, reuse_address=True)
-    port = server.sockets[0].getsockname()[1]
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    if args.ready_file:
-        atomic_write(args.ready_file, f"{port}\n".encode())
-    else:
-        print(f"ready {port}", flush=True)
+    announce_ready(args.ready_file, server.sockets[0].getsockname()[1])
     await stop.wait()
     server.close()
     await server.wait_closed()
 
 
 def main():
-    p = argparse.ArgumentParser(description="SMTP sink storing messages as .eml files")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, required=True)
+    p = argument_parser("SMTP sink storing messages as .eml files")
     p.add_argument("--dir", required=True)
-    p.add_argument("--ready-file")
     p.add_argument("--tls-cert")
     p.add_argument("--tls-key")
     p.add_argument("--tls-mode", choices=("starttls", "implicit"), default="starttls")

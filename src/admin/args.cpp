@@ -1,7 +1,10 @@
 #include "admin/args.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 namespace svc::admin {
 
@@ -65,6 +68,28 @@ long long parse_duration(const std::string& text) {
   long long mult = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : -1;
   if (mult < 0 || n <= 0 || end == text.c_str()) throw UsageError("bad duration '" + text + "' (use 90s, 15m, 1h, 7d)");
   return n * mult;
+}
+
+bool parse_bool(const std::string& option, const std::string& value) {
+  if (value == "true" || value == "yes" || value == "1" || value == "on") return true;
+  if (value == "false" || value == "no" || value == "0" || value == "off") return false;
+  throw UsageError("--" + option + " expects true or false, got '" + value + "'");
+}
+
+void check_name(const std::string& option, const std::string& value) {
+  bool ok = !value.empty() && value.size() <= 190;
+  for (char c : value) {
+    ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == ':');
+  }
+  if (!ok) throw UsageError("--" + option + " must be 1-190 characters of A-Z a-z 0-9 - _ . :, got '" + value + "'");
+}
+
+std::string read_text_file(const std::string& option, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read --" + option + " " + path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace svc::admin

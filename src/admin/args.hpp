@@ -1,4 +1,6 @@
 #pragma once
+// svc-admin's command line: the words and --options, and the checks on option
+// values that more than one command uses.
 
 #include <map>
 #include <optional>
@@ -34,5 +36,17 @@ class Args {
 
 // "90", "90s", "15m", "1h", "7d" → seconds; UsageError otherwise.
 long long parse_duration(const std::string& text);
+
+// true/yes/1/on or false/no/0/off; UsageError "--OPTION expects true or
+// false, got 'VALUE'" otherwise.
+bool parse_bool(const std::string& option, const std::string& value);
+
+// An event or merge-query name, which a client writes in a request: 1-190
+// characters of A-Z a-z 0-9 - _ . : (UsageError otherwise).
+void check_name(const std::string& option, const std::string& value);
+
+// The whole file an option names, as bytes; std::runtime_error "cannot read
+// --OPTION PATH" when it cannot be read.
+std::string read_text_file(const std::string& option, const std::string& path);
 
 }  // namespace svc::admin

@@ -2,18 +2,17 @@
 
 #include <cstdio>
 #include <functional>
-#include <iostream>
 #include <vector>
 
+#include "admin/command_env.hpp"
 #include "admin/key_commands.hpp"
+#include "admin/merge_query_commands.hpp"
 #include "admin/outbox_commands.hpp"
 #include "admin/site_commands.hpp"
 #include "admin/template_commands.hpp"
 #include "admin/user_commands.hpp"
 #include "config/config.hpp"
 #include "crypto/encoding.hpp"
-#include "crypto/password_hasher.hpp"
-#include "db/database.hpp"
 #include "db/migrations.hpp"
 
 // SVC_SQL_DIR: the migrations folder, set by CMake for this file only.
@@ -23,10 +22,9 @@ namespace {
 
 int cmd_migrate(const Args& args, const std::string& config_path) {
   args.allow_only({"sql-dir"});
-  auto config = config::load_config(config_path);
-  db::Database db(config.database);
+  CommandEnv env(config_path);
   auto migrations = db::load_migrations(args.get("sql-dir").value_or(SVC_SQL_DIR));
-  db::migrate(db, migrations, [](const std::string& line) { std::printf("%s\n", line.c_str()); });
+  db::migrate(env.db, migrations, [](const std::string& line) { std::printf("%s\n", line.c_str()); });
   return 0;
 }
 
@@ -48,13 +46,7 @@ int cmd_keygen(const Args& args, const std::string&) {
 
 int cmd_hash_password(const Args& args, const std::string& config_path) {
   args.allow_only({});
-  auto config = config::load_config(config_path);
-  std::string password;
-  std::getline(std::cin, password);
-  if (password.empty()) throw UsageError("hash-password reads the password from standard input");
-  crypto::Argon2PasswordHasher hasher(
-      {config.auth.argon2_opslimit, static_cast<size_t>(config.auth.argon2_memlimit)}, "");
-  std::printf("%s\n", hasher.hash(password).c_str());
+  std::printf("%s\n", CommandEnv(config_path).hash_password_from_stdin("hash-password").c_str());
   return 0;
 }
 

@@ -3,11 +3,11 @@
 #include <cstdio>
 #include <ctime>
 
+#include "admin/command_env.hpp"
 #include "config/config.hpp"
 #include "crypto/encoding.hpp"
 #include "crypto/sealed_id.hpp"
 #include "crypto/vapid.hpp"
-#include "db/database.hpp"
 #include "db/site_repo.hpp"
 
 namespace svc::admin {
@@ -36,22 +36,19 @@ int cmd_mint_customer_id(const Args& args, const std::string& config_path) {
 
 int cmd_vapid_keys(const Args& args, const std::string& config_path) {
   args.allow_only({"site", "force"});
-  auto config = config::load_config(config_path);
-  db::Database db(config.database);
-  db::SiteRepo repo(db);
-  auto site = repo.find(args.required_integer("site"));
-  if (!site) throw std::runtime_error("no site with id " + args.required("site"));
-  if (!site->vapid_public_key.empty() && !args.flag("force")) {
+  CommandEnv env(config_path);
+  db::Site site = env.site(args.required_integer("site"));
+  if (!site.vapid_public_key.empty() && !args.flag("force")) {
     std::fprintf(stderr, "svc-admin: site %lld already has VAPID keys (use --force to replace them; browsers"
-                         " then have to subscribe again)\n", site->id);
-    std::printf("%s\n", site->vapid_public_key.c_str());
+                         " then have to subscribe again)\n", site.id);
+    std::printf("%s\n", site.vapid_public_key.c_str());
     return 0;
   }
   auto keys = crypto::generate_vapid_keys();
-  site->vapid_public_key = crypto::base64url_encode(keys.public_key);
-  site->vapid_private_key = crypto::base64url_encode(keys.private_key);
-  repo.update(*site);
-  std::printf("%s\n", site->vapid_public_key.c_str());
+  site.vapid_public_key = crypto::base64url_encode(keys.public_key);
+  site.vapid_private_key = crypto::base64url_encode(keys.private_key);
+  db::SiteRepo(env.db).update(site);
+  std::printf("%s\n", site.vapid_public_key.c_str());
   return 0;
 }
 

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "config/config.hpp"
-#include "db/database.hpp"
+#include "admin/command_env.hpp"
+#include "core/text.hpp"
 #include "db/outbox_repo.hpp"
 
 namespace svc::admin {
@@ -20,23 +20,14 @@ std::string age(long long seconds) {
 
 // One field of a tab-separated line: controls (a stored line break or tab
 // would break the table) shown as '?', empty as '-'.
-std::string field(const std::string& s) {
-  if (s.empty()) return "-";
-  std::string out = s;
-  for (char& c : out) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) c = '?';
-  }
-  return out;
-}
+std::string field(const std::string& s) { return s.empty() ? "-" : core::mask_controls(s); }
 
 }  // namespace
 
 int cmd_outbox_stats(const Args& args, const std::string& config_path) {
   args.allow_only({});
-  auto config = config::load_config(config_path);
-  db::Database db(config.database);
-  const auto s = db::OutboxRepo(db).stats();
+  CommandEnv env(config_path);
+  const auto s = db::OutboxRepo(env.db).stats();
   std::printf("Pending: %lld (due now: %lld, claimed: %lld, oldest: %s)\n", s.pending, s.pending_due, s.pending_claimed,
               age(s.oldest_pending_age).c_str());
   std::printf("Sent:    %lld\n", s.sent);
@@ -49,13 +40,11 @@ int cmd_outbox_retry(const Args& args, const std::string& config_path) {
   const auto& words = args.words();
   if (words.size() != 3) throw UsageError("outbox retry takes exactly one row id: svc-admin outbox retry ID");
   const std::string& text = words[2];
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 18) {
-    throw UsageError("outbox retry: '" + text + "' is not a row id");
-  }
-  const long long id = std::stoll(text);
-  auto config = config::load_config(config_path);
-  db::Database db(config.database);
-  db::OutboxRepo repo(db);
+  const auto parsed = core::parse_id(text);
+  if (!parsed) throw UsageError("outbox retry: '" + text + "' is not a row id");
+  const long long id = *parsed;
+  CommandEnv env(config_path);
+  db::OutboxRepo repo(env.db);
   if (!repo.requeue_failed(id)) {
     const auto row = repo.find(id);
     if (!row) throw std::runtime_error("no outbox row " + text);
@@ -75,9 +64,8 @@ int cmd_outbox_list(const Args& args, const std::string& config_path) {
   const long long limit = args.integer("limit", 20);
   if (limit < 1 || limit > 10000) throw UsageError("--limit expects 1 to 10000");
   const long long site_id = args.integer("site", 0);
-  auto config = config::load_config(config_path);
-  db::Database db(config.database);
-  const auto rows = db::OutboxRepo(db).list(status, site_id, static_cast<int>(limit));
+  CommandEnv env(config_path);
+  const auto rows = db::OutboxRepo(env.db).list(status, site_id, static_cast<int>(limit));
   if (rows.empty()) {
     std::printf("no %s rows\n", status.c_str());
     return 0;

@@ -2,8 +2,7 @@
 
 #include <cstdio>
 
-#include "config/config.hpp"
-#include "db/database.hpp"
+#include "admin/command_env.hpp"
 #include "db/site_repo.hpp"
 #include "http/site_auth.hpp"
 
@@ -13,12 +12,6 @@ namespace {
 const std::vector<std::string> kSiteOptions = {
     "site", "id", "name", "domain", "reset-url", "allowed-hosts", "disable-email", "email-from", "email-cc",
     "email-bcc", "api-key", "allow-sql-merge", "active", "vapid-subject"};
-
-bool parse_bool(const std::string& name, const std::string& v) {
-  if (v == "true" || v == "yes" || v == "1" || v == "on") return true;
-  if (v == "false" || v == "no" || v == "0" || v == "off") return false;
-  throw UsageError("--" + name + " expects true or false");
-}
 
 void apply_options(const Args& args, db::Site& s) {
   if (auto v = args.get("name")) s.name = *v;
@@ -76,45 +69,37 @@ std::string site_options_help() {
 
 int cmd_site_create(const Args& args, const std::string& config_path) {
   args.allow_only(kSiteOptions);
-  auto config = config::load_config(config_path);
-  db::Database db(config.database);
+  CommandEnv env(config_path);
   db::Site s;
   s.id = args.integer("id", 0);
   s.name = args.required("name");
   apply_options(args, s);
-  long long id = db::SiteRepo(db).create(s);
+  long long id = db::SiteRepo(env.db).create(s);
   std::printf("%lld\n", id);
   return 0;
 }
 
 int cmd_site_set(const Args& args, const std::string& config_path) {
   args.allow_only(kSiteOptions);
-  auto config = config::load_config(config_path);
-  db::Database db(config.database);
-  db::SiteRepo repo(db);
-  auto site = repo.find(args.required_integer("site"));
-  if (!site) throw std::runtime_error("no site with id " + args.required("site"));
-  apply_options(args, *site);
-  repo.update(*site);
-  print_site(*site);
+  CommandEnv env(config_path);
+  db::Site site = env.site(args.required_integer("site"));
+  apply_options(args, site);
+  db::SiteRepo(env.db).update(site);
+  print_site(site);
   return 0;
 }
 
 int cmd_site_show(const Args& args, const std::string& config_path) {
   args.allow_only({"site"});
-  auto config = config::load_config(config_path);
-  db::Database db(config.database);
-  auto site = db::SiteRepo(db).find(args.required_integer("site"));
-  if (!site) throw std::runtime_error("no site with id " + args.required("site"));
-  print_site(*site);
+  CommandEnv env(config_path);
+  print_site(env.site(args.required_integer("site")));
   return 0;
 }
 
 int cmd_site_list(const Args& args, const std::string& config_path) {
   args.allow_only({});
-  auto config = config::load_config(config_path);
-  db::Database db(config.database);
-  for (const auto& s : db::SiteRepo(db).list()) {
+  CommandEnv env(config_path);
+  for (const auto& s : db::SiteRepo(env.db).list()) {
     std::printf("%lld\t%s\t%s\t%s\n", s.id, s.name.c_str(), s.active ? "active" : "inactive",
                 s.disable_email ? "email disabled" : "email enabled");
   }

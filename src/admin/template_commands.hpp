@@ -1,7 +1,6 @@
 #pragma once
 // svc-admin commands for what the API may never change: the e-mail templates
-// of a site (svc_notifications) and its named merge queries
-// (svc_merge_queries).
+// of a site (svc_notifications).
 
 #include <string>
 
@@ -17,9 +16,5 @@ int cmd_template_enable(const Args& args, const std::string& config_path);
 int cmd_template_disable(const Args& args, const std::string& config_path);
 // template list --site N
 int cmd_template_list(const Args& args, const std::string& config_path);
-// merge-query set --site N --name NAME --sql-file F
-int cmd_merge_query_set(const Args& args, const std::string& config_path);
-// merge-query list --site N
-int cmd_merge_query_list(const Args& args, const std::string& config_path);
 
 }  // namespace svc::admin

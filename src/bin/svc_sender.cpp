@@ -18,6 +18,7 @@
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
+#include "core/text.hpp"
 #include "crypto/encoding.hpp"
 #include "db/database.hpp"
 #include "db/outbox_repo.hpp"
@@ -107,101 +108,83 @@ void install_signal_handlers() {
   sigaction(SIGINT, &sa, nullptr);
 }
 
-// A stored value on one output line: controls shown as '?'.
-std::string shown(const std::string& s) {
-  std::string out = s;
-  for (char& c : out) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) c = '?';
-  }
-  return out;
-}
-
-int dry_run(svc::db::OutboxRepo& repo, int batch) {
+// Prints the rows that are due, without claiming them.
+void print_due(svc::db::OutboxRepo& repo, int batch) {
   const auto rows = repo.due(batch);
   std::printf("%zu row(s) due (showing at most %d; nothing claimed, nothing sent)\n", rows.size(), batch);
   for (const auto& r : rows) {
+    using svc::core::mask_controls;  // a stored value on one output line
     std::printf("id=%lld site=%lld event=%s attempts=%d to=%s cc=%s bcc=%s subject=%s\n", r.id, r.site_id,
-                shown(r.event).c_str(), r.attempts, shown(r.recipient).c_str(), shown(r.cc).c_str(),
-                shown(r.bcc).c_str(), shown(r.subject).c_str());
+                mask_controls(r.event).c_str(), r.attempts, mask_controls(r.recipient).c_str(),
+                mask_controls(r.cc).c_str(), mask_controls(r.bcc).c_str(), mask_controls(r.subject).c_str());
   }
-  return 0;
 }
 
 void log_error(const char* event, const std::exception& e) {
   svc::core::LogLine("error", event).str("error", e.what()).emit();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+bool asks_for_help(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) return true;
   }
-  svc::core::set_log_process("sender");
-  Options options;
-  svc::config::Config config;
+  return false;
+}
+
+// Fills `options` and `config` from the command line; false (after a message
+// on stderr) when either is unusable.
+bool read_command_line(int argc, char** argv, Options& options, svc::config::Config& config) {
   try {
     options = parse_options(argc, argv);
     config = svc::config::load_config(svc::config::config_path_from(argc, argv));
+    return true;
   } catch (const UsageError& e) {
     std::fprintf(stderr, "svc-sender: %s\n%s", e.message.c_str(), kUsage);
-    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "svc-sender: %s\n", e.what());
-    return 2;
   }
-  if (sodium_init() < 0) {
-    std::fprintf(stderr, "svc-sender: libsodium failed to initialise\n");
-    return 2;
-  }
+  return false;
+}
 
-  svc::db::Database db(config.database);
-  svc::db::OutboxRepo repo(db);
+svc::messaging::SenderSettings sender_settings(const Options& options, const svc::config::Config& config) {
   svc::messaging::SenderSettings settings;
   settings.batch = options.batch.value_or(config.smtp.batch);
   settings.lease_seconds = config.smtp.lease_seconds;
   settings.max_attempts = config.smtp.max_attempts;
   settings.backoff_seconds = config.smtp.backoff_seconds;
+  return settings;
+}
 
-  if (options.dry_run) {
-    try {
-      return dry_run(repo, settings.batch);
-    } catch (const std::exception& e) {
-      log_error("dry_run_failed", e);
-      return 1;
-    }
+int dry_run(svc::db::OutboxRepo& repo, int batch) {
+  try {
+    print_due(repo, batch);
+    return 0;
+  } catch (const std::exception& e) {
+    log_error("dry_run_failed", e);
+    return 1;
   }
+}
 
-  install_signal_handlers();
-  svc::messaging::SmtpMailer mailer(svc::messaging::smtp_settings(config.smtp));
-  svc::core::SystemClock clock;
-  svc::messaging::Sender sender(
-      repo, mailer, clock, settings, claimer_name(), [](std::uint32_t upper) { return randombytes_uniform(upper); },
-      &g_stop);
-
-  if (!options.loop_seconds) {
-    try {
-      const auto totals = sender.run_pass();
-      svc::core::LogLine("info", "run")
-          .num("claimed", totals.claimed)
-          .num("sent", totals.sent)
-          .num("retry", totals.retry)
-          .num("failed", totals.failed)
-          .num("released", totals.released)
-          .emit();
-      return totals.retry > 0 || totals.failed > 0 ? 1 : 0;
-    } catch (const std::exception& e) {
-      // Rows claimed before the error stay claimed until their lease ends.
-      log_error("run_failed", e);
-      return 1;
-    }
+// One pass (the systemd timer's run): 0 when nothing was deferred or failed.
+int run_once(svc::messaging::Sender& sender) {
+  try {
+    const auto totals = sender.run_pass();
+    svc::core::LogLine line("info", "run");
+    svc::messaging::add_counts(line, totals);
+    line.emit();
+    return totals.retry > 0 || totals.failed > 0 ? 1 : 0;
+  } catch (const std::exception& e) {
+    // Rows claimed before the error stay claimed until their lease ends.
+    log_error("run_failed", e);
+    return 1;
   }
+}
 
-  svc::core::LogLine("info", "start").num("loop_seconds", *options.loop_seconds).num("batch", settings.batch).emit();
+// Passes every loop_seconds until SIGTERM/SIGINT; a failed pass starts the
+// next one on a fresh SMTP session and database connection.
+int run_loop(svc::messaging::Sender& sender, svc::messaging::Mailer& mailer, svc::db::Database& db, int loop_seconds,
+             int batch) {
+  svc::core::LogLine("info", "start").num("loop_seconds", loop_seconds).num("batch", batch).emit();
   while (!g_stop) {
     try {
       sender.run_pass();
@@ -210,8 +193,39 @@ int main(int argc, char** argv) {
       mailer.close();
       db.reset();
     }
-    for (int tenths = 0; tenths < *options.loop_seconds * 10 && !g_stop; ++tenths) usleep(100 * 1000);
+    for (int tenths = 0; tenths < loop_seconds * 10 && !g_stop; ++tenths) usleep(100 * 1000);
   }
   svc::core::LogLine("info", "stop").emit();
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (asks_for_help(argc, argv)) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  svc::core::set_log_process("sender");
+  Options options;
+  svc::config::Config config;
+  if (!read_command_line(argc, argv, options, config)) return 2;
+  if (sodium_init() < 0) {
+    std::fprintf(stderr, "svc-sender: libsodium failed to initialise\n");
+    return 2;
+  }
+
+  svc::db::Database db(config.database);
+  svc::db::OutboxRepo repo(db);
+  const svc::messaging::SenderSettings settings = sender_settings(options, config);
+  if (options.dry_run) return dry_run(repo, settings.batch);
+
+  install_signal_handlers();
+  svc::messaging::SmtpMailer mailer(svc::messaging::smtp_settings(config.smtp));
+  svc::core::SystemClock clock;
+  svc::messaging::Sender sender(
+      repo, mailer, clock, settings, claimer_name(), [](std::uint32_t upper) { return randombytes_uniform(upper); },
+      &g_stop);
+  if (!options.loop_seconds) return run_once(sender);
+  return run_loop(sender, mailer, db, *options.loop_seconds, settings.batch);
 }

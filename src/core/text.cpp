@@ -1,5 +1,8 @@
 #include "core/text.hpp"
 
+#include <algorithm>
+#include <cstdio>
+
 namespace svc::core {
 namespace {
 
@@ -19,6 +22,12 @@ size_t sequence_length(std::string_view s, size_t i) {
   if (c == 0xF0 && c1 < 0x90) return 0;  // overlong
   if (c == 0xF4 && c1 >= 0x90) return 0;  // above U+10FFFF
   return n;
+}
+
+// What strip_controls removes: C0 controls and DEL.
+bool is_control(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7f;
 }
 
 }  // namespace
@@ -51,18 +60,77 @@ std::string strip_controls(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u != 0x7f) out += c;
+    if (!is_control(c)) out += c;
   }
   return out;
 }
 
-std::string ascii_lower(std::string_view s) {
+bool has_controls(std::string_view s) { return std::any_of(s.begin(), s.end(), is_control); }
+
+std::string mask_controls(std::string_view s) {
   std::string out(s);
   for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (is_control(c)) c = '?';
   }
   return out;
+}
+
+std::string json_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+bool is_valid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = sequence_length(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = ascii_lower(c);
+  return out;
+}
+
+char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f'; }
+
+std::string_view trim_blanks(std::string_view s) {
+  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
+  return s;
 }
 
 std::string url_host(std::string_view url) {

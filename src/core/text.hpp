@@ -20,8 +20,32 @@ std::optional<long long> parse_id(std::string_view s);
 // an SMTP command or a log field.
 std::string strip_controls(std::string_view s);
 
+// True when `s` holds a byte strip_controls would remove (a C0 control or DEL).
+bool has_controls(std::string_view s);
+
+// `s` with every C0 control and DEL replaced by '?' (length kept): a stored
+// value shown on one line of operator output, where a tab or line break
+// would break the table.
+std::string mask_controls(std::string_view s);
+
+// The body of a JSON string literal for `s` (no surrounding quotes): '"' and
+// '\' escaped, C0 controls as \n \r \t or \u00XX; every other byte,
+// DEL and UTF-8 included, as it is.
+std::string json_escape(std::string_view s);
+
+// True when `s` is well-formed UTF-8: no overlong forms, surrogates or code
+// points past U+10FFFF (exactly what utf8_clean leaves unchanged).
+bool is_valid_utf8(std::string_view s);
+
 // ASCII lower case; bytes >= 0x80 are left as they are.
 std::string ascii_lower(std::string_view s);
+char ascii_lower(char c);
+
+// Space, tab, CR, LF or form feed (HTML's and RFC 5322's blanks).
+bool is_blank(char c);
+
+// `s` without leading and trailing blanks (is_blank); a view into `s`.
+std::string_view trim_blanks(std::string_view s);
 
 // The lower-cased host of an absolute http:// or https:// URL; "" when `url`
 // is not one, has an empty authority, or carries userinfo ("user@host").

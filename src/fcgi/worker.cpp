@@ -7,10 +7,12 @@
 #include <unistd.h>
 #include <sodium.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
 #include "core/log.hpp"
+#include "core/text.hpp"
 #include "crypto/encoding.hpp"
 
 namespace svc::fcgi {
@@ -95,16 +97,13 @@ http::Request build_request(const FCGX_Request& fr) {
   r.remote_addr = param(fr.envp, "REMOTE_ADDR");
   r.request_id = param(fr.envp, "REQUEST_ID");
   if (r.request_id.empty() || r.request_id.size() > 64) r.request_id = crypto::hex_encode(crypto::random_bytes(16));
-  std::string length = param(fr.envp, "CONTENT_LENGTH");
-  if (!length.empty() && length.size() < 19 && length.find_first_not_of("0123456789") == std::string::npos) {
-    r.content_length = std::stoll(length);
-  }
+  if (auto length = core::parse_id(param(fr.envp, "CONTENT_LENGTH"))) r.content_length = *length;
   for (char** p = fr.envp; p && *p; ++p) {
     if (std::strncmp(*p, "HTTP_", 5) != 0) continue;
     const char* eq = std::strchr(*p, '=');
     if (!eq) continue;
-    std::string name(*p + 5, static_cast<size_t>(eq - (*p + 5)));
-    for (char& c : name) c = c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string name = core::ascii_lower(std::string_view(*p + 5, static_cast<size_t>(eq - (*p + 5))));
+    std::replace(name.begin(), name.end(), '_', '-');
     r.headers[name] = eq + 1;
   }
   std::string ct = param(fr.envp, "CONTENT_TYPE");
@@ -124,6 +123,35 @@ int accept_connection(int listen_fd, const sigset_t& idle_mask) {
     if (fd >= 0) return fd;
   }
   return -1;
+}
+
+// Answers the request accepted into `fr`, closes its connection and logs it.
+void serve(FCGX_Request& fr, Application& app) {
+  auto started = std::chrono::steady_clock::now();
+  http::Request request = build_request(fr);
+  FcgiBody body(fr.in);
+  http::Response response = app.handle(request, body);
+  std::string out = http::serialize(response);
+  FCGX_PutStr(out.data(), static_cast<int>(out.size()), fr.out);
+  // libfcgi closes with a "lingering close" (shutdown, then up to 2 s of
+  // waiting for the peer) unless the connection is kept. When the request
+  // body has been read to its end there is nothing to linger for: finish as
+  // "kept" and close here at once. A body left unread (a 413) keeps the
+  // lingering close, so the reply is not lost to a reset.
+  if (drain_input(fr.in)) fr.keepConnection = 1;
+  FCGX_Finish_r(&fr);
+  if (fr.ipcFd >= 0) {  // one request per connection: close it now
+    ::close(fr.ipcFd);
+    fr.ipcFd = -1;
+  }
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  core::LogLine(response.status >= 500 ? "error" : "info", "request")
+      .str("request_id", request.request_id)
+      .str("method", request.method)
+      .str("path", request.path)
+      .num("status", response.status)
+      .real("duration_ms", static_cast<double>(static_cast<long long>(ms * 1000)) / 1000.0)
+      .emit();
 }
 
 }  // namespace
@@ -157,32 +185,8 @@ int run_worker(int listen_fd, const config::Config& config, ApplicationFactory m
       fr.ipcFd = -1;  // a malformed FastCGI request: libfcgi has closed it
       continue;
     }
-    auto started = std::chrono::steady_clock::now();
-    http::Request request = build_request(fr);
-    FcgiBody body(fr.in);
-    http::Response response = app->handle(request, body);
-    std::string out = http::serialize(response);
-    FCGX_PutStr(out.data(), static_cast<int>(out.size()), fr.out);
-    // libfcgi closes with a "lingering close" (shutdown, then up to 2 s of
-    // waiting for the peer) unless the connection is kept. When the request
-    // body has been read to its end there is nothing to linger for: finish as
-    // "kept" and close here at once. A body left unread (a 413) keeps the
-    // lingering close, so the reply is not lost to a reset.
-    if (drain_input(fr.in)) fr.keepConnection = 1;
-    FCGX_Finish_r(&fr);
-    if (fr.ipcFd >= 0) {  // one request per connection: close it now
-      ::close(fr.ipcFd);
-      fr.ipcFd = -1;
-    }
+    serve(fr, *app);
     ++served;
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-    core::LogLine(response.status >= 500 ? "error" : "info", "request")
-        .str("request_id", request.request_id)
-        .str("method", request.method)
-        .str("path", request.path)
-        .num("status", response.status)
-        .real("duration_ms", static_cast<double>(static_cast<long long>(ms * 1000)) / 1000.0)
-        .emit();
   }
   core::LogLine("info", "worker_exit").num("served", served).emit();
   return 0;

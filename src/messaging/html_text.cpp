@@ -3,17 +3,18 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/text.hpp"
+
 namespace svc::messaging {
 namespace {
 
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f'; }
-
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+using core::ascii_lower;
+using core::is_blank;
 
 bool istarts_with(std::string_view s, std::size_t at, std::string_view prefix) {
   if (s.size() - at < prefix.size()) return false;
   for (std::size_t k = 0; k < prefix.size(); ++k) {
-    if (lower(s[at + k]) != prefix[k]) return false;
+    if (ascii_lower(s[at + k]) != prefix[k]) return false;
   }
   return true;
 }
@@ -58,12 +59,12 @@ std::size_t decode_entity(std::string_view html, std::size_t at, std::string& ou
     }
   }
   if (at + 3 < html.size() && html[at + 1] == '#') {
-    const bool hex = lower(html[at + 2]) == 'x';
+    const bool hex = ascii_lower(html[at + 2]) == 'x';
     std::size_t k = at + (hex ? 3 : 2);
     std::uint32_t cp = 0;
     std::size_t digits = 0;
     for (; k < html.size() && digits < 8; ++k, ++digits) {
-      const char c = lower(html[k]);
+      const char c = ascii_lower(html[k]);
       std::uint32_t d;
       if (c >= '0' && c <= '9') {
         d = static_cast<std::uint32_t>(c - '0');
@@ -120,80 +121,12 @@ std::string anchor_href(std::string_view tag) {
   return href;
 }
 
-}  // namespace
-
-std::string html_to_text(std::string_view html) {
-  std::string out;
-  std::string pending_href;  // of the open <a>, written after its text
-  bool pending_space = false;
-  auto newline = [&] {
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    out += '\n';
-    pending_space = false;
-  };
-
-  std::size_t i = 0;
-  while (i < html.size()) {
-    const char c = html[i];
-    if (c == '<') {
-      if (html.substr(i, 4) == "<!--") {
-        const std::size_t end = html.find("-->", i + 4);
-        i = end == std::string_view::npos ? html.size() : end + 3;
-        continue;
-      }
-      const std::size_t gt = html.find('>', i);
-      if (gt == std::string_view::npos) break;  // an unterminated tag: drop the rest
-      std::size_t k = i + 1;
-      const bool closing = k < gt && html[k] == '/';
-      if (closing) ++k;
-      std::string name;
-      while (k < gt && ((html[k] >= 'a' && html[k] <= 'z') || (html[k] >= 'A' && html[k] <= 'Z') ||
-                        (html[k] >= '0' && html[k] <= '9'))) {
-        name += lower(html[k++]);
-      }
-      if (name == "a" && !closing) pending_href = anchor_href(html.substr(i, gt - i));
-      if (name == "a" && closing && !pending_href.empty()) {
-        // Text-only readers need the target of a link (a reset link above all).
-        if (out.find(pending_href) == std::string::npos) out += " (" + pending_href + ")";
-        pending_href.clear();
-      }
-      i = gt + 1;
-      if (!closing && (name == "script" || name == "style" || name == "head")) {
-        const std::size_t end = ifind(html, "</" + name, i);
-        const std::size_t end_gt = end == std::string_view::npos ? end : html.find('>', end);
-        i = end_gt == std::string_view::npos ? html.size() : end_gt + 1;
-        continue;
-      }
-      if (breaks_line(name, closing)) {
-        newline();
-      } else if (name == "td" || name == "th") {
-        pending_space = true;
-      }
-      continue;
-    }
-    if (is_blank(c)) {
-      pending_space = true;
-      ++i;
-      continue;
-    }
-    if (pending_space && !out.empty() && out.back() != '\n') out += ' ';
-    pending_space = false;
-    if (c == '&') {
-      const std::size_t used = decode_entity(html, i, out);
-      if (used > 0) {
-        i += used;
-        continue;
-      }
-    }
-    out += c;
-    ++i;
-  }
-
-  // At most one blank line in a row; no blank lines or spaces at either end.
+// At most one blank line in a row; no blank lines or spaces at either end.
+std::string tidy_lines(const std::string& raw) {
   std::string text;
-  text.reserve(out.size());
+  text.reserve(raw.size());
   int newlines = 0;
-  for (char ch : out) {
+  for (char ch : raw) {
     if (ch == '\n') {
       if (text.empty() || ++newlines > 2) continue;
     } else {
@@ -205,5 +138,103 @@ std::string html_to_text(std::string_view html) {
   const std::size_t first = text.find_first_not_of(' ');
   return first == std::string::npos ? std::string() : text.substr(first);
 }
+
+// One forward pass over the HTML. Blanks are held back as one pending space
+// and written only before the next character on the same line; the href of
+// an open <a> waits for the link's end.
+class Converter {
+ public:
+  explicit Converter(std::string_view html) : html_(html) {}
+
+  std::string run() {
+    while (at_ < html_.size()) {
+      const char c = html_[at_];
+      if (c == '<') {
+        if (!markup()) break;  // an unterminated tag: drop the rest
+      } else if (is_blank(c)) {
+        pending_space_ = true;
+        ++at_;
+      } else {
+        character(c);
+      }
+    }
+    return tidy_lines(out_);
+  }
+
+ private:
+  // A comment or a tag at html_[at_] == '<'; false when no '>' follows.
+  bool markup() {
+    if (html_.substr(at_, 4) == "<!--") {
+      const std::size_t end = html_.find("-->", at_ + 4);
+      at_ = end == std::string_view::npos ? html_.size() : end + 3;
+      return true;
+    }
+    const std::size_t gt = html_.find('>', at_);
+    if (gt == std::string_view::npos) return false;
+    std::size_t k = at_ + 1;
+    const bool closing = k < gt && html_[k] == '/';
+    if (closing) ++k;
+    std::string name;
+    while (k < gt && ((html_[k] >= 'a' && html_[k] <= 'z') || (html_[k] >= 'A' && html_[k] <= 'Z') ||
+                      (html_[k] >= '0' && html_[k] <= '9'))) {
+      name += ascii_lower(html_[k++]);
+    }
+    if (name == "a") anchor(closing, html_.substr(at_, gt - at_));
+    at_ = gt + 1;
+    if (!closing && (name == "script" || name == "style" || name == "head")) {
+      skip_contents(name);
+    } else if (breaks_line(name, closing)) {
+      newline();
+    } else if (name == "td" || name == "th") {
+      pending_space_ = true;
+    }
+    return true;
+  }
+
+  void anchor(bool closing, std::string_view tag) {
+    if (!closing) {
+      pending_href_ = anchor_href(tag);
+    } else if (!pending_href_.empty()) {
+      // Text-only readers need the target of a link (a reset link above all).
+      if (out_.find(pending_href_) == std::string::npos) out_ += " (" + pending_href_ + ")";
+      pending_href_.clear();
+    }
+  }
+
+  // Skips to just past the element's end tag (or to the end of the input).
+  void skip_contents(const std::string& name) {
+    const std::size_t end = ifind(html_, "</" + name, at_);
+    const std::size_t end_gt = end == std::string_view::npos ? end : html_.find('>', end);
+    at_ = end_gt == std::string_view::npos ? html_.size() : end_gt + 1;
+  }
+
+  void character(char c) {
+    if (pending_space_ && !out_.empty() && out_.back() != '\n') out_ += ' ';
+    pending_space_ = false;
+    const std::size_t used = c == '&' ? decode_entity(html_, at_, out_) : 0;
+    if (used > 0) {
+      at_ += used;
+    } else {
+      out_ += c;
+      ++at_;
+    }
+  }
+
+  void newline() {
+    while (!out_.empty() && out_.back() == ' ') out_.pop_back();
+    out_ += '\n';
+    pending_space_ = false;
+  }
+
+  std::string_view html_;
+  std::size_t at_ = 0;
+  std::string out_;
+  std::string pending_href_;  // of the open <a>, written after its text
+  bool pending_space_ = false;
+};
+
+}  // namespace
+
+std::string html_to_text(std::string_view html) { return Converter(html).run(); }
 
 }  // namespace svc::messaging

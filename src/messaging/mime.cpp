@@ -144,11 +144,8 @@ std::vector<std::string> phrase_tokens(std::string_view name) {
 std::vector<std::string> clean_addresses(const std::vector<std::string>& list) {
   std::vector<std::string> out;
   for (const auto& raw : list) {
-    std::string a = core::strip_controls(raw);
-    const std::size_t first = a.find_first_not_of(' ');
-    const std::size_t last = a.find_last_not_of(' ');
-    if (first == std::string::npos) continue;
-    out.push_back(a.substr(first, last - first + 1));
+    const std::string a = core::strip_controls(raw);
+    if (const std::string_view trimmed = core::trim_blanks(a); !trimmed.empty()) out.emplace_back(trimmed);
   }
   return out;
 }
@@ -286,11 +283,7 @@ std::vector<std::string> envelope_recipients(const OutgoingMail& mail) {
   std::set<std::string> seen;
   for (const auto* list : {&mail.to, &mail.cc, &mail.bcc}) {
     for (auto& address : clean_addresses(*list)) {
-      std::string key = address;
-      for (char& c : key) {
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-      }
-      if (seen.insert(key).second) out.push_back(std::move(address));
+      if (seen.insert(core::ascii_lower(address)).second) out.push_back(std::move(address));
     }
   }
   return out;

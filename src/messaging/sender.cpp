@@ -13,13 +13,6 @@ namespace {
 
 constexpr long long kMaxRetryDelaySeconds = 86400;
 
-std::string_view trim(std::string_view s) {
-  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 std::vector<std::string> addresses(std::string_view list) {
   std::vector<std::string> out;
   for (const auto& item : split_addresses(list)) out.push_back(parse_mailbox(item).address);
@@ -42,12 +35,12 @@ const char* outcome_event(Outcome o) {
 
 Mailbox parse_mailbox(std::string_view text) {
   const std::string clean = core::strip_controls(text);
-  std::string_view s = trim(clean);
+  std::string_view s = core::trim_blanks(clean);
   const auto open = s.rfind('<');
   if (s.empty() || s.back() != '>' || open == std::string_view::npos) return {"", std::string(s)};
   Mailbox m;
-  m.address = std::string(trim(s.substr(open + 1, s.size() - open - 2)));
-  std::string_view name = trim(s.substr(0, open));
+  m.address = std::string(core::trim_blanks(s.substr(open + 1, s.size() - open - 2)));
+  std::string_view name = core::trim_blanks(s.substr(0, open));
   if (name.size() >= 2 && name.front() == '"' && name.back() == '"') {
     name = name.substr(1, name.size() - 2);
     for (std::size_t i = 0; i < name.size(); ++i) {
@@ -62,10 +55,9 @@ Mailbox parse_mailbox(std::string_view text) {
 
 std::string message_id_for(long long log_id, long long site_id, std::string_view from_address) {
   std::string domain;
-  if (auto at = from_address.rfind('@'); at != std::string_view::npos)
-    domain = std::string(from_address.substr(at + 1));
-  std::transform(domain.begin(), domain.end(), domain.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (auto at = from_address.rfind('@'); at != std::string_view::npos) {
+    domain = core::ascii_lower(from_address.substr(at + 1));
+  }
   const bool usable = !domain.empty() && std::all_of(domain.begin(), domain.end(), [](unsigned char c) {
     return std::isalnum(c) || c == '-' || c == '.';
   });
@@ -119,6 +111,14 @@ BatchCounts& BatchCounts::operator+=(const BatchCounts& o) {
   return *this;
 }
 
+void add_counts(core::LogLine& line, const BatchCounts& counts) {
+  line.num("claimed", counts.claimed)
+      .num("sent", counts.sent)
+      .num("retry", counts.retry)
+      .num("failed", counts.failed)
+      .num("released", counts.released);
+}
+
 Sender::Sender(db::OutboxQueue& queue, Mailer& mailer, const core::Clock& clock, SenderSettings settings,
                std::string claimer, Uniform uniform, const volatile std::sig_atomic_t* stop)
     : queue_(queue),
@@ -149,15 +149,9 @@ BatchCounts Sender::run_batch() {
     counts.relay_trouble = temporary_in_a_row >= settings_.relay_trouble_after;
   }
   if (counts.claimed > 0) {
-    core::LogLine("info", "batch")
-        .num("claimed", counts.claimed)
-        .num("sent", counts.sent)
-        .num("retry", counts.retry)
-        .num("failed", counts.failed)
-        .num("released", counts.released)
-        .num("claim_lost", counts.claim_lost)
-        .flag("relay_trouble", counts.relay_trouble)
-        .emit();
+    core::LogLine line("info", "batch");
+    add_counts(line, counts);
+    line.num("claim_lost", counts.claim_lost).flag("relay_trouble", counts.relay_trouble).emit();
   }
   return counts;
 }

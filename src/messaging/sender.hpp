@@ -12,6 +12,7 @@
 
 #include "config/config.hpp"
 #include "core/clock.hpp"
+#include "core/log.hpp"
 #include "db/outbox_repo.hpp"
 #include "messaging/mime.hpp"
 #include "messaging/smtp_session.hpp"
@@ -78,6 +79,9 @@ struct BatchCounts {
 
   BatchCounts& operator+=(const BatchCounts& o);
 };
+
+// Adds claimed, sent, retry, failed and released (in this order) to `line`.
+void add_counts(core::LogLine& line, const BatchCounts& counts);
 
 class Sender {
  public:

@@ -202,16 +202,6 @@ class Connection {
 struct SmtpMailer::Impl {
   Poco::Net::Context::Ptr tls;  // created on first TLS use, kept for the mailer's life
   std::unique_ptr<Connection> conn;
-
-  // After a refused MAIL/RCPT/DATA: clear the transaction so the session can
-  // carry the next message; drop it when even that fails.
-  void reset_or_drop() {
-    try {
-      if (!conn->command("RSET").positive()) conn.reset();
-    } catch (...) {
-      conn.reset();
-    }
-  }
 };
 
 namespace {
@@ -306,7 +296,127 @@ class SessionOpener {
   Poco::Timespan timeout_;
 };
 
-enum class Stage { Mail, Rcpt, Data, Body };
+// Why the envelope cannot be sent at all, checked before any connection is
+// made; nullopt when it can.
+std::optional<SendResult> envelope_problem(const std::string& from, const std::vector<std::string>& recipients) {
+  if (!http::is_valid_email(from)) return permanent("invalid sender address: " + printable(from));
+  if (recipients.empty()) return permanent("no recipients");
+  for (const auto& r : recipients) {
+    if (!http::is_valid_email(r)) return permanent("invalid recipient address: " + printable(r));
+  }
+  return std::nullopt;
+}
+
+// Opens a session into `conn`; nullopt on success, else the (temporary)
+// failure, with `conn` left empty.
+std::optional<SendResult> open_session(const SmtpSettings& settings, Poco::Net::Context::Ptr& tls,
+                                       std::unique_ptr<Connection>& conn, int& connections_opened) {
+  std::optional<SendResult> failure;
+  try {
+    conn = SessionOpener(settings, tls).open(connections_opened, failure);
+  } catch (const Poco::Exception& e) {
+    failure = temporary("connect " + settings.host + ":" + std::to_string(settings.port) + ": " +
+                        printable(e.displayText()));
+  } catch (const std::exception& e) {
+    failure = temporary(std::string("connect: ") + printable(e.what()));
+  }
+  return failure;
+}
+
+// After a refused MAIL/RCPT/DATA: clear the transaction so the session can
+// carry the next message; drop it when even that fails.
+void reset_or_drop(std::unique_ptr<Connection>& conn) {
+  try {
+    if (!conn->command("RSET").positive()) conn.reset();
+  } catch (...) {
+    conn.reset();
+  }
+}
+
+// One MAIL FROM .. end-of-data exchange on an open session. A negative reply
+// is a PermanentFailure when 5xx, else a TemporaryFailure; afterwards the
+// session is either ready for the next message or dropped (`conn` empty).
+class Transaction {
+ public:
+  explicit Transaction(std::unique_ptr<Connection>& conn) : conn_(conn) {}
+
+  // Transport errors end the exchange as a TemporaryFailure and drop the session.
+  SendResult run(const std::string& from, const std::vector<std::string>& recipients, const std::string& data) {
+    try {
+      exchange(from, recipients, data);
+    } catch (const std::exception& e) {
+      lost_ = true;
+      const auto* poco = dynamic_cast<const Poco::Exception*>(&e);
+      result_ = temporary("SMTP session failed: " + printable(poco ? poco->displayText() : e.what()));
+      conn_.reset();
+    }
+    return *result_;
+  }
+
+  // The connection was gone at MAIL FROM: the server accepted nothing yet.
+  bool lost_before_mail() const { return lost_ && stage_ == Stage::Mail; }
+
+ private:
+  enum class Stage { Mail, Rcpt, Data, Body };
+
+  void exchange(const std::string& from, const std::vector<std::string>& recipients, const std::string& data) {
+    if (Reply r = conn_->command("MAIL FROM:<" + from + ">"); !r.positive()) {
+      refused("MAIL FROM", r);
+      return;
+    }
+    stage_ = Stage::Rcpt;
+    if (!recipients_accepted(recipients)) return;
+    stage_ = Stage::Data;
+    if (Reply d = conn_->command("DATA"); d.code != 354) {
+      refused("DATA", d);
+      return;
+    }
+    stage_ = Stage::Body;
+    conn_->send_all(data);
+    if (Reply end = conn_->read_reply(); end.positive()) {
+      result_ = SendResult{SendStatus::Sent, end.text};
+    } else {
+      refused("end of DATA", end);
+    }
+  }
+
+  // RCPT TO for every recipient. False, with the result set, when any was
+  // refused (5xx wins over 4xx; the transaction is reset) or the connection
+  // went away.
+  bool recipients_accepted(const std::vector<std::string>& recipients) {
+    std::string rejected_perm, rejected_temp;
+    for (const auto& rcpt : recipients) {
+      const Reply r = conn_->command("RCPT TO:<" + rcpt + ">");
+      if (r.positive()) continue;
+      if (r.connection_lost()) {
+        refused("RCPT TO:<" + rcpt + ">", r);
+        return false;
+      }
+      std::string& into = r.klass() == 5 ? rejected_perm : rejected_temp;
+      into += (into.empty() ? "" : "; ") + ("RCPT TO:<" + rcpt + ">: " + r.text);
+    }
+    if (rejected_perm.empty() && rejected_temp.empty()) return true;
+    result_ = rejected_perm.empty() ? temporary(rejected_temp) : permanent(rejected_perm);
+    reset_or_drop(conn_);
+    return false;
+  }
+
+  // Classifies a negative reply, then clears the transaction or the session.
+  void refused(const std::string& what, const Reply& r) {
+    lost_ = r.connection_lost();
+    result_ = r.klass() == 5 ? permanent(what + ": " + r.text) : temporary(what + ": " + r.text);
+    if (lost_) {
+      conn_.reset();
+    } else if (stage_ != Stage::Body) {
+      reset_or_drop(conn_);
+    }
+  }
+
+  std::unique_ptr<Connection>& conn_;
+  Stage stage_ = Stage::Mail;
+  std::optional<SendResult> result_;
+  bool lost_ = false;
+};
 
 }  // namespace
 
@@ -329,92 +439,23 @@ void SmtpMailer::close() {
 
 SendResult SmtpMailer::send(const OutgoingMail& mail) {
   const std::string from = core::strip_controls(mail.from);
-  if (!http::is_valid_email(from)) return permanent("invalid sender address: " + printable(from));
   const std::vector<std::string> recipients = envelope_recipients(mail);
-  if (recipients.empty()) return permanent("no recipients");
-  for (const auto& r : recipients) {
-    if (!http::is_valid_email(r)) return permanent("invalid recipient address: " + printable(r));
-  }
+  if (auto problem = envelope_problem(from, recipients)) return *problem;
   const std::string data = dot_stuff(build_mime(mail));
 
   SigpipeGuard guard;
-  Impl& s = *impl_;
   for (int attempt = 0;; ++attempt) {
-    const bool fresh = !s.conn;
+    const bool fresh = !impl_->conn;
     if (fresh) {
-      std::optional<SendResult> failure;
-      try {
-        s.conn = SessionOpener(settings_, s.tls).open(connections_opened_, failure);
-      } catch (const Poco::Exception& e) {
-        failure = temporary("connect " + settings_.host + ":" + std::to_string(settings_.port) +
-                            ": " + printable(e.displayText()));
-      } catch (const std::exception& e) {
-        failure = temporary(std::string("connect: ") + printable(e.what()));
-      }
-      if (!s.conn) return *failure;
+      if (auto failure = open_session(settings_, impl_->tls, impl_->conn, connections_opened_)) return *failure;
     }
-
-    Stage stage = Stage::Mail;
-    std::optional<SendResult> result;
-    bool lost = false;
-    // Classifies a negative reply, then clears the transaction or the session.
-    auto refused = [&](const std::string& what, const Reply& r) {
-      lost = r.connection_lost();
-      result = r.klass() == 5 ? permanent(what + ": " + r.text) : temporary(what + ": " + r.text);
-      if (lost) {
-        s.conn.reset();
-      } else if (stage != Stage::Body) {
-        s.reset_or_drop();
-      }
-    };
-    try {
-      if (Reply r = s.conn->command("MAIL FROM:<" + from + ">"); !r.positive()) {
-        refused("MAIL FROM", r);
-      } else {
-        stage = Stage::Rcpt;
-        std::string rejected_perm, rejected_temp;
-        for (const auto& rcpt : recipients) {
-          const Reply rr = s.conn->command("RCPT TO:<" + rcpt + ">");
-          if (rr.positive()) continue;
-          if (rr.connection_lost()) {
-            refused("RCPT TO:<" + rcpt + ">", rr);
-            break;
-          }
-          std::string& into = rr.klass() == 5 ? rejected_perm : rejected_temp;
-          into += (into.empty() ? "" : "; ") + ("RCPT TO:<" + rcpt + ">: " + rr.text);
-        }
-        if (result) {
-          // the connection went away during RCPT; handled above
-        } else if (!rejected_perm.empty() || !rejected_temp.empty()) {
-          result = rejected_perm.empty() ? temporary(rejected_temp) : permanent(rejected_perm);
-          s.reset_or_drop();
-        } else {
-          stage = Stage::Data;
-          if (Reply d = s.conn->command("DATA"); d.code != 354) {
-            refused("DATA", d);
-          } else {
-            stage = Stage::Body;
-            s.conn->send_all(data);
-            if (Reply end = s.conn->read_reply(); end.positive()) {
-              result = SendResult{SendStatus::Sent, end.text};
-            } else {
-              refused("end of DATA", end);
-            }
-          }
-        }
-      }
-    } catch (const std::exception& e) {
-      lost = true;
-      const auto* poco = dynamic_cast<const Poco::Exception*>(&e);
-      result = temporary("SMTP session failed: " + printable(poco ? poco->displayText() : e.what()));
-      s.conn.reset();
-    }
-
+    Transaction transaction(impl_->conn);
+    const SendResult result = transaction.run(from, recipients, data);
     // A reused session the server had already closed: nothing was accepted
     // yet, so one fresh connection may try again without risking duplicates.
-    if (lost && !fresh && stage == Stage::Mail && attempt == 0) continue;
+    if (transaction.lost_before_mail() && !fresh && attempt == 0) continue;
     if (!settings_.reuse_session) close();
-    return *result;
+    return result;
   }
 }
 

@@ -3,33 +3,10 @@
 #include <curl/curl.h>
 
 #include "core/log.hpp"
+#include "core/text.hpp"
 
 namespace svc::sms {
 namespace {
-
-// JSON-escapes a value for the body template (the template is JSON by default;
-// escaping is also harmless for form-encoded templates of digits and E.164).
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
-    }
-  }
-  return out;
-}
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   for (size_t pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size())) {
@@ -53,8 +30,10 @@ class HttpSmsGateway final : public SmsGateway {
   SmsResult send(const std::string& to, const std::string& text) override {
     std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
     if (!curl) return {false, "curl_easy_init failed"};
-    std::string body = replace_all(replace_all(settings_.body_template, "[to]", json_escape(to)), "[text]",
-                                   json_escape(text));
+    // The template is JSON by default; the escaping is also harmless for a
+    // form-encoded template of digits and E.164 numbers.
+    std::string body = replace_all(replace_all(settings_.body_template, "[to]", core::json_escape(to)), "[text]",
+                                   core::json_escape(text));
     curl_slist* raw_headers = nullptr;
     raw_headers = curl_slist_append(raw_headers, ("Content-Type: " + settings_.content_type).c_str());
     if (!settings_.auth_header.empty()) raw_headers = curl_slist_append(raw_headers, settings_.auth_header.c_str());

@@ -8,9 +8,10 @@ fastcgi_keep_conn off.
 Standard library only.
 """
 
-import json
 import socket
 import struct
+
+from jsonio import parse_json
 
 FCGI_VERSION_1 = 1
 FCGI_BEGIN_REQUEST = 1
@@ -64,10 +65,7 @@ class FcgiReply:
         self.status_line = self.headers.get("status", "200 OK")
         self.status = int(self.status_line.split()[0])
         self.body = body
-        try:
-            self.json = json.loads(body.decode("utf-8")) if body else None
-        except ValueError:
-            self.json = None
+        self.json = parse_json(body)
 
     def __repr__(self):
         return "FcgiReply(%r, %r)" % (self.status_line, self.body[:300])

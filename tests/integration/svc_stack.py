@@ -14,8 +14,12 @@ import http.client
 import json
 import os
 import subprocess
+import threading
 import time
 import unittest
+
+from jsonio import parse_json
+from procs import pid_alive
 
 STACK_DIR = os.environ.get("SVC_STACK_DIR", "")
 SOURCE_DIR = os.environ.get("SVC_SOURCE_DIR", os.path.abspath(os.path.join(os.path.dirname(__file__), "../..")))
@@ -46,10 +50,7 @@ class Reply:
         self.status = status
         self.headers = headers
         self.raw = body
-        try:
-            self.json = json.loads(body.decode("utf-8")) if body else None
-        except ValueError:
-            self.json = None
+        self.json = parse_json(body)
 
     def __repr__(self):
         return "Reply(%d, %r)" % (self.status, self.raw[:300])
@@ -91,10 +92,56 @@ def sql_value(statement):
     return rows[0][0] if rows else None
 
 
+def q(value):
+    """A SQL literal for a value the test controls: a quoted string (None -> NULL)."""
+    if value is None:
+        return "NULL"
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def admin(*args, stdin=None, check=True):
     """Runs svc-admin against the stack's configuration."""
     return subprocess.run([os.path.join(BIN_DIR, "svc-admin"), "--config", CONFIG] + list(args),
                           input=stdin, capture_output=True, text=True, check=check)
+
+
+def mint_id(entity_id, kind="user", ttl=None):
+    """An encrypted id from svc-admin mint-user-id / mint-customer-id."""
+    args = ["mint-%s-id" % kind, "--%s" % kind, str(entity_id)] + (["--ttl", ttl] if ttl else [])
+    return admin(*args).stdout.strip()
+
+
+def pid_path(name):
+    """The pid file stack.sh keeps for a process of the stack ("svc-fcgi", "svc-sender", "smtp-sink", ...)."""
+    return os.path.join(STACK_DIR, "pids", name + ".pid")
+
+
+def stack_pid(name):
+    """The pid in name's pid file, or None when there is no readable one."""
+    try:
+        with open(pid_path(name)) as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def stack_process_running(name):
+    """True when the stack process `name` runs (a zombie does not count)."""
+    pid = stack_pid(name)
+    return pid is not None and pid_alive(pid)
+
+
+def set_sink_control(path, value):
+    """Steers a sink (its control file, re-read per request): writes `value`
+    as JSON atomically, so a sink never reads half of it; None removes it."""
+    if value is None:
+        if os.path.exists(path):
+            os.remove(path)
+        return
+    tmp = "%s.tmp-%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        json.dump(value, f)
+    os.replace(tmp, path)
 
 
 def mail_files():
@@ -150,6 +197,16 @@ def config_value(section, key, default=_MISSING):
     return default
 
 
+def run_concurrently(target, items):
+    """Calls target(item) for every item, each on its own thread, and returns
+    when all have finished."""
+    threads = [threading.Thread(target=target, args=(item,)) for item in items]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def b64url(data):
     if isinstance(data, str):
         data = data.encode()
@@ -168,6 +225,37 @@ class ApiTest(unittest.TestCase):
     """Base class with assertions in the spec's shapes."""
 
     maxDiff = None
+    # Words (lower case) that must never appear in a reply body: traces of the
+    # database, a library or an exception. A test class names its own.
+    LEAK_WORDS = ()
+
+    def assertNoLeak(self, reply, text=None):
+        """None of LEAK_WORDS in the reply body (or in `text`, a cleaned copy of it)."""
+        text = (reply.raw.decode("utf-8") if text is None else text).lower()
+        for word in self.LEAK_WORDS:
+            self.assertNotIn(word, text, reply)
+
+    def assertTokenReply(self, reply, token_keys=("access_token", "refresh_token", "user")):
+        """200 {"status": "Success", "token": {...}} whose token has exactly
+        token_keys, its access and refresh tokens compact JWTs; returns the token."""
+        self.assertReply(reply, 200)
+        self.assertEqual(set(reply.json), {"status", "token"}, reply)
+        self.assertEqual(reply.json["status"], "Success")
+        token = reply.json["token"]
+        self.assertEqual(set(token), set(token_keys), reply)
+        for name in ("access_token", "refresh_token"):
+            self.assertRegex(token[name], r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
+        return token
+
+    def assertJsonType(self, reply):
+        self.assertTrue(reply.headers.get("content-type", "").startswith("application/json"), reply.headers)
+
+    def assertExact(self, reply, status, body):
+        """Exactly this status and JSON body, typed as JSON, leaking nothing."""
+        self.assertEqual(reply.status, status, reply)
+        self.assertEqual(reply.json, body, reply)
+        self.assertJsonType(reply)
+        self.assertNoLeak(reply)
 
     def assertReply(self, reply, status, body=None):
         self.assertEqual(reply.status, status, reply)
@@ -185,6 +273,12 @@ class ApiTest(unittest.TestCase):
         for e in reply.json["errors"]:
             self.assertEqual(set(e.keys()), {"field", "message"})
             self.assertTrue(e["message"])
+
+    def assertOnlyFields(self, reply, *fields):
+        """A validation error naming exactly these fields (one entry each), leaking nothing."""
+        self.assertValidation(reply, *fields)
+        self.assertEqual(sorted(e["field"] for e in reply.json["errors"]), sorted(fields), reply)
+        self.assertNoLeak(reply)
 
 
 def main():

@@ -20,7 +20,7 @@ import subprocess
 import uuid
 
 import svc_stack
-from svc_stack import ApiTest, post, sql, sql_value, unique_email
+from svc_stack import ApiTest, post, q, sql, sql_value, unique_email
 from svc_stack import config_value
 
 PASSWORD = "Right@Pass1"
@@ -29,11 +29,6 @@ INVALID_CREDENTIALS = {"status": "Failed", "message": "Invalid credentials"}
 AUTH_FAILED = {"status": "Failed", "message": "Authentication failed"}
 THROTTLE_MAX = 10
 THROTTLE_WINDOW = 900
-
-
-def q(value):
-    """A SQL string literal for a value the test controls."""
-    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def php(code, stdin=""):
@@ -95,16 +90,10 @@ def audit_rows(ua):
 class LoginTest(ApiTest):
 
     def assertSuccess(self, reply, user_id, email, first, last, role):
-        self.assertReply(reply, 200)
-        self.assertEqual(set(reply.json), {"status", "token"}, reply)
-        self.assertEqual(reply.json["status"], "Success")
-        token = reply.json["token"]
-        self.assertEqual(set(token), {"access_token", "refresh_token", "user"}, reply)
+        token = self.assertTokenReply(reply)
         self.assertEqual(token["user"], {"id": user_id, "email": email, "firstName": first,
                                          "lastName": last, "role": role})
         self.assertIsInstance(token["user"]["id"], int)
-        for name in ("access_token", "refresh_token"):
-            self.assertRegex(token[name], r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
         self.assertNotEqual(token["access_token"], token["refresh_token"])
         return token
 

@@ -31,7 +31,7 @@ import unittest
 import uuid
 
 import svc_stack
-from svc_stack import ApiTest, admin, post, sql, sql_value
+from svc_stack import ApiTest, admin, post, q, sql, sql_value
 
 PATH = "/message/notification"
 TAG = "%d%s" % (os.getpid(), uuid.uuid4().hex[:6])
@@ -48,13 +48,6 @@ LOG_COLUMNS = ["id", "site_id", "notification_id", "event", "recipient", "from",
 
 
 # --- fixtures -----------------------------------------------------------------
-
-def q(value):
-    """A SQL literal for a value the test controls (None -> NULL)."""
-    if value is None:
-        return "NULL"
-    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
-
 
 def create_site(name, *options):
     """svc-admin site create; returns the new id (the last line it prints)."""
@@ -110,16 +103,6 @@ def define_merge_query(site_id, name, sql_text):
             % (site_id, q(name), q(sql_text)))
     elif result.returncode != 0:
         raise RuntimeError("svc-admin merge-query set failed: %s %s" % (result.stdout, result.stderr))
-
-
-def sender_alive():
-    path = os.path.join(svc_stack.STACK_DIR, "pids", "svc-sender.pid")
-    try:
-        with open(path) as f:
-            os.kill(int(f.read().strip()), 0)
-        return True
-    except (OSError, ValueError):
-        return False
 
 
 # --- requests and rows --------------------------------------------------------
@@ -189,7 +172,8 @@ class NotificationTest(ApiTest):
         row = rows[0]
         self.assertEqual(row["site_id"], site)
         # The sender may already have picked it up when it runs in the stack.
-        self.assertIn(row["status"], ("Pending", "Sent") if sender_alive() else ("Pending",))
+        sender_runs = svc_stack.stack_process_running("svc-sender")
+        self.assertIn(row["status"], ("Pending", "Sent") if sender_runs else ("Pending",))
         self.assertIsNotNone(row["age"])
         self.assertTrue(0 <= row["age"] <= 60, row)
         return row
@@ -678,7 +662,7 @@ SENDER_REASON = ("svc-sender is not running in this stack (no live $SVC_STACK_DI
 
 class EndToEndTest(NotificationTest):
 
-    @unittest.skipUnless(sender_alive(), SENDER_REASON)
+    @unittest.skipUnless(svc_stack.stack_process_running("svc-sender"), SENDER_REASON)
     def test_notification_is_delivered_with_bcc_only_in_the_envelope(self):
         to = marker("e2e")
         order = "E2E-" + uuid.uuid4().hex[:10]

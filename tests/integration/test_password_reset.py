@@ -19,22 +19,19 @@ and independent of the other test files; site 1 is only read (its reset_url
 and allowed hosts), and one extra site is created per run.
 """
 
-import base64
 import hashlib
 import hmac
 import html
 import json
-import os
 import re
 import secrets
 import sys
-import threading
 import time
 import urllib.parse
 
 import svc_stack
-from svc_stack import ApiTest, post, request, sql, sql_value, unique_email
-from svc_stack import b64url, b64url_decode, config_value
+from svc_stack import ApiTest, post, q, request, sql, sql_value, unique_email
+from svc_stack import b64url, b64url_decode, config_value, run_concurrently
 
 PASSWORD = "Pass@1234"
 NEW_PASSWORD = "Fresh@Pass99"
@@ -43,11 +40,6 @@ RESET_INVALID = {"status": "Failed", "message": "Reset password token has expire
 INVALID_CREDENTIALS = {"status": "Failed", "message": "Invalid credentials"}
 LEAK_WORDS = ("sql syntax", "sqlstate", "mariadb", "mysql", "exception", "what()", "stack trace", "errno")
 HREF = re.compile(r'href="([^"]*)"')
-
-
-def q(value):
-    """A SQL string literal for a value the test controls."""
-    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 KID = config_value("keys", "jwt_kid")
@@ -123,35 +115,20 @@ def login(email, password):
     return post("/auth/login", {"email": email, "password": password, "appID": 1})
 
 
-def sender_running():
-    path = os.path.join(svc_stack.STACK_DIR, "pids", "svc-sender.pid")
-    try:
-        with open(path) as f:
-            os.kill(int(f.read().strip()), 0)
-        return True
-    except (OSError, ValueError):
-        return False
-
-
 SITE1_RESET_URL = sql_value("SELECT reset_url FROM svc_sites WHERE id = 1")
 
 
 class ResetTest(ApiTest):
+    LEAK_WORDS = LEAK_WORDS
 
     def assertSafe(self, reply, allowed=(200, 400)):
         """A status from the spec, JSON, no 5xx, nothing of the database in the body."""
         self.assertIn(reply.status, allowed, reply)
         self.assertIsInstance(reply.json, dict, reply)
         self.assertIn(reply.json.get("status"), ("Success", "Failed"), reply)
-        self.assertTrue(reply.headers.get("content-type", "").startswith("application/json"), reply.headers)
-        text = reply.raw.decode("utf-8").lower()
-        for word in LEAK_WORDS:
-            self.assertNotIn(word, text, reply)
+        self.assertJsonType(reply)
+        self.assertNoLeak(reply)
         return reply
-
-    def assertOnlyFields(self, reply, *fields):
-        self.assertValidation(reply, *fields)
-        self.assertEqual(sorted(e["field"] for e in reply.json["errors"]), sorted(fields), reply)
 
     # --- request-pass: validation --------------------------------------------------------
 
@@ -324,7 +301,7 @@ class ResetTest(ApiTest):
         already = svc_stack.mail_files()
 
         self.assertReply(request_pass(email), 200)
-        if sender_running():
+        if svc_stack.stack_process_running("svc-sender"):
             path = "delivered e-mail (svc-sender -> SMTP sink)"
             msg = svc_stack.wait_for_mail(lambda m: m["To"] == email, timeout=30, after=already)
             self.assertEqual(str(msg["To"]), email)
@@ -367,7 +344,7 @@ class ResetTest(ApiTest):
     def test_text_part_of_the_reset_email_carries_the_link(self):
         # A text-only mail client must be able to reset too: the text/plain
         # alternative has to contain the URL (the HTML href alone is not enough).
-        if not sender_running():
+        if not svc_stack.stack_process_running("svc-sender"):
             self.skipTest("svc-sender is not running in this stack")
         _, email = create_user("rptext")
         already = svc_stack.mail_files()
@@ -395,11 +372,7 @@ class ResetTest(ApiTest):
 
         def go(pw):
             replies[pw] = reset(token, pw)
-        threads = [threading.Thread(target=go, args=(pw,)) for pw in passwords]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_concurrently(go, passwords)
         winners = [pw for pw, r in replies.items() if r.status == 200]
         self.assertEqual(len(winners), 1, replies)
         for pw, r in replies.items():

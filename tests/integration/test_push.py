@@ -27,11 +27,10 @@ import re
 import shutil
 import subprocess
 import time
-import unittest
 import uuid
 
 import svc_stack
-from svc_stack import ApiTest, admin, post, sql, sql_value
+from svc_stack import ApiTest, admin, b64url, b64url_decode, post, q, set_sink_control, sql, sql_value
 
 PATH = "/message/sendPush"
 TAG = "%d%s" % (os.getpid(), uuid.uuid4().hex[:6])
@@ -60,23 +59,8 @@ def ua(op, **kw):
         raise AssertionError("push_decrypt.js %s: %r %r" % (op, out.stdout, out.stderr))
 
 
-def b64u(raw):
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def unb64u(s):
-    return base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))
-
-
 def sink_lines():
     return svc_stack.http_sink_lines("push")
-
-
-def sink_control(ctl):
-    tmp = CONTROL + ".tmp-" + TAG
-    with open(tmp, "w") as f:
-        json.dump(ctl, f)
-    os.replace(tmp, CONTROL)
 
 
 def make_site(name, keys=True, extra=()):
@@ -115,12 +99,7 @@ class Customer:
         return sql("SELECT pushsubscription, p256dh, auth FROM svc_customers WHERE id = %d" % self.id)[0]
 
     def decrypt(self, line):
-        return ua("decrypt", private=self.keys["private"], auth=self.keys["auth"], body=b64u(base64.b64decode(line["body_b64"])))
-
-
-def q(s):
-    """SQL string literal for test setup (values are generated here)."""
-    return "'" + s.replace("\\", "\\\\").replace("'", "''") + "'"
+        return ua("decrypt", private=self.keys["private"], auth=self.keys["auth"], body=b64url(base64.b64decode(line["body_b64"])))
 
 
 def setUpModule():
@@ -129,7 +108,7 @@ def setUpModule():
         raise RuntimeError("stack env has no SVC_PUSH_PORT")
     selftest = ua("selftest")
     assert selftest.get("ok"), "push_decrypt.js cannot decrypt the RFC 8291 example: %r" % selftest
-    sink_control({})
+    set_sink_control(CONTROL, {})
     SITE, SITE_KEY = make_site("push-test")
     OTHER, OTHER_KEY = make_site("push-other")
     NOKEYS, _ = make_site("push-nokeys", keys=False)
@@ -138,20 +117,17 @@ def setUpModule():
 
 
 def tearDownModule():
-    try:
-        os.remove(CONTROL)
-    except OSError:
-        pass
+    set_sink_control(CONTROL, None)
     sql("DELETE FROM svc_customers WHERE name LIKE %s" % q("%-" + TAG))
     sql("DELETE FROM svc_sites WHERE name LIKE %s" % q("push-%-" + TAG))
 
 
 class PushTest(ApiTest):
     def setUp(self):
-        sink_control({})
+        set_sink_control(CONTROL, {})
 
     def tearDown(self):
-        sink_control({})
+        set_sink_control(CONTROL, {})
 
     def send(self, body, site=None, headers=None, raw=None):
         h = {"site-id": str(site or SITE)} if headers is None else headers
@@ -211,9 +187,9 @@ class PushTest(ApiTest):
         self.assertNotEqual(d["keyid"], SITE_KEY, "the sender key must be ephemeral, not the VAPID key")
         # Only this subscription's keys open it (so the decryption above can fail).
         stranger = ua("keygen")
-        wrong = ua("decrypt", private=stranger["private"], auth=cust.keys["auth"], body=b64u(base64.b64decode(line["body_b64"])))
+        wrong = ua("decrypt", private=stranger["private"], auth=cust.keys["auth"], body=b64url(base64.b64decode(line["body_b64"])))
         self.assertFalse(wrong.get("ok"), wrong)
-        wrong = ua("decrypt", private=cust.keys["private"], auth=stranger["auth"], body=b64u(base64.b64decode(line["body_b64"])))
+        wrong = ua("decrypt", private=cust.keys["private"], auth=stranger["auth"], body=b64url(base64.b64decode(line["body_b64"])))
         self.assertFalse(wrong.get("ok"), wrong)
 
         # Authorization: vapid t=<jwt>, k=<site public key>, JWT verified by node.
@@ -306,7 +282,7 @@ class PushTest(ApiTest):
         reply, lines = self.send_and_capture(cust, {"customerID": cust.token(), "message": exact})
         self.assertReply(reply, 200, SUCCESS)
         d, payload = self.decrypted_json(cust, self.assertOnePush(cust, lines))
-        self.assertEqual(len(unb64u(d["plaintext_b64"])), MAX_PAYLOAD)
+        self.assertEqual(len(b64url_decode(d["plaintext_b64"])), MAX_PAYLOAD)
         self.assertEqual(payload["message"], exact)
         self.assertLessEqual(len(base64.b64decode(lines[0]["body_b64"])), 4096)
         # One byte more: 400 on message, nothing sent.
@@ -333,7 +309,7 @@ class PushTest(ApiTest):
         for status in (410, 404):
             with self.subTest(status=status):
                 cust = Customer(SITE, "gone%d" % status)
-                sink_control({"status_queue": [status]})
+                set_sink_control(CONTROL, {"status_queue": [status]})
                 reply, lines = self.send_and_capture(cust, {"customerID": cust.token(), "message": "bye"})
                 self.assertReply(reply, 200, ERROR)
                 self.assertOnePush(cust, lines)
@@ -348,7 +324,7 @@ class PushTest(ApiTest):
         self.assertEqual(before, [cust.endpoint, cust.keys["p256dh"], cust.keys["auth"]])
         for status in (500, 503, 429):
             with self.subTest(status=status):
-                sink_control({"status_queue": [status]})
+                set_sink_control(CONTROL, {"status_queue": [status]})
                 reply, lines = self.send_and_capture(cust, {"customerID": cust.token(), "message": "retry"})
                 self.assertReply(reply, 200, ERROR)
                 self.assertOnePush(cust, lines)
@@ -434,13 +410,13 @@ class PushTest(ApiTest):
     def test_bad_customer_ids_are_error(self):
         cust = Customer(SITE, "ids")
         good = cust.token()
-        raw = bytearray(unb64u(good))
+        raw = bytearray(b64url_decode(good))
         raw[30] ^= 1
         user_token = admin("mint-user-id", "--user", str(cust.id)).stdout.strip()
         cases = [
             ("garbage", "not-a-token"),
             ("sql", "' OR 1=1 -- "),
-            ("tampered", b64u(bytes(raw))),
+            ("tampered", b64url(bytes(raw))),
             ("truncated", good[:-4]),
             ("user id of the same number", user_token),
         ]

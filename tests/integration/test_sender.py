@@ -9,7 +9,6 @@ test runs svc-sender itself and sees exactly what one run does; it is
 restarted at the end the way scripts/stack.sh starts it.
 """
 
-import json
 import os
 import re
 import shlex
@@ -19,13 +18,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import unittest
 import uuid
 
 import svc_stack as S
+from procs import pid_alive, wait_until
 
 STACK = S.STACK_DIR
-PIDS = os.path.join(STACK, "pids")
 SENDER = os.path.join(S.BIN_DIR, "svc-sender")
 CONTROL = os.path.join(STACK, "smtp-control.json")
 PY = "/usr/bin/python3"
@@ -34,40 +32,15 @@ MID = re.compile(r"<svc\.(\d+)\.(\d+)@([^>]+)>")
 
 # --- processes of the stack ----------------------------------------------------
 
-def _pid(name):
-    try:
-        with open(os.path.join(PIDS, name + ".pid")) as f:
-            return int(f.read().strip())
-    except (OSError, ValueError):
-        return None
-
-
-def _alive(pid):
-    if pid is None:
-        return False
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        return False
-    try:  # a zombie nobody reaps is gone for our purposes
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def _stop(name):
     """Stops a stack process by its pid file; True when it was running."""
-    pid = _pid(name)
-    if not _alive(pid):
+    if not S.stack_process_running(name):
         return False
+    pid = S.stack_pid(name)
     os.kill(pid, signal.SIGTERM)
-    deadline = time.time() + 15
-    while _alive(pid) and time.time() < deadline:
-        time.sleep(0.05)
-    if _alive(pid):
+    if not wait_until(lambda: not pid_alive(pid), 15, 0.05):
         os.kill(pid, signal.SIGKILL)
-    os.unlink(os.path.join(PIDS, name + ".pid"))
+    os.unlink(S.pid_path(name))
     return True
 
 
@@ -77,12 +50,12 @@ def _start_bg(name, log, argv):
     line = "%s >>%s 2>&1 </dev/null & echo $!" % (" ".join(shlex.quote(a) for a in argv),
                                                    shlex.quote(os.path.join(STACK, log)))
     pid = subprocess.run(["/bin/sh", "-c", line], capture_output=True, text=True, check=True).stdout.strip()
-    with open(os.path.join(PIDS, name + ".pid"), "w") as f:
+    with open(S.pid_path(name), "w") as f:
         f.write(pid + "\n")
 
 
 def start_sink():
-    if _alive(_pid("smtp-sink")):
+    if S.stack_process_running("smtp-sink"):
         return
     port = int(S.ENV["SVC_SMTP_PORT"])
     _start_bg("smtp-sink", "smtp-sink.log", [PY, os.path.join(S.SOURCE_DIR, "scripts", "sinks", "smtp_sink.py"),
@@ -99,17 +72,8 @@ def start_sink():
 
 
 def start_background_sender():
-    if not _alive(_pid("svc-sender")):
+    if not S.stack_process_running("svc-sender"):
         _start_bg("svc-sender", "svc-sender.log", [SENDER, "--config", S.CONFIG, "--loop", "1"])
-
-
-def control(value):
-    if value is None:
-        if os.path.exists(CONTROL):
-            os.unlink(CONTROL)
-        return
-    with open(CONTROL, "w") as f:
-        json.dump(value, f)
 
 
 # --- rows and mail -------------------------------------------------------------
@@ -172,22 +136,13 @@ def run_sender(*args, config=None, timeout=60):
                           timeout=timeout)
 
 
-def wait_until(predicate, timeout, step=0.2):
-    deadline = time.time() + timeout
-    while True:
-        value = predicate()
-        if value or time.time() > deadline:
-            return value
-        time.sleep(step)
-
-
 class SenderTest(S.ApiTest):
 
     @classmethod
     def setUpClass(cls):
         cls.had_background_sender = _stop("svc-sender")
         try:
-            control(None)
+            S.set_sink_control(CONTROL, None)
             start_sink()
             run_sender()  # send whatever earlier tests left due, so it cannot take injected failures
         except BaseException:
@@ -196,13 +151,13 @@ class SenderTest(S.ApiTest):
 
     @classmethod
     def tearDownClass(cls):
-        control(None)
+        S.set_sink_control(CONTROL, None)
         start_sink()
         if cls.had_background_sender:
             start_background_sender()
 
     def tearDown(self):
-        control(None)
+        S.set_sink_control(CONTROL, None)
         start_sink()
 
     def send_until_done(self, event, timeout=10):
@@ -278,7 +233,7 @@ class SenderTest(S.ApiTest):
 
     def test_451_is_retried_after_the_backoff_then_sent(self):
         event = new_event()
-        control({"data_reply": [451]})
+        S.set_sink_control(CONTROL, {"data_reply": [451]})
         [log_id] = insert_rows(event)
         result = run_sender()
         self.assertEqual(result.returncode, 1, result.stderr)
@@ -296,7 +251,7 @@ class SenderTest(S.ApiTest):
     def test_550_on_a_recipient_fails_and_outbox_retry_requeues_it(self):
         event = new_event()
         bad = "refused-%s@example.com" % uuid.uuid4().hex[:8]
-        control({"rcpt_reject": {bad: 550}})
+        S.set_sink_control(CONTROL, {"rcpt_reject": {bad: 550}})
         [log_id] = insert_rows(event, recipient=bad)
         result = run_sender()
         self.assertEqual(result.returncode, 1)
@@ -312,7 +267,7 @@ class SenderTest(S.ApiTest):
         self.assertRegex(stats, r"(?m)^Failed: +[1-9]\d*$")
         self.assertRegex(stats, r"(?m)^Sent: +\d+$")
 
-        control(None)
+        S.set_sink_control(CONTROL, None)
         retried = S.admin("outbox", "retry", str(log_id))
         self.assertEqual(retried.stdout.strip(), "outbox row %d re-queued: Pending, attempts 0, due now" % log_id)
         [row] = rows(event)

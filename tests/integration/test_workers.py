@@ -2,7 +2,6 @@
 killed with SIGKILL is respawned, and SIGHUP replaces every worker without a
 single failed request."""
 
-import json
 import os
 import signal
 import sys
@@ -11,29 +10,14 @@ import time
 
 import svc_stack
 from svc_stack import ApiTest, request
-from procs import pid_alive, wait_until, worker_pids
+from jsonio import log_events
+from procs import wait_until, worker_pids
 
-PID_FILE = os.path.join(svc_stack.STACK_DIR, "pids", "svc-fcgi.pid")
 LOG = os.path.join(svc_stack.STACK_DIR, "svc-fcgi.log")
 
 
 def master_pid():
-    with open(PID_FILE) as f:
-        return int(f.read().strip())
-
-
-def log_events(event, since_offset):
-    with open(LOG, encoding="utf-8", errors="replace") as f:
-        f.seek(since_offset)
-        out = []
-        for line in f:
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                continue
-            if obj.get("event") == event:
-                out.append(obj)
-        return out
+    return svc_stack.stack_pid("svc-fcgi")
 
 
 class Hammer:
@@ -98,7 +82,7 @@ class WorkersTest(ApiTest):
         print("\n  kill -9 %d: %d ok, %d failed in flight %s" % (victim, hammer.ok, len(hammer.failures),
                                                                hammer.failures[:5]), file=sys.stderr)
         self.assertGreater(hammer.ok, 0)
-        died = [e for e in log_events("worker_died", log_offset) if e.get("worker_pid") == victim]
+        died = [e for e in log_events(LOG, "worker_died", log_offset) if e.get("worker_pid") == victim]
         self.assertEqual(len(died), 1, died)
         self.assertEqual(died[0]["signal"], signal.SIGKILL)
         self.assertEqual(died[0]["pid"], self.master)
@@ -127,9 +111,9 @@ class WorkersTest(ApiTest):
         self.assertGreater(hammer.ok, 0)
         self.assertEqual(hammer.failures, [])
         self.assertEqual(master_pid(), self.master)
-        self.assertEqual(len(log_events("reloaded", log_offset)), 1)
+        self.assertEqual(len(log_events(LOG, "reloaded", log_offset)), 1)
         # Retired workers exit cleanly: no worker_died for any of them.
-        self.assertEqual([e for e in log_events("worker_died", log_offset) if e.get("worker_pid") in self.workers],
+        self.assertEqual([e for e in log_events(LOG, "worker_died", log_offset) if e.get("worker_pid") in self.workers],
                          [])
         self.assertReply(request("GET", "/health"), 200, {"status": "Success"})
 

@@ -7,10 +7,9 @@ The workers connect to the database lazily, so a [database] socket that does
 not exist is fine for requests that never touch it (GET /nope).
 
 Stdlib only. Env: SVC_BIN_DIR (svc-fcgi, svc-admin), PYTHONPATH including
-tests/integration (for fcgi_client).
+tests/integration (for fcgi_client, jsonio and procs).
 """
 
-import json
 import os
 import shutil
 import signal
@@ -23,6 +22,7 @@ import unittest
 from pathlib import Path
 
 import fcgi_client
+import jsonio
 from procs import pid_alive, wait_until, worker_pids
 
 SOURCE_DIR = Path(os.environ.get("SVC_SOURCE_DIR") or Path(__file__).resolve().parents[2])
@@ -89,15 +89,7 @@ class MasterSignalsTest(unittest.TestCase):
             return f.read()
 
     def log_events(self, event):
-        out = []
-        for line in self.read_log().splitlines():
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                continue
-            if obj.get("event") == event:
-                out.append(obj)
-        return out
+        return jsonio.log_events(self.log_path, event)
 
     def get_nope(self, request_id=None):
         reply = fcgi_client.request(self.socket, "GET", "/nope", request_id=request_id)

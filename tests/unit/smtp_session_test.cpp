@@ -145,6 +145,21 @@ class SmtpSink {
   int port_ = 0;
 };
 
+// A TCP socket listening on 127.0.0.1 at a free port, which goes to `port`.
+int listen_on_loopback(int& port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  BOOST_REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  BOOST_REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  BOOST_REQUIRE(listen(fd, 4) == 0);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  port = ntohs(addr.sin_port);
+  return fd;
+}
+
 // Plays one scripted SMTP conversation on a loopback port: sends the first
 // step at once (the greeting), then for each later step reads one command line
 // and sends that step's bytes; `close` hangs up after sending.
@@ -155,16 +170,7 @@ class ScriptedServer {
     bool close = false;
   };
   explicit ScriptedServer(std::vector<Step> steps) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    BOOST_REQUIRE(fd_ >= 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    BOOST_REQUIRE(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    BOOST_REQUIRE(listen(fd_, 4) == 0);
-    socklen_t len = sizeof addr;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+    fd_ = listen_on_loopback(port_);
     thread_ = std::thread([this, steps = std::move(steps)] {
       const int c = accept(fd_, nullptr, nullptr);
       if (c < 0) return;
@@ -352,17 +358,10 @@ BOOST_AUTO_TEST_CASE(dropped_session_reconnects_then_stopped_sink_is_temporary) 
 
 BOOST_AUTO_TEST_CASE(silent_server_times_out_as_temporary) {
   // A listening socket nobody accepts on: TCP connects, no greeting ever comes.
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  BOOST_REQUIRE(fd >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  BOOST_REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  BOOST_REQUIRE(listen(fd, 4) == 0);
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  int port = 0;
+  const int fd = listen_on_loopback(port);
 
-  auto settings = settings_for(ntohs(addr.sin_port));
+  auto settings = settings_for(port);
   settings.timeout_seconds = 1;
   m::SmtpMailer mailer(settings);
   const auto start = std::chrono::steady_clock::now();

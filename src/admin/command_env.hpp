@@ -1,0 +1,34 @@
+#pragma once
+// What an svc-admin command opens first: the configuration, the database it
+// names, and what commands derive from them (a site, a password hash).
+
+#include <string>
+
+#include "config/config.hpp"
+#include "db/database.hpp"
+#include "db/site_repo.hpp"
+
+namespace svc::admin {
+
+// The configuration a command runs with and the database it names. Usage:
+//   CommandEnv env(config_path);
+//   const db::Site site = env.site(args.required_integer("site"));
+struct CommandEnv {
+  // Reads the configuration at config_path (throws what config::load_config
+  // throws); the database connection is made on first use.
+  explicit CommandEnv(const std::string& config_path);
+
+  // The site with this id; std::runtime_error "no site with id N" when there
+  // is none.
+  db::Site site(long long id);
+
+  // Reads a password (one line) from standard input and returns its Argon2id
+  // hash at the [auth] cost; UsageError "COMMAND reads the password from
+  // standard input" when the line is empty.
+  std::string hash_password_from_stdin(const std::string& command) const;
+
+  config::Config config;
+  db::Database db;
+};
+
+}  // namespace svc::admin
