@@ -1,17 +1,14 @@
 #include "config/ini.hpp"
 
+#include "core/text.hpp"
+
 #include <fstream>
 #include <sstream>
 
 namespace svc::config {
 namespace {
 
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
+std::string trim(std::string_view s) { return std::string(core::trim_blanks(s)); }
 
 }  // namespace
 

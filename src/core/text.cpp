@@ -147,4 +147,13 @@ std::string url_host(std::string_view url) {
   return authority.substr(0, authority.find(':'));
 }
 
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += separator;
+    out += item;
+  }
+  return out;
+}
+
 }  // namespace svc::core

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace svc::core {
 
@@ -40,6 +41,9 @@ bool is_valid_utf8(std::string_view s);
 // ASCII lower case; bytes >= 0x80 are left as they are.
 std::string ascii_lower(std::string_view s);
 char ascii_lower(char c);
+
+// The items joined by `separator` ("" for none).
+std::string join(const std::vector<std::string>& items, std::string_view separator);
 
 // Space, tab, CR, LF or form feed (HTML's and RFC 5322's blanks).
 bool is_blank(char c);

@@ -133,9 +133,4 @@ long long Database::last_insert_id() {
   return one("SELECT LAST_INSERT_ID()", kNoParams, [](RowReader& r) { return r.integer(); }).value_or(0);
 }
 
-std::string column_string(sql::ResultSet& rs, const char* column) {
-  if (rs.isNull(column)) return "";
-  return rs.getString(column);
-}
-
 }  // namespace svc::db

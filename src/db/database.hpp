@@ -226,9 +226,4 @@ class Transaction {
   bool done_ = false;
 };
 
-// Reads a column by name; a NULL column reads as the empty string.
-// Repositories read by index with RowReader (rows/one); this remains for code
-// that walks a result set itself.
-std::string column_string(sql::ResultSet& rs, const char* column);
-
 }  // namespace svc::db

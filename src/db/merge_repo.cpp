@@ -15,37 +15,25 @@ constexpr const char* kBlanks = " \t\r\n\f\v";
 }  // namespace
 
 std::optional<std::string> MergeRepo::find_named(long long site_id, const std::string& name) {
-  return db_.with("SELECT sql_text FROM svc_merge_queries WHERE site_id = ? AND name = ?",
-                  [&](sql::PreparedStatement& st) -> std::optional<std::string> {
-                    st.setInt64(1, site_id);
-                    st.setString(2, name);
-                    auto rs = query(st);
-                    if (!rs->next()) return std::nullopt;
-                    return column_string(*rs, "sql_text");
-                  });
+  return db_.one("SELECT sql_text FROM svc_merge_queries WHERE site_id = ? AND name = ?",
+                 [&](Params& p) { p.integer(site_id).text(name); }, [](RowReader& r) { return r.text(); });
 }
 
 void MergeRepo::upsert(long long site_id, const std::string& name, const std::string& sql_text) {
-  db_.with(
+  db_.execute(
       "INSERT INTO svc_merge_queries (site_id, name, sql_text) VALUES (?, ?, ?)"
       " ON DUPLICATE KEY UPDATE sql_text = VALUES(sql_text)",
-      [&](sql::PreparedStatement& st) {
-        st.setInt64(1, site_id);
-        st.setString(2, name);
-        st.setString(3, sql_text);
-        st.executeUpdate();
-      });
+      [&](Params& p) { p.integer(site_id).text(name).text(sql_text); });
 }
 
 std::map<std::string, std::string> MergeRepo::list(long long site_id) {
-  return db_.with("SELECT name, sql_text FROM svc_merge_queries WHERE site_id = ? ORDER BY name",
-                  [&](sql::PreparedStatement& st) {
-                    std::map<std::string, std::string> out;
-                    st.setInt64(1, site_id);
-                    auto rs = query(st);
-                    while (rs->next()) out[column_string(*rs, "name")] = column_string(*rs, "sql_text");
-                    return out;
-                  });
+  auto named = db_.rows("SELECT name, sql_text FROM svc_merge_queries WHERE site_id = ? ORDER BY name",
+                        [&](Params& p) { p.integer(site_id); },
+                        [](RowReader& r) {
+                          std::string n = r.text();
+                          return std::make_pair(n, r.text());
+                        });
+  return {named.begin(), named.end()};
 }
 
 std::string bind_named_parameters(const std::string& text, std::vector<std::string>& names) {

@@ -1,5 +1,7 @@
 #include "db/site_repo.hpp"
 
+#include "core/text.hpp"
+
 namespace svc::db {
 namespace {
 
@@ -18,12 +20,6 @@ std::vector<std::string> split_hosts(const std::string& s) {
       item.push_back(c);
     }
   }
-  return out;
-}
-
-std::string join_hosts(const std::vector<std::string>& hosts) {
-  std::string out;
-  for (const auto& h : hosts) out += (out.empty() ? "" : ",") + h;
   return out;
 }
 
@@ -50,7 +46,7 @@ Site read_site(RowReader& r) {
 
 // The 14 columns INSERT and UPDATE both write, in the order of their SQL.
 void bind_site(Params& p, const Site& s) {
-  p.text(s.name).text(s.domain).text(s.reset_url).text(join_hosts(s.allowed_redirect_hosts));
+  p.text(s.name).text(s.domain).text(s.reset_url).text(core::join(s.allowed_redirect_hosts, ","));
   p.flag(s.disable_email).text(s.email_from).id_or_null(s.email_cc).id_or_null(s.email_bcc);
   p.text_or_null(s.vapid_public_key).text_or_null(s.vapid_private_key).text_or_null(s.vapid_subject);
   p.text_or_null(s.api_key_hash).flag(s.allow_sql_merge).flag(s.active);

