@@ -1,13 +1,20 @@
 # Thin wrapper around CMake and scripts/. The two commands of the README:
-#   make run    serve the API locally on :8080: scripts/stack.sh starts a
-#               MariaDB server, svc-fcgi, nginx and the sinks in .run/ (demo data)
+#   make run    serve the API locally on :8080 (scripts/stack.sh: its own
+#               MariaDB, nginx and svc-fcgi under .run/, demo data)
 #   make test   install what is missing, build, run every test with ctest
+# CI (.ci/run) adds test-asan, format-check and fuzz.
 BUILD ?= build
+TEST_BUILD ?= build-test
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+FUZZ_SECONDS ?= 60
+FUZZERS := $(patsubst tests/fuzz/%_fuzz.cpp,%,$(wildcard tests/fuzz/*_fuzz.cpp))
+FORMAT_FILES = $(shell find src tests -name '*.cpp' -o -name '*.hpp')
 
-.PHONY: all build deps run stop status test test-asan bench format clean
+.PHONY: all build deps run stop status test test-asan fuzz bench format format-check clean
 
 all: build
 
@@ -29,23 +36,54 @@ stop:
 status:
 	@scripts/stack.sh status
 
-# CI runs this: warnings are errors here.
-test: CMAKE_FLAGS += -DSVC_WERROR=ON
+# Warnings are errors here, in a build dir of its own: -DSVC_WERROR=ON stays
+# in $(TEST_BUILD)'s cache and never reaches the $(BUILD) of `make` and
+# `make run`. (One shared dir would either keep -Werror for every later build
+# or, passing the flag both ways, recompile everything each time `make` and
+# `make test` alternate.) CMAKE_FLAGS come last, so they can override it.
 test: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DSVC_WERROR=ON
-	cmake --build $(BUILD) -j $(JOBS)
-	cd $(BUILD) && ctest --output-on-failure --timeout 900
+	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DSVC_WERROR=ON $(CMAKE_FLAGS)
+	cmake --build $(TEST_BUILD) -j $(JOBS)
+	cd $(TEST_BUILD) && ctest --output-on-failure --timeout 900
 
+# The unit tests under AddressSanitizer and UBSan (gcc, Debug). Any report
+# fails its test: ASan always stops the process, UBSan is built without
+# recovery and told to halt as well.
+SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 test-asan: deps
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSVC_SANITIZE=ON
-	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ctest --output-on-failure -R unit
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSVC_SANITIZE=ON $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target svc-unit-tests
+	cd $(ASAN_BUILD) && $(SANITIZER_ENV) ctest --output-on-failure -R '^unit\.'
+
+# libFuzzer targets (tests/fuzz/<name>_fuzz.cpp) in a clang build of their
+# own, so the gcc build is untouched. Each runs FUZZ_SECONDS from its committed
+# seeds (tests/fuzz/corpus/<name>/; what it finds goes to
+# $(FUZZ_BUILD)/corpus/<name>/ and is reused next time). A crash, sanitizer
+# report or broken invariant stops `make`; the input is left in
+# $(FUZZ_BUILD)/artifacts/ (replay: $(FUZZ_BUILD)/tests/fuzz/<name>_fuzz FILE).
+fuzz: deps
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_CXX_FLAGS_DEBUG='-g -O1' -DSVC_TESTS=OFF -DSVC_FUZZ=ON $(CMAKE_FLAGS)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target svc-fuzzers
+	@mkdir -p $(FUZZ_BUILD)/artifacts
+	@for f in $(FUZZERS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$f; \
+	  echo "fuzz: $$f for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_BUILD)/tests/fuzz/$${f}_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$f- $(FUZZ_BUILD)/corpus/$$f tests/fuzz/corpus/$$f \
+	    > $(FUZZ_BUILD)/$$f.log 2>&1 || { tail -n 60 $(FUZZ_BUILD)/$$f.log; exit 1; }; \
+	  grep '^Done' $(FUZZ_BUILD)/$$f.log; \
+	done
 
 bench: deps
 	@scripts/bench.sh
 
 format:
-	clang-format -i $$(find src tests -name '*.cpp' -o -name '*.hpp')
+	clang-format -i $(FORMAT_FILES)
+
+format-check: deps
+	clang-format --dry-run -Werror $(FORMAT_FILES)
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) $(TEST_BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -9,7 +9,9 @@ packages=(
   libcurl4-openssl-dev libpoco-dev libboost-test-dev libssl-dev
   nginx mariadb-server mariadb-client
   python3-aiosmtpd php-cli curl wrk
-
+  # make format-check; make fuzz (clang only recommends libclang-rt-dev,
+  # which holds libFuzzer and clang's sanitizer runtimes)
+  clang-format clang libclang-rt-dev
 )
 
 # The web push test decrypts with node's built-in crypto (no npm packages).

@@ -1,0 +1,95 @@
+// Bytes straight into request processing, no socket: the input is a small
+// request transcript
+//   METHOD SP PATH LF
+//   name: value LF        (headers, lower-cased names; "content-length" sets
+//   ...                    the declared length, else it is the body's size)
+//   LF
+//   body
+// run through http::dispatch with the API's route table and a Context whose
+// database is unreachable. Every reply must be a JSON object with a "status"
+// member and a status code the API uses, and never mention the database or an
+// exception; a violation aborts, so libFuzzer keeps the input.
+#include <rapidjson/document.h>
+#include <sodium.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "../unit/offline_context.hpp"
+#include "app/routes.hpp"
+#include "core/text.hpp"
+#include "http/dispatch.hpp"
+
+namespace {
+
+svc::testing::OfflineContext* offline = nullptr;
+
+std::string_view next_line(std::string_view& rest) {
+  const size_t lf = rest.find('\n');
+  std::string_view line = rest.substr(0, lf);
+  rest = lf == std::string_view::npos ? std::string_view() : rest.substr(lf + 1);
+  return line;
+}
+
+// Reads the transcript above into `request`; returns the body.
+std::string parse_transcript(std::string_view input, svc::http::Request& request) {
+  std::string_view rest = input;
+  const std::string_view first = next_line(rest);
+  const size_t space = first.find(' ');
+  request.method = std::string(first.substr(0, space));
+  request.path = space == std::string_view::npos ? "" : std::string(first.substr(space + 1));
+  std::string_view declared;
+  for (std::string_view line = next_line(rest); !line.empty(); line = next_line(rest)) {
+    const size_t colon = line.find(':');
+    std::string name = svc::core::ascii_lower(line.substr(0, colon));
+    std::string_view value = colon == std::string_view::npos ? "" : line.substr(colon + 1);
+    while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+    if (name == "content-length") declared = value;
+    request.headers[name] = std::string(value);
+  }
+  std::string body(rest);
+  request.content_length = static_cast<long long>(body.size());
+  if (!declared.empty()) {
+    auto n = svc::core::parse_id(declared);
+    request.content_length = n ? *n : -1;
+  }
+  return body;
+}
+
+[[noreturn]] void fail(const char* why, const svc::http::Response& res) {
+  std::fprintf(stderr, "dispatch_fuzz: %s: status %d body %.300s\n", why, res.status, res.body.c_str());
+  std::abort();
+}
+
+void check_reply(const svc::http::Response& res) {
+  static const std::set<int> kKnown{200, 400, 401, 404, 405, 409, 410, 413, 429, 500, 503};
+  if (!kKnown.count(res.status)) fail("unexpected status", res);
+  rapidjson::Document doc;
+  doc.Parse(res.body.data(), res.body.size());
+  if (doc.HasParseError() || !doc.IsObject()) fail("reply is not a JSON object", res);
+  if (!doc.HasMember("status") || !doc["status"].IsString()) fail("reply without a status string", res);
+  if (res.body.find("mysql") != std::string::npos || res.body.find("xception") != std::string::npos) {
+    fail("reply leaks an internal error", res);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  if (sodium_init() < 0) std::abort();
+  offline = new svc::testing::OfflineContext();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  svc::http::Request request;
+  request.request_id = "fuzz";
+  std::string body = parse_transcript(std::string_view(reinterpret_cast<const char*>(data), size), request);
+  svc::http::StringBody source(std::move(body));
+  check_reply(svc::http::dispatch(svc::app::routes(), request, source, offline->ctx));
+  return 0;
+}

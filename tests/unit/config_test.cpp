@@ -1,0 +1,245 @@
+// parse_config: a complete file gives the typed values (and defaults for what
+// it leaves out); every bad value, missing required key and unknown key stops
+// start-up with the exact line that names the key.
+#include "config/config.hpp"
+
+#include <boost/test/unit_test.hpp>
+#include <string>
+#include <vector>
+
+#include "config/ini.hpp"
+#include "crypto/encoding.hpp"
+
+using svc::config::Config;
+using svc::config::ConfigError;
+using svc::config::IniValues;
+using svc::config::parse_config;
+using svc::config::parse_ini;
+
+namespace {
+
+// base64url of 32 and 33 bytes.
+const std::string kKey32 = svc::crypto::base64url_encode(std::string(32, 'k'));
+const std::string kKey33 = svc::crypto::base64url_encode(std::string(33, 'k'));
+
+const std::string kGoodFile = R"(# A complete production-like file.
+[server]
+socket = /run/svc/fcgi.sock
+socket_mode = 0600
+workers = 3
+max_requests = 500
+hashing_socket = /run/svc/hashing.sock
+site_cache_seconds = 0
+
+[database]
+socket = /run/mysqld/mysqld.sock
+user = svc
+password = "  two spaces  "
+name = svcdb
+
+[database.merge]
+user = svc_merge
+port = 3307
+statement_timeout_ms = 1500
+
+[auth]
+tables = svc_users, svc_staff , ,
+access_ttl = 0x3c
+argon2_memlimit = 8192
+
+[keys]
+jwt_kid = k2
+jwt_secret = )" + kKey32 + R"(
+jwt_previous = k1:)" + kKey32 +
+                              R"(
+id_key = )" + kKey32 + R"(
+sms_key = )" + kKey32 + R"(
+reset_key = )" + kKey32 + R"(
+
+[smtp]
+security = starttls
+auth = login
+verify_peer = no
+
+[sms]
+driver = http
+url = https://sms.example/send
+method = PUT
+
+[push]
+allow_insecure_endpoints = on
+urgency = very-low
+)";
+
+IniValues good_values() { return parse_ini(kGoodFile, "svc.conf"); }
+
+// The keys every file must set.
+IniValues required_values() {
+  return {{"database.user", "svc"}, {"keys.jwt_kid", "k1"},   {"keys.jwt_secret", kKey32},
+          {"keys.id_key", kKey32},  {"keys.sms_key", kKey32}, {"keys.reset_key", kKey32}};
+}
+
+std::string error_of(const IniValues& values) {
+  try {
+    parse_config(values, "svc.conf");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(config_test)
+
+BOOST_AUTO_TEST_CASE(good_file_gives_typed_values) {
+  const Config c = parse_config(good_values(), "svc.conf");
+  BOOST_TEST(c.path == "svc.conf");
+  BOOST_TEST(c.server.socket == "/run/svc/fcgi.sock");
+  BOOST_TEST(c.server.socket_mode == 0600);  // octal, as written
+  BOOST_TEST(c.server.workers == 3);
+  BOOST_TEST(c.server.max_requests == 500);
+  BOOST_TEST(c.server.hashing_socket == "/run/svc/hashing.sock");
+  BOOST_TEST(c.server.site_cache_seconds == 0);
+  BOOST_TEST(c.database.socket == "/run/mysqld/mysqld.sock");
+  BOOST_TEST(c.database.user == "svc");
+  BOOST_TEST(c.database.password == "  two spaces  ");
+  BOOST_TEST(c.database.name == "svcdb");
+  BOOST_TEST(c.merge.user == "svc_merge");
+  BOOST_TEST(c.merge.port == 3307);
+  BOOST_TEST(c.merge.statement_timeout_ms == 1500);
+  BOOST_TEST(c.auth.tables == (std::vector<std::string>{"svc_users", "svc_staff"}), boost::test_tools::per_element());
+  BOOST_TEST(c.auth.access_ttl == 60);  // hex, as written
+  BOOST_TEST(c.auth.argon2_memlimit == 8192u);
+  BOOST_TEST(c.keys.jwt.current.kid == "k2");
+  BOOST_TEST(c.keys.jwt.current.secret == std::string(32, 'k'));
+  BOOST_TEST(c.keys.jwt.previous.size() == 1u);
+  BOOST_TEST(c.keys.jwt.previous.at(0).kid == "k1");
+  BOOST_TEST(c.keys.jwt.previous.at(0).secret == std::string(32, 'k'));
+  BOOST_TEST(c.keys.id_key == std::string(32, 'k'));
+  BOOST_TEST(c.smtp.security == "starttls");
+  BOOST_TEST(c.smtp.auth == "login");
+  BOOST_TEST(!c.smtp.verify_peer);
+  BOOST_TEST(c.sms.driver == "http");
+  BOOST_TEST(c.sms.url == "https://sms.example/send");
+  BOOST_TEST(c.sms.method == "PUT");
+  BOOST_TEST(c.push.allow_insecure_endpoints);
+  BOOST_TEST(c.push.urgency == "very-low");
+}
+
+BOOST_AUTO_TEST_CASE(unset_keys_keep_their_documented_defaults) {
+  const Config c = parse_config(required_values(), "min.conf");
+  BOOST_TEST(c.server.socket == "/run/svc/svc-fcgi.sock");
+  BOOST_TEST(c.server.socket_mode == 0660);
+  BOOST_TEST(c.server.workers == 0);
+  BOOST_TEST(c.server.hashing_socket == "");
+  BOOST_TEST(c.server.site_cache_seconds == 1);
+  BOOST_TEST(c.database.host == "localhost");
+  BOOST_TEST(c.database.port == 3306);
+  BOOST_TEST(c.database.name == "svc");
+  BOOST_TEST(!c.merge.configured());
+  BOOST_TEST(c.auth.tables == (std::vector<std::string>{"svc_users"}), boost::test_tools::per_element());
+  BOOST_TEST(c.auth.folder_tables == (std::vector<std::string>{"svc_folders"}), boost::test_tools::per_element());
+  BOOST_TEST(c.auth.argon2_memlimit == 19ULL * 1024 * 1024);
+  BOOST_TEST(c.keys.jwt.previous.empty());
+  BOOST_TEST(c.keys.legacy_password_key == "");
+  BOOST_TEST(c.smtp.security == "plain");
+  BOOST_TEST(c.smtp.verify_peer);
+  BOOST_TEST(c.sms.driver == "log");
+  BOOST_TEST(c.push.urgency == "normal");
+  BOOST_TEST(c.push.ttl == 2419200);
+}
+
+BOOST_AUTO_TEST_CASE(missing_required_key_is_named) {
+  struct Row {
+    std::string key;
+    std::string error;
+  };
+  const std::vector<Row> rows = {
+      {"database.user", "missing required configuration key [database] user"},
+      {"keys.jwt_kid", "missing required configuration key [keys] jwt_kid"},
+      {"keys.jwt_secret", "missing required configuration key [keys] jwt_secret (svc-admin keygen prints one)"},
+      {"keys.id_key", "missing required configuration key [keys] id_key (svc-admin keygen prints one)"},
+      {"keys.sms_key", "missing required configuration key [keys] sms_key (svc-admin keygen prints one)"},
+      {"keys.reset_key", "missing required configuration key [keys] reset_key (svc-admin keygen prints one)"},
+  };
+  for (const Row& row : rows) {
+    BOOST_TEST_CONTEXT(row.key) {
+      IniValues absent = required_values();
+      absent.erase(row.key);
+      BOOST_TEST(error_of(absent) == row.error);
+      IniValues empty = required_values();
+      empty[row.key] = "";
+      BOOST_TEST(error_of(empty) == row.error);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bad_value_is_named_with_what_was_expected) {
+  struct Row {
+    std::string key;
+    std::string value;
+    std::string error;
+  };
+  const std::vector<Row> rows = {
+      {"server.workers", "abc", "configuration key [server] workers: expected an integer in [0, 1024], got 'abc'"},
+      {"server.workers", "1025", "configuration key [server] workers: expected an integer in [0, 1024], got '1025'"},
+      {"server.workers", "-1", "configuration key [server] workers: expected an integer in [0, 1024], got '-1'"},
+      {"server.workers", "", "configuration key [server] workers: expected an integer in [0, 1024], got ''"},
+      {"server.workers", "3 ", "configuration key [server] workers: expected an integer in [0, 1024], got '3 '"},
+      {"server.socket_mode", "0778",
+       "configuration key [server] socket_mode: expected an integer in [0, 511], got '0778'"},
+      {"server.drain_seconds", "0",
+       "configuration key [server] drain_seconds: expected an integer in [1, 3600], got '0'"},
+      {"server.max_requests", "99999999999999999999",
+       "configuration key [server] max_requests: expected an integer in [0, 1000000000], got '99999999999999999999'"},
+      {"database.port", "0", "configuration key [database] port: expected an integer in [1, 65535], got '0'"},
+      {"database.merge.port", "x",
+       "configuration key [database.merge] port: expected an integer in [1, 65535], got 'x'"},
+      {"database.merge.statement_timeout_ms", "0",
+       "configuration key [database.merge] statement_timeout_ms: expected an integer in [1, 600000], got '0'"},
+      {"auth.argon2_memlimit", "8191",
+       "configuration key [auth] argon2_memlimit: expected an integer in [8192, 4294967296], got '8191'"},
+      {"auth.tables", "svc_users, bad-name", "configuration key [auth] tables: 'bad-name' is not a plain table name"},
+      {"auth.folder_tables", "f`x", "configuration key [auth] folder_tables: 'f`x' is not a plain table name"},
+      {"keys.jwt_secret", svc::crypto::base64url_encode(std::string(31, 'k')),
+       "configuration key [keys] jwt_secret: expected base64url of 32+ bytes"},
+      {"keys.jwt_secret", "not base64url!", "configuration key [keys] jwt_secret: expected base64url of 32+ bytes"},
+      {"keys.id_key", kKey33, "configuration key [keys] id_key: expected base64url of 32 bytes"},
+      {"keys.jwt_previous", "k0", "configuration key [keys] jwt_previous: expected kid:base64url-secret entries"},
+      {"keys.jwt_previous", ":" + kKey32,
+       "configuration key [keys] jwt_previous: expected kid:base64url-secret entries"},
+      {"keys.jwt_previous", "k0:" + svc::crypto::base64url_encode(std::string(31, 'k')),
+       "configuration key [keys] jwt_previous: expected kid:base64url-secret entries"},
+      {"smtp.security", "ssl", "configuration key [smtp] security: expected one of plain, starttls, tls, got 'ssl'"},
+      {"smtp.auth", "cram-md5", "configuration key [smtp] auth: expected one of none, login, plain, got 'cram-md5'"},
+      {"smtp.verify_peer", "maybe", "configuration key [smtp] verify_peer: expected true or false, got 'maybe'"},
+      {"smtp.verify_peer", "TRUE", "configuration key [smtp] verify_peer: expected true or false, got 'TRUE'"},
+      {"sms.driver", "twilio", "configuration key [sms] driver: expected one of log, http, got 'twilio'"},
+      {"sms.driver", "http", "configuration key [sms] url is required when [sms] driver = http"},
+      {"push.urgency", "urgent",
+       "configuration key [push] urgency: expected one of very-low, low, normal, high, got 'urgent'"},
+      {"server.wokers", "2", "unknown configuration key [server] wokers"},
+      {"smtp.hostname", "mx", "unknown configuration key [smtp] hostname"},
+      {"database.merge.name_", "x", "unknown configuration key [database.merge] name_"},
+      {"extra.key", "1", "unknown configuration key [extra] key"},
+  };
+  for (const Row& row : rows) {
+    BOOST_TEST_CONTEXT(row.key << " = " << row.value) {
+      IniValues values = required_values();
+      values[row.key] = row.value;
+      BOOST_TEST(error_of(values) == row.error);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(load_config_names_an_unreadable_file) {
+  try {
+    svc::config::load_config("/nonexistent/svc.conf");
+    BOOST_FAIL("no error");
+  } catch (const ConfigError& e) {
+    BOOST_TEST(std::string(e.what()) == "cannot read configuration file /nonexistent/svc.conf");
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
