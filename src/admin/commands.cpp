@@ -39,8 +39,7 @@ int cmd_keygen(const Args& args, const std::string&) {
       "id_key = %s\n"
       "sms_key = %s\n"
       "reset_key = %s\n",
-      crypto::hex_encode(crypto::random_bytes(4)).c_str(), key().c_str(), key().c_str(), key().c_str(),
-      key().c_str());
+      crypto::hex_encode(crypto::random_bytes(4)).c_str(), key().c_str(), key().c_str(), key().c_str(), key().c_str());
   return 0;
 }
 
@@ -66,23 +65,38 @@ const std::vector<Command>& commands() {
       {{"site", "show"}, cmd_site_show, "site show --site ID                   show a site (no secrets)"},
       {{"site", "list"}, cmd_site_list, "site list                             list sites"},
       {{"mint-user-id"}, cmd_mint_user_id, "mint-user-id --user N [--ttl 1h]      print an encrypted user id"},
-      {{"mint-customer-id"}, cmd_mint_customer_id,
+      {{"mint-customer-id"},
+       cmd_mint_customer_id,
        "mint-customer-id --customer N [--ttl 30d]  print an encrypted customer id (web push)"},
-      {{"vapid-keys"}, cmd_vapid_keys, "vapid-keys --site N [--force]         make the site's VAPID keys, print the public key"},
-      {{"user", "create"}, cmd_user_create,
+      {{"vapid-keys"},
+       cmd_vapid_keys,
+       "vapid-keys --site N [--force]         make the site's VAPID keys, print the public key"},
+      {{"user", "create"},
+       cmd_user_create,
        "user create --email E [--first F --last L --role R --mobile M --table T] < password"},
-      {{"template", "set"}, cmd_template_set,
+      {{"template", "set"},
+       cmd_template_set,
        "template set --site N --event E --subject-file F --content-file F [--from ADDR] [--bcc LIST]\n"
        "               [--enabled true|false]   create or update a site's e-mail template"},
       {{"template", "enable"}, cmd_template_enable, "template enable --site N --event E    let the API trigger it"},
-      {{"template", "disable"}, cmd_template_disable, "template disable --site N --event E   stop the API triggering it"},
+      {{"template", "disable"},
+       cmd_template_disable,
+       "template disable --site N --event E   stop the API triggering it"},
       {{"template", "list"}, cmd_template_list, "template list --site N                list a site's templates"},
-      {{"merge-query", "set"}, cmd_merge_query_set,
+      {{"merge-query", "set"},
+       cmd_merge_query_set,
        "merge-query set --site N --name NAME --sql-file F   create or update a named merge SELECT"},
-      {{"merge-query", "list"}, cmd_merge_query_list, "merge-query list --site N             list a site's merge queries"},
-      {{"outbox", "stats"}, cmd_outbox_stats, "outbox stats                          rows per status, oldest Pending age"},
-      {{"outbox", "retry"}, cmd_outbox_retry, "outbox retry ID                       re-queue a Failed row (attempts 0, due now)"},
-      {{"outbox", "list"}, cmd_outbox_list,
+      {{"merge-query", "list"},
+       cmd_merge_query_list,
+       "merge-query list --site N             list a site's merge queries"},
+      {{"outbox", "stats"},
+       cmd_outbox_stats,
+       "outbox stats                          rows per status, oldest Pending age"},
+      {{"outbox", "retry"},
+       cmd_outbox_retry,
+       "outbox retry ID                       re-queue a Failed row (attempts 0, due now)"},
+      {{"outbox", "list"},
+       cmd_outbox_list,
        "outbox list [--status Pending|Sent|Failed] [--site N] [--limit N]   newest first (default Failed, 20)"},
   };
   return kCommands;

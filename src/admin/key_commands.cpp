@@ -39,8 +39,10 @@ int cmd_vapid_keys(const Args& args, const std::string& config_path) {
   CommandEnv env(config_path);
   db::Site site = env.site(args.required_integer("site"));
   if (!site.vapid_public_key.empty() && !args.flag("force")) {
-    std::fprintf(stderr, "svc-admin: site %lld already has VAPID keys (use --force to replace them; browsers"
-                         " then have to subscribe again)\n", site.id);
+    std::fprintf(stderr,
+                 "svc-admin: site %lld already has VAPID keys (use --force to replace them; browsers"
+                 " then have to subscribe again)\n",
+                 site.id);
     std::printf("%s\n", site.vapid_public_key.c_str());
     return 0;
   }

@@ -10,8 +10,8 @@ namespace svc::admin {
 namespace {
 
 const std::vector<std::string> kSiteOptions = {
-    "site", "id", "name", "domain", "reset-url", "allowed-hosts", "disable-email", "email-from", "email-cc",
-    "email-bcc", "api-key", "allow-sql-merge", "active", "vapid-subject"};
+    "site",       "id",       "name",      "domain",  "reset-url",       "allowed-hosts", "disable-email",
+    "email-from", "email-cc", "email-bcc", "api-key", "allow-sql-merge", "active",        "vapid-subject"};
 
 void apply_options(const Args& args, db::Site& s) {
   if (auto v = args.get("name")) s.name = *v;

@@ -55,8 +55,11 @@ void audit(core::Context& ctx, const http::Request& request, std::string event, 
     db::AuditRepo(ctx.db).record(e);
   } catch (const std::exception& ex) {
     // Losing an audit row must not turn a login into a 500; the log keeps it.
-    core::LogLine("error", "audit_write_failed").str("request_id", request.request_id).str("audit", e.event)
-        .str("error", ex.what()).emit();
+    core::LogLine("error", "audit_write_failed")
+        .str("request_id", request.request_id)
+        .str("audit", e.event)
+        .str("error", ex.what())
+        .emit();
   }
 }
 

@@ -1,9 +1,9 @@
 #include "auth/handlers.hpp"
 #include "config/config.hpp"
-#include "http/site_cache.hpp"
 #include "db/folder_repo.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"
+#include "http/site_cache.hpp"
 #include "http/validate.hpp"
 
 namespace svc::auth {

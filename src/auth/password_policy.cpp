@@ -17,10 +17,14 @@ PasswordRequirements check_strength(std::string_view password) {
   PasswordRequirements r;
   r.min_length = utf8_length(password) >= kMinPasswordChars;
   for (char c : password) {
-    if (c >= 'A' && c <= 'Z') r.has_upper = true;
-    else if (c >= 'a' && c <= 'z') r.has_lower = true;
-    else if (c >= '0' && c <= '9') r.has_number = true;
-    else if (std::string_view("@$!%*?&").find(c) != std::string_view::npos) r.has_special = true;
+    if (c >= 'A' && c <= 'Z')
+      r.has_upper = true;
+    else if (c >= 'a' && c <= 'z')
+      r.has_lower = true;
+    else if (c >= '0' && c <= '9')
+      r.has_number = true;
+    else if (std::string_view("@$!%*?&").find(c) != std::string_view::npos)
+      r.has_special = true;
   }
   return r;
 }

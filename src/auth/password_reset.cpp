@@ -17,7 +17,10 @@ http::Response request_pass(const http::Request& request, core::Context& ctx) {
   request_password_reset(ctx, request, *email, *app_id, url);
 
   http::JsonWriter w;
-  w.open().kv("status", "Success").kv("message", "An e-mail with reset instructions has been sent to " + *email).close();
+  w.open()
+      .kv("status", "Success")
+      .kv("message", "An e-mail with reset instructions has been sent to " + *email)
+      .close();
   return http::Response::json(200, w.str());
 }
 

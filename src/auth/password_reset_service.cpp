@@ -127,8 +127,8 @@ void reset_password(core::Context& ctx, const http::Request& request, const std:
   auto user = user_id > 0 ? users.find_by_id(user_id) : std::nullopt;
   // The fingerprint of the password hash at issue time: once the password
   // changes (this reset, or any other), the token is spent.
-  if (!user || !crypto::constant_time_equal(
-                   verified.claims.pwf, crypto::password_fingerprint(user->password, ctx.config.keys.reset_key))) {
+  if (!user || !crypto::constant_time_equal(verified.claims.pwf,
+                                            crypto::password_fingerprint(user->password, ctx.config.keys.reset_key))) {
     throw invalid();
   }
   const std::string fresh = ctx.hasher.hash(password);

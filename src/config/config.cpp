@@ -40,17 +40,20 @@ class Reader {
     char* end = nullptr;
     long long n = std::strtoll(v->c_str(), &end, 0);
     if (v->empty() || *end != '\0' || errno != 0 || n < min || n > max) {
-      throw ConfigError("configuration key " + label(key) + ": expected an integer in [" +
-                        std::to_string(min) + ", " + std::to_string(max) + "], got '" + *v + "'");
+      throw ConfigError("configuration key " + label(key) + ": expected an integer in [" + std::to_string(min) + ", " +
+                        std::to_string(max) + "], got '" + *v + "'");
     }
     out = static_cast<Int>(n);
   }
   void boolean(const std::string& key, bool& out) {
     auto v = raw(key);
     if (!v) return;
-    if (*v == "true" || *v == "yes" || *v == "on" || *v == "1") out = true;
-    else if (*v == "false" || *v == "no" || *v == "off" || *v == "0") out = false;
-    else throw ConfigError("configuration key " + label(key) + ": expected true or false, got '" + *v + "'");
+    if (*v == "true" || *v == "yes" || *v == "on" || *v == "1")
+      out = true;
+    else if (*v == "false" || *v == "no" || *v == "off" || *v == "0")
+      out = false;
+    else
+      throw ConfigError("configuration key " + label(key) + ": expected true or false, got '" + *v + "'");
   }
   void list(const std::string& key, std::vector<std::string>& out) {
     auto v = raw(key);
@@ -80,13 +83,14 @@ class Reader {
   std::string secret(const std::string& key, size_t min_bytes, size_t max_bytes, bool needed) {
     auto v = raw(key);
     if (!v || v->empty()) {
-      if (needed) throw ConfigError("missing required configuration key " + label(key) + " (svc-admin keygen prints one)");
+      if (needed)
+        throw ConfigError("missing required configuration key " + label(key) + " (svc-admin keygen prints one)");
       return "";
     }
     auto bytes = crypto::base64url_decode(*v);
     if (!bytes || bytes->size() < min_bytes || bytes->size() > max_bytes) {
-      throw ConfigError("configuration key " + label(key) + ": expected base64url of " +
-                        std::to_string(min_bytes) + (min_bytes == max_bytes ? "" : "+") + " bytes");
+      throw ConfigError("configuration key " + label(key) + ": expected base64url of " + std::to_string(min_bytes) +
+                        (min_bytes == max_bytes ? "" : "+") + " bytes");
     }
     return *bytes;
   }

@@ -1,9 +1,9 @@
 #include "config/ini.hpp"
 
-#include "core/text.hpp"
-
 #include <fstream>
 #include <sstream>
+
+#include "core/text.hpp"
 
 namespace svc::config {
 namespace {
@@ -18,9 +18,7 @@ IniValues parse_ini(const std::string& text, const std::string& origin) {
   std::string line;
   std::string section;
   int number = 0;
-  auto fail = [&](const std::string& why) {
-    throw ConfigError(origin + ":" + std::to_string(number) + ": " + why);
-  };
+  auto fail = [&](const std::string& why) { throw ConfigError(origin + ":" + std::to_string(number) + ": " + why); };
   while (std::getline(in, line)) {
     ++number;
     std::string t = trim(line);

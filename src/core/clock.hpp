@@ -15,8 +15,7 @@ class Clock {
 class SystemClock final : public Clock {
  public:
   long long now() const override {
-    return std::chrono::duration_cast<std::chrono::seconds>(
-               std::chrono::system_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
         .count();
   }
 };

@@ -1,11 +1,11 @@
 #include "core/log.hpp"
 
-#include "core/text.hpp"
-
 #include <unistd.h>
 
 #include <chrono>
 #include <ctime>
+
+#include "core/text.hpp"
 
 namespace svc::core {
 namespace {

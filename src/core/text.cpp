@@ -17,9 +17,9 @@ size_t sequence_length(std::string_view s, size_t i) {
     if ((byte(i + k) & 0xC0) != 0x80) return 0;
   }
   unsigned char c1 = byte(i + 1);
-  if (c == 0xE0 && c1 < 0xA0) return 0;  // overlong
+  if (c == 0xE0 && c1 < 0xA0) return 0;   // overlong
   if (c == 0xED && c1 >= 0xA0) return 0;  // surrogate
-  if (c == 0xF0 && c1 < 0x90) return 0;  // overlong
+  if (c == 0xF0 && c1 < 0x90) return 0;   // overlong
   if (c == 0xF4 && c1 >= 0x90) return 0;  // above U+10FFFF
   return n;
 }

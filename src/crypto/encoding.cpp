@@ -8,8 +8,7 @@ namespace {
 std::string encode(std::string_view bytes, int variant) {
   // sodium_base64_ENCODED_LEN counts the trailing NUL that bin2base64 writes.
   std::string out(sodium_base64_ENCODED_LEN(bytes.size(), variant), '\0');
-  sodium_bin2base64(out.data(), out.size(), byte_ptr(bytes), bytes.size(),
-                    variant);
+  sodium_bin2base64(out.data(), out.size(), byte_ptr(bytes), bytes.size(), variant);
   out.resize(out.size() - 1);
   return out;
 }

@@ -5,10 +5,10 @@
 //
 // Pure function; thread-safe.
 
+#include <rapidjson/document.h>
+
 #include <optional>
 #include <string_view>
-
-#include <rapidjson/document.h>
 
 namespace svc::crypto {
 

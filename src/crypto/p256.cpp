@@ -18,16 +18,14 @@ namespace {
 PkeyPtr pkey_from_params(OSSL_PARAM* params, int selection) {
   PkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_name(nullptr, "EC", nullptr));
   EVP_PKEY* raw = nullptr;
-  if (!ctx || EVP_PKEY_fromdata_init(ctx.get()) <= 0 ||
-      EVP_PKEY_fromdata(ctx.get(), &raw, selection, params) <= 0) {
+  if (!ctx || EVP_PKEY_fromdata_init(ctx.get()) <= 0 || EVP_PKEY_fromdata(ctx.get(), &raw, selection, params) <= 0) {
     return nullptr;
   }
   PkeyPtr key(raw);
   // Point on the curve, scalar in range and, for a pair, pub == priv * G.
   PkeyCtxPtr check(EVP_PKEY_CTX_new_from_pkey(nullptr, key.get(), nullptr));
   if (!check) return nullptr;
-  const int ok = selection == EVP_PKEY_PUBLIC_KEY ? EVP_PKEY_public_check(check.get())
-                                                  : EVP_PKEY_check(check.get());
+  const int ok = selection == EVP_PKEY_PUBLIC_KEY ? EVP_PKEY_public_check(check.get()) : EVP_PKEY_check(check.get());
   return ok > 0 ? std::move(key) : nullptr;
 }
 

@@ -31,8 +31,8 @@ std::optional<std::string> sign_es256(EVP_PKEY* key, std::string_view input) {
     return std::nullopt;
   }
   std::string der(der_len, '\0');
-  if (EVP_DigestSign(md.get(), reinterpret_cast<unsigned char*>(der.data()), &der_len, byte_ptr(input),
-                     input.size()) != 1) {
+  if (EVP_DigestSign(md.get(), reinterpret_cast<unsigned char*>(der.data()), &der_len, byte_ptr(input), input.size()) !=
+      1) {
     return std::nullopt;
   }
   const unsigned char* p = byte_ptr(der);
@@ -58,8 +58,8 @@ bool is_origin_host(std::string_view host) {
   if (host.empty()) return false;
   for (char ch : host) {
     const auto c = static_cast<unsigned char>(ch);
-    const bool ok = bracketed ? std::isxdigit(c) || c == ':' || c == '.'
-                              : std::isalnum(c) || c == '-' || c == '.' || c == '_';
+    const bool ok =
+        bracketed ? std::isxdigit(c) || c == ':' || c == '.' : std::isalnum(c) || c == '-' || c == '.' || c == '_';
     if (!ok) return false;
   }
   return true;
@@ -72,8 +72,8 @@ VapidKeys generate_vapid_keys() {
   return VapidKeys{p256::private_scalar(key.get()), p256::public_point(key.get())};
 }
 
-std::optional<std::string> vapid_jwt(std::string_view audience_origin, std::string_view subject,
-                                     long long exp, const VapidKeys& keys) {
+std::optional<std::string> vapid_jwt(std::string_view audience_origin, std::string_view subject, long long exp,
+                                     const VapidKeys& keys) {
   if (!subject.starts_with("mailto:") && !subject.starts_with("https:")) return std::nullopt;
   if (exp <= 0 || endpoint_origin(audience_origin) != audience_origin) return std::nullopt;
   PkeyPtr key = p256::load_keypair(keys.private_key, keys.public_key);

@@ -32,8 +32,8 @@ VapidKeys generate_vapid_keys();
 // audience_origin is not an origin as endpoint_origin() returns it, exp <= 0,
 // or the keys are not a valid matching P-256 pair. Not deterministic: ECDSA
 // signatures use a fresh nonce.
-std::optional<std::string> vapid_jwt(std::string_view audience_origin, std::string_view subject,
-                                     long long exp, const VapidKeys& keys);
+std::optional<std::string> vapid_jwt(std::string_view audience_origin, std::string_view subject, long long exp,
+                                     const VapidKeys& keys);
 
 // "vapid t=<jwt>, k=<base64url(public_key_raw)>".
 std::string vapid_authorization_header(std::string_view jwt, std::string_view public_key_raw);

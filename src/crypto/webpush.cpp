@@ -47,11 +47,9 @@ bool shared_secret(const EceKeys& own_keys, std::string_view peer_point, Secret<
   return peer && own && p256::ecdh(own.get(), peer.get(), shared.bytes);
 }
 
-bool hmac_sha256(const unsigned char* key, std::size_t key_len, std::string_view data,
-                 Secret<32>& out) {
+bool hmac_sha256(const unsigned char* key, std::size_t key_len, std::string_view data, Secret<32>& out) {
   unsigned int len = 0;
-  return HMAC(EVP_sha256(), key, static_cast<int>(key_len), byte_ptr(data), data.size(), out.data(),
-              &len) != nullptr &&
+  return HMAC(EVP_sha256(), key, static_cast<int>(key_len), byte_ptr(data), data.size(), out.data(), &len) != nullptr &&
          len == out.bytes.size();
 }
 
@@ -62,18 +60,16 @@ struct ContentKeys {
 
 // RFC 8291 section 3.4, then RFC 8188 section 2.2 and 2.3.
 bool derive_content_keys(const Secret<kScalarSize>& ecdh_secret, std::string_view auth_secret,
-                         std::string_view ua_public, std::string_view as_public,
-                         std::string_view salt, ContentKeys& out) {
+                         std::string_view ua_public, std::string_view as_public, std::string_view salt,
+                         ContentKeys& out) {
   using namespace std::string_view_literals;
   Secret<32> prk_key, ikm, prk, cek_block, nonce_block;
   std::string key_info("WebPush: info\0"sv);
   key_info.append(ua_public).append(as_public).push_back('\x01');
-  const std::string_view ecdh_bytes(reinterpret_cast<const char*>(ecdh_secret.data()),
-                                    ecdh_secret.bytes.size());
+  const std::string_view ecdh_bytes(reinterpret_cast<const char*>(ecdh_secret.data()), ecdh_secret.bytes.size());
   const std::string_view ikm_bytes(reinterpret_cast<const char*>(ikm.data()), 32);
   if (!hmac_sha256(byte_ptr(auth_secret), auth_secret.size(), ecdh_bytes, prk_key) ||
-      !hmac_sha256(prk_key.data(), 32, key_info, ikm) ||
-      !hmac_sha256(byte_ptr(salt), salt.size(), ikm_bytes, prk) ||
+      !hmac_sha256(prk_key.data(), 32, key_info, ikm) || !hmac_sha256(byte_ptr(salt), salt.size(), ikm_bytes, prk) ||
       !hmac_sha256(prk.data(), 32, "Content-Encoding: aes128gcm\0\x01"sv, cek_block) ||
       !hmac_sha256(prk.data(), 32, "Content-Encoding: nonce\0\x01"sv, nonce_block)) {
     return false;
@@ -92,28 +88,23 @@ void record_iv(const ContentKeys& keys, std::uint64_t seq, Secret<12>& iv) {
 }
 
 // AES-128-GCM; returns ciphertext || tag.
-std::optional<std::string> gcm_seal(const ContentKeys& keys, std::uint64_t seq,
-                                    std::string_view plain) {
+std::optional<std::string> gcm_seal(const ContentKeys& keys, std::uint64_t seq, std::string_view plain) {
   Secret<12> iv;
   record_iv(keys, seq, iv);
   CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
   std::string out(plain.size() + kTagSize, '\0');
   auto* o = reinterpret_cast<unsigned char*>(out.data());
   int len = 0, fin = 0;
-  if (!ctx ||
-      EVP_EncryptInit_ex(ctx.get(), EVP_aes_128_gcm(), nullptr, keys.cek.data(), iv.data()) != 1 ||
+  if (!ctx || EVP_EncryptInit_ex(ctx.get(), EVP_aes_128_gcm(), nullptr, keys.cek.data(), iv.data()) != 1 ||
       EVP_EncryptUpdate(ctx.get(), o, &len, byte_ptr(plain), static_cast<int>(plain.size())) != 1 ||
-      EVP_EncryptFinal_ex(ctx.get(), o + len, &fin) != 1 ||
-      static_cast<std::size_t>(len + fin) != plain.size() ||
-      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, static_cast<int>(kTagSize),
-                          o + plain.size()) != 1) {
+      EVP_EncryptFinal_ex(ctx.get(), o + len, &fin) != 1 || static_cast<std::size_t>(len + fin) != plain.size() ||
+      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, static_cast<int>(kTagSize), o + plain.size()) != 1) {
     return std::nullopt;
   }
   return out;
 }
 
-std::optional<std::string> gcm_open(const ContentKeys& keys, std::uint64_t seq,
-                                    std::string_view sealed) {
+std::optional<std::string> gcm_open(const ContentKeys& keys, std::uint64_t seq, std::string_view sealed) {
   if (sealed.size() < kTagSize) return std::nullopt;
   Secret<12> iv;
   record_iv(keys, seq, iv);
@@ -124,11 +115,9 @@ std::optional<std::string> gcm_open(const ContentKeys& keys, std::uint64_t seq,
   std::string out(n, '\0');
   auto* o = reinterpret_cast<unsigned char*>(out.data());
   int len = 0, fin = 0;
-  if (!ctx ||
-      EVP_DecryptInit_ex(ctx.get(), EVP_aes_128_gcm(), nullptr, keys.cek.data(), iv.data()) != 1 ||
+  if (!ctx || EVP_DecryptInit_ex(ctx.get(), EVP_aes_128_gcm(), nullptr, keys.cek.data(), iv.data()) != 1 ||
       EVP_DecryptUpdate(ctx.get(), o, &len, byte_ptr(sealed), static_cast<int>(n)) != 1 ||
-      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, static_cast<int>(kTagSize),
-                          tag.data()) != 1 ||
+      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, static_cast<int>(kTagSize), tag.data()) != 1 ||
       EVP_DecryptFinal_ex(ctx.get(), o + len, &fin) != 1) {
     return std::nullopt;
   }
@@ -175,8 +164,7 @@ std::optional<std::string> encrypt_aes128gcm(std::string_view plaintext, std::st
   return body;
 }
 
-std::optional<std::string> encrypt_push_payload(std::string_view plaintext,
-                                                std::string_view ua_public,
+std::optional<std::string> encrypt_push_payload(std::string_view plaintext, std::string_view ua_public,
                                                 std::string_view auth_secret) {
   if (plaintext.size() > kMaxPushPayload) return std::nullopt;
   EceKeys sender = generate_p256_keypair();
@@ -185,9 +173,8 @@ std::optional<std::string> encrypt_push_payload(std::string_view plaintext,
     wipe(sender.private_key);
     return std::nullopt;
   }
-  auto body =
-      encrypt_aes128gcm(plaintext, ua_public, auth_secret, sender,
-                        std::string_view(reinterpret_cast<const char*>(salt.data()), salt.size()));
+  auto body = encrypt_aes128gcm(plaintext, ua_public, auth_secret, sender,
+                                std::string_view(reinterpret_cast<const char*>(salt.data()), salt.size()));
   wipe(sender.private_key);
   return body;
 }

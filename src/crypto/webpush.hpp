@@ -43,14 +43,12 @@ EceKeys generate_p256_keypair();
 // bytes (that is what makes the RFC 8291 example testable).
 std::optional<std::string> encrypt_aes128gcm(std::string_view plaintext, std::string_view ua_public,
                                              std::string_view auth_secret, const EceKeys& as_keys,
-                                             std::string_view salt,
-                                             std::uint32_t record_size = 4096);
+                                             std::string_view salt, std::uint32_t record_size = 4096);
 
 // encrypt_aes128gcm with a fresh sender key pair and a random salt, as every
 // push message requires. Same nullopt cases (bad subscription keys, payload
 // larger than kMaxPushPayload).
-std::optional<std::string> encrypt_push_payload(std::string_view plaintext,
-                                                std::string_view ua_public,
+std::optional<std::string> encrypt_push_payload(std::string_view plaintext, std::string_view ua_public,
                                                 std::string_view auth_secret);
 
 // The receiving side (what a browser does), for tests and interop checks:

@@ -3,16 +3,17 @@
 namespace svc::db {
 
 std::optional<PushSubscription> CustomerRepo::subscription(long long customer_id, long long site_id) {
-  auto s = db_.one("SELECT pushsubscription, p256dh, auth FROM svc_customers WHERE id = ? AND site_id = ?",
-                   [&](Params& p) { p.integer(customer_id).integer(site_id); },
-                   [&](RowReader& r) {
-                     PushSubscription sub;
-                     sub.customer_id = customer_id;
-                     sub.endpoint = r.text();
-                     sub.p256dh = r.text();
-                     sub.auth = r.text();
-                     return sub;
-                   });
+  auto s = db_.one(
+      "SELECT pushsubscription, p256dh, auth FROM svc_customers WHERE id = ? AND site_id = ?",
+      [&](Params& p) { p.integer(customer_id).integer(site_id); },
+      [&](RowReader& r) {
+        PushSubscription sub;
+        sub.customer_id = customer_id;
+        sub.endpoint = r.text();
+        sub.p256dh = r.text();
+        sub.auth = r.text();
+        return sub;
+      });
   if (!s || s->endpoint.empty() || s->p256dh.empty() || s->auth.empty()) return std::nullopt;
   return s;
 }

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <cppconn/prepared_statement.h>
+#include <cppconn/resultset.h>
+
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -8,9 +11,6 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include <cppconn/prepared_statement.h>
-#include <cppconn/resultset.h>
 
 #include "config/config.hpp"
 

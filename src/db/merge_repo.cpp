@@ -15,8 +15,9 @@ constexpr const char* kBlanks = " \t\r\n\f\v";
 }  // namespace
 
 std::optional<std::string> MergeRepo::find_named(long long site_id, const std::string& name) {
-  return db_.one("SELECT sql_text FROM svc_merge_queries WHERE site_id = ? AND name = ?",
-                 [&](Params& p) { p.integer(site_id).text(name); }, [](RowReader& r) { return r.text(); });
+  return db_.one(
+      "SELECT sql_text FROM svc_merge_queries WHERE site_id = ? AND name = ?",
+      [&](Params& p) { p.integer(site_id).text(name); }, [](RowReader& r) { return r.text(); });
 }
 
 void MergeRepo::upsert(long long site_id, const std::string& name, const std::string& sql_text) {
@@ -27,12 +28,13 @@ void MergeRepo::upsert(long long site_id, const std::string& name, const std::st
 }
 
 std::map<std::string, std::string> MergeRepo::list(long long site_id) {
-  auto named = db_.rows("SELECT name, sql_text FROM svc_merge_queries WHERE site_id = ? ORDER BY name",
-                        [&](Params& p) { p.integer(site_id); },
-                        [](RowReader& r) {
-                          std::string n = r.text();
-                          return std::make_pair(n, r.text());
-                        });
+  auto named = db_.rows(
+      "SELECT name, sql_text FROM svc_merge_queries WHERE site_id = ? ORDER BY name",
+      [&](Params& p) { p.integer(site_id); },
+      [](RowReader& r) {
+        std::string n = r.text();
+        return std::make_pair(n, r.text());
+      });
   return {named.begin(), named.end()};
 }
 
@@ -43,8 +45,10 @@ std::string bind_named_parameters(const std::string& text, std::vector<std::stri
     char c = text[i];
     if (quote) {
       out.push_back(c);
-      if (c == '\\' && i + 1 < text.size()) out.push_back(text[++i]);
-      else if (c == quote) quote = 0;
+      if (c == '\\' && i + 1 < text.size())
+        out.push_back(text[++i]);
+      else if (c == quote)
+        quote = 0;
       continue;
     }
     if (c == '\'' || c == '"' || c == '`') {
@@ -52,7 +56,8 @@ std::string bind_named_parameters(const std::string& text, std::vector<std::stri
       out.push_back(c);
       continue;
     }
-    bool starts_name = i + 1 < text.size() && (std::isalpha(static_cast<unsigned char>(text[i + 1])) || text[i + 1] == '_');
+    bool starts_name =
+        i + 1 < text.size() && (std::isalpha(static_cast<unsigned char>(text[i + 1])) || text[i + 1] == '_');
     bool after_colon = i > 0 && text[i - 1] == ':';
     if (c == ':' && starts_name && !after_colon) {
       size_t j = i + 1;
@@ -94,8 +99,10 @@ MergeRow run_merge_select(Database& db, const std::string& sql_text, const std::
     auto st = db.prepare_uncached(limit + bound);
     for (size_t i = 0; i < names.size(); ++i) {
       auto it = params.find(names[i]);
-      if (it == params.end()) st->setNull(static_cast<unsigned>(i + 1), 0);
-      else st->setString(static_cast<unsigned>(i + 1), it->second);
+      if (it == params.end())
+        st->setNull(static_cast<unsigned>(i + 1), 0);
+      else
+        st->setString(static_cast<unsigned>(i + 1), it->second);
     }
     std::unique_ptr<sql::ResultSet> rs(st->executeQuery());
     if (rs->next()) {

@@ -9,8 +9,8 @@
 namespace svc::db {
 
 struct Migration {
-  int version = 0;       // NNN of sql/NNN_name.sql
-  std::string name;      // file name
+  int version = 0;   // NNN of sql/NNN_name.sql
+  std::string name;  // file name
   std::string sql;
   std::string checksum;  // hex of a hash of the text
 };

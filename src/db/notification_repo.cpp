@@ -32,13 +32,15 @@ std::optional<Template> NotificationRepo::find_enabled(long long site_id, const 
 }
 
 std::optional<Template> NotificationRepo::find(long long site_id, const std::string& event) {
-  return db_.one(std::string(kTemplateSelect) + " WHERE site_id = ? AND event = ?",
-                 [&](Params& p) { p.integer(site_id).text(event); }, read_template);
+  return db_.one(
+      std::string(kTemplateSelect) + " WHERE site_id = ? AND event = ?",
+      [&](Params& p) { p.integer(site_id).text(event); }, read_template);
 }
 
 std::vector<Template> NotificationRepo::list(long long site_id) {
-  return db_.rows(std::string(kTemplateSelect) + " WHERE site_id = ? ORDER BY event",
-                  [&](Params& p) { p.integer(site_id); }, read_template);
+  return db_.rows(
+      std::string(kTemplateSelect) + " WHERE site_id = ? ORDER BY event", [&](Params& p) { p.integer(site_id); },
+      read_template);
 }
 
 long long NotificationRepo::upsert(const Template& t) {
@@ -55,8 +57,7 @@ long long NotificationRepo::upsert(const Template& t) {
 }
 
 void NotificationRepo::set_enabled(long long id, bool enabled) {
-  db_.execute("UPDATE svc_notifications SET enabled = ? WHERE id = ?",
-              [&](Params& p) { p.flag(enabled).integer(id); });
+  db_.execute("UPDATE svc_notifications SET enabled = ? WHERE id = ?", [&](Params& p) { p.flag(enabled).integer(id); });
 }
 
 void NotificationRepo::enqueue(const OutboxEntry& e) {

@@ -86,9 +86,10 @@ std::vector<OutboxMessage> OutboxRepo::claim(int limit, int lease_seconds, const
   // (SET TRANSACTION applies to the next transaction: it comes first.)
   db_.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", kNoParams);
   Transaction tx(db_);
-  auto rows = db_.rows(std::string("SELECT ") + kMessageColumns + " FROM svc_notification_log" + kDueCondition +
-                           " ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED",
-                       [&](Params& p) { p.integer(limit); }, read_message);
+  auto rows = db_.rows(
+      std::string("SELECT ") + kMessageColumns + " FROM svc_notification_log" + kDueCondition +
+          " ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED",
+      [&](Params& p) { p.integer(limit); }, read_message);
   for (const auto& row : rows) {
     db_.execute(
         "UPDATE svc_notification_log SET claimed_until = DATE_ADD(NOW(), INTERVAL ? SECOND), claimed_by = ?"
@@ -132,20 +133,19 @@ bool OutboxRepo::mark_failed(long long id, const std::string& claimer, const std
 }
 
 bool OutboxRepo::release(long long id, const std::string& claimer) {
-  return update_claimed(
-      db_,
-      "UPDATE svc_notification_log SET claimed_until = NULL, claimed_by = NULL"
-      " WHERE id = ? AND status = 'Pending' AND claimed_by = ?",
-      id, claimer, kNoParams);
+  return update_claimed(db_,
+                        "UPDATE svc_notification_log SET claimed_until = NULL, claimed_by = NULL"
+                        " WHERE id = ? AND status = 'Pending' AND claimed_by = ?",
+                        id, claimer, kNoParams);
 }
 
 OutboxStats OutboxRepo::stats() {
   OutboxStats s;
-  const auto counts = db_.rows("SELECT status, COUNT(*) AS n FROM svc_notification_log GROUP BY status", kNoParams,
-                               [](RowReader& r) {
-                                 std::string status = r.text();
-                                 return std::pair(std::move(status), r.integer());
-                               });
+  const auto counts =
+      db_.rows("SELECT status, COUNT(*) AS n FROM svc_notification_log GROUP BY status", kNoParams, [](RowReader& r) {
+        std::string status = r.text();
+        return std::pair(std::move(status), r.integer());
+      });
   for (const auto& [status, n] : counts) {
     if (status == "Pending") s.pending = n;
     if (status == "Sent") s.sent = n;
@@ -173,14 +173,16 @@ OutboxStats OutboxRepo::stats() {
 }
 
 std::vector<OutboxListing> OutboxRepo::list(const std::string& status, long long site_id, int limit) {
-  return db_.rows(std::string("SELECT ") + kListingColumns +
-                      " FROM svc_notification_log WHERE status = ? AND (? = 0 OR site_id = ?) ORDER BY id DESC LIMIT ?",
-                  [&](Params& p) { p.text(status).integer(site_id).integer(site_id).integer(limit); }, read_listing);
+  return db_.rows(
+      std::string("SELECT ") + kListingColumns +
+          " FROM svc_notification_log WHERE status = ? AND (? = 0 OR site_id = ?) ORDER BY id DESC LIMIT ?",
+      [&](Params& p) { p.text(status).integer(site_id).integer(site_id).integer(limit); }, read_listing);
 }
 
 std::optional<OutboxListing> OutboxRepo::find(long long id) {
-  return db_.one(std::string("SELECT ") + kListingColumns + " FROM svc_notification_log WHERE id = ?",
-                 [&](Params& p) { p.integer(id); }, read_listing);
+  return db_.one(
+      std::string("SELECT ") + kListingColumns + " FROM svc_notification_log WHERE id = ?",
+      [&](Params& p) { p.integer(id); }, read_listing);
 }
 
 bool OutboxRepo::requeue_failed(long long id) {

@@ -55,8 +55,8 @@ void bind_site(Params& p, const Site& s) {
 }  // namespace
 
 std::optional<Site> SiteRepo::find(long long id) {
-  return db_.one(std::string("SELECT ") + kColumns + " FROM svc_sites WHERE id = ?",
-                 [&](Params& p) { p.integer(id); }, read_site);
+  return db_.one(
+      std::string("SELECT ") + kColumns + " FROM svc_sites WHERE id = ?", [&](Params& p) { p.integer(id); }, read_site);
 }
 
 std::vector<Site> SiteRepo::list() {

@@ -17,8 +17,8 @@ struct Site {
   std::vector<std::string> allowed_redirect_hosts;
   bool disable_email = false;
   std::string email_from;
-  long long email_cc = 0;   // user id, 0 = none
-  long long email_bcc = 0;  // user id, 0 = none
+  long long email_cc = 0;         // user id, 0 = none
+  long long email_bcc = 0;        // user id, 0 = none
   std::string vapid_public_key;   // base64url raw P-256 public key
   std::string vapid_private_key;  // base64url raw scalar
   std::string vapid_subject;

@@ -4,7 +4,8 @@ namespace svc::db {
 
 std::optional<SmsCode> SmsCodeRepo::find(long long user_id, const std::string& table) {
   return db_.one(
-      "SELECT code_hash, expires_at, attempts, spent, created_at FROM svc_sms_codes WHERE user_id = ? AND auth_table = ?",
+      "SELECT code_hash, expires_at, attempts, spent, created_at FROM svc_sms_codes WHERE user_id = ? AND auth_table = "
+      "?",
       [&](Params& p) { p.integer(user_id).text(table); },
       [](RowReader& r) {
         SmsCode c;

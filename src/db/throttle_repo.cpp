@@ -5,14 +5,15 @@
 namespace svc::db {
 
 std::optional<long long> ThrottleRepo::locked_for(const std::string& table, const std::string& email, long long now) {
-  auto until = db_.one("SELECT locked_until FROM svc_login_throttle WHERE auth_table = ? AND email = ?",
-                       [&](Params& p) { p.text(table).text(email); }, [](RowReader& r) { return r.integer(); });
+  auto until = db_.one(
+      "SELECT locked_until FROM svc_login_throttle WHERE auth_table = ? AND email = ?",
+      [&](Params& p) { p.text(table).text(email); }, [](RowReader& r) { return r.integer(); });
   if (!until || *until <= now) return std::nullopt;
   return *until - now;
 }
 
-void ThrottleRepo::record_failure(const std::string& table, const std::string& email, long long now,
-                                  int max_failures, int window_seconds) {
+void ThrottleRepo::record_failure(const std::string& table, const std::string& email, long long now, int max_failures,
+                                  int window_seconds) {
   // MariaDB applies the assignments left to right and later ones see earlier
   // results, so locked_until is computed before failures and window_start change.
   long long cutoff = now - window_seconds;

@@ -30,11 +30,13 @@ std::string UserRepo::select(const char* where) const {
 }
 
 std::optional<User> UserRepo::find_by_email(const std::string& email) {
-  return db_.one(select("user_email = ?"), [&](Params& p) { p.text(email); }, read_user);
+  return db_.one(
+      select("user_email = ?"), [&](Params& p) { p.text(email); }, read_user);
 }
 
 std::optional<User> UserRepo::find_by_id(long long id) {
-  return db_.one(select("id = ?"), [&](Params& p) { p.integer(id); }, read_user);
+  return db_.one(
+      select("id = ?"), [&](Params& p) { p.integer(id); }, read_user);
 }
 
 std::optional<long long> UserRepo::insert(const NewUser& user) {

@@ -15,9 +15,7 @@
 namespace svc::fcgi {
 namespace {
 
-[[noreturn]] void fail(const std::string& what) {
-  throw std::runtime_error(what + ": " + std::strerror(errno));
-}
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what + ": " + std::strerror(errno)); }
 
 // The n-th socket (0-based) systemd passed to this process, or -1.
 int inherited_fd(int n) {
@@ -34,7 +32,7 @@ ListenSocket open_unix(const std::string& path, const config::ServerSettings& s)
   std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) fail("socket");
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) ::unlink(path.c_str());
   if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0) fail("bind " + path);
   if (::chmod(path.c_str(), static_cast<mode_t>(s.socket_mode)) < 0) fail("chmod " + path);
@@ -71,10 +69,14 @@ ListenSocket open_listen_socket(const std::string& address, const config::Server
                                 int inherited_index) {
   ListenSocket s;
   int fd = inherited_fd(inherited_index);
-  if (fd >= 0) s = {fd, true, ""};
-  else if (!address.empty() && address[0] == '/') s = open_unix(address, settings);
-  else if (address.find(':') != std::string::npos) s = open_tcp(address, settings);
-  else throw std::runtime_error("[server] socket must be an absolute unix path or host:port, got '" + address + "'");
+  if (fd >= 0)
+    s = {fd, true, ""};
+  else if (!address.empty() && address[0] == '/')
+    s = open_unix(address, settings);
+  else if (address.find(':') != std::string::npos)
+    s = open_tcp(address, settings);
+  else
+    throw std::runtime_error("[server] socket must be an absolute unix path or host:port, got '" + address + "'");
   // Workers poll, then accept; a worker that loses the race must not block.
   int flags = ::fcntl(s.fd, F_GETFL);
   if (flags < 0 || ::fcntl(s.fd, F_SETFL, flags | O_NONBLOCK) < 0) fail("fcntl O_NONBLOCK");

@@ -21,9 +21,12 @@ volatile sig_atomic_t g_reload = 0;
 volatile sig_atomic_t g_terminate = 0;
 
 void on_signal(int sig) {
-  if (sig == SIGCHLD) g_child = 1;
-  else if (sig == SIGHUP) g_reload = 1;
-  else g_terminate = 1;
+  if (sig == SIGCHLD)
+    g_child = 1;
+  else if (sig == SIGHUP)
+    g_reload = 1;
+  else
+    g_terminate = 1;
 }
 
 // Pool 0 serves [server] socket; pool 1 (optional) serves
@@ -124,7 +127,8 @@ class Master {
   void reload() {
     try {
       config::Config fresh = config::load_config(config_.path);
-      if (fresh.server.socket != config_.server.socket || fresh.server.hashing_socket != config_.server.hashing_socket) {
+      if (fresh.server.socket != config_.server.socket ||
+          fresh.server.hashing_socket != config_.server.hashing_socket) {
         core::LogLine("warn", "reload_socket_unchanged")
             .str("detail", "[server] socket changes need a restart; keeping the open socket")
             .emit();
@@ -192,12 +196,12 @@ int run_master(config::Config config, ApplicationFactory make_app) {
   unsetenv("LISTEN_FDS");
   unsetenv("LISTEN_FDNAMES");
 
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = 0;
   for (int sig : {SIGCHLD, SIGHUP, SIGTERM, SIGINT, SIGQUIT}) sigaction(sig, &sa, nullptr);
-  struct sigaction ign{};
+  struct sigaction ign {};
   ign.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ign, nullptr);
   // Keep the signals blocked except inside sigsuspend, so none is lost

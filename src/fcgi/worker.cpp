@@ -3,9 +3,9 @@
 #include <fcgiapp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sodium.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include <sodium.h>
 
 #include <algorithm>
 #include <chrono>
@@ -26,17 +26,17 @@ void on_stop(int) { g_stop = 1; }
 // delivered inside ppoll() while the worker is idle, so a stop never
 // interrupts a request half-read or half-written.
 sigset_t install_worker_signals() {
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = on_stop;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
-  struct sigaction ign{};
+  struct sigaction ign {};
   ign.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ign, nullptr);
   sigaction(SIGHUP, &ign, nullptr);
-  struct sigaction dfl{};
+  struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigaction(SIGCHLD, &dfl, nullptr);
   sigset_t blocked;

@@ -76,7 +76,7 @@ void parse_json(Request& request) {
   // Iterative (no recursion on deep nesting) and strict about UTF-8, so no
   // invalid text reaches the database or a reply.
   request.json.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(request.body.data(),
-                                                                                            request.body.size());
+                                                                                             request.body.size());
   if (request.json.HasParseError() || request.body.find('\0') != std::string::npos ||
       has_lone_low_surrogate(request.body)) {
     throw ApiError::validation("body", "Malformed JSON");

@@ -1,10 +1,10 @@
 #pragma once
 
-#include <string>
-#include <string_view>
-
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+
+#include <string>
+#include <string_view>
 
 namespace svc::http {
 
@@ -13,18 +13,57 @@ namespace svc::http {
 class JsonWriter {
  public:
   JsonWriter() : writer_(buffer_) {}
-  JsonWriter& open() { writer_.StartObject(); return *this; }
-  JsonWriter& open(std::string_view key) { k(key); writer_.StartObject(); return *this; }
-  JsonWriter& close() { writer_.EndObject(); return *this; }
-  JsonWriter& open_array(std::string_view key) { k(key); writer_.StartArray(); return *this; }
-  JsonWriter& open_array() { writer_.StartArray(); return *this; }
-  JsonWriter& close_array() { writer_.EndArray(); return *this; }
-  JsonWriter& kv(std::string_view key, std::string_view value) { k(key); return s(value); }
+  JsonWriter& open() {
+    writer_.StartObject();
+    return *this;
+  }
+  JsonWriter& open(std::string_view key) {
+    k(key);
+    writer_.StartObject();
+    return *this;
+  }
+  JsonWriter& close() {
+    writer_.EndObject();
+    return *this;
+  }
+  JsonWriter& open_array(std::string_view key) {
+    k(key);
+    writer_.StartArray();
+    return *this;
+  }
+  JsonWriter& open_array() {
+    writer_.StartArray();
+    return *this;
+  }
+  JsonWriter& close_array() {
+    writer_.EndArray();
+    return *this;
+  }
+  JsonWriter& kv(std::string_view key, std::string_view value) {
+    k(key);
+    return s(value);
+  }
   JsonWriter& kv(std::string_view key, const char* value) { return kv(key, std::string_view(value)); }
-  JsonWriter& kv(std::string_view key, long long value) { k(key); writer_.Int64(value); return *this; }
-  JsonWriter& kv(std::string_view key, int value) { k(key); writer_.Int(value); return *this; }
-  JsonWriter& kv(std::string_view key, bool value) { k(key); writer_.Bool(value); return *this; }
-  JsonWriter& kv_null(std::string_view key) { k(key); writer_.Null(); return *this; }
+  JsonWriter& kv(std::string_view key, long long value) {
+    k(key);
+    writer_.Int64(value);
+    return *this;
+  }
+  JsonWriter& kv(std::string_view key, int value) {
+    k(key);
+    writer_.Int(value);
+    return *this;
+  }
+  JsonWriter& kv(std::string_view key, bool value) {
+    k(key);
+    writer_.Bool(value);
+    return *this;
+  }
+  JsonWriter& kv_null(std::string_view key) {
+    k(key);
+    writer_.Null();
+    return *this;
+  }
   // Writes an already-serialised JSON value under key (must be valid JSON).
   JsonWriter& kv_raw(std::string_view key, std::string_view json) {
     k(key);

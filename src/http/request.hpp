@@ -1,10 +1,10 @@
 #pragma once
 
+#include <rapidjson/document.h>
+
 #include <map>
 #include <string>
 #include <string_view>
-
-#include <rapidjson/document.h>
 
 namespace svc::http {
 
@@ -15,7 +15,7 @@ namespace svc::http {
 // already answered 400).
 struct Request {
   std::string method;
-  std::string path;   // without the query string
+  std::string path;  // without the query string
   std::string query;
   std::string request_id;  // nginx $request_id, or one made up by the worker
   std::string remote_addr;

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "http/site_cache.hpp"
 #include "core/text.hpp"
 #include "http/api_error.hpp"
+#include "http/site_cache.hpp"
 
 namespace svc::http {
 namespace {

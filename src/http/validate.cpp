@@ -13,9 +13,7 @@ const rapidjson::Value* Fields::member(const char* name) const {
   return &it->value;
 }
 
-void Fields::add(std::string field, std::string message) {
-  errors_.push_back({std::move(field), std::move(message)});
-}
+void Fields::add(std::string field, std::string message) { errors_.push_back({std::move(field), std::move(message)}); }
 
 bool Fields::has_error(const std::string& field) const {
   return std::any_of(errors_.begin(), errors_.end(), [&](const FieldError& e) { return e.field == field; });
@@ -121,15 +119,13 @@ bool is_valid_email(std::string_view address) {
   std::size_t start = 0;
   while (true) {
     const std::size_t dot = domain.find('.', start);
-    const std::string_view label = domain.substr(start, dot == std::string_view::npos
-                                                            ? std::string_view::npos
-                                                            : dot - start);
+    const std::string_view label =
+        domain.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
     if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') {
       return false;
     }
     for (char c : label) {
-      const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-                      (c >= '0' && c <= '9') || c == '-';
+      const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
       if (!ok) return false;
     }
     ++labels;
@@ -137,8 +133,7 @@ bool is_valid_email(std::string_view address) {
     if (dot == std::string_view::npos) break;
     start = dot + 1;
   }
-  const bool numeric_tld = std::all_of(last.begin(), last.end(),
-                                       [](char c) { return c >= '0' && c <= '9'; });
+  const bool numeric_tld = std::all_of(last.begin(), last.end(), [](char c) { return c >= '0' && c <= '9'; });
   return labels >= 2 && !numeric_tld;
 }
 

@@ -1,11 +1,11 @@
 #pragma once
 
+#include <rapidjson/document.h>
+
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <rapidjson/document.h>
 
 #include "http/api_error.hpp"
 

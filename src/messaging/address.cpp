@@ -17,5 +17,4 @@ std::vector<std::string> split_addresses(std::string_view list) {
   return out;
 }
 
-
 }  // namespace svc::messaging

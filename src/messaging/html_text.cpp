@@ -49,8 +49,7 @@ void append_utf8(std::string& out, std::uint32_t cp) {
 // consumed, or 0 when it is not one we know (the '&' is then kept as text).
 std::size_t decode_entity(std::string_view html, std::size_t at, std::string& out) {
   static constexpr std::pair<std::string_view, std::string_view> kNamed[] = {
-      {"&amp;", "&"}, {"&lt;", "<"},  {"&gt;", ">"},  {"&quot;", "\""},
-      {"&apos;", "'"}, {"&nbsp;", " "}, {"&#39;", "'"},
+      {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&apos;", "'"}, {"&nbsp;", " "}, {"&#39;", "'"},
   };
   for (const auto& [name, text] : kNamed) {
     if (istarts_with(html, at, name)) {
@@ -87,8 +86,7 @@ bool breaks_line(std::string_view name, bool closing) {
   if (name == "br") return true;
   if (name == "p" || name == "div") return true;  // both ends: "a<p>b" is two lines
   if (!closing) return false;
-  static constexpr std::string_view kBlocks[] = {"li", "tr", "h1", "h2", "h3", "h4",
-                                                 "h5", "h6", "ul", "ol", "table"};
+  static constexpr std::string_view kBlocks[] = {"li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "table"};
   return std::find(std::begin(kBlocks), std::end(kBlocks), name) != std::end(kBlocks);
 }
 

@@ -24,8 +24,7 @@ constexpr std::size_t kWordBytes = 39;
 constexpr std::size_t kLongestPlainWord = 900;
 
 std::string base64(std::string_view in) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   out.reserve((in.size() + 2) / 3 * 4);
   std::size_t i = 0;
@@ -99,8 +98,7 @@ void add_header(std::string& out, std::string_view name, const std::vector<std::
     // whitespace-only line, which RFC 5322 forbids.
     // The separator's non-blank part (",") after this token stays on this line.
     const std::size_t tail = k + 1 < tokens.size() ? sep.size() - 1 : 0;
-    if (k > 0 && !tokens[k].empty() &&
-        line_len + glue.size() + tokens[k].size() + tail > kFoldAt) {
+    if (k > 0 && !tokens[k].empty() && line_len + glue.size() + tokens[k].size() + tail > kFoldAt) {
       out += glue.substr(0, glue.size() - 1);  // "," stays on the line; " " goes
       out += kCrlf;
       out += ' ';
@@ -158,9 +156,8 @@ std::string rfc5322_date(long long unix_seconds) {
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%s, %02d %s %04d %02d:%02d:%02d +0000", kDays[tm.tm_wday % 7],
-                tm.tm_mday, kMonths[tm.tm_mon % 12], tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
-                tm.tm_sec);
+  std::snprintf(buf, sizeof buf, "%s, %02d %s %04d %02d:%02d:%02d +0000", kDays[tm.tm_wday % 7], tm.tm_mday,
+                kMonths[tm.tm_mon % 12], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
   return buf;
 }
 
@@ -189,8 +186,7 @@ std::string quoted_printable(std::string_view text) {
     }
     const auto u = static_cast<unsigned char>(c);
     const bool at_line_end = i + 1 == text.size() || text[i + 1] == '\r' || text[i + 1] == '\n';
-    const bool literal = (u >= 33 && u <= 126 && c != '=') ||
-                         ((c == ' ' || c == '\t') && !at_line_end);
+    const bool literal = (u >= 33 && u <= 126 && c != '=') || ((c == ' ' || c == '\t') && !at_line_end);
     if (literal) {
       put(std::string_view(&c, 1));
     } else {
@@ -214,8 +210,7 @@ std::uint64_t fnv1a(std::initializer_list<std::string_view> parts) {
   return h;
 }
 
-void add_part(std::string& out, std::string_view boundary, std::string_view type,
-              std::string_view body) {
+void add_part(std::string& out, std::string_view boundary, std::string_view type, std::string_view body) {
   out += "--";
   out += boundary;
   out += kCrlf;
@@ -255,8 +250,9 @@ std::string build_mime(const OutgoingMail& mail) {
 
   const std::string text = mail.text.empty() ? html_to_text(mail.html) : mail.text;
   if (mail.html.empty()) {
-    out += "Content-Type: text/plain; charset=UTF-8\r\n"
-           "Content-Transfer-Encoding: quoted-printable\r\n\r\n";
+    out +=
+        "Content-Type: text/plain; charset=UTF-8\r\n"
+        "Content-Transfer-Encoding: quoted-printable\r\n\r\n";
     out += quoted_printable(text);
     out += kCrlf;
     return out;
@@ -266,8 +262,7 @@ std::string build_mime(const OutgoingMail& mail) {
   // soft breaks as "=\r\n"), so this boundary cannot collide with a body.
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx",
-                static_cast<unsigned long long>(
-                    fnv1a({mail.message_id, mail.subject, mail.html, mail.text})));
+                static_cast<unsigned long long>(fnv1a({mail.message_id, mail.subject, mail.html, mail.text})));
   const std::string boundary = std::string("=_svc_alt_") + hex;
 
   out += "Content-Type: multipart/alternative; boundary=\"" + boundary + "\"\r\n\r\n";

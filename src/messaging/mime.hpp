@@ -9,14 +9,14 @@
 namespace svc::messaging {
 
 struct OutgoingMail {
-  std::string message_id;  // "<log-123.abc@host>"; brackets added if missing; omitted if empty
-  std::string from;        // bare address
-  std::string from_name;   // display name, UTF-8; may be empty
+  std::string message_id;                // "<log-123.abc@host>"; brackets added if missing; omitted if empty
+  std::string from;                      // bare address
+  std::string from_name;                 // display name, UTF-8; may be empty
   std::vector<std::string> to, cc, bcc;  // bare addresses
-  std::string subject;     // UTF-8, one line (controls are removed anyway)
-  std::string html;        // UTF-8 HTML body; may be empty (then text/plain only)
-  std::string text;        // UTF-8 text body; empty -> derived from html by html_to_text
-  long long date_unix = 0; // Date header, seconds since the epoch, written in UTC
+  std::string subject;                   // UTF-8, one line (controls are removed anyway)
+  std::string html;                      // UTF-8 HTML body; may be empty (then text/plain only)
+  std::string text;                      // UTF-8 text body; empty -> derived from html by html_to_text
+  long long date_unix = 0;               // Date header, seconds since the epoch, written in UTC
 };
 
 // The full message with CRLF line endings: Date, From, To (or

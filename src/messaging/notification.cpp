@@ -17,9 +17,12 @@ MergeValues values_from(const rapidjson::Value* data) {
   for (auto it = data->MemberBegin(); it != data->MemberEnd(); ++it) {
     const auto& v = it->value;
     std::string key(it->name.GetString(), it->name.GetStringLength());
-    if (v.IsString()) out[key] = std::string(v.GetString(), v.GetStringLength());
-    else if (v.IsBool()) out[key] = v.GetBool() ? "true" : "false";
-    else if (v.IsNull()) out[key] = "";
+    if (v.IsString())
+      out[key] = std::string(v.GetString(), v.GetStringLength());
+    else if (v.IsBool())
+      out[key] = v.GetBool() ? "true" : "false";
+    else if (v.IsNull())
+      out[key] = "";
     else if (v.IsNumber()) {
       rapidjson::StringBuffer b;
       rapidjson::Writer<rapidjson::StringBuffer> w(b);

@@ -38,8 +38,11 @@ MergeValues run_sql_field(core::Context& ctx, const db::Site& site, const Notifi
   try {
     return db::run_merge_select(*ctx.merge_db, named ? *named : n.sql, params, ctx.config.merge.statement_timeout_ms);
   } catch (const db::MergeQueryError& e) {
-    core::LogLine("warn", "merge_query_failed").str("request_id", n.request_id).num("site_id", site.id)
-        .str("error", e.what()).emit();
+    core::LogLine("warn", "merge_query_failed")
+        .str("request_id", n.request_id)
+        .num("site_id", site.id)
+        .str("error", e.what())
+        .emit();
     throw http::ApiError::validation("SQL", "SQL query failed");
   }
 }

@@ -14,12 +14,12 @@ namespace svc::messaging {
 // The request's fields, read and shape-checked by the handler.
 struct Notification {
   std::string event;
-  std::string email;                        // recipients; "" = none; "NONE" = BCC only
-  std::optional<std::string> email_field;   // setEmailField: the merge value holding the recipients
-  std::string table;                        // record link label ("" = none), a plain identifier
-  long long master_id = 0;                  // record id (0 = none); also the :master_id of SQL merge
+  std::string email;                       // recipients; "" = none; "NONE" = BCC only
+  std::optional<std::string> email_field;  // setEmailField: the merge value holding the recipients
+  std::string table;                       // record link label ("" = none), a plain identifier
+  long long master_id = 0;                 // record id (0 = none); also the :master_id of SQL merge
   MergeValues data;
-  std::string sql;                          // SQL field: a merge query's name or raw SELECT ("" = none)
+  std::string sql;  // SQL field: a merge query's name or raw SELECT ("" = none)
   std::string request_id;
 };
 

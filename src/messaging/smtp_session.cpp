@@ -31,8 +31,8 @@
 namespace svc::messaging {
 namespace {
 
-constexpr std::size_t kMaxLine = 8 * 1024;     // RFC 5321 allows 512; be lenient
-constexpr std::size_t kMaxReplyLines = 100;    // an EHLO list is ~15
+constexpr std::size_t kMaxLine = 8 * 1024;   // RFC 5321 allows 512; be lenient
+constexpr std::size_t kMaxReplyLines = 100;  // an EHLO list is ~15
 constexpr std::size_t kMaxReplyText = 4 * 1024;
 
 struct Reply {
@@ -89,12 +89,8 @@ std::string base64(const std::string& in) {
   return out.str();
 }
 
-SendResult temporary(std::string detail) {
-  return {SendStatus::TemporaryFailure, std::move(detail)};
-}
-SendResult permanent(std::string detail) {
-  return {SendStatus::PermanentFailure, std::move(detail)};
-}
+SendResult temporary(std::string detail) { return {SendStatus::TemporaryFailure, std::move(detail)}; }
+SendResult permanent(std::string detail) { return {SendStatus::PermanentFailure, std::move(detail)}; }
 
 std::string printable(std::string_view s) {
   std::string out = core::strip_controls(s);
@@ -129,9 +125,8 @@ class Connection {
       if (!read_line(line)) {
         return {0, reply.text.empty() ? "connection closed" : reply.text + " (connection closed)"};
       }
-      const bool digits = line.size() >= 3 && std::all_of(line.begin(), line.begin() + 3, [](char c) {
-                            return c >= '0' && c <= '9';
-                          });
+      const bool digits =
+          line.size() >= 3 && std::all_of(line.begin(), line.begin() + 3, [](char c) { return c >= '0' && c <= '9'; });
       if (!digits || (line.size() > 3 && line[3] != ' ' && line[3] != '-')) {
         return {0, "malformed reply: " + printable(line)};
       }
@@ -151,8 +146,7 @@ class Connection {
   // sent before the handshake would be injected plaintext: refuse them.
   void start_tls(const std::string& host, Poco::Net::Context::Ptr context, Poco::Timespan timeout) {
     if (!pending_.empty()) throw Poco::ProtocolException("data received before TLS handshake");
-    Poco::Net::SecureStreamSocket secure =
-        Poco::Net::SecureStreamSocket::attach(socket_, host, std::move(context));
+    Poco::Net::SecureStreamSocket secure = Poco::Net::SecureStreamSocket::attach(socket_, host, std::move(context));
     secure.setReceiveTimeout(timeout);
     secure.setSendTimeout(timeout);
     socket_ = secure;
@@ -215,9 +209,7 @@ class SessionOpener {
 
   std::unique_ptr<Connection> open(int& connections_opened, std::optional<SendResult>& failure) {
     Poco::Net::StreamSocket socket;
-    socket.connect(Poco::Net::SocketAddress(settings_.host,
-                                            static_cast<Poco::UInt16>(settings_.port)),
-                   timeout_);
+    socket.connect(Poco::Net::SocketAddress(settings_.host, static_cast<Poco::UInt16>(settings_.port)), timeout_);
     ++connections_opened;
     socket.setReceiveTimeout(timeout_);
     socket.setSendTimeout(timeout_);
@@ -228,8 +220,8 @@ class SessionOpener {
     }
 
     if (Reply r = conn->read_reply(); !r.positive()) return fail(failure, "greeting", r);
-    const std::string helo = settings_.helo_name.empty() ? Poco::Net::DNS::hostName()
-                                                         : core::strip_controls(settings_.helo_name);
+    const std::string helo =
+        settings_.helo_name.empty() ? Poco::Net::DNS::hostName() : core::strip_controls(settings_.helo_name);
     if (Reply r = ehlo(*conn, helo); !r.positive()) return fail(failure, "EHLO", r);
     if (settings_.security == SmtpSettings::Security::StartTls) {
       if (Reply r = conn->command("STARTTLS"); r.code != 220) return fail(failure, "STARTTLS", r);
@@ -255,8 +247,8 @@ class SessionOpener {
       case Method::None:
         return {250, ""};
       case Method::Plain:
-        return conn.command("AUTH PLAIN " + base64(std::string(1, '\0') + settings_.username +
-                                                    '\0' + settings_.password));
+        return conn.command("AUTH PLAIN " +
+                            base64(std::string(1, '\0') + settings_.username + '\0' + settings_.password));
       case Method::Login: {
         Reply r = conn.command("AUTH LOGIN");
         if (r.code != 334) return r;
@@ -275,16 +267,15 @@ class SessionOpener {
       Poco::Net::Context::Params params;
       // VERIFY_RELAXED checks the chain; SecureStreamSocket then checks the
       // host name against the certificate (skipped by Poco for loopback names).
-      params.verificationMode = settings_.verify_peer ? Poco::Net::Context::VERIFY_RELAXED
-                                                      : Poco::Net::Context::VERIFY_NONE;
+      params.verificationMode =
+          settings_.verify_peer ? Poco::Net::Context::VERIFY_RELAXED : Poco::Net::Context::VERIFY_NONE;
       params.loadDefaultCAs = true;
       tls_ = new Poco::Net::Context(Poco::Net::Context::TLS_CLIENT_USE, params);
     }
     return tls_;
   }
 
-  static std::unique_ptr<Connection> fail(std::optional<SendResult>& failure,
-                                          std::string_view step, const Reply& r) {
+  static std::unique_ptr<Connection> fail(std::optional<SendResult>& failure, std::string_view step, const Reply& r) {
     // Set-up refusals (AUTH 535 included) are the relay's or our
     // configuration's problem, not the message's: retry later.
     failure = temporary(std::string(step) + " refused: " + r.text);
@@ -315,8 +306,8 @@ std::optional<SendResult> open_session(const SmtpSettings& settings, Poco::Net::
   try {
     conn = SessionOpener(settings, tls).open(connections_opened, failure);
   } catch (const Poco::Exception& e) {
-    failure = temporary("connect " + settings.host + ":" + std::to_string(settings.port) + ": " +
-                        printable(e.displayText()));
+    failure =
+        temporary("connect " + settings.host + ":" + std::to_string(settings.port) + ": " + printable(e.displayText()));
   } catch (const std::exception& e) {
     failure = temporary(std::string("connect: ") + printable(e.what()));
   }
@@ -420,11 +411,9 @@ class Transaction {
 
 }  // namespace
 
-SmtpMailer::SmtpMailer(SmtpSettings settings)
-    : settings_(std::move(settings)), impl_(std::make_unique<Impl>()) {}
+SmtpMailer::SmtpMailer(SmtpSettings settings) : settings_(std::move(settings)), impl_(std::make_unique<Impl>()) {}
 
-SmtpMailer::SmtpMailer(SmtpSettings settings, bool reuse_session)
-    : SmtpMailer(std::move(settings)) {
+SmtpMailer::SmtpMailer(SmtpSettings settings, bool reuse_session) : SmtpMailer(std::move(settings)) {
   settings_.reuse_session = reuse_session;
 }
 

@@ -6,19 +6,29 @@ namespace svc::messaging {
 namespace {
 
 bool is_field_char(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-         c == '_' || c == '.' || c == '-';
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
 }
 
 void append_html_escaped(std::string& out, std::string_view value) {
   for (char c : value) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
 }
@@ -62,9 +72,8 @@ std::string merge_html(std::string_view tmpl, const MergeValues& values) {
 }
 
 std::string merge_plain_line(std::string_view tmpl, const MergeValues& values) {
-  return core::strip_controls(merge(tmpl, values, [](std::string& out, std::string_view value) {
-    out += core::strip_controls(value);
-  }));
+  return core::strip_controls(
+      merge(tmpl, values, [](std::string& out, std::string_view value) { out += core::strip_controls(value); }));
 }
 
 }  // namespace svc::messaging

@@ -117,8 +117,7 @@ bool starts_with_nocase(std::string_view s, std::string_view prefix) {
 }
 
 bool safe_header_value(std::string_view v) {
-  return std::none_of(v.begin(), v.end(),
-                      [](char c) { return c == '\r' || c == '\n' || c == '\0'; });
+  return std::none_of(v.begin(), v.end(), [](char c) { return c == '\r' || c == '\n' || c == '\0'; });
 }
 
 // RFC 8030 5.3 / 5.4.
@@ -194,11 +193,9 @@ PushResult CurlPushClient::send(const PushRequest& request) {
     if (next != nullptr) raw_headers = next;
     return next != nullptr;
   };
-  bool headers_ok = add_header("Content-Encoding: aes128gcm") &&
-                    add_header("Content-Type: application/octet-stream") &&
+  bool headers_ok = add_header("Content-Encoding: aes128gcm") && add_header("Content-Type: application/octet-stream") &&
                     add_header("TTL: " + std::to_string(request.ttl_seconds)) &&
-                    add_header("Urgency: " + request.urgency) &&
-                    add_header("Expect:");  // no 100-continue round trip
+                    add_header("Urgency: " + request.urgency) && add_header("Expect:");  // no 100-continue round trip
   if (headers_ok && !request.topic.empty()) headers_ok = add_header("Topic: " + request.topic);
   if (headers_ok && !request.authorization.empty()) {
     headers_ok = add_header("Authorization: " + request.authorization);
@@ -243,8 +240,7 @@ PushResult CurlPushClient::send(const PushRequest& request) {
   long status = 0;
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
   return {classify(status), status,
-          "HTTP " + std::to_string(status) +
-              (response_start.empty() ? "" : ": " + printable(response_start))};
+          "HTTP " + std::to_string(status) + (response_start.empty() ? "" : ": " + printable(response_start))};
 }
 
 }  // namespace svc::push

@@ -23,15 +23,15 @@ struct Prepared {
   std::string reason;
 };
 
-Prepared prepare(core::Context& ctx, const db::Site& site, const db::PushSubscription& sub,
-                 const CustomerPush& message, long long now) {
+Prepared prepare(core::Context& ctx, const db::Site& site, const db::PushSubscription& sub, const CustomerPush& message,
+                 long long now) {
   auto vapid_public = crypto::base64url_decode(site.vapid_public_key);
   auto vapid_private = crypto::base64url_decode(site.vapid_private_key);
   if (!vapid_public || !vapid_private) return {std::nullopt, "site has no VAPID keys (svc-admin vapid-keys)"};
   auto ua_public = crypto::base64url_decode(sub.p256dh);
   auto auth_secret = crypto::base64url_decode(sub.auth);
-  auto body = ua_public && auth_secret ? crypto::encrypt_push_payload(message.payload, *ua_public, *auth_secret)
-                                       : std::nullopt;
+  auto body =
+      ua_public && auth_secret ? crypto::encrypt_push_payload(message.payload, *ua_public, *auth_secret) : std::nullopt;
   if (!body) return {std::nullopt, "stored subscription keys are invalid"};
   auto origin = crypto::endpoint_origin(sub.endpoint);
   crypto::VapidKeys keys{*vapid_private, *vapid_public};

@@ -51,8 +51,11 @@ http::Response send_push(const http::Request& request, core::Context& ctx, const
   PushAttempt sent = push_to_customer(ctx, site, {*customer_token, payload, topic.value_or("")});
   if (sent.delivered) return http::Response::json(200, R"({"status":"Success"})");
   // The spec's failure reply carries no message; the reason goes to the log.
-  core::LogLine("warn", "push_failed").str("request_id", request.request_id).num("site_id", site.id)
-      .str("reason", sent.reason).emit();
+  core::LogLine("warn", "push_failed")
+      .str("request_id", request.request_id)
+      .num("site_id", site.id)
+      .str("reason", sent.reason)
+      .emit();
   return http::Response::json(200, R"({"status":"Error"})");
 }
 

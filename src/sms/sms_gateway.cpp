@@ -48,7 +48,8 @@ class HttpSmsGateway final : public SmsGateway {
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(settings_.timeout_ms));
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(settings_.timeout_ms));
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, +[](char*, size_t size, size_t n, void*) { return size * n; });
+    curl_easy_setopt(
+        h, CURLOPT_WRITEFUNCTION, +[](char*, size_t size, size_t n, void*) { return size * n; });
     CURLcode rc = curl_easy_perform(h);
     if (rc != CURLE_OK) return {false, curl_easy_strerror(rc)};
     long status = 0;

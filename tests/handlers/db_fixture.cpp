@@ -18,10 +18,11 @@ config::Config stack_config() {
 }  // namespace
 
 DbFixture::DbFixture()
-    : config(stack_config()),
-      db(config.database),
-      hasher(config.keys.legacy_password_key),
-      ctx{config, db, nullptr, clock, random, hasher, sms, push, nullptr} {}
+    : config(stack_config()), db(config.database), hasher(config.keys.legacy_password_key), ctx{config,  db,
+                                                                                                nullptr, clock,
+                                                                                                random,  hasher,
+                                                                                                sms,     push,
+                                                                                                nullptr} {}
 
 http::Response DbFixture::post(const std::string& path, const std::string& json_body,
                                std::initializer_list<std::pair<std::string, std::string>> headers) {

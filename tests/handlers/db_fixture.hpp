@@ -21,8 +21,7 @@ namespace svc::testing {
 // with the cheapest parameters so tests stay fast.
 class CountingHasher final : public crypto::PasswordHasher {
  public:
-  explicit CountingHasher(std::string legacy_key)
-      : inner_(crypto::Argon2Params{1, 8192}, std::move(legacy_key)) {}
+  explicit CountingHasher(std::string legacy_key) : inner_(crypto::Argon2Params{1, 8192}, std::move(legacy_key)) {}
   std::string hash(std::string_view password) override {
     ++hashes;
     return inner_.hash(password);

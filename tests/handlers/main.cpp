@@ -1,8 +1,8 @@
 // Entry point of the handler tests that run against the stack database.
 #define BOOST_TEST_MODULE svc_db
-#include <boost/test/unit_test.hpp>
-
 #include <sodium.h>
+
+#include <boost/test/unit_test.hpp>
 
 namespace {
 struct SodiumInit {

@@ -4,10 +4,9 @@
 // runs on the application's connection (which keeps its session and its
 // statement cache). With it, named queries (SELECT and WITH ... SELECT)
 // fill the template.
-#include <boost/test/unit_test.hpp>
-
 #include <unistd.h>
 
+#include <boost/test/unit_test.hpp>
 #include <cstdlib>
 #include <string>
 
@@ -22,9 +21,8 @@ BOOST_AUTO_TEST_SUITE(merge_account_test)
 
 namespace {
 
-constexpr const char* kNotConfigured =
-    R"({"status":"Failed","message":"Validation error","errors":[{"field":"SQL",)"
-    R"("message":"SQL merge is not configured on this server"}]})";
+constexpr const char* kNotConfigured = R"({"status":"Failed","message":"Validation error","errors":[{"field":"SQL",)"
+                                       R"("message":"SQL merge is not configured on this server"}]})";
 
 struct MergeFixture {
   DbFixture f;

@@ -5,8 +5,6 @@
 // {"status":"Error"} quickly, and no connection is ever made. Listeners on
 // 127.0.0.1 and ::1 prove the latter: they count every accepted connection,
 // and a control run with the guard OFF shows they do see curl's connection.
-#include <boost/test/unit_test.hpp>
-
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -14,6 +12,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -190,11 +189,16 @@ struct GuardFixture {
 
 const char* outcome_name(svc::push::PushOutcome o) {
   switch (o) {
-    case svc::push::PushOutcome::Delivered: return "Delivered";
-    case svc::push::PushOutcome::Gone: return "Gone";
-    case svc::push::PushOutcome::Rejected: return "Rejected";
-    case svc::push::PushOutcome::Blocked: return "Blocked";
-    case svc::push::PushOutcome::NetworkError: return "NetworkError";
+    case svc::push::PushOutcome::Delivered:
+      return "Delivered";
+    case svc::push::PushOutcome::Gone:
+      return "Gone";
+    case svc::push::PushOutcome::Rejected:
+      return "Rejected";
+    case svc::push::PushOutcome::Blocked:
+      return "Blocked";
+    case svc::push::PushOutcome::NetworkError:
+      return "NetworkError";
   }
   return "?";
 }
@@ -245,9 +249,9 @@ BOOST_AUTO_TEST_CASE(forbidden_endpoints_are_error_without_a_connection) {
       // the client refused before connecting.
       BOOST_REQUIRE_EQUAL(g.guarded.requests.size(), calls + 1);
       BOOST_CHECK_EQUAL(g.guarded.requests.back().endpoint, endpoint);
-      BOOST_CHECK_MESSAGE(g.guarded.results.back().outcome == svc::push::PushOutcome::Blocked,
-                          "outcome " << outcome_name(g.guarded.results.back().outcome) << ": "
-                                     << g.guarded.results.back().detail);
+      BOOST_CHECK_MESSAGE(
+          g.guarded.results.back().outcome == svc::push::PushOutcome::Blocked,
+          "outcome " << outcome_name(g.guarded.results.back().outcome) << ": " << g.guarded.results.back().detail);
       BOOST_CHECK_EQUAL(g.guarded.results.back().http_status, 0);
     }
   }

@@ -3,10 +3,9 @@
 // (here a trigger refuses the token_version change, standing in for a crash
 // between the two statements) the password is unchanged, and the same token
 // still works once the fault is gone.
-#include <boost/test/unit_test.hpp>
-
 #include <unistd.h>
 
+#include <boost/test/unit_test.hpp>
 #include <cstdlib>
 #include <string>
 
@@ -70,7 +69,8 @@ struct ResetFixture {
 
   svc::http::Response reset(const std::string& token) {
     return f.post("/auth/reset-pass", R"({"password":"New@Pass456","confirmPassword":"New@Pass456",)"
-                                      R"("reset_password_token":")" + token + R"(","authTable":"svc_staff"})");
+                                      R"("reset_password_token":")" +
+                                          token + R"(","authTable":"svc_staff"})");
   }
 };
 

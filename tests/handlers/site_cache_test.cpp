@@ -1,10 +1,11 @@
 // The per-worker site cache of the messaging endpoints: a site row is reused
 // for [server] site_cache_seconds, and an admin change applies after that.
+#include "http/site_cache.hpp"
+
 #include <boost/test/unit_test.hpp>
 
 #include "db/site_repo.hpp"
 #include "db_fixture.hpp"
-#include "http/site_cache.hpp"
 
 using svc::testing::DbFixture;
 

@@ -1,11 +1,10 @@
 // messaging::compose, the one builder of outbox entries (notifications and
 // password-reset mail): sender fallback, subject line rules, HTML body,
 // address lists and the record link.
-#include <boost/test/unit_test.hpp>
-
-#include <string>
-
 #include "messaging/compose.hpp"
+
+#include <boost/test/unit_test.hpp>
+#include <string>
 
 namespace m = svc::messaging;
 

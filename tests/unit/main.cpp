@@ -1,8 +1,8 @@
 // The single Boost.Test entry point; every tests/unit/*_test.cpp adds a suite.
 #define BOOST_TEST_MODULE svc_unit
-#include <boost/test/unit_test.hpp>
-
 #include <sodium.h>
+
+#include <boost/test/unit_test.hpp>
 
 namespace {
 struct SodiumInit {

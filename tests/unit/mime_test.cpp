@@ -1,10 +1,9 @@
-#include <boost/test/unit_test.hpp>
+#include "messaging/mime.hpp"
 
+#include <boost/test/unit_test.hpp>
 #include <map>
 #include <string>
 #include <vector>
-
-#include "messaging/mime.hpp"
 
 namespace m = svc::messaging;
 
@@ -59,8 +58,7 @@ Parsed parse(const std::string& message) {
 }
 
 std::string base64_decode(const std::string& in) {
-  static const std::string kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static const std::string kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   unsigned bits = 0;
   int nbits = 0;
@@ -149,8 +147,7 @@ std::vector<std::pair<Parsed, std::string>> parts_of(const Parsed& p) {
   const std::string key = "boundary=\"";
   const std::size_t at = ct.find(key);
   BOOST_REQUIRE(at != std::string::npos);
-  const std::string boundary = ct.substr(at + key.size(), ct.find('"', at + key.size()) -
-                                                             at - key.size());
+  const std::string boundary = ct.substr(at + key.size(), ct.find('"', at + key.size()) - at - key.size());
   const std::string delimiter = "--" + boundary + "\r\n";
   const std::string close = "--" + boundary + "--\r\n";
   // The close delimiter ends the message; each part starts with a delimiter line.
@@ -195,8 +192,7 @@ BOOST_AUTO_TEST_CASE(headers_present_exactly_once_and_no_bcc) {
   const std::string msg = m::build_mime(sample());
   check_line_endings_and_lengths(msg, 78);
   const Parsed p = parse(msg);
-  for (const char* name :
-       {"date", "from", "to", "cc", "subject", "message-id", "mime-version", "content-type"}) {
+  for (const char* name : {"date", "from", "to", "cc", "subject", "message-id", "mime-version", "content-type"}) {
     BOOST_TEST_CONTEXT("header " << name) { BOOST_TEST(p.count(name) == 1); }
   }
   BOOST_TEST(p.count("bcc") == 0);
@@ -263,8 +259,8 @@ BOOST_AUTO_TEST_CASE(long_subjects_fold_and_round_trip) {
 
 BOOST_AUTO_TEST_CASE(long_body_lines_are_wrapped_and_round_trip) {
   auto mail = sample();
-  mail.html = "<p>" + std::string(5000, 'y') + "</p>\n.leading dot\nFrom here\ntrailing  \n" +
-              "a=b \xe2\x9c\x93\t\n" + std::string(300, '=');
+  mail.html = "<p>" + std::string(5000, 'y') + "</p>\n.leading dot\nFrom here\ntrailing  \n" + "a=b \xe2\x9c\x93\t\n" +
+              std::string(300, '=');
   mail.text = std::string(3000, 'z') + "\r\nsecond line";
   const std::string msg = m::build_mime(mail);
   check_line_endings_and_lengths(msg, 76);  // quoted-printable keeps body lines short
@@ -308,8 +304,7 @@ BOOST_AUTO_TEST_CASE(recipients_headers_and_empty_to) {
   BOOST_TEST(p.get("to") == expected);
 
   mail.from_name = "Shop, Inc. \"Best\"";
-  BOOST_TEST(parse(m::build_mime(mail)).get("from") ==
-             "\"Shop, Inc. \\\"Best\\\"\" <shop@example.com>");
+  BOOST_TEST(parse(m::build_mime(mail)).get("from") == "\"Shop, Inc. \\\"Best\\\"\" <shop@example.com>");
   mail.from_name.clear();
   BOOST_TEST(parse(m::build_mime(mail)).get("from") == "shop@example.com");
 }
@@ -334,9 +329,8 @@ BOOST_AUTO_TEST_CASE(envelope_recipients_deduplicated) {
   mail.to = {"Ann@Example.org", " bob@example.org "};
   mail.cc = {"ann@example.org", "carol@example.org", ""};
   mail.bcc = {"BOB@EXAMPLE.ORG", "audit@example.net", "x@y.com\r\n"};
-  const std::vector<std::string> expected = {"Ann@Example.org", "bob@example.org",
-                                             "carol@example.org", "audit@example.net",
-                                             "x@y.com"};
+  const std::vector<std::string> expected = {"Ann@Example.org", "bob@example.org", "carol@example.org",
+                                             "audit@example.net", "x@y.com"};
   BOOST_TEST(m::envelope_recipients(mail) == expected, boost::test_tools::per_element());
 }
 

@@ -60,9 +60,7 @@ class TinyHttpServer {
     if (thread_.joinable()) thread_.join();
     ::close(fd_);
   }
-  std::string url(const std::string& path) const {
-    return "http://127.0.0.1:" + std::to_string(port_) + path;
-  }
+  std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port_) + path; }
   // Waits for the server to finish; then requests() is safe to read.
   const std::vector<std::string>& requests() {
     if (thread_.joinable()) thread_.join();
@@ -78,8 +76,7 @@ class TinyHttpServer {
       ::setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
       std::string req = read_request(conn);
       requests_.push_back(req);
-      const std::string reply =
-          "HTTP/1.1 " + status + "\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
+      const std::string reply = "HTTP/1.1 " + status + "\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
       [[maybe_unused]] auto sent = ::send(conn, reply.data(), reply.size(), MSG_NOSIGNAL);
       ::close(conn);
     }
@@ -185,10 +182,9 @@ BOOST_AUTO_TEST_CASE(guard_blocks_private_targets_and_plain_http) {
   options.connect_timeout_ms = 2000;
   options.total_timeout_ms = 3000;
   CurlPushClient client(options);
-  for (const char* url :
-       {"https://127.0.0.1:1/x", "https://169.254.169.254/", "https://[::1]:1/x",
-        "https://localhost:1/x", "https://10.0.0.1/x", "http://example.com", "HTTP://example.com/x",
-        "ftp://example.com/", "file:///etc/passwd", "example.com/x"}) {
+  for (const char* url : {"https://127.0.0.1:1/x", "https://169.254.169.254/", "https://[::1]:1/x",
+                          "https://localhost:1/x", "https://10.0.0.1/x", "http://example.com", "HTTP://example.com/x",
+                          "ftp://example.com/", "file:///etc/passwd", "example.com/x"}) {
     BOOST_TEST_CONTEXT("endpoint " << url) {
       PushRequest request;
       request.endpoint = url;
@@ -210,11 +206,9 @@ BOOST_AUTO_TEST_CASE(malformed_push_headers_are_not_sent) {
   };
   BOOST_TEST((outcome([](PushRequest& r) { r.urgency = "urgent"; }) == PushOutcome::Rejected));
   BOOST_TEST((outcome([](PushRequest& r) { r.topic = "has space"; }) == PushOutcome::Rejected));
-  BOOST_TEST(
-      (outcome([](PushRequest& r) { r.topic = std::string(33, 'a'); }) == PushOutcome::Rejected));
+  BOOST_TEST((outcome([](PushRequest& r) { r.topic = std::string(33, 'a'); }) == PushOutcome::Rejected));
   BOOST_TEST((outcome([](PushRequest& r) { r.ttl_seconds = -1; }) == PushOutcome::Rejected));
-  BOOST_TEST((outcome([](PushRequest& r) { r.authorization = "vapid t=x\r\nX-Evil: 1"; }) ==
-              PushOutcome::Rejected));
+  BOOST_TEST((outcome([](PushRequest& r) { r.authorization = "vapid t=x\r\nX-Evil: 1"; }) == PushOutcome::Rejected));
   // Nobody listens on port 1: a well-formed request gets as far as connect().
   BOOST_TEST((outcome([](PushRequest&) {}) == PushOutcome::NetworkError));
 }
@@ -263,14 +257,14 @@ BOOST_AUTO_TEST_CASE(delivers_then_reports_gone_with_exact_request) {
 }
 
 BOOST_AUTO_TEST_CASE(other_statuses_are_rejected_and_redirects_not_followed) {
-  TinyHttpServer server({"301 Moved Permanently\r\nLocation: http://127.0.0.1:1/",
-                         "429 Too Many Requests", "500 Internal Server Error", "404 Not Found"});
+  TinyHttpServer server({"301 Moved Permanently\r\nLocation: http://127.0.0.1:1/", "429 Too Many Requests",
+                         "500 Internal Server Error", "404 Not Found"});
   CurlPushClient client(insecure());
   PushRequest request;
   request.endpoint = server.url("/p");
   const long expected_status[] = {301, 429, 500, 404};
-  const PushOutcome expected_outcome[] = {PushOutcome::Rejected, PushOutcome::Rejected,
-                                          PushOutcome::Rejected, PushOutcome::Gone};
+  const PushOutcome expected_outcome[] = {PushOutcome::Rejected, PushOutcome::Rejected, PushOutcome::Rejected,
+                                          PushOutcome::Gone};
   for (int i = 0; i < 4; ++i) {
     const PushResult r = client.send(request);
     BOOST_TEST(r.http_status == expected_status[i]);

@@ -1,7 +1,8 @@
 // The sender's pure parts (From parsing, Message-ID, backoff, outcome) and
 // its batch loop against an in-memory outbox and a scripted mailer.
-#include <boost/test/unit_test.hpp>
+#include "messaging/sender.hpp"
 
+#include <boost/test/unit_test.hpp>
 #include <csignal>
 #include <deque>
 #include <map>
@@ -9,7 +10,6 @@
 #include <vector>
 
 #include "messaging/mime.hpp"
-#include "messaging/sender.hpp"
 
 namespace m = svc::messaging;
 namespace db = svc::db;
@@ -123,7 +123,8 @@ struct Fixture {
     settings.backoff_seconds = 60;
   }
   m::Sender sender() {
-    return m::Sender(queue, mailer, clock, settings, "me", [](std::uint32_t) { return 200u; }, &stop);
+    return m::Sender(
+        queue, mailer, clock, settings, "me", [](std::uint32_t) { return 200u; }, &stop);
   }
 };
 
@@ -170,9 +171,16 @@ BOOST_AUTO_TEST_CASE(retry_delay_table) {
     long long expected;
   };
   const Case cases[] = {
-      {60, 0, 200, 60},   {60, 1, 200, 120},   {60, 2, 200, 240},      {60, 3, 200, 480},
-      {60, 0, 0, 48},     {60, 0, 400, 72},    {60, 0, 9999, 72},      // clamped to +20%
-      {1, 0, 0, 1},       {2, 0, 0, 1},        {60, 40, 200, 86400},   // capped at one day
+      {60, 0, 200, 60},
+      {60, 1, 200, 120},
+      {60, 2, 200, 240},
+      {60, 3, 200, 480},
+      {60, 0, 0, 48},
+      {60, 0, 400, 72},
+      {60, 0, 9999, 72},  // clamped to +20%
+      {1, 0, 0, 1},
+      {2, 0, 0, 1},
+      {60, 40, 200, 86400},  // capped at one day
       {86400, 3, 400, 103680},
   };
   for (const auto& c : cases) {
@@ -317,7 +325,8 @@ BOOST_AUTO_TEST_CASE(lost_claim_is_counted_not_written) {
     }
   } stealing;
   stealing.q = &f.queue;
-  m::Sender s(f.queue, stealing, f.clock, f.settings, "me", [](std::uint32_t) { return 0u; }, nullptr);
+  m::Sender s(
+      f.queue, stealing, f.clock, f.settings, "me", [](std::uint32_t) { return 0u; }, nullptr);
   const auto c = s.run_batch();
   BOOST_TEST(c.sent == 1);
   BOOST_TEST(c.claim_lost == 1);

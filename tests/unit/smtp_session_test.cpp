@@ -1,7 +1,7 @@
 // SmtpMailer against the real aiosmtpd sink (scripts/sinks/smtp_sink.py),
 // started per test on a free port. A missing /usr/bin/python3 or aiosmtpd
 // fails these tests: they never pass by skipping.
-#include <boost/test/unit_test.hpp>
+#include "messaging/smtp_session.hpp"
 
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -22,7 +23,6 @@
 
 #include "core/text.hpp"
 #include "messaging/mime.hpp"
-#include "messaging/smtp_session.hpp"
 
 extern char** environ;
 
@@ -66,8 +66,7 @@ int run(const std::vector<std::string>& argv, const fs::path& stderr_file) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, stderr_file.c_str(),
-                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, stderr_file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   pid_t pid = -1;
   const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -81,13 +80,12 @@ class SmtpSink {
   explicit SmtpSink(const fs::path& root, std::vector<std::string> extra = {}, int port = 0)
       : root_(root), mail_dir_(root / "mail") {
     BOOST_REQUIRE_MESSAGE(access(kPython, X_OK) == 0, kPython << " is missing: the SMTP sink "
-                                                              "needs it (python3-aiosmtpd)");
+                                                                 "needs it (python3-aiosmtpd)");
     BOOST_REQUIRE_MESSAGE(fs::exists(kSinkScript), "missing " << kSinkScript);
     const fs::path ready = root / "sink.ready";
     fs::remove(ready);
-    std::vector<std::string> argv = {kPython,       kSinkScript, "--host",
-                                     "127.0.0.1",   "--port",    std::to_string(port),
-                                     "--dir",       mail_dir_.string(),
+    std::vector<std::string> argv = {kPython,        kSinkScript,          "--host", "127.0.0.1",
+                                     "--port",       std::to_string(port), "--dir",  mail_dir_.string(),
                                      "--ready-file", ready.string()};
     argv.insert(argv.end(), extra.begin(), extra.end());
     pid_ = run(argv, root / "sink.err");
@@ -265,8 +263,7 @@ BOOST_AUTO_TEST_CASE(three_messages_over_one_session) {
   for (int n = 1; n <= 3; ++n) {
     const std::string& eml = messages[static_cast<std::size_t>(n - 1)];
     BOOST_TEST(header_line(eml, "X-Sink-Mail-From") == "shop@example.com");
-    BOOST_TEST(header_line(eml, "X-Sink-Rcpt-To") ==
-               "ann@example.org, cc@example.org, audit@example.net");
+    BOOST_TEST(header_line(eml, "X-Sink-Rcpt-To") == "ann@example.org, cc@example.org, audit@example.net");
     BOOST_TEST(header_line(eml, "Subject") == "Message " + std::to_string(n));
     BOOST_TEST(eml.find("\r\nBcc:") == std::string::npos);
     // Byte for byte what build_mime produced: dot-stuffing was undone by the server.
@@ -396,9 +393,7 @@ BOOST_AUTO_TEST_CASE(broken_servers_are_temporary_and_never_hang) {
        m::SmtpSettings::Security::Plain,
        "421 4.4.2"},
       {"plaintext injected after 220 to STARTTLS",
-       {{"220 hi\r\n"},
-        {"250-hi\r\n250 STARTTLS\r\n"},
-        {"220 go ahead\r\n250 injected\r\n"}},
+       {{"220 hi\r\n"}, {"250-hi\r\n250 STARTTLS\r\n"}, {"220 go ahead\r\n250 injected\r\n"}},
        m::SmtpSettings::Security::StartTls,
        "before TLS"},
       {"STARTTLS required but refused",
@@ -440,18 +435,17 @@ BOOST_AUTO_TEST_CASE(invalid_addresses_fail_permanently_without_connecting) {
 BOOST_AUTO_TEST_CASE(starttls_smtps_and_auth) {
   TempDir tmp;
   const fs::path key = tmp.path / "key.pem", cert = tmp.path / "cert.pem";
-  const int pid = run({"/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                       "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj",
-                       "/CN=localhost", "-keyout", key.string(), "-out", cert.string()},
-                      tmp.path / "openssl.err");
+  const int pid =
+      run({"/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+           "-days", "1", "-subj", "/CN=localhost", "-keyout", key.string(), "-out", cert.string()},
+          tmp.path / "openssl.err");
   int status = -1;
   waitpid(pid, &status, 0);
   BOOST_REQUIRE_MESSAGE(WIFEXITED(status) && WEXITSTATUS(status) == 0,
                         "openssl req failed: " << read_file(tmp.path / "openssl.err"));
 
   {
-    SmtpSink sink(tmp.path, {"--tls-cert", cert.string(), "--tls-key", key.string(), "--auth",
-                             "mailer:s3cret"});
+    SmtpSink sink(tmp.path, {"--tls-cert", cert.string(), "--tls-key", key.string(), "--auth", "mailer:s3cret"});
     auto settings = settings_for(sink.port());
     settings.security = m::SmtpSettings::Security::StartTls;
     settings.verify_peer = false;
@@ -482,8 +476,7 @@ BOOST_AUTO_TEST_CASE(starttls_smtps_and_auth) {
     BOOST_TEST(sink.messages().size() == 4u);
   }
   {
-    SmtpSink sink(tmp.path, {"--tls-cert", cert.string(), "--tls-key", key.string(),
-                             "--tls-mode", "implicit"});
+    SmtpSink sink(tmp.path, {"--tls-cert", cert.string(), "--tls-key", key.string(), "--tls-mode", "implicit"});
     auto settings = settings_for(sink.port());
     settings.security = m::SmtpSettings::Security::Tls;
     settings.verify_peer = false;

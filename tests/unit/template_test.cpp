@@ -1,5 +1,6 @@
-#include <boost/test/unit_test.hpp>
+#include "messaging/template.hpp"
 
+#include <boost/test/unit_test.hpp>
 #include <string>
 #include <vector>
 
@@ -7,7 +8,6 @@
 #include "http/validate.hpp"
 #include "messaging/address.hpp"
 #include "messaging/html_text.hpp"
-#include "messaging/template.hpp"
 
 using svc::messaging::MergeValues;
 namespace m = svc::messaging;
@@ -25,19 +25,19 @@ BOOST_AUTO_TEST_CASE(merge_table) {
   const std::vector<MergeCase> cases = {
       {"Hello [name]!", {{"name", "Ann"}}, "Hello Ann!", "Hello Ann!"},
       {"[a][b]", {{"a", "1"}, {"b", "2"}}, "12", "12"},
-      {"<b>[x]</b>", {{"x", "<i>&\"'</i>"}}, "<b>&lt;i&gt;&amp;&quot;&#39;&lt;/i&gt;</b>",
-       "<b><i>&\"'</i></b>"},
+      {"<b>[x]</b>", {{"x", "<i>&\"'</i>"}}, "<b>&lt;i&gt;&amp;&quot;&#39;&lt;/i&gt;</b>", "<b><i>&\"'</i></b>"},
       // Missing values keep the placeholder exactly as written.
-      {"Dear [first_name] [last.name-2]", {}, "Dear [first_name] [last.name-2]",
-       "Dear [first_name] [last.name-2]"},
+      {"Dear [first_name] [last.name-2]", {}, "Dear [first_name] [last.name-2]", "Dear [first_name] [last.name-2]"},
       // Single pass: a value that looks like a placeholder is not expanded.
       {"[a] [b]", {{"a", "[b]"}, {"b", "B"}}, "[b] B", "[b] B"},
       {"[a]", {{"a", "[a]"}}, "[a]", "[a]"},
       // Not placeholders: empty, bad characters, unterminated; "[[x]" still finds "[x]".
       {"[] [a b] [x", {{"x", "X"}}, "[] [a b] [x", "[] [a b] [x"},
       {"[[x]]", {{"x", "X"}}, "[X]", "[X]"},
-      {"order [order.id] total [total_EUR]", {{"order.id", "42"}, {"total_EUR", "9.50"}},
-       "order 42 total 9.50", "order 42 total 9.50"},
+      {"order [order.id] total [total_EUR]",
+       {{"order.id", "42"}, {"total_EUR", "9.50"}},
+       "order 42 total 9.50",
+       "order 42 total 9.50"},
       {"Grüße [n] ✓", {{"n", "Jörg"}}, "Grüße Jörg ✓", "Grüße Jörg ✓"},
   };
   for (const auto& c : cases) {
@@ -49,7 +49,10 @@ BOOST_AUTO_TEST_CASE(merge_table) {
 }
 
 BOOST_AUTO_TEST_CASE(subject_header_injection_is_removed) {
-  const MergeValues values = {{"x", "x\r\nBcc: evil@x"}, {"y", "a\nb\rc\td\x01" "e\x7f"}};
+  const MergeValues values = {{"x", "x\r\nBcc: evil@x"},
+                              {"y",
+                               "a\nb\rc\td\x01"
+                               "e\x7f"}};
   const std::string subject = m::merge_plain_line("Order [x] / [y]", values);
   BOOST_TEST(subject == "Order xBcc: evil@x / abcde");
   BOOST_TEST(subject.find_first_of("\r\n") == std::string::npos);
@@ -113,9 +116,7 @@ BOOST_AUTO_TEST_CASE(email_validation_table) {
        false},  // 255 characters
   };
   for (const auto& [address, valid] : cases) {
-    BOOST_TEST_CONTEXT("address '" << address << "'") {
-      BOOST_TEST(svc::http::is_valid_email(address) == valid);
-    }
+    BOOST_TEST_CONTEXT("address '" << address << "'") { BOOST_TEST(svc::http::is_valid_email(address) == valid); }
   }
 }
 

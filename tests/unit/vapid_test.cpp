@@ -26,9 +26,8 @@ namespace {
 std::string b64url_decode(std::string_view in) {
   std::string out(in.size(), '\0');
   std::size_t len = 0;
-  if (sodium_base642bin(reinterpret_cast<unsigned char*>(out.data()), out.size(), in.data(),
-                        in.size(), nullptr, &len, nullptr,
-                        sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0) {
+  if (sodium_base642bin(reinterpret_cast<unsigned char*>(out.data()), out.size(), in.data(), in.size(), nullptr, &len,
+                        nullptr, sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0) {
     throw std::runtime_error("not base64url: " + std::string(in));
   }
   out.resize(len);
@@ -46,8 +45,7 @@ std::vector<std::string> split_jwt(const std::string& jwt) {
 }
 
 // Verifies a JWS ES256 signature (raw r||s) over `input` with a raw public point.
-bool es256_verifies(const std::string& input, const std::string& raw_sig,
-                    const std::string& public_key) {
+bool es256_verifies(const std::string& input, const std::string& raw_sig, const std::string& public_key) {
   if (raw_sig.size() != 64) return false;
   auto* r = BN_bin2bn(reinterpret_cast<const unsigned char*>(raw_sig.data()), 32, nullptr);
   auto* s = BN_bin2bn(reinterpret_cast<const unsigned char*>(raw_sig.data()) + 32, 32, nullptr);
@@ -59,19 +57,15 @@ bool es256_verifies(const std::string& input, const std::string& raw_sig,
   }
   unsigned char* der = nullptr;
   const int der_len = i2d_ECDSA_SIG(sig.get(), &der);
-  std::unique_ptr<unsigned char, void (*)(unsigned char*)> der_guard(
-      der, [](unsigned char* p) { OPENSSL_free(p); });
+  std::unique_ptr<unsigned char, void (*)(unsigned char*)> der_guard(der, [](unsigned char* p) { OPENSSL_free(p); });
   if (der_len <= 0) return false;
 
-  std::unique_ptr<OSSL_PARAM_BLD, decltype(&OSSL_PARAM_BLD_free)> bld(OSSL_PARAM_BLD_new(),
-                                                                      OSSL_PARAM_BLD_free);
+  std::unique_ptr<OSSL_PARAM_BLD, decltype(&OSSL_PARAM_BLD_free)> bld(OSSL_PARAM_BLD_new(), OSSL_PARAM_BLD_free);
   OSSL_PARAM_BLD_push_utf8_string(bld.get(), OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0);
-  OSSL_PARAM_BLD_push_octet_string(bld.get(), OSSL_PKEY_PARAM_PUB_KEY, public_key.data(),
-                                   public_key.size());
-  std::unique_ptr<OSSL_PARAM, decltype(&OSSL_PARAM_free)> params(OSSL_PARAM_BLD_to_param(bld.get()),
-                                                                 OSSL_PARAM_free);
-  std::unique_ptr<EVP_PKEY_CTX, decltype(&EVP_PKEY_CTX_free)> pctx(
-      EVP_PKEY_CTX_new_from_name(nullptr, "EC", nullptr), EVP_PKEY_CTX_free);
+  OSSL_PARAM_BLD_push_octet_string(bld.get(), OSSL_PKEY_PARAM_PUB_KEY, public_key.data(), public_key.size());
+  std::unique_ptr<OSSL_PARAM, decltype(&OSSL_PARAM_free)> params(OSSL_PARAM_BLD_to_param(bld.get()), OSSL_PARAM_free);
+  std::unique_ptr<EVP_PKEY_CTX, decltype(&EVP_PKEY_CTX_free)> pctx(EVP_PKEY_CTX_new_from_name(nullptr, "EC", nullptr),
+                                                                   EVP_PKEY_CTX_free);
   EVP_PKEY* raw_key = nullptr;
   if (EVP_PKEY_fromdata_init(pctx.get()) <= 0 ||
       EVP_PKEY_fromdata(pctx.get(), &raw_key, EVP_PKEY_PUBLIC_KEY, params.get()) <= 0) {
@@ -93,15 +87,13 @@ BOOST_AUTO_TEST_CASE(jwt_has_exact_header_and_claims_and_verifies) {
   BOOST_TEST(keys.private_key.size() == 32u);
   BOOST_TEST(keys.public_key.size() == 65u);
 
-  const auto jwt =
-      vapid_jwt("https://push.example.net", "mailto:ops@example.com", 1700000000, keys);
+  const auto jwt = vapid_jwt("https://push.example.net", "mailto:ops@example.com", 1700000000, keys);
   BOOST_REQUIRE(jwt.has_value());
   const auto parts = split_jwt(*jwt);
   BOOST_REQUIRE_EQUAL(parts.size(), 3u);
   BOOST_TEST(b64url_decode(parts[0]) == R"({"typ":"JWT","alg":"ES256"})");
-  BOOST_TEST(
-      b64url_decode(parts[1]) ==
-      R"({"aud":"https://push.example.net","exp":1700000000,"sub":"mailto:ops@example.com"})");
+  BOOST_TEST(b64url_decode(parts[1]) ==
+             R"({"aud":"https://push.example.net","exp":1700000000,"sub":"mailto:ops@example.com"})");
 
   const std::string signing_input = parts[0] + "." + parts[1];
   const std::string sig = b64url_decode(parts[2]);
@@ -114,8 +106,7 @@ BOOST_AUTO_TEST_CASE(jwt_has_exact_header_and_claims_and_verifies) {
 
 BOOST_AUTO_TEST_CASE(claims_are_json_escaped) {
   const VapidKeys keys = generate_vapid_keys();
-  const auto jwt =
-      vapid_jwt("https://push.example.net:8443", "https://example.com/\"contact\"", 42, keys);
+  const auto jwt = vapid_jwt("https://push.example.net:8443", "https://example.com/\"contact\"", 42, keys);
   BOOST_REQUIRE(jwt.has_value());
   rapidjson::Document claims;
   const std::string json = b64url_decode(split_jwt(*jwt)[1]);
@@ -129,24 +120,20 @@ BOOST_AUTO_TEST_CASE(claims_are_json_escaped) {
 BOOST_AUTO_TEST_CASE(bad_subject_audience_or_keys_are_refused) {
   const VapidKeys keys = generate_vapid_keys();
   const char* aud = "https://push.example.net";
-  for (const char* subject : {"", "ops@example.com", "http://example.com", "MAILTO:x@y",
-                              "javascript:alert(1)", "mailto", "https"}) {
-    BOOST_TEST_CONTEXT("subject " << subject) {
-      BOOST_TEST(!vapid_jwt(aud, subject, 1700000000, keys).has_value());
-    }
+  for (const char* subject :
+       {"", "ops@example.com", "http://example.com", "MAILTO:x@y", "javascript:alert(1)", "mailto", "https"}) {
+    BOOST_TEST_CONTEXT("subject " << subject) { BOOST_TEST(!vapid_jwt(aud, subject, 1700000000, keys).has_value()); }
   }
-  for (const char* bad_aud :
-       {"", "push.example.net", "https://push.example.net/", "https://push.example.net/send/x",
-        "HTTPS://push.example.net", "ftp://push.example.net"}) {
+  for (const char* bad_aud : {"", "push.example.net", "https://push.example.net/", "https://push.example.net/send/x",
+                              "HTTPS://push.example.net", "ftp://push.example.net"}) {
     BOOST_TEST_CONTEXT("aud " << bad_aud) {
       BOOST_TEST(!vapid_jwt(bad_aud, "mailto:a@b", 1700000000, keys).has_value());
     }
   }
   BOOST_TEST(!vapid_jwt(aud, "mailto:a@b", 0, keys).has_value());
   BOOST_TEST(!vapid_jwt(aud, "mailto:a@b", 1, VapidKeys{keys.private_key, ""}).has_value());
-  BOOST_TEST(!vapid_jwt(aud, "mailto:a@b", 1,
-                        VapidKeys{keys.private_key, generate_vapid_keys().public_key})
-                  .has_value());
+  BOOST_TEST(
+      !vapid_jwt(aud, "mailto:a@b", 1, VapidKeys{keys.private_key, generate_vapid_keys().public_key}).has_value());
   BOOST_TEST(vapid_jwt(aud, "mailto:a@b", 1, keys).has_value());  // control
 }
 
@@ -166,8 +153,7 @@ BOOST_AUTO_TEST_CASE(endpoint_origin_table) {
   };
   const Case cases[] = {
       {"https://fcm.googleapis.com/fcm/send/abc:def", "https://fcm.googleapis.com"},
-      {"https://updates.push.services.mozilla.com/wpush/v2/gAAA",
-       "https://updates.push.services.mozilla.com"},
+      {"https://updates.push.services.mozilla.com/wpush/v2/gAAA", "https://updates.push.services.mozilla.com"},
       {"https://Push.Example.NET:443/a?b#c", "https://push.example.net"},
       {"HTTPS://push.example.net:8443", "https://push.example.net:8443"},
       {"https://push.example.net:08443/x", "https://push.example.net:8443"},

@@ -22,9 +22,8 @@ namespace {
 std::string b64url_decode(const std::string& in) {
   std::string out(in.size(), '\0');
   std::size_t len = 0;
-  if (sodium_base642bin(reinterpret_cast<unsigned char*>(out.data()), out.size(), in.data(),
-                        in.size(), nullptr, &len, nullptr,
-                        sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0) {
+  if (sodium_base642bin(reinterpret_cast<unsigned char*>(out.data()), out.size(), in.data(), in.size(), nullptr, &len,
+                        nullptr, sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0) {
     throw std::runtime_error("bad base64url in test data: " + in);
   }
   out.resize(len);
@@ -70,8 +69,8 @@ BOOST_AUTO_TEST_SUITE(webpush_test)
 
 BOOST_AUTO_TEST_CASE(rfc8291_example_is_reproduced_byte_for_byte) {
   const Rfc8291Example ex;
-  const auto body = encrypt_aes128gcm(ex.plaintext, ex.ua_public, ex.auth_secret, ex.as_keys(),
-                                      ex.salt, ex.record_size);
+  const auto body =
+      encrypt_aes128gcm(ex.plaintext, ex.ua_public, ex.auth_secret, ex.as_keys(), ex.salt, ex.record_size);
   BOOST_REQUIRE(body.has_value());
   BOOST_TEST(body->size() == ex.expected.size());
   BOOST_TEST(*body == ex.expected);
@@ -107,8 +106,7 @@ BOOST_AUTO_TEST_CASE(push_payload_round_trips_with_fresh_keys_and_salt) {
   BOOST_TEST(first->substr(16, 5) == std::string("\x00\x00\x10\x00\x41", 5));
   BOOST_TEST(decrypt_aes128gcm(*first, ua, auth).value_or("?") == message);
   BOOST_TEST(decrypt_aes128gcm(*second, ua, auth).value_or("?") == message);
-  BOOST_TEST(decrypt_aes128gcm(encrypt_push_payload("", ua.public_key, auth).value(), ua, auth)
-                 .value_or("?") == "");
+  BOOST_TEST(decrypt_aes128gcm(encrypt_push_payload("", ua.public_key, auth).value(), ua, auth).value_or("?") == "");
 }
 
 BOOST_AUTO_TEST_CASE(oversize_payload_is_refused) {
@@ -122,8 +120,7 @@ BOOST_AUTO_TEST_CASE(oversize_payload_is_refused) {
   // A smaller record size lowers the limit: the one record must fit in rs.
   const EceKeys as = generate_p256_keypair();
   const std::string salt = random_bytes(16);
-  BOOST_TEST(
-      encrypt_aes128gcm(std::string(83, 'x'), ua.public_key, auth, as, salt, 100).has_value());
+  BOOST_TEST(encrypt_aes128gcm(std::string(83, 'x'), ua.public_key, auth, as, salt, 100).has_value());
   BOOST_TEST(!encrypt_aes128gcm(std::string(84, 'x'), ua.public_key, auth, as, salt, 100));
   BOOST_TEST(!encrypt_aes128gcm("", ua.public_key, auth, as, salt, 17));
 }
@@ -142,8 +139,7 @@ BOOST_AUTO_TEST_CASE(bad_key_material_is_refused) {
   std::string compressed_prefix = ex.ua_public;
   compressed_prefix[0] = '\x02';
   const std::string cases[] = {
-      "",        ex.ua_public.substr(0, 64), ex.ua_public + "x",
-      off_curve, compressed_prefix,          std::string(65, '\0'),
+      "", ex.ua_public.substr(0, 64), ex.ua_public + "x", off_curve, compressed_prefix, std::string(65, '\0'),
   };
   for (const auto& bad : cases) BOOST_TEST(!encrypt(bad, ex.auth_secret, as, ex.salt));
 
@@ -151,8 +147,7 @@ BOOST_AUTO_TEST_CASE(bad_key_material_is_refused) {
   BOOST_TEST(!encrypt(ex.ua_public, ex.auth_secret, as, ex.salt.substr(0, 8)));
   // Sender pair whose halves do not belong together, or a zero scalar.
   BOOST_TEST(!encrypt(ex.ua_public, ex.auth_secret, EceKeys{ex.ua_private, ex.as_public}, ex.salt));
-  BOOST_TEST(!encrypt(ex.ua_public, ex.auth_secret, EceKeys{std::string(32, '\0'), ex.as_public},
-                      ex.salt));
+  BOOST_TEST(!encrypt(ex.ua_public, ex.auth_secret, EceKeys{std::string(32, '\0'), ex.as_public}, ex.salt));
   BOOST_TEST(!encrypt(ex.ua_public, ex.auth_secret, EceKeys{ex.as_private, ""}, ex.salt));
 }
 
