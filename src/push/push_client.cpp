@@ -152,6 +152,35 @@ PushOutcome classify(long status) {
   return PushOutcome::Rejected;
 }
 
+// The request headers of one push (RFC 8030/8291/8292); null when out of memory.
+SlistPtr push_headers(const PushRequest& request) {
+  curl_slist* raw_headers = nullptr;
+  auto add_header = [&raw_headers](const std::string& line) {
+    curl_slist* next = curl_slist_append(raw_headers, line.c_str());
+    if (next != nullptr) raw_headers = next;
+    return next != nullptr;
+  };
+  bool headers_ok = add_header("Content-Encoding: aes128gcm") && add_header("Content-Type: application/octet-stream") &&
+                    add_header("TTL: " + std::to_string(request.ttl_seconds)) &&
+                    add_header("Urgency: " + request.urgency) && add_header("Expect:");  // no 100-continue round trip
+  if (headers_ok && !request.topic.empty()) headers_ok = add_header("Topic: " + request.topic);
+  if (headers_ok && !request.authorization.empty()) {
+    headers_ok = add_header("Authorization: " + request.authorization);
+  }
+  SlistPtr headers(raw_headers);
+  return headers_ok ? std::move(headers) : nullptr;
+}
+
+// The outcome of a transfer that curl ended with `rc`: the guard's refusal
+// and a refused scheme are Blocked, everything else a network error.
+PushResult transfer_failed(CURLcode rc, const char* error_buffer, const Guard& guard) {
+  std::string detail = curl_easy_strerror(rc);
+  if (error_buffer[0] != '\0') detail.append(": ").append(error_buffer);
+  if (guard.blocked) return {PushOutcome::Blocked, 0, "address refused by SSRF guard; " + detail};
+  if (rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_URL_MALFORMAT) return {PushOutcome::Blocked, 0, detail};
+  return {PushOutcome::NetworkError, 0, detail};
+}
+
 }  // namespace
 
 bool is_forbidden_address(const struct sockaddr* address) {
@@ -187,21 +216,8 @@ PushResult CurlPushClient::send(const PushRequest& request) {
   CurlPtr curl(curl_easy_init());
   if (!curl) return {PushOutcome::NetworkError, 0, "curl_easy_init failed"};
 
-  curl_slist* raw_headers = nullptr;
-  auto add_header = [&raw_headers](const std::string& line) {
-    curl_slist* next = curl_slist_append(raw_headers, line.c_str());
-    if (next != nullptr) raw_headers = next;
-    return next != nullptr;
-  };
-  bool headers_ok = add_header("Content-Encoding: aes128gcm") && add_header("Content-Type: application/octet-stream") &&
-                    add_header("TTL: " + std::to_string(request.ttl_seconds)) &&
-                    add_header("Urgency: " + request.urgency) && add_header("Expect:");  // no 100-continue round trip
-  if (headers_ok && !request.topic.empty()) headers_ok = add_header("Topic: " + request.topic);
-  if (headers_ok && !request.authorization.empty()) {
-    headers_ok = add_header("Authorization: " + request.authorization);
-  }
-  SlistPtr headers(raw_headers);
-  if (!headers_ok) return {PushOutcome::NetworkError, 0, "out of memory building headers"};
+  SlistPtr headers = push_headers(request);
+  if (!headers) return {PushOutcome::NetworkError, 0, "out of memory building headers"};
 
   Guard guard{!insecure, false};
   std::string response_start;
@@ -228,15 +244,7 @@ PushResult CurlPushClient::send(const PushRequest& request) {
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error.data());
 
   const CURLcode rc = curl_easy_perform(h);
-  if (rc != CURLE_OK) {
-    std::string detail = curl_easy_strerror(rc);
-    if (error[0] != '\0') detail.append(": ").append(error.data());
-    if (guard.blocked) return {PushOutcome::Blocked, 0, "address refused by SSRF guard; " + detail};
-    if (rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_URL_MALFORMAT) {
-      return {PushOutcome::Blocked, 0, detail};
-    }
-    return {PushOutcome::NetworkError, 0, detail};
-  }
+  if (rc != CURLE_OK) return transfer_failed(rc, error.data(), guard);
   long status = 0;
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
   return {classify(status), status,
