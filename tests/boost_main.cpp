@@ -1,8 +1,11 @@
-// The single Boost.Test entry point; every tests/unit/*_test.cpp adds a suite.
-#define BOOST_TEST_MODULE svc_unit
+// The Boost.Test entry point of both test programs (svc-unit-tests and
+// svc-handler-tests). Every *_test.cpp adds one suite. libsodium is
+// initialised once, before any test.
+#define BOOST_TEST_MODULE svc
 #include <sodium.h>
 
 #include <boost/test/unit_test.hpp>
+#include <stdexcept>
 
 namespace {
 struct SodiumInit {
