@@ -550,6 +550,31 @@ class RecipientTest(NotificationTest):
         self.assertReply(reply, 200, NO_RECIPIENT)
         self.assertNothingWritten(reply, before)
 
+    def test_none_never_copies_the_site_cc_user(self):
+        # The spec: NONE sends only to BCC addresses. The site's CC user is a
+        # visible copy, so it is left out too.
+        reply = notify({"event": "basic", "email": "NONE"}, site=S.copies)
+        row = self.assertOneRow(reply, S.copies)
+        self.assertEqual((row["recipient"], row["cc"], row["bcc"]), ("", "", S.bcc_email))
+        reply = notify({"event": "orders", "setEmailField": "to", "data": {"to": "NONE", "order_id": "N2"}},
+                       site=S.copies)
+        row = self.assertOneRow(reply, S.copies)
+        self.assertEqual((row["recipient"], row["cc"]), ("", ""))
+        self.assertEqual(row["bcc"].split(","), [S.bcc_email, "tmpl-bcc@site-c.example"])
+
+    def test_none_with_only_a_cc_user_is_no_recipient(self):
+        site = create_site("notif-cconly-" + TAG, "--email-from", "O <o@site-o.example>",
+                           "--email-cc", str(S.cc_user))
+        define_template(site, "basic", BASIC_SUBJECT, BASIC_CONTENT)
+        before = counts()
+        reply = notify({"event": "basic", "email": "NONE", "table": "t_" + TAG, "master_id": 6}, site=site)
+        self.assertReply(reply, 200, NO_RECIPIENT)
+        self.assertNothingWritten(reply, before)
+        # With a recipient the CC user is copied as usual.
+        to = marker()
+        row = self.assertOneRow(notify({"event": "basic", "email": to}, site=site), site)
+        self.assertEqual((row["recipient"], row["cc"], row["bcc"]), (to, S.cc_email, ""))
+
     def test_no_email_and_no_field_is_no_recipient(self):
         for body in ({"event": "basic"}, {"event": "basic", "email": ""},
                      {"event": "basic", "setEmailField": "absent", "data": {"name": "x"}},
@@ -719,6 +744,22 @@ class EndToEndTest(NotificationTest):
         while time.time() < deadline and rows_of(reply)[0]["status"] != "Sent":
             time.sleep(0.2)
         self.assertEqual(rows_of(reply)[0]["status"], "Sent", row)
+
+    @unittest.skipUnless(svc_stack.stack_process_running("svc-sender"), SENDER_REASON)
+    def test_none_is_delivered_to_bcc_addresses_only(self):
+        order = "NONE-" + uuid.uuid4().hex[:10]
+        seen = svc_stack.mail_files()
+        reply = notify({"event": "orders", "email": "NONE", "data": {"order_id": order}}, site=S.copies)
+        self.assertOneRow(reply, S.copies)
+        msg = svc_stack.wait_for_mail(lambda m: m.get("Subject") == "Order " + order, timeout=20, after=seen)
+        envelope = sorted(a.strip().lower() for a in str(msg.get("X-Sink-Rcpt-To", "")).split(","))
+        self.assertEqual(envelope, sorted([S.bcc_email.lower(), "tmpl-bcc@site-c.example"]))
+        self.assertIsNone(msg.get("Cc"))
+        self.assertIsNone(msg.get("Bcc"))
+        for name, value in msg.items():
+            if name.lower() not in ("x-sink-rcpt-to", "x-sink-mail-from"):
+                for address in (S.cc_email, S.bcc_email, "tmpl-bcc@site-c.example"):
+                    self.assertNotIn(address.lower(), str(value).lower(), name)
 
 
 if __name__ == "__main__":
