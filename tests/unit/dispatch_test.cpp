@@ -125,7 +125,13 @@ std::vector<Row> rows() {
        kUnauthorized},
       // With a site header the lookup comes first: here it reaches the
       // (unreachable) database before the malformed body or the limit.
-      {"site lookup before a malformed body", "POST", "/message/notification", {{"site-id", "1"}}, "{", -2, 500,
+      {"site lookup before a malformed body",
+       "POST",
+       "/message/notification",
+       {{"site-id", "1"}},
+       "{",
+       -2,
+       500,
        kGeneric},
       {"site lookup before the limit",
        "POST",
