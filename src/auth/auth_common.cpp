@@ -4,15 +4,25 @@
 #include "config/config.hpp"
 #include "core/log.hpp"
 #include "core/text.hpp"
+#include "db/version_repo.hpp"
+#include "http/json.hpp"
 #include "http/validate.hpp"
 
 namespace svc::auth {
 
-std::optional<db::TableName> auth_table(http::Fields& fields, const core::Context& ctx) {
-  const auto& allowed = ctx.config.auth.tables;
+std::optional<db::TableName> requested_auth_table(http::Fields& fields, const core::Context& ctx) {
   auto requested = fields.optional_string("authTable", 64);
-  if (fields.has_error("authTable")) return std::nullopt;
-  auto table = db::allowlisted(requested.value_or(allowed.empty() ? "" : allowed.front()), allowed);
+  if (!requested || fields.has_error("authTable")) return std::nullopt;
+  auto table = db::allowlisted(*requested, ctx.config.auth.tables);
+  if (!table) fields.add("authTable", "authTable is not an allowed table");
+  return table;
+}
+
+std::optional<db::TableName> auth_table(http::Fields& fields, const core::Context& ctx) {
+  auto table = requested_auth_table(fields, ctx);
+  if (table || fields.has_error("authTable")) return table;
+  const auto& allowed = ctx.config.auth.tables;
+  table = db::allowlisted(allowed.empty() ? "" : allowed.front(), allowed);
   if (!table) fields.add("authTable", "authTable is not an allowed table");
   return table;
 }
@@ -38,6 +48,18 @@ std::optional<std::string> password_field(http::Fields& fields, const char* name
     return std::nullopt;
   }
   return password;
+}
+
+void record_user_version(core::Context& ctx, const db::TableName& table, const db::User& user, const char* action) {
+  http::JsonWriter w;
+  w.open()
+      .kv("id", user.id)
+      .kv("user_email", user.email)
+      .kv("first_name", user.first_name)
+      .kv("last_name", user.last_name)
+      .kv("primary_role", user.role)
+      .close();
+  db::VersionRepo(ctx.db).record(table.str(), user.id, action, w.str());
 }
 
 void audit(core::Context& ctx, const http::Request& request, std::string event, const std::string& table,

@@ -6,6 +6,7 @@
 #include "core/context.hpp"
 #include "db/audit_repo.hpp"
 #include "db/table_name.hpp"
+#include "db/user_repo.hpp"
 #include "http/request.hpp"
 #include "http/validate.hpp"
 
@@ -16,6 +17,12 @@ namespace svc::auth {
 // table (svc_users by default) when absent. nullopt only when an error was added.
 std::optional<db::TableName> auth_table(http::Fields& fields, const core::Context& ctx);
 
+// The `authTable` field as the request gave it: the table when it is in
+// [auth] tables, nullopt when the field is absent or when a field error on
+// authTable was added (so after Fields::throw_if_errors(), nullopt means
+// absent). For reset-pass, whose default is the reset token's own table.
+std::optional<db::TableName> requested_auth_table(http::Fields& fields, const core::Context& ctx);
+
 // Reads and checks `email`: required, a valid address (field errors otherwise).
 std::optional<std::string> email_field(http::Fields& fields);
 
@@ -23,6 +30,13 @@ std::optional<std::string> email_field(http::Fields& fields);
 // hashing (required; at most 1024 bytes; at least 8 characters when
 // `check_min` — login's rule; sign-up and reset use the strength rule).
 std::optional<std::string> password_field(http::Fields& fields, const char* name, bool check_min);
+
+// Writes the svc_versions row of a change to `user` of `table` (`action`:
+// "insert" at sign-up, "update" when the password changes): a JSON snapshot
+// of id, user_email, first_name, last_name and primary_role; never the
+// password hash or a token. Database errors propagate, so a caller inside a
+// db::Transaction rolls the change back with its row.
+void record_user_version(core::Context& ctx, const db::TableName& table, const db::User& user, const char* action);
 
 // An audit row with the request's IP, user agent and request id filled in.
 void audit(core::Context& ctx, const http::Request& request, std::string event, const std::string& table,

@@ -5,6 +5,7 @@
 #include "core/clock.hpp"
 #include "core/text.hpp"
 #include "crypto/password_hasher.hpp"
+#include "db/database.hpp"
 #include "db/throttle_repo.hpp"
 #include "db/user_repo.hpp"
 
@@ -22,6 +23,18 @@ bool verifiable(const std::string& stored, const core::Context& ctx) {
 }
 
 LoginResult refused(LoginOutcome outcome) { return {outcome, 0, {}}; }
+
+// Re-hashes a password stored in an outdated format. The new hash and its
+// svc_versions row are written together or not at all; when the column no
+// longer holds the hash this login verified (a reset got there first), both
+// are skipped. Hashing runs before the transaction, so no lock waits on it.
+void upgrade_hash(core::Context& ctx, db::UserRepo& users, const db::User& user, const std::string& password) {
+  const std::string fresh = ctx.hasher.hash(password);
+  db::Transaction tx(ctx.db);
+  if (!users.replace_password_hash(user.id, user.password, fresh)) return;  // rolls back: nothing was written
+  record_user_version(ctx, users.table(), user, "update");
+  tx.commit();
+}
 
 }  // namespace
 
@@ -60,7 +73,7 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
     return refused(LoginOutcome::kAuthenticationFailed);
   }
   throttle.reset(table, key);
-  if (verdict.needs_upgrade) users.replace_password_hash(user->id, user->password, ctx.hasher.hash(attempt.password));
+  if (verdict.needs_upgrade) upgrade_hash(ctx, users, *user, attempt.password);
   audit(ctx, request, "login_ok", table, user->id, attempt.app_id,
         verdict.needs_upgrade ? "password hash upgraded" : "");
   TokenPair tokens = issue_tokens(*user, table, attempt.app_id, ctx);

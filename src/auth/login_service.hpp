@@ -36,8 +36,10 @@ struct LoginResult {
 // attempt that is not throttled, so timing does not reveal which e-mails are
 // registered. A failure counts toward the throttle (except for an inactive
 // user with the right password); success resets it, re-hashes a password
-// stored in an outdated format, and issues tokens. Every outcome but
-// kThrottled writes a login_ok / login_failed audit row.
+// stored in an outdated format (with its svc_versions "update" row, in one
+// transaction; a database error there propagates and the hash stays as it
+// was), and issues tokens. Every outcome but kThrottled writes a login_ok /
+// login_failed audit row.
 LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, core::Context& ctx);
 
 }  // namespace svc::auth

@@ -7,14 +7,16 @@
 
 namespace svc::auth {
 
-// The reply is the same whether or not the e-mail is registered.
+// The reply is the same whether or not the e-mail is registered in the
+// table (`authTable`, default the first of [auth] tables).
 http::Response request_pass(const http::Request& request, core::Context& ctx) {
   http::Fields fields(request.json);
   auto email = email_field(fields);
   auto app_id = fields.required_id("appID");
   auto url = fields.optional_string("url", 2048);
+  auto table = auth_table(fields, ctx);
   fields.throw_if_errors();
-  request_password_reset(ctx, request, *email, *app_id, url);
+  request_password_reset(ctx, request, *email, *app_id, *table, url);
 
   http::JsonWriter w;
   w.open()
@@ -29,12 +31,12 @@ http::Response reset_pass(const http::Request& request, core::Context& ctx) {
   auto password = password_field(fields, "password", false);
   auto confirm = fields.required_string("confirmPassword", kMaxPasswordBytes);
   auto token = fields.required_string("reset_password_token", 8192);
-  auto table = auth_table(fields, ctx);
+  auto table = requested_auth_table(fields, ctx);  // absent: the reset token's own table
   fields.throw_if_errors();
   require_strong_password(*password);
   if (*password != *confirm) throw http::ApiError::validation("confirmPassword", "Passwords do not match");
 
-  reset_password(ctx, request, *token, *table, *password);
+  reset_password(ctx, request, *token, table, *password);
   return http::Response::json(200, R"({"status":"Success","message":"Password reset successfully"})");
 }
 

@@ -105,25 +105,28 @@ void queue_changed_mail(core::Context& ctx, const http::Request& request, long l
 }  // namespace
 
 void request_password_reset(core::Context& ctx, const http::Request& request, const std::string& email,
-                            long long app_id, const std::optional<std::string>& url) {
+                            long long app_id, const db::TableName& table, const std::optional<std::string>& url) {
   auto site = db::SiteRepo(ctx.db).find(app_id);
   if (!site || !site->active) throw http::ApiError::validation("appID", "appID does not name an application");
   const std::string base = reset_base(url, *site);
 
-  const auto& table = ctx.config.auth.tables.front();
-  auto user = db::UserRepo(ctx.db, *db::allowlisted(table, ctx.config.auth.tables)).find_by_email(email);
-  const std::string link = reset_link(base, reset_token(ctx, user, table, site->id));
+  auto user = db::UserRepo(ctx.db, table).find_by_email(email);
+  const std::string link = reset_link(base, reset_token(ctx, user, table.str(), site->id));
   if (user && user->active && !site->disable_email) queue_reset_mail(ctx, request, *site, *user, link);
-  audit(ctx, request, "reset_requested", table, user ? user->id : 0, site->id, user ? "" : "unknown e-mail");
+  audit(ctx, request, "reset_requested", table.str(), user ? user->id : 0, site->id, user ? "" : "unknown e-mail");
 }
 
 void reset_password(core::Context& ctx, const http::Request& request, const std::string& token,
-                    const db::TableName& table, const std::string& password) {
+                    const std::optional<db::TableName>& requested, const std::string& password) {
   auto invalid = [] { return http::ApiError::failed(400, "Reset password token has expired or is invalid"); };
   auto verified = crypto::jwt_verify(token, ctx.config.keys.jwt, "reset", ctx.clock.now());
-  if (!verified.ok() || verified.claims.tbl != table.str()) throw invalid();
+  if (!verified.ok()) throw invalid();
+  // Our signature covers tbl, but [auth] tables may have lost it since the
+  // token was issued: it goes through the allowlist like a request's name.
+  auto table = db::allowlisted(verified.claims.tbl, ctx.config.auth.tables);
+  if (!table || (requested && requested->str() != table->str())) throw invalid();
   long long user_id = core::parse_id(verified.claims.sub).value_or(0);
-  db::UserRepo users(ctx.db, table);
+  db::UserRepo users(ctx.db, *table);
   auto user = user_id > 0 ? users.find_by_id(user_id) : std::nullopt;
   // The fingerprint of the password hash at issue time: once the password
   // changes (this reset, or any other), the token is spent.
@@ -133,14 +136,16 @@ void reset_password(core::Context& ctx, const http::Request& request, const std:
   }
   const std::string fresh = ctx.hasher.hash(password);
   {
-    // Both or neither: a new password with the old refresh tokens still
-    // valid would leave a session an attacker holds alive.
+    // All or nothing: a new password with the old refresh tokens still
+    // valid would leave a session an attacker holds alive, and one without
+    // its version row would be a change the history does not show.
     db::Transaction tx(ctx.db);
     if (!users.replace_password_hash(user->id, user->password, fresh)) throw invalid();  // raced with another reset
     users.bump_token_version(user->id);
+    record_user_version(ctx, *table, *user, "update");
     tx.commit();
   }
-  audit(ctx, request, "reset_done", table.str(), user->id, verified.claims.app);
+  audit(ctx, request, "reset_done", table->str(), user->id, verified.claims.app);
   queue_changed_mail(ctx, request, verified.claims.app, *user);
 }
 

@@ -17,25 +17,29 @@ namespace svc::auth {
 // appID), picks the reset page (`url` when its host is one of the site's
 // allowed_redirect_hosts, else a 400 on url; the site's reset_url when `url`
 // is absent, a 400 on url when that is empty too), signs a reset token for
-// the user of `email` in the first [auth] table and queues the reset mail
-// (the site's enabled `password-reset` template, or a built-in one) with the
-// link. The work and the outcome are the same whether or not the e-mail is
-// registered: one token signature, one committed write (the outbox row, or
-// only the audit row). No mail when the user is inactive or the site has
-// disable_email. `request` supplies the audit row's IP, user agent and id.
+// the user of `email` in `table` (the token names that table) and queues the
+// reset mail (the site's enabled `password-reset` template, or a built-in
+// one) with the link. The token is signed and the audit row written whether
+// or not the e-mail is registered in `table`, and the reply does not differ;
+// only a registered, active user gets the mail (and its outbox row), and no
+// one does when the site has disable_email. `request` supplies the audit
+// row's IP, user agent and id.
 void request_password_reset(core::Context& ctx, const http::Request& request, const std::string& email,
-                            long long app_id, const std::optional<std::string>& url);
+                            long long app_id, const db::TableName& table, const std::optional<std::string>& url);
 
-// Step 2: checks `token` (signature, expiry, typ "reset", table `table`, and
-// that the user's password hash is still the one it was issued for), then
-// stores the hash of `password` and revokes every refresh token issued so far
-// (token_version + 1) in ONE transaction, so a crash can never leave the new
-// password with the old refresh tokens valid. Audits it and queues the
-// site's enabled `password-changed` mail, if any.
+// Step 2: checks `token` (signature, expiry, typ "reset", a table of [auth]
+// tables that equals `table` when one is given, and that the user's password
+// hash is still the one it was issued for), then, in ONE transaction, stores
+// the hash of `password` in the token's table, revokes every refresh token
+// issued so far (token_version + 1) and writes the svc_versions "update" row,
+// so a crash can never leave the new password with the old refresh tokens
+// valid or without its version row. Audits it and queues the site's enabled
+// `password-changed` mail, if any.
 // REQUIRES: `password` passed the strength rule and its confirmation.
 // Throws http::ApiError 400 "Reset password token has expired or is invalid"
-// (also when another reset changed the password first).
+// (also when `table` is not the token's, and when another reset changed the
+// password first).
 void reset_password(core::Context& ctx, const http::Request& request, const std::string& token,
-                    const db::TableName& table, const std::string& password);
+                    const std::optional<db::TableName>& table, const std::string& password);
 
 }  // namespace svc::auth

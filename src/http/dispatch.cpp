@@ -1,6 +1,7 @@
 #include "http/dispatch.hpp"
 
 #include <exception>
+#include <optional>
 
 #include "core/log.hpp"
 #include "db/site_repo.hpp"
@@ -93,13 +94,14 @@ Response route_request(std::span<const Route> routes, Request& request, BodySour
     r.headers.emplace_back("Allow", allowed_methods(routes, request.path));
     return r;
   }
+  // A site route checks its caller from the headers alone before any byte of
+  // the body is read: whoever is no site gets the spec's 401 whatever the
+  // body holds, and costs neither buffering nor JSON parsing.
+  std::optional<db::Site> site;
+  if (route->site_handler) site = authenticate_site(request, ctx);
   if (route->body_limit > 0) read_body(request, source, *route);
   if (route->flags & kJsonBody) parse_json(request);
-  if (route->site_handler) {
-    db::Site site = authenticate_site(request, ctx);
-    return route->site_handler(request, ctx, site);
-  }
-  return route->handler(request, ctx);
+  return site ? route->site_handler(request, ctx, *site) : route->handler(request, ctx);
 }
 
 }  // namespace

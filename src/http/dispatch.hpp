@@ -35,9 +35,10 @@ class StringBody final : public BodySource {
 };
 
 // Routes one request through `routes` (the API's table is app::routes()):
-// 404 / 405 / 413 / 400 (malformed JSON) / 401 (site header) are decided
-// here from the table, before the handler runs and
-// before a large body is buffered. The only catch site: ApiError becomes its
+// 404 / 405, then 401 (site header; site routes only), then 413 / 400
+// (malformed JSON) are decided here from the table, in that order, before the
+// handler runs and before a large body is buffered; a site route reads no
+// body for a caller that is no site. The only catch site: ApiError becomes its
 // response; anything else is logged with the request id and answered 500 with
 // the spec's generic message. Never throws.
 Response dispatch(std::span<const Route> routes, Request& request, BodySource& body, core::Context& ctx);

@@ -83,9 +83,11 @@ ToList to_list(const Notification& n, const MergeValues& values) {
   return {it == values.end() ? "" : it->second, "setEmailField"};
 }
 
-// The copies every mail of the site gets: its CC/BCC users, then the template's bcc.
-void add_copies(core::Context& ctx, const db::Site& site, const db::Template& tmpl, Recipients& r) {
-  r.cc = addresses(user_email(ctx, site.email_cc), "email_cc");
+// The copies every mail of the site gets: its CC user (not for a BCC-only
+// mail, whose addresses must stay hidden: spec, "NONE sends only to BCC
+// addresses"), its BCC user, then the template's bcc.
+void add_copies(core::Context& ctx, const db::Site& site, const db::Template& tmpl, bool bcc_only, Recipients& r) {
+  if (!bcc_only) r.cc = addresses(user_email(ctx, site.email_cc), "email_cc");
   r.bcc = addresses(user_email(ctx, site.email_bcc), "email_bcc");
   for (auto& a : addresses(tmpl.bcc, "bcc")) r.bcc.push_back(a);
 }
@@ -105,7 +107,7 @@ NotifyOutcome notify(core::Context& ctx, const db::Site& site, const Notificatio
   const bool bcc_only = to.text == "NONE";
   Recipients r;
   if (!bcc_only) r.to = addresses(to.text, to.field);
-  add_copies(ctx, site, *tmpl, r);
+  add_copies(ctx, site, *tmpl, bcc_only, r);
   if (r.to.empty() && (!bcc_only || r.bcc.empty())) return NotifyOutcome::NoRecipient;
 
   db::OutboxEntry entry = compose(site, *tmpl, values, r, n.request_id, RecordLink{n.table, n.master_id});

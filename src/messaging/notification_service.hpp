@@ -30,7 +30,8 @@ enum class NotifyOutcome { Queued, Disabled, NoTemplate, NoRecipient };
 // Checks the site may send, finds its enabled template for the event, merges
 // `data` and (when `sql` is set) the first row of the site's merge query into
 // it, resolves the recipients (email or setEmailField; the site's email_cc /
-// email_bcc users; the template's bcc) and queues the rendered mail
+// email_bcc users; the template's bcc; for "NONE" only the two BCC sources,
+// NoRecipient when both are empty) and queues the rendered mail
 // (messaging::enqueue, linked to table/master_id when both are set).
 // SQL merge runs only on ctx.merge_db (the read-only [database.merge]
 // account), never on ctx.db: without that account every `sql` is refused.

@@ -15,6 +15,7 @@ Every e-mail is fresh (unique_email), so the tests are independent of order
 and re-runnable on the same stack.
 """
 
+import json
 import os
 import subprocess
 import uuid
@@ -68,6 +69,13 @@ def make_user(email, password_sql=None, table="svc_users", active=1, first="Ann"
 
 def stored_password(user_id, table="svc_users"):
     return sql_value("SELECT password FROM %s WHERE id = %d" % (table, user_id))
+
+
+def versions(table, user_id):
+    """svc_versions rows of one user as [action, snapshot dict], oldest first."""
+    return [[action, json.loads(snapshot)] for action, snapshot in
+            sql("SELECT action, snapshot FROM svc_versions WHERE table_name = %s AND record_id = %d ORDER BY id"
+                % (q(table), user_id))]
 
 
 def clear_throttle(email):
@@ -247,6 +255,40 @@ class LoginTest(ApiTest):
         self.assertEqual(stored_password(uid), encrypted)
         self.assertUpgraded(uid, email, encrypted)
         clear_throttle(email)
+
+    def test_hash_upgrade_writes_one_version_row(self):
+        # The re-hash at login changes the password column: like sign-up and
+        # reset-pass it leaves an svc_versions "update" row (no secrets), and
+        # only when it really rewrites the hash.
+        key = self.legacy_key()
+        bcrypt = php("echo password_hash('Legacy@123', PASSWORD_BCRYPT);")
+        encrypted = php("$iv = random_bytes(16); echo base64_encode($iv . openssl_encrypt('Legacy@123', "
+                        "'aes-256-cbc', %s, OPENSSL_RAW_DATA, $iv));" % q(key))
+        for name, table, legacy in (("bcrypt", "svc_users", bcrypt), ("aes", "svc_staff", encrypted)):
+            with self.subTest(legacy=name, table=table):
+                email = unique_email("login-version-" + name)
+                uid = make_user(email, password_sql=q(legacy), table=table)
+                self.assertReply(login(email, "Legacy@124", authTable=table), 401, INVALID_CREDENTIALS)
+                self.assertEqual(versions(table, uid), [])
+                self.assertReply(login(email, LEGACY_PASSWORD, authTable=table), 200)
+                upgraded = stored_password(uid, table)
+                self.assertTrue(upgraded.startswith("$argon2id$"), upgraded)
+                self.assertEqual(versions(table, uid),
+                                 [["update", {"id": uid, "user_email": email, "first_name": "Ann", "last_name": "Lee",
+                                              "primary_role": "user"}]])
+                snapshot = sql_value("SELECT snapshot FROM svc_versions WHERE table_name = %s AND record_id = %d"
+                                     % (q(table), uid))
+                for secret in (legacy, upgraded, LEGACY_PASSWORD):
+                    self.assertNotIn(secret, snapshot)
+                # A current hash is not rewritten, so no further row.
+                self.assertReply(login(email, LEGACY_PASSWORD, authTable=table), 200)
+                self.assertEqual(len(versions(table, uid)), 1)
+                clear_throttle(email)
+        # A login that needs no upgrade writes no row at all.
+        email = unique_email("login-version-current")
+        uid = make_user(email)
+        self.assertReply(login(email, PASSWORD), 200)
+        self.assertEqual(versions("svc_users", uid), [])
 
     def test_php_argon2id_hash_is_accepted(self):
         # Hashes written by a PHP application (other Argon2id parameters) keep working.

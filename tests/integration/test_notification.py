@@ -30,6 +30,7 @@ import time
 import unittest
 import uuid
 
+import fcgi_client
 import svc_stack
 from svc_stack import ApiTest, admin, post, q, sql, sql_value
 
@@ -310,18 +311,52 @@ class AuthTest(NotificationTest):
                 reply = notify(None, raw=raw)
                 self.assertReply(reply, 401, UNAUTHORIZED)
                 self.assertNothingWritten(reply, before)
-        # A body that is not a JSON object is refused by the route table before
-        # the site check (docs/decisions.md: "404/405/413/400-malformed/401-site").
+        # Nor does a body that is not a JSON object: the site is checked before
+        # the body is read (docs/decisions.md, "Dispatch order").
         for raw in ('{"event":', "[]"):
             with self.subTest(body=raw):
                 before = counts()
                 reply = notify(None, raw=raw)
-                self.assertIn(reply.status, (400, 401), reply)
-                if reply.status == 400:
-                    self.assertValidation(reply, "body")
-                else:
-                    self.assertReply(reply, 401, UNAUTHORIZED)
+                self.assertReply(reply, 401, UNAUTHORIZED)
                 self.assertNothingWritten(reply, before)
+
+    def test_site_is_checked_before_the_body_is_parsed(self):
+        unknown = int(sql_value("SELECT COALESCE(MAX(id), 0) + 1000 FROM svc_sites"))
+        callers = (("no header", {}), ("malformed id", {"site-id": "1x"}), ("unknown site", {"site-id": str(unknown)}),
+                   ("inactive site", {"site-id": str(S.inactive)}),
+                   ("wrong key", {"site-id": str(S.keyed), "x-site-key": S.key + "x"}))
+        bodies = ('{"event":', "[]", "", "null", '"basic"', '{"event": "basic"} trailing', b'{"event": "\xff"}')
+        for label, headers in callers:
+            for raw in bodies:
+                with self.subTest(caller=label, body=raw):
+                    before = counts()
+                    reply = notify(None, headers=headers, raw=raw)
+                    self.assertReply(reply, 401, UNAUTHORIZED)
+                    self.assertNothingWritten(reply, before)
+        # An authenticated site still gets the field-level answer.
+        self.assertValidation(notify(None, site=S.a, raw='{"event":'), "body")
+
+    def test_site_is_checked_before_the_body_limit(self):
+        # nginx's client_max_body_size for /message/ equals the route's limit
+        # (1 MiB), so only a request straight to the workers' FastCGI socket
+        # shows the order: a caller that is no site gets 401 before any byte
+        # of an oversized body is read; a site gets the 413.
+        sock = os.path.join(svc_stack.STACK_DIR, "svc-fcgi.sock")
+        big = json.dumps({"event": "basic", "email": marker(), "data": {"name": "x" * (1024 * 1024)}}).encode()
+        small = json.dumps({"event": "basic", "email": marker()}).encode()
+        cases = (("declared and sent", big, True, {}), ("sent without a length", big, False, {}),
+                 ("declared only", small, True, {"CONTENT_LENGTH": str(2 * 1024 * 1024)}))
+        for label, body, with_length, params in cases:
+            for caller, site_params, expected in (("no header", {}, (401, UNAUTHORIZED)),
+                                                  ("inactive site", {"HTTP_SITE_ID": str(S.inactive)},
+                                                   (401, UNAUTHORIZED)),
+                                                  ("site", {"HTTP_SITE_ID": str(S.a)}, (413, TOO_LARGE))):
+                with self.subTest(body=label, caller=caller):
+                    before = counts()
+                    reply = fcgi_client.request(sock, "POST", PATH, body=body, content_length=with_length,
+                                                params=dict(params, **site_params))
+                    self.assertEqual((reply.status, reply.json), expected, reply)
+                    self.assertEqual(counts(), before)
 
 
 # --- success, the row and the link ------------------------------------------------
@@ -515,6 +550,31 @@ class RecipientTest(NotificationTest):
         self.assertReply(reply, 200, NO_RECIPIENT)
         self.assertNothingWritten(reply, before)
 
+    def test_none_never_copies_the_site_cc_user(self):
+        # The spec: NONE sends only to BCC addresses. The site's CC user is a
+        # visible copy, so it is left out too.
+        reply = notify({"event": "basic", "email": "NONE"}, site=S.copies)
+        row = self.assertOneRow(reply, S.copies)
+        self.assertEqual((row["recipient"], row["cc"], row["bcc"]), ("", "", S.bcc_email))
+        reply = notify({"event": "orders", "setEmailField": "to", "data": {"to": "NONE", "order_id": "N2"}},
+                       site=S.copies)
+        row = self.assertOneRow(reply, S.copies)
+        self.assertEqual((row["recipient"], row["cc"]), ("", ""))
+        self.assertEqual(row["bcc"].split(","), [S.bcc_email, "tmpl-bcc@site-c.example"])
+
+    def test_none_with_only_a_cc_user_is_no_recipient(self):
+        site = create_site("notif-cconly-" + TAG, "--email-from", "O <o@site-o.example>",
+                           "--email-cc", str(S.cc_user))
+        define_template(site, "basic", BASIC_SUBJECT, BASIC_CONTENT)
+        before = counts()
+        reply = notify({"event": "basic", "email": "NONE", "table": "t_" + TAG, "master_id": 6}, site=site)
+        self.assertReply(reply, 200, NO_RECIPIENT)
+        self.assertNothingWritten(reply, before)
+        # With a recipient the CC user is copied as usual.
+        to = marker()
+        row = self.assertOneRow(notify({"event": "basic", "email": to}, site=site), site)
+        self.assertEqual((row["recipient"], row["cc"], row["bcc"]), (to, S.cc_email, ""))
+
     def test_no_email_and_no_field_is_no_recipient(self):
         for body in ({"event": "basic"}, {"event": "basic", "email": ""},
                      {"event": "basic", "setEmailField": "absent", "data": {"name": "x"}},
@@ -684,6 +744,22 @@ class EndToEndTest(NotificationTest):
         while time.time() < deadline and rows_of(reply)[0]["status"] != "Sent":
             time.sleep(0.2)
         self.assertEqual(rows_of(reply)[0]["status"], "Sent", row)
+
+    @unittest.skipUnless(svc_stack.stack_process_running("svc-sender"), SENDER_REASON)
+    def test_none_is_delivered_to_bcc_addresses_only(self):
+        order = "NONE-" + uuid.uuid4().hex[:10]
+        seen = svc_stack.mail_files()
+        reply = notify({"event": "orders", "email": "NONE", "data": {"order_id": order}}, site=S.copies)
+        self.assertOneRow(reply, S.copies)
+        msg = svc_stack.wait_for_mail(lambda m: m.get("Subject") == "Order " + order, timeout=20, after=seen)
+        envelope = sorted(a.strip().lower() for a in str(msg.get("X-Sink-Rcpt-To", "")).split(","))
+        self.assertEqual(envelope, sorted([S.bcc_email.lower(), "tmpl-bcc@site-c.example"]))
+        self.assertIsNone(msg.get("Cc"))
+        self.assertIsNone(msg.get("Bcc"))
+        for name, value in msg.items():
+            if name.lower() not in ("x-sink-rcpt-to", "x-sink-mail-from"):
+                for address in (S.cc_email, S.bcc_email, "tmpl-bcc@site-c.example"):
+                    self.assertNotIn(address.lower(), str(value).lower(), name)
 
 
 if __name__ == "__main__":

@@ -65,11 +65,18 @@ def reset_claims(user_id, exp, pwf, table="svc_users"):
             "jti": secrets.token_urlsafe(16), "pwf": pwf}
 
 
-def create_user(prefix="reset", email=None, password=PASSWORD):
+def create_user(prefix="reset", email=None, password=PASSWORD, table="svc_users"):
     email = email or unique_email(prefix)
     out = svc_stack.admin("user", "create", "--email", email, "--first", "Re", "--last", "Set",
-                          "--mobile", "+15550123", stdin=password + "\n").stdout
+                          "--mobile", "+15550123", "--table", table, stdin=password + "\n").stdout
     return int(out.strip().splitlines()[-1]), email
+
+
+def versions(table, user_id):
+    """svc_versions rows of one user: (action, snapshot as a dict), oldest first."""
+    return [(action, json.loads(snapshot)) for action, snapshot in
+            sql("SELECT action, snapshot FROM svc_versions WHERE table_name = %s AND record_id = %d ORDER BY id"
+                % (q(table), user_id))]
 
 
 def outbox_rows(email):
@@ -93,9 +100,9 @@ def request_pass(email, app=1, **extra):
     return post("/auth/request-pass", body)
 
 
-def fresh_token(email, app=1):
+def fresh_token(email, app=1, **extra):
     """Asks for a reset and returns the link of the newest outbox row (not waiting for the sender)."""
-    reply = request_pass(email, app)
+    reply = request_pass(email, app, **extra)
     assert reply.status == 200, reply
     rows = outbox_rows(email)
     assert rows, "no outbox row for %s" % email
@@ -111,8 +118,26 @@ def reset(token, password=NEW_PASSWORD, confirm=None, **extra):
     return post("/auth/reset-pass", body)
 
 
-def login(email, password):
-    return post("/auth/login", {"email": email, "password": password, "appID": 1})
+def login(email, password, **extra):
+    body = {"email": email, "password": password, "appID": 1}
+    body.update(extra)
+    return post("/auth/login", body)
+
+
+def delivered_link(email, already):
+    """The one link of the reset mail to `email`: from the SMTP sink when svc-sender runs, else
+    from the newest outbox row. Returns (link, where it was read)."""
+    if svc_stack.stack_process_running("svc-sender"):
+        msg = svc_stack.wait_for_mail(lambda m: m["To"] == email, timeout=30, after=already)
+        html_part = msg.get_body(preferencelist=("html",))
+        assert html_part is not None, "the reset e-mail has no HTML part"
+        links = [html.unescape(h) for h in HREF.findall(html_part.get_content())]
+        where = "delivered e-mail (svc-sender -> SMTP sink)"
+    else:
+        links = links_in(outbox_rows(email)[-1][5])
+        where = "outbox row body (svc-sender is NOT running)"
+    assert len(links) == 1, links
+    return links[0], where
 
 
 SITE1_RESET_URL = sql_value("SELECT reset_url FROM svc_sites WHERE id = 1")
@@ -340,6 +365,79 @@ class ResetTest(ApiTest):
         self.assertNotIn(token, dump)
         self.assertNotIn(token.split(".")[2], dump)
         self.assertNotIn(NEW_PASSWORD, dump)
+
+    def test_reset_writes_one_version_row_without_secrets(self):
+        uid, email = create_user("rpversion")
+        old_hash = sql_value("SELECT password FROM svc_users WHERE id = %d" % uid)
+        self.assertEqual(versions("svc_users", uid), [])
+        token, _ = fresh_token(email)
+        self.assertReply(reset(token, "weak"), 400)  # a refused reset writes no row
+        self.assertEqual(versions("svc_users", uid), [])
+        self.assertReply(reset(token), 200, RESET_OK)
+        rows = versions("svc_users", uid)
+        self.assertEqual(rows, [("update", {"id": uid, "user_email": email, "first_name": "Re", "last_name": "Set",
+                                            "primary_role": "user"})])
+        new_hash = sql_value("SELECT password FROM svc_users WHERE id = %d" % uid)
+        dump = sql_value("SELECT snapshot FROM svc_versions WHERE table_name = 'svc_users' AND record_id = %d" % uid)
+        for secret in (old_hash, new_hash, NEW_PASSWORD, PASSWORD, token):
+            self.assertNotIn(secret, dump)
+        self.assertReply(reset(token, "Another@Pass77"), 400, RESET_INVALID)  # spent: no second row
+        self.assertEqual(len(versions("svc_users", uid)), 1)
+
+    # --- a second auth table ------------------------------------------------------------------
+
+    def test_staff_user_resets_through_the_delivered_email(self):
+        uid, email = create_user("rpstaff", table="svc_staff")
+        self.assertReply(login(email, PASSWORD, authTable="svc_staff"), 200)
+        already = svc_stack.mail_files()
+        reply = request_pass(email, authTable="svc_staff")
+        self.assertReply(reply, 200, {"status": "Success",
+                                      "message": "An e-mail with reset instructions has been sent to " + email})
+        link, where = delivered_link(email, already)
+        sys.stderr.write("\n  [staff round trip: link read from the %s] " % where)
+        self.assertTrue(link.startswith(SITE1_RESET_URL + "?token="), link)
+        token = token_of(link)
+        self.assertEqual(json.loads(b64url_decode(token.split(".")[1]))["tbl"], "svc_staff")
+
+        # authTable omitted: the token's own table.
+        self.assertReply(reset(token), 200, RESET_OK)
+        self.assertReply(login(email, NEW_PASSWORD, authTable="svc_staff"), 200)
+        self.assertReply(login(email, PASSWORD, authTable="svc_staff"), 401, INVALID_CREDENTIALS)
+        self.assertReply(reset(token, "Another@Pass77"), 400, RESET_INVALID)
+        # (ids of the two tables overlap: the audit row's auth_table tells them apart)
+        self.assertEqual(sql("SELECT event FROM svc_audit_log WHERE user_id = %d AND auth_table = 'svc_staff'"
+                             " AND event IN ('reset_requested', 'reset_done') ORDER BY id" % uid),
+                         [["reset_requested"], ["reset_done"]])
+        self.assertEqual([a for a, _ in versions("svc_staff", uid)], ["update"])
+
+        # A token of one table named with another is as bad as a bad token, and
+        # naming its own table explicitly works.
+        token, _ = fresh_token(email, authTable="svc_staff")
+        self.assertReply(reset(token, "Third@Pass123", authTable="svc_users"), 400, RESET_INVALID)
+        self.assertReply(login(email, NEW_PASSWORD, authTable="svc_staff"), 200)
+        self.assertReply(reset(token, "Third@Pass123", authTable="svc_staff"), 200, RESET_OK)
+        self.assertReply(login(email, "Third@Pass123", authTable="svc_staff"), 200)
+
+    def test_request_pass_looks_only_in_the_named_table(self):
+        _, staff = create_user("rpstaff-only", table="svc_staff")
+        _, user = create_user("rpuser-only")
+        # The same reply as for any address, and no mail: each is unknown to the other table.
+        for email, table in ((staff, "svc_users"), (user, "svc_staff")):
+            with self.subTest(email=email, authTable=table):
+                self.assertReply(request_pass(email, authTable=table), 200,
+                                 {"status": "Success",
+                                  "message": "An e-mail with reset instructions has been sent to " + email})
+                self.assertEqual(outbox_rows(email), [])
+        self.assertReply(request_pass(staff), 200)  # authTable omitted: svc_users
+        self.assertEqual(outbox_rows(staff), [])
+
+    def test_request_pass_auth_table_must_be_allowlisted(self):
+        _, email = create_user("rptable-rp", table="svc_staff")
+        for table in ("svc_sites", "svc_staff; DROP TABLE svc_related", "`svc_staff`", "SVC_STAFF", "",
+                      "information_schema.tables", 5, ["svc_staff"], "a" * 2000):
+            with self.subTest(authTable=str(table)[:40]):
+                self.assertOnlyFields(request_pass(email, authTable=table), "authTable")
+        self.assertEqual(outbox_rows(email), [])
 
     def test_text_part_of_the_reset_email_carries_the_link(self):
         # A text-only mail client must be able to reset too: the text/plain

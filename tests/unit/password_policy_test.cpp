@@ -51,6 +51,53 @@ BOOST_AUTO_TEST_CASE(each_requirement_is_judged_on_its_own) {
   }
 }
 
+// docs/decisions.md, "Password characters": every character is accepted in a
+// password (NIST SP 800-63B), but only the spec's @$!%*?& counts for
+// hasSpecialChar, so a password needs one of those whatever else it holds.
+BOOST_AUTO_TEST_CASE(only_the_spec_set_counts_as_special_but_every_character_is_accepted) {
+  struct Row {
+    std::string password;
+    bool accepted;
+  };
+  std::string printable;  // every printable ASCII character, space included
+  for (char c = ' '; c <= '~'; ++c) printable += c;
+  const std::vector<Row> rows = {
+      {printable, true},
+      {"Analytical#1", false},  // '#' is printable ASCII but not in the set
+      {"Analytical@1", true},
+      {"Analytical#@1", true},  // other specials beside one from the set
+      {"Analyt ical~^#1", false},
+      {R"(Anal yt\ical"'<>{}|`~^#()[]+=_-.,;:/&1)", true},           // other characters beside one from the set
+      {"Gr\xC3\xBC\xC3\x9F Gott\xE2\x82\xAC 1!", true},              // spaces and Unicode too
+      {"Gr\xC3\xBC\xC3\x9F Gott\xE2\x82\xAC 1\xEF\xBC\x81", false},  // a full-width '!' (U+FF01) is not '!'
+      {"Aa1a\xF0\x9F\x98\x80\xF0\x9F\x98\x80\xF0\x9F\x98\x80\xF0\x9F\x98\x80", false},  // emoji are not special
+  };
+  for (const Row& row : rows) {
+    BOOST_TEST_CONTEXT(row.password) {
+      const PasswordRequirements r = check_strength(row.password);
+      BOOST_TEST(r.min_length);
+      BOOST_TEST(r.has_upper);
+      BOOST_TEST(r.has_lower);
+      BOOST_TEST(r.has_number);
+      BOOST_TEST(r.has_special == row.accepted);
+      if (row.accepted) {
+        BOOST_CHECK_NO_THROW(svc::auth::require_strong_password(row.password));
+      } else {
+        try {
+          svc::auth::require_strong_password(row.password);
+          BOOST_FAIL("no error");
+        } catch (const svc::http::ApiError& e) {
+          BOOST_TEST(e.status() == 400);
+          BOOST_TEST(e.body() ==
+                     R"({"status":"Failed","message":"Password does not meet security requirements","requirements":)"
+                     R"({"minLength":true,"hasUpperCase":true,"hasLowerCase":true,"hasNumber":true,)"
+                     R"("hasSpecialChar":false}})");
+        }
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(utf8_length_counts_code_points) {
   struct Row {
     std::string text;
