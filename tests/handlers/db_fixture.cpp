@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "app/routes.hpp"
+#include "crypto/jwt.hpp"
 #include "http/dispatch.hpp"
 
 namespace svc::testing {
@@ -43,6 +44,17 @@ long long DbFixture::count(const std::string& sql) {
     rs->next();
     return static_cast<long long>(rs->getInt64(1));
   });
+}
+
+std::string DbFixture::reset_token(long long user_id, const std::string& table, const std::string& password_hash) {
+  crypto::Claims c;
+  c.typ = "reset";
+  c.sub = std::to_string(user_id);
+  c.tbl = table;
+  c.iat = clock.value;
+  c.exp = c.iat + 3600;
+  c.pwf = crypto::password_fingerprint(password_hash, config.keys.reset_key);
+  return crypto::jwt_sign(c, config.keys.jwt.current);
 }
 
 }  // namespace svc::testing

@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <string>
 
-#include "crypto/jwt.hpp"
 #include "crypto/password_hasher.hpp"
 #include "db/table_name.hpp"
 #include "db/user_repo.hpp"
@@ -56,16 +55,7 @@ struct ResetFixture {
   }
   void drop_fault() { f.exec("DROP TRIGGER IF EXISTS " + trigger); }
 
-  std::string token() {
-    svc::crypto::Claims c;
-    c.typ = "reset";
-    c.sub = std::to_string(user_id);
-    c.tbl = kTable;
-    c.iat = f.clock.value;
-    c.exp = c.iat + 3600;
-    c.pwf = svc::crypto::password_fingerprint(old_hash, f.config.keys.reset_key);
-    return svc::crypto::jwt_sign(c, f.config.keys.jwt.current);
-  }
+  std::string token() { return f.reset_token(user_id, kTable, old_hash); }
 
   svc::http::Response reset(const std::string& token) {
     return f.post("/auth/reset-pass", R"({"password":"New@Pass456","confirmPassword":"New@Pass456",)"

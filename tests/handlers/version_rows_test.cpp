@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <string>
 
-#include "crypto/jwt.hpp"
 #include "crypto/password_hasher.hpp"
 #include "db/table_name.hpp"
 #include "db/user_repo.hpp"
@@ -69,16 +68,7 @@ struct VersionFixture {
   }
   std::string stored() { return users.find_by_id(user_id).value().password; }
 
-  std::string reset_token(const std::string& hash) {
-    svc::crypto::Claims c;
-    c.typ = "reset";
-    c.sub = std::to_string(user_id);
-    c.tbl = kTable;
-    c.iat = f.clock.value;
-    c.exp = c.iat + 3600;
-    c.pwf = svc::crypto::password_fingerprint(hash, f.config.keys.reset_key);
-    return svc::crypto::jwt_sign(c, f.config.keys.jwt.current);
-  }
+  std::string reset_token(const std::string& hash) { return f.reset_token(user_id, kTable, hash); }
   svc::http::Response reset(const std::string& token) {
     return f.post("/auth/reset-pass", R"({"password":"New@Pass456","confirmPassword":"New@Pass456",)"
                                       R"("reset_password_token":")" +
