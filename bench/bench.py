@@ -10,6 +10,7 @@ minimal SMTP loop), and writes bench/results.json and docs/benchmarks.md.
 
 import argparse
 import datetime
+import hashlib
 import json
 import os
 import random
@@ -60,6 +61,7 @@ class Stack:
         self.http_port = int(env["SVC_HTTP_PORT"])
         self.smtp_port = int(env["SVC_SMTP_PORT"])
         self.push_port = int(env["SVC_PUSH_PORT"])
+        self.site_key = env.get("SITE_KEY", "")  # the demo site 1's x-site-key
         self.bench_port = args.bench_port
         self.keep_port = args.keep_port
         self.bin = Path(args.bin)
@@ -173,6 +175,16 @@ class LogTail:
 
 # --- data set ----------------------------------------------------------------------
 
+# The x-site-key of the bench's own sites 2..SITES (site 1 is the stack's demo
+# site, whose key is SITE_KEY in the stack's env file).
+BENCH_SITE_KEY = "bench-site-key-not-a-secret"
+
+
+def site_headers(stack, site):
+    """The wrk arm header text of a backend call of `site` (id and key)."""
+    return "site-id: %d|x-site-key: %s" % (site, stack.site_key if site == 1 else BENCH_SITE_KEY)
+
+
 def load_data(stack, out):
     log("loading the data set")
     password_hash = stack.admin("hash-password", stdin=PASSWORD + "\n")
@@ -181,9 +193,10 @@ def load_data(stack, out):
     stack.admin("vapid-keys", "--site", "1")
     t0 = time.monotonic()
     stack.sql(f"""
-INSERT INTO svc_sites (id, name, domain, reset_url, allowed_redirect_hosts, email_from, vapid_subject)
+INSERT INTO svc_sites (id, name, domain, reset_url, allowed_redirect_hosts, email_from, vapid_subject, api_key_hash)
   SELECT seq, CONCAT('Bench site ', seq), CONCAT('site', seq, '.example'), 'http://127.0.0.1/reset',
-         'localhost,127.0.0.1', CONCAT('Bench ', seq, ' <no-reply@site', seq, '.example>'), 'mailto:admin@demo.example'
+         'localhost,127.0.0.1', CONCAT('Bench ', seq, ' <no-reply@site', seq, '.example>'), 'mailto:admin@demo.example',
+         '{hashlib.blake2b(BENCH_SITE_KEY.encode(), digest_size=32).hexdigest()}'
   FROM seq_2_to_{SITES};
 INSERT INTO svc_notifications (site_id, event, enabled, subject, content)
   SELECT s.seq, CONCAT('bench-', e.seq), 1, CONCAT('Order [order] for [name] (', e.seq, ')'),
@@ -248,13 +261,15 @@ ANALYZE TABLE svc_users, svc_related, svc_folders, svc_notifications, svc_custom
     lines = []
     for _ in range(1000):
         u = rnd.randint(1, linked_users)
-        lines.append(json.dumps({"appID": (u % SITES) + 1, "table": "svc_folders", "userId": USER_ID_BASE + u}))
+        app = (u % SITES) + 1
+        lines.append(site_headers(stack, app) + "\t" +
+                     json.dumps({"appID": app, "table": "svc_folders", "userId": USER_ID_BASE + u}))
     write("getFolderLimits", lines)
     # notification: 10 sites x 5 templates, site-id header per request
     lines = []
     for _ in range(1000):
         site = rnd.randint(1, SITES)
-        lines.append(f"site-id: {site}\t" + json.dumps({
+        lines.append(site_headers(stack, site) + "\t" + json.dumps({
             "event": f"bench-{rnd.randint(1, TEMPLATES_PER_SITE)}", "email": f"rcpt{rnd.randint(1, 9999)}@example.com",
             "data": {"name": "Ada <Lovelace>", "order": str(rnd.randint(1000, 99999))}}))
     write("notification", lines)
@@ -262,7 +277,7 @@ ANALYZE TABLE svc_users, svc_related, svc_folders, svc_notifications, svc_custom
     lines = []
     for c in range(1, 33):
         token = stack.admin("mint-customer-id", "--customer", str(CUSTOMER_ID_BASE + c), "--ttl", "2h")
-        lines.append("site-id: 1\t" + json.dumps({"customerID": token, "title": "Hi", "message": "Your order shipped",
+        lines.append(site_headers(stack, 1) + "\t" + json.dumps({"customerID": token, "title": "Hi", "message": "Your order shipped",
                                                  "data": {"order": 42}}))
     write("push", lines)
 
@@ -270,7 +285,8 @@ ANALYZE TABLE svc_users, svc_related, svc_folders, svc_notifications, svc_custom
     body = json.dumps({"event": "bench-1", "email": "proto@example.com",
                        "data": {"name": "Ada <Lovelace>", "order": "4242"}}).encode()
     req = urllib.request.Request(stack.url("/message/notification"), data=body,
-                                 headers={"Content-Type": "application/json", "site-id": "1"})
+                                 headers={"Content-Type": "application/json", "site-id": "1",
+                                          "x-site-key": stack.site_key})
     assert json.loads(urllib.request.urlopen(req, timeout=30).read())["status"] == "Success"
     proto = int(stack.sql("SELECT MAX(id) FROM svc_notification_log WHERE recipient = 'proto@example.com';").strip())
     return files, password_hash, proto, counts

@@ -150,12 +150,31 @@ SQL
     say "seeding demo site 1, demo user and templates"
     "$bin/svc-admin" --config "$dir/svc.conf" site create --id 1 --name Demo --domain localhost \
       --reset-url "http://127.0.0.1:$http_port/reset" --allowed-hosts "localhost,127.0.0.1" \
-      --email-from "Demo <no-reply@demo.example>" --vapid-subject "mailto:admin@demo.example" >/dev/null
+      --email-from "Demo <no-reply@demo.example>" --vapid-subject "mailto:admin@demo.example" >"$dir/site-create.out"
+    save_site_key "$dir/site-create.out"
     printf '%s\n' 'Demo@2026!' | "$bin/svc-admin" --config "$dir/svc.conf" user create \
       --email demo@example.com --first Demo --last User --role admin --mobile +15550100 >/dev/null
     mysql_root svc <"$repo/sql/seed/demo.sql"
   fi
+  # A state directory from before site keys: give the demo site one now.
+  if ! grep -q '^SITE_KEY=' "$dir/env"; then
+    "$bin/svc-admin" --config "$dir/svc.conf" site set --site 1 --api-key generate >"$dir/site-create.out"
+    save_site_key "$dir/site-create.out"
+  fi
 }
+
+# The demo site's key ("site_key: KEY", printed once by svc-admin) goes into
+# the env file as SITE_KEY, where the tests and the banner read it.
+save_site_key() {
+  local key
+  key=$(sed -n 's/^site_key: //p' "$1")
+  rm -f "$1"
+  [ -n "$key" ] || die "svc-admin printed no site key for the demo site"
+  printf 'SITE_KEY=%s\n' "$key" >>"$dir/env"
+  SITE_KEY=$key
+}
+
+site_key() { sed -n 's/^SITE_KEY=//p' "$dir/env" | tail -n 1; }
 
 start_bg() {  # start_bg NAME LOGFILE COMMAND...
   local name=$1 log=$2; shift 2
@@ -250,8 +269,9 @@ svc is running at http://127.0.0.1:$http_port  (state and logs in $dir; stop wit
   curl -s -X POST http://127.0.0.1:$http_port/auth/login -H 'Content-Type: application/json' \\
        -d '{"email":"demo@example.com","password":"Demo@2026!","appID":1}'
   curl -s -X POST http://127.0.0.1:$http_port/message/notification -H 'Content-Type: application/json' \\
-       -H 'site-id: 1' -d '{"event":"welcome-email","email":"you@example.com","data":{"name":"Ada"}}'
+       -H 'site-id: 1' -H "x-site-key: $(site_key)" -d '{"event":"welcome-email","email":"you@example.com","data":{"name":"Ada"}}'
 
+The demo site's key (x-site-key) is SITE_KEY in $dir/env.
 E-mails land in $dir/mail/*.eml, SMS in $dir/sms.log, pushes in $dir/push.log.
 TXT
 }

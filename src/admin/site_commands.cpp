@@ -1,8 +1,13 @@
 #include "admin/site_commands.hpp"
 
+#include <sodium.h>
+
 #include <cstdio>
 
 #include "admin/command_env.hpp"
+#include "config/config.hpp"
+#include "core/text.hpp"
+#include "crypto/encoding.hpp"
 #include "db/site_repo.hpp"
 #include "http/site_auth.hpp"
 
@@ -13,10 +18,48 @@ const std::vector<std::string> kSiteOptions = {
     "site",       "id",       "name",      "domain",  "reset-url",       "allowed-hosts", "disable-email",
     "email-from", "email-cc", "email-bcc", "api-key", "allow-sql-merge", "active",        "vapid-subject"};
 
+// 32 random bytes, base64url (43 characters): the key a caller sends in
+// x-site-key. Only its hash is stored, so it is shown exactly once.
+std::string generate_site_key() {
+  unsigned char bytes[32];
+  randombytes_buf(bytes, sizeof bytes);
+  std::string key = crypto::base64url_encode(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes));
+  sodium_memzero(bytes, sizeof bytes);
+  return key;
+}
+
+// --api-key: "none" (or "") removes the key on purpose, "generate" makes a new
+// one, anything else is taken as the key. Returns the new key when one was
+// generated (to print once), "" otherwise.
+std::string apply_api_key(const std::string& value, db::Site& s) {
+  if (value.empty() || value == "none") {
+    s.api_key_hash.clear();
+    return "";
+  }
+  if (value != "generate") {
+    s.api_key_hash = http::hash_site_key(value);
+    return "";
+  }
+  std::string key = generate_site_key();
+  s.api_key_hash = http::hash_site_key(key);
+  return key;
+}
+
+// A reset link over http:// would carry the reset token in clear to any host
+// but this machine.
+void check_reset_url(const std::string& url) {
+  if (core::ascii_lower(url.substr(0, 7)) == "http://" && !config::is_loopback_host(config::url_host(url))) {
+    throw UsageError("--reset-url: http:// is only allowed for a loopback host; use https://");
+  }
+}
+
 void apply_options(const Args& args, db::Site& s) {
   if (auto v = args.get("name")) s.name = *v;
   if (auto v = args.get("domain")) s.domain = *v;
-  if (auto v = args.get("reset-url")) s.reset_url = *v;
+  if (auto v = args.get("reset-url")) {
+    check_reset_url(*v);
+    s.reset_url = *v;
+  }
   if (auto v = args.get("allowed-hosts")) {
     s.allowed_redirect_hosts.clear();
     std::string item;
@@ -33,7 +76,6 @@ void apply_options(const Args& args, db::Site& s) {
   if (auto v = args.get("email-from")) s.email_from = *v;
   if (args.get("email-cc")) s.email_cc = args.integer("email-cc", 0);
   if (args.get("email-bcc")) s.email_bcc = args.integer("email-bcc", 0);
-  if (auto v = args.get("api-key")) s.api_key_hash = v->empty() || *v == "none" ? "" : http::hash_site_key(*v);
   if (auto v = args.get("allow-sql-merge")) s.allow_sql_merge = parse_bool("allow-sql-merge", *v);
   if (auto v = args.get("active")) s.active = parse_bool("active", *v);
   if (auto v = args.get("vapid-subject")) {
@@ -53,7 +95,8 @@ void print_site(const db::Site& s) {
       "email_bcc:       %lld\napi_key:         %s\nallow_sql_merge: %s\nactive:          %s\n"
       "vapid_public:    %s\nvapid_subject:   %s\n",
       s.id, s.name.c_str(), s.domain.c_str(), s.reset_url.c_str(), hosts.c_str(), s.disable_email ? "true" : "false",
-      s.email_from.c_str(), s.email_cc, s.email_bcc, s.api_key_hash.empty() ? "(none)" : "(set)",
+      s.email_from.c_str(), s.email_cc, s.email_bcc,
+      s.api_key_hash.empty() ? "(none: KEYLESS, any caller naming this site-id is accepted)" : "(set)",
       s.allow_sql_merge ? "true" : "false", s.active ? "true" : "false", s.vapid_public_key.c_str(),
       s.vapid_subject.c_str());
 }
@@ -62,9 +105,10 @@ void print_site(const db::Site& s) {
 
 std::string site_options_help() {
   return "site options: --name N --domain D --reset-url URL --allowed-hosts h1,h2 --disable-email true|false\n"
-         "  --email-from ADDR --email-cc USER_ID --email-bcc USER_ID --api-key KEY|none\n"
+         "  --email-from ADDR --email-cc USER_ID --email-bcc USER_ID --api-key generate|none|KEY\n"
          "  --allow-sql-merge true|false --active true|false --vapid-subject mailto:...|https://...\n"
-         "  (site create also takes --id N to keep an existing appID)\n";
+         "  (site create also takes --id N to keep an existing appID; it generates a key unless\n"
+         "  --api-key none; a generated key is printed once as 'site_key: KEY')\n";
 }
 
 int cmd_site_create(const Args& args, const std::string& config_path) {
@@ -74,7 +118,10 @@ int cmd_site_create(const Args& args, const std::string& config_path) {
   s.id = args.integer("id", 0);
   s.name = args.required("name");
   apply_options(args, s);
+  std::string key = apply_api_key(args.get("api-key").value_or("generate"), s);
   long long id = db::SiteRepo(env.db).create(s);
+  // The id stays the last line: scripts read it from there.
+  if (!key.empty()) std::printf("site_key: %s\n", key.c_str());
   std::printf("%lld\n", id);
   return 0;
 }
@@ -84,8 +131,11 @@ int cmd_site_set(const Args& args, const std::string& config_path) {
   CommandEnv env(config_path);
   db::Site site = env.site(args.required_integer("site"));
   apply_options(args, site);
+  std::string key;
+  if (auto v = args.get("api-key")) key = apply_api_key(*v, site);
   db::SiteRepo(env.db).update(site);
   print_site(site);
+  if (!key.empty()) std::printf("site_key: %s\n", key.c_str());
   return 0;
 }
 
@@ -100,8 +150,8 @@ int cmd_site_list(const Args& args, const std::string& config_path) {
   args.allow_only({});
   CommandEnv env(config_path);
   for (const auto& s : db::SiteRepo(env.db).list()) {
-    std::printf("%lld\t%s\t%s\t%s\n", s.id, s.name.c_str(), s.active ? "active" : "inactive",
-                s.disable_email ? "email disabled" : "email enabled");
+    std::printf("%lld\t%s\t%s\t%s\t%s\n", s.id, s.name.c_str(), s.active ? "active" : "inactive",
+                s.disable_email ? "email disabled" : "email enabled", s.api_key_hash.empty() ? "KEYLESS" : "keyed");
   }
   return 0;
 }

@@ -1,3 +1,4 @@
+#include "auth/app_id.hpp"
 #include "auth/auth_common.hpp"
 #include "auth/handlers.hpp"
 #include "auth/login_service.hpp"
@@ -9,11 +10,11 @@ http::Response login(const http::Request& request, core::Context& ctx) {
   http::Fields fields(request.json);
   auto email = email_field(fields);
   auto password = password_field(fields, "password", true);
-  auto app_id = fields.optional_id("appID");
+  auto app_id = optional_app_id(fields, ctx);
   auto table = auth_table(fields, ctx);
   fields.throw_if_errors();
 
-  LoginResult result = log_in({*email, *password, *table, app_id.value_or(0)}, request, ctx);
+  LoginResult result = log_in({*email, *password, *table, *app_id}, request, ctx);
   switch (result.outcome) {
     case LoginOutcome::kOk:
       break;

@@ -1,3 +1,4 @@
+#include "auth/app_id.hpp"
 #include "auth/auth_common.hpp"
 #include "auth/handlers.hpp"
 #include "auth/password_policy.hpp"
@@ -26,13 +27,13 @@ http::Response sign_up(const http::Request& request, core::Context& ctx) {
   auto password = password_field(fields, "password", false);
   auto first = name_field(fields, "firstname");
   auto last = name_field(fields, "lastname");
-  auto app_id = fields.optional_id("appID");
+  auto app_id = optional_app_id(fields, ctx);
   auto table = auth_table(fields, ctx);
   fields.throw_if_errors();
   require_strong_password(*password);
 
-  auto session = register_user({*email, *password, first.value_or(""), last.value_or(""), *table, app_id.value_or(0)},
-                               request, ctx);
+  auto session =
+      register_user({*email, *password, first.value_or(""), last.value_or(""), *table, *app_id}, request, ctx);
   if (!session) throw http::ApiError::failed(409, "User with this email already exists");
   return session_reply(*session, Profile::kWithoutRole);
 }

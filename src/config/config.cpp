@@ -1,5 +1,8 @@
 #include "config/config.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -163,6 +166,18 @@ void read_auth(Reader& r, AuthSettings& auth) {
   r.integer("auth.sms_code_ttl", auth.sms_code_ttl, 30, 86400);
   r.integer("auth.sms_resend_seconds", auth.sms_resend_seconds, 0, 86400);
   r.integer("auth.sms_max_attempts", auth.sms_max_attempts, 1, 100);
+  r.boolean("auth.allow_weak_hashing", auth.allow_weak_hashing);
+  r.one_of("auth.folder_limits_auth", auth.folder_limits_auth, {"token_or_site_key", "none"});
+  // tables.front() is every request's default table: an empty list would
+  // leave no table at all.
+  if (auth.tables.empty()) throw ConfigError("configuration key [auth] tables: at least one table is required");
+  if (!auth.allow_weak_hashing && auth.argon2_memlimit < 19ULL * 1024 * 1024) {
+    throw ConfigError(
+        "configuration key [auth] argon2_memlimit: below 19 MiB (19922944) needs [auth] allow_weak_hashing = true");
+  }
+  if (!auth.allow_weak_hashing && auth.argon2_opslimit < 2) {
+    throw ConfigError("configuration key [auth] argon2_opslimit: below 2 needs [auth] allow_weak_hashing = true");
+  }
 }
 
 // [keys] jwt_previous: "kid:base64url-secret" entries, comma-separated.
@@ -205,6 +220,11 @@ void read_smtp(Reader& r, SmtpSettings& smtp) {
   r.integer("smtp.lease_seconds", smtp.lease_seconds, 10, 86400);
   r.integer("smtp.max_attempts", smtp.max_attempts, 1, 100);
   r.integer("smtp.backoff_seconds", smtp.backoff_seconds, 1, 86400);
+  // A password over plain text may only travel to this machine.
+  if (smtp.auth != "none" && smtp.security == "plain" && !is_loopback_host(smtp.host)) {
+    throw ConfigError("configuration key [smtp] auth: SMTP AUTH over security = plain to non-loopback host '" +
+                      smtp.host + "' would send the password in clear");
+  }
 }
 
 void read_sms(Reader& r, SmsSettings& sms) {
@@ -226,9 +246,40 @@ void read_push(Reader& r, PushSettings& push) {
   r.integer("push.ttl", push.ttl, 0, 2419200);
   r.one_of("push.urgency", push.urgency, {"very-low", "low", "normal", "high"});
   r.integer("push.timeout_ms", push.timeout_ms, 100, 120000);
+  std::vector<std::string> ports;
+  r.list("push.allowed_ports", ports);
+  if (r.raw("push.allowed_ports")) {
+    push.allowed_ports.clear();
+    for (const auto& p : ports) {
+      char* end = nullptr;
+      long n = std::strtol(p.c_str(), &end, 10);
+      if (*end != '\0' || n < 1 || n > 65535) {
+        throw ConfigError("configuration key [push] allowed_ports: expected port numbers, got '" + p + "'");
+      }
+      push.allowed_ports.push_back(static_cast<int>(n));
+    }
+  }
 }
 
 }  // namespace
+
+bool is_loopback_host(std::string_view host) {
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host == "localhost" || host == "::1") return true;
+  in_addr v4{};
+  std::string h(host);
+  return inet_pton(AF_INET, h.c_str(), &v4) == 1 && (ntohl(v4.s_addr) >> 24) == 127;
+}
+
+std::string url_host(std::string_view url) {
+  size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return "";
+  std::string_view rest = url.substr(scheme + 3);
+  rest = rest.substr(0, rest.find_first_of("/?#"));
+  if (size_t at = rest.rfind('@'); at != std::string_view::npos) rest = rest.substr(at + 1);
+  if (!rest.empty() && rest.front() == '[') return std::string(rest.substr(0, rest.find(']') + 1));
+  return std::string(rest.substr(0, rest.find(':')));
+}
 
 Config parse_config(const IniValues& values, const std::string& path) {
   Config c;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/ini.hpp"
@@ -47,6 +48,12 @@ struct AuthSettings {
   int sms_code_ttl = 600;
   int sms_resend_seconds = 60;
   int sms_max_attempts = 5;
+  // Argon2id below m = 19 MiB or t = 2 is refused unless this is set (tests).
+  bool allow_weak_hashing = false;
+  // Who may call /auth/getFolderLimits: "token_or_site_key" (a bearer access
+  // token for userId, or the appID site's x-site-key) or "none" (anyone: the
+  // literal spec, unsafe).
+  std::string folder_limits_auth = "token_or_site_key";
 };
 
 struct KeySettings {
@@ -86,6 +93,7 @@ struct SmsSettings {
 
 struct PushSettings {
   bool allow_insecure_endpoints = false;  // tests only: http and loopback endpoints
+  std::vector<int> allowed_ports;         // ports a push endpoint may use besides 443
   long long ttl = 2419200;
   std::string urgency = "normal";
   int timeout_ms = 10000;
@@ -107,6 +115,13 @@ struct Config {
 // key (unknown keys included) so start-up stops with a clear line.
 Config parse_config(const IniValues& values, const std::string& path);
 Config load_config(const std::string& path);
+
+// True for "localhost", 127.0.0.0/8 and ::1 (with or without brackets).
+bool is_loopback_host(std::string_view host);
+
+// The host of an absolute URL ("http://h:1/x" -> "h", "http://[::1]/" ->
+// "[::1]"); "" when `url` has no "scheme://".
+std::string url_host(std::string_view url);
 
 // The config file path from --config FILE / --config=FILE in argv, else the
 // SVC_CONFIG environment variable, else /etc/svc/svc.conf.

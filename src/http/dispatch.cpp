@@ -2,8 +2,12 @@
 
 #include <exception>
 #include <optional>
+#include <set>
+#include <string_view>
+#include <vector>
 
 #include "core/log.hpp"
+#include "core/text.hpp"
 #include "db/site_repo.hpp"
 #include "http/api_error.hpp"
 #include "http/routes.hpp"
@@ -70,6 +74,54 @@ bool has_lone_low_surrogate(const std::string& body) {
   return false;
 }
 
+// A JSON route takes only `application/json` (any parameters, such as
+// charset, and any letter case): a cross-site HTML form can send text/plain
+// or form encodings without a CORS preflight, never application/json.
+void require_json_content_type(const Request& request) {
+  std::string_view type = request.header("content-type");
+  type = type.substr(0, type.find(';'));
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.remove_suffix(1);
+  while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) type.remove_prefix(1);
+  if (core::ascii_lower(type) != "application/json") throw ApiError::failed(415, "Unsupported Media Type");
+}
+
+// RapidJSON keeps every member of an object, duplicates included, and
+// FindMember returns the first: a validator and a later reader could see
+// different values. A body with a repeated name anywhere is refused; the
+// error names the top-level member it occurs in. Iterative, like the parser.
+void reject_duplicate_members(const rapidjson::Value& root) {
+  auto duplicate_in = [](const rapidjson::Value& object) {
+    std::set<std::string_view> names;
+    for (const auto& m : object.GetObject()) {
+      if (!names.insert(std::string_view(m.name.GetString(), m.name.GetStringLength())).second) return true;
+    }
+    return false;
+  };
+  if (duplicate_in(root)) {
+    std::set<std::string_view> names;
+    for (const auto& m : root.GetObject()) {
+      std::string_view name(m.name.GetString(), m.name.GetStringLength());
+      if (!names.insert(name).second) throw ApiError::validation(std::string(name), "Duplicate member name");
+    }
+  }
+  for (const auto& top : root.GetObject()) {
+    std::vector<const rapidjson::Value*> pending{&top.value};
+    while (!pending.empty()) {
+      const rapidjson::Value* v = pending.back();
+      pending.pop_back();
+      if (v->IsObject()) {
+        if (duplicate_in(*v)) {
+          throw ApiError::validation(std::string(top.name.GetString(), top.name.GetStringLength()),
+                                     "Duplicate member name");
+        }
+        for (const auto& m : v->GetObject()) pending.push_back(&m.value);
+      } else if (v->IsArray()) {
+        for (const auto& e : v->GetArray()) pending.push_back(&e);
+      }
+    }
+  }
+}
+
 void parse_json(Request& request) {
   if (request.body.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw ApiError::validation("body", "Request body must be a JSON object");
@@ -83,6 +135,7 @@ void parse_json(Request& request) {
     throw ApiError::validation("body", "Malformed JSON");
   }
   if (!request.json.IsObject()) throw ApiError::validation("body", "Request body must be a JSON object");
+  reject_duplicate_members(request.json);
 }
 
 Response route_request(std::span<const Route> routes, Request& request, BodySource& source, core::Context& ctx) {
@@ -99,6 +152,7 @@ Response route_request(std::span<const Route> routes, Request& request, BodySour
   // body holds, and costs neither buffering nor JSON parsing.
   std::optional<db::Site> site;
   if (route->site_handler) site = authenticate_site(request, ctx);
+  if (route->flags & kJsonBody) require_json_content_type(request);
   if (route->body_limit > 0) read_body(request, source, *route);
   if (route->flags & kJsonBody) parse_json(request);
   return site ? route->site_handler(request, ctx, *site) : route->handler(request, ctx);

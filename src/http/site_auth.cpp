@@ -34,13 +34,15 @@ db::Site authenticate_site(const Request& request, core::Context& ctx) {
   if (!id) throw unauthorized();
   auto site = find_site(ctx, *id);
   if (!site || !site->active) throw unauthorized();
-  if (!site->api_key_hash.empty()) {
-    std::string given = hash_site_key(request.header("x-site-key"));
-    bool match = given.size() == site->api_key_hash.size() &&
-                 sodium_memcmp(given.data(), site->api_key_hash.data(), given.size()) == 0;
-    if (request.header("x-site-key").empty() || !match) throw unauthorized();
-  }
+  if (!site->api_key_hash.empty() && !site_key_matches(request, *site)) throw unauthorized();
   return *site;
+}
+
+bool site_key_matches(const Request& request, const db::Site& site) {
+  if (site.api_key_hash.empty() || request.header("x-site-key").empty()) return false;
+  std::string given = hash_site_key(request.header("x-site-key"));
+  return given.size() == site.api_key_hash.size() &&
+         sodium_memcmp(given.data(), site.api_key_hash.data(), given.size()) == 0;
 }
 
 }  // namespace svc::http

@@ -16,6 +16,10 @@ namespace svc::http {
 // chooses the site.
 db::Site authenticate_site(const Request& request, core::Context& ctx);
 
+// True when the site has an API key and the request's `x-site-key` header is
+// that key (hash compared in constant time). False for a keyless site.
+bool site_key_matches(const Request& request, const db::Site& site);
+
 // The stored form of a site API key (hex BLAKE2b-256); svc-admin writes it.
 std::string hash_site_key(std::string_view key);
 

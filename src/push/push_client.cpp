@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <string_view>
+#include <vector>
 
 #include "core/text.hpp"
 
@@ -76,10 +77,15 @@ bool forbidden_v6(const unsigned char (&a)[16]) {
   static constexpr unsigned char kZero[12] = {};
   static constexpr unsigned char kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
   static constexpr unsigned char kNat64[12] = {0x00, 0x64, 0xff, 0x9b};
+  static constexpr unsigned char kNat64Local[6] = {0x00, 0x64, 0xff, 0x9b, 0x00, 0x01};
   if (std::memcmp(a, kZero, 12) == 0) return true;  // ::, ::1, IPv4-compatible
-  if (std::memcmp(a, kMapped, 12) == 0 || std::memcmp(a, kNat64, 12) == 0) {
-    return forbidden_v4(v4_at(a + 12));
-  }
+  if (std::memcmp(a, kMapped, 12) == 0) return forbidden_v4(v4_at(a + 12));
+  // A NAT64 gateway (64:ff9b::/96, local-use 64:ff9b:1::/48) connects on our
+  // behalf to an IPv4 address the gateway chooses, maybe inside its own
+  // network; Teredo (2001::/32) tunnels to an address we cannot see.
+  if (std::memcmp(a, kNat64, 12) == 0 || std::memcmp(a, kNat64Local, 6) == 0) return true;
+  const bool teredo = a[0] == 0x20 && a[1] == 0x01 && a[2] == 0x00 && a[3] == 0x00;
+  if (teredo) return true;
   if (a[0] == 0x20 && a[1] == 0x02) return forbidden_v4(v4_at(a + 2));  // 6to4
   if ((a[0] & 0xfe) == 0xfc) return true;                               // fc00::/7 ULA
   if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80) return true;               // fe80::/10
@@ -91,11 +97,14 @@ bool forbidden_v6(const unsigned char (&a)[16]) {
 struct Guard {
   bool enforce = true;
   bool blocked = false;
+  const std::vector<int>* allowed_ports = nullptr;
 };
 
 curl_socket_t open_socket(void* clientp, curlsocktype purpose, curl_sockaddr* address) {
   auto* guard = static_cast<Guard*>(clientp);
-  if (purpose != CURLSOCKTYPE_IPCXN || (guard->enforce && is_forbidden_address(&address->addr))) {
+  const bool refused = guard->enforce && (is_forbidden_address(&address->addr) ||
+                                          !is_allowed_port(&address->addr, *guard->allowed_ports));
+  if (purpose != CURLSOCKTYPE_IPCXN || refused) {
     guard->blocked = true;
     return CURL_SOCKET_BAD;
   }
@@ -198,6 +207,23 @@ bool is_forbidden_address(const struct sockaddr* address) {
   return true;
 }
 
+bool is_allowed_port(const struct sockaddr* address, const std::vector<int>& allowed_ports) {
+  if (address == nullptr) return false;
+  int port = 0;
+  if (address->sa_family == AF_INET) {
+    sockaddr_in v4{};
+    std::memcpy(&v4, address, sizeof v4);
+    port = ntohs(v4.sin_port);
+  } else if (address->sa_family == AF_INET6) {
+    sockaddr_in6 v6{};
+    std::memcpy(&v6, address, sizeof v6);
+    port = ntohs(v6.sin6_port);
+  } else {
+    return false;
+  }
+  return port == 443 || std::find(allowed_ports.begin(), allowed_ports.end(), port) != allowed_ports.end();
+}
+
 CurlPushClient::CurlPushClient(PushOptions options) : options_(options) {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
@@ -219,7 +245,7 @@ PushResult CurlPushClient::send(const PushRequest& request) {
   SlistPtr headers = push_headers(request);
   if (!headers) return {PushOutcome::NetworkError, 0, "out of memory building headers"};
 
-  Guard guard{!insecure, false};
+  Guard guard{!insecure, false, &options_.allowed_ports};
   std::string response_start;
   std::array<char, CURL_ERROR_SIZE> error{};
   const char* protocols = insecure ? "http,https" : "https";

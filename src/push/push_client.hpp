@@ -7,10 +7,12 @@
 // client guards against SSRF: https only, redirects never followed, no proxy,
 // and the address actually connected to (after DNS, for every address curl
 // tries) must not be loopback, private, link-local, CGNAT, ULA, multicast or
-// unspecified. PushOptions::allow_insecure_endpoints lifts both the https and
-// the address rule; only tests and the local stack's push sink set it.
+// unspecified, and its port must be 443 or in PushOptions::allowed_ports.
+// PushOptions::allow_insecure_endpoints lifts the https, the address and the
+// port rule; only tests and the local stack's push sink set it.
 
 #include <string>
+#include <vector>
 
 struct sockaddr;
 
@@ -30,6 +32,7 @@ struct PushOptions {
   bool allow_insecure_endpoints = false;  // tests / local sink only
   long connect_timeout_ms = 5000;
   long total_timeout_ms = 10000;
+  std::vector<int> allowed_ports;  // ports besides 443 an endpoint may use
 };
 
 enum class PushOutcome {
@@ -71,9 +74,14 @@ class CurlPushClient final : public PushClient {
 // 100.64/10, 127/8, 169.254/16, 172.16/12, 192.0.0/24, 192.168/16, 198.18/15,
 // 224/4 and 240/4 (incl. broadcast); IPv6 ::/96 (unspecified, loopback,
 // IPv4-compatible), fc00::/7, fe80::/10, fec0::/10, ff00::/8, and IPv4-mapped
-// (::ffff:0:0/96), NAT64 (64:ff9b::/96) and 6to4 (2002::/16) addresses whose
-// embedded IPv4 address is forbidden. Also true for nullptr and any family
-// other than AF_INET/AF_INET6.
+// (::ffff:0:0/96) and 6to4 (2002::/16) addresses whose embedded IPv4 address
+// is forbidden, and every NAT64 (64:ff9b::/96, 64:ff9b:1::/48) and Teredo
+// (2001::/32) address. Also true for nullptr and any family other than
+// AF_INET/AF_INET6.
 bool is_forbidden_address(const struct sockaddr* address);
+
+// True when the address's port is 443 or one of `allowed_ports` ([push]
+// allowed_ports). False for nullptr and families other than AF_INET/AF_INET6.
+bool is_allowed_port(const struct sockaddr* address, const std::vector<int>& allowed_ports);
 
 }  // namespace svc::push

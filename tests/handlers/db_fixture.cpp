@@ -33,6 +33,7 @@ http::Response DbFixture::post(const std::string& path, const std::string& json_
   r.request_id = "db-test";
   r.remote_addr = "127.0.0.1";
   r.content_length = static_cast<long long>(json_body.size());
+  r.headers["content-type"] = "application/json";
   for (const auto& [k, v] : headers) r.headers[k] = v;
   http::StringBody body(json_body);
   return http::dispatch(app::routes(), r, body, ctx);

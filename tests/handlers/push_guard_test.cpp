@@ -182,6 +182,7 @@ struct GuardFixture {
     r.remote_addr = "127.0.0.1";
     r.content_length = static_cast<long long>(body.size());
     r.headers["site-id"] = std::to_string(site_id);
+    r.headers["content-type"] = "application/json";
     svc::http::StringBody src(body);
     return svc::http::dispatch(svc::app::routes(), r, src, c);
   }

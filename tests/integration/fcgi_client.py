@@ -129,9 +129,10 @@ def request(socket_path, method, uri, body=b"", params=None, request_id=None, co
          "REMOTE_ADDR": "127.0.0.1"}
     if request_id:
         p["REQUEST_ID"] = request_id
-    if body and content_length:
-        p["CONTENT_LENGTH"] = str(len(body))
+    if body:
         p["CONTENT_TYPE"] = "application/json"
+        if content_length:
+            p["CONTENT_LENGTH"] = str(len(body))
     p.update(params or {})
     sock = connect(socket_path, timeout)
     try:

@@ -43,6 +43,13 @@ HTTP_PORT = int(ENV.get("SVC_HTTP_PORT", "0") or 0)
 BIN_DIR = ENV.get("SVC_BIN_DIR", os.environ.get("SVC_BIN_DIR", ""))
 CONFIG = ENV.get("SVC_CONFIG", "")
 MYSQL_SOCKET = ENV.get("SVC_MYSQL_SOCKET", "")
+SITE_KEY = ENV.get("SITE_KEY", "")  # the demo site's x-site-key (stack.sh writes it)
+
+
+def site_headers(site_id=1):
+    """The headers a backend of the demo site sends on /message/* (and on
+    getFolderLimits): its id and its key."""
+    return {"site-id": str(site_id), "x-site-key": SITE_KEY}
 
 
 class Reply:

@@ -34,6 +34,8 @@ The example format (what a document writer follows):
                       successful request-pass example for one (waits for it)
     <USER_ID>         encrypted id of the demo user 1 (svc-admin mint-user-id)
     <CUSTOMER_ID>     encrypted id of the demo customer 1 (mint-customer-id)
+    <SITE_KEY>        the demo site 1's key for x-site-key (SITE_KEY in the
+                      stack's env file; svc-admin site create printed it)
     <SMS_CODE>        the code of the newest SMS the sink got for user 1's mobile
   Any other <UPPER_CASE> word in a command fails the test.
 
@@ -285,6 +287,10 @@ class DocState:
             return self.reset
         if name == "<SMS_CODE>":
             return self.sms_code(where)
+        if name == "<SITE_KEY>":
+            if not svc_stack.SITE_KEY:
+                raise AssertionError("%s: <SITE_KEY> used but the stack's env file has no SITE_KEY" % where)
+            return svc_stack.SITE_KEY
         raise AssertionError("%s: unknown placeholder %s (see the list in %s)" % (where, name, __file__))
 
     def remember(self, reply):

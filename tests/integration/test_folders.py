@@ -14,6 +14,9 @@ file is re-runnable and independent of other test files; the seeded folders
 1..3 of site 1 and the demo user's links are only read.
 """
 
+import hashlib
+import secrets
+
 import svc_stack
 from svc_stack import ApiTest, post, q, sql, sql_value, unique_email
 
@@ -25,9 +28,26 @@ def insert(statement):
     return int(sql(statement + "; SELECT LAST_INSERT_ID()")[-1][0])
 
 
+# x-site-key of each site made here (site 1's comes from the stack's env file).
+KEYS = {}
+
+
 def new_site(active=1):
-    return insert("INSERT INTO svc_sites (name, domain, active) VALUES (%s, 'folders.example', %d)"
-                  % (q(unique_email("folders-site")), active))
+    """A site with its own key, stored as svc-admin stores it (BLAKE2b-256 hex)."""
+    key = secrets.token_urlsafe(32)
+    site = insert("INSERT INTO svc_sites (name, domain, active, api_key_hash) VALUES (%s, 'folders.example', %d, %s)"
+                  % (q(unique_email("folders-site")), active, q(hashlib.blake2b(key.encode(), digest_size=32).hexdigest())))
+    KEYS[site] = key
+    return site
+
+
+def backend(app):
+    """The credentials of a backend call of application `app`: its id and key."""
+    try:
+        site = int(app)
+    except (TypeError, ValueError):
+        return {"site-id": str(app)[:60].replace("\n", " ")}
+    return {"site-id": str(app), "x-site-key": KEYS.get(site, svc_stack.SITE_KEY)}
 
 
 def new_folder(site_id, name="f"):
@@ -43,8 +63,10 @@ def new_user():
     return insert("INSERT INTO svc_users (user_email, password) VALUES (%s, NULL)" % q(unique_email("folders")))
 
 
-def limits(app, user, table="svc_folders"):
-    return post("/auth/getFolderLimits", {"appID": app, "table": table, "userId": user})
+def limits(app, user, table="svc_folders", headers=None):
+    """getFolderLimits as application `app`'s backend (or with `headers`)."""
+    return post("/auth/getFolderLimits", {"appID": app, "table": table, "userId": user},
+                headers=backend(app) if headers is None else headers)
 
 
 def counts():
@@ -61,7 +83,8 @@ class FolderTest(ApiTest):
             self.assertIsInstance(item["linked"], int)
 
     def test_demo_user(self):
-        reply = post("/auth/getFolderLimits", {"appID": 1, "table": "svc_folders", "userId": 1})
+        reply = post("/auth/getFolderLimits", {"appID": 1, "table": "svc_folders", "userId": 1},
+                     headers=svc_stack.site_headers(1))
         self.assertEqual(reply.status, 200, reply)
         self.assertEqual(reply.json, {"status": "Success", "data": [{"linked": 1}, {"linked": 2}]})
         self.assertTrue(reply.headers.get("content-type", "").startswith("application/json"))
@@ -95,6 +118,37 @@ class FolderTest(ApiTest):
         self.assertData(limits("1", str(user)), [folder])
         self.assertData(limits(1, str(user)), [folder])
         self.assertData(limits("1", user), [folder])
+
+    def test_credentials_are_required(self):
+        """Without credentials any caller could list any user's folders (an
+        IDOR): only the application's backend (site-id = appID with its key)
+        or the user's own access token may."""
+        other = new_site()
+        unauthorized = {"status": "Failed", "message": "Unauthorized"}
+        for label, headers in (("none", {}), ("site id only", {"site-id": "1"}),
+                               ("wrong key", {"site-id": "1", "x-site-key": svc_stack.SITE_KEY + "x"}),
+                               ("empty key", {"site-id": "1", "x-site-key": ""}),
+                               ("another site's id and key", backend(other)),
+                               ("key of site 1 under another id", {"site-id": str(other),
+                                                                    "x-site-key": svc_stack.SITE_KEY}),
+                               ("garbage bearer", {"Authorization": "Bearer x.y.z"})):
+            with self.subTest(label):
+                self.assertReply(limits(1, 1, headers=headers), 401, unauthorized)
+
+    def test_own_access_token(self):
+        login = post("/auth/login", {"email": "demo@example.com", "password": "Demo@2026!", "appID": 1})
+        self.assertEqual(login.status, 200, login)
+        tokens = login.json["token"]
+        user = login.json["token"]["user"]["id"]
+        bearer = {"Authorization": "Bearer " + tokens["access_token"]}
+        self.assertData(limits(1, user, headers=bearer), [1, 2])
+        self.assertData(limits(1, user, headers={"authorization": "bearer " + tokens["access_token"]}), [1, 2])
+        unauthorized = {"status": "Failed", "message": "Unauthorized"}
+        # Someone else's folders, a token issued for another application, a refresh token.
+        self.assertReply(limits(1, user + 1, headers=bearer), 401, unauthorized)
+        self.assertReply(limits(new_site(), user, headers=bearer), 401, unauthorized)
+        self.assertReply(limits(1, user, headers={"Authorization": "Bearer " + tokens["refresh_token"]}), 401,
+                         unauthorized)
 
     def test_missing_fields(self):
         full = {"appID": 1, "table": "svc_folders", "userId": 1}

@@ -432,13 +432,13 @@ class AdminTemplateTest(S.ApiTest):
         self.assertEqual(off.stdout, "template '%s' of site 1 disabled\n" % event)
         self.assertEqual(self.template_row(event)[0][0], "0")
         reply = S.post("/message/notification", {"event": event, "email": "x@example.com", "data": {"name": "A"}},
-                       headers={"site-id": "1"})
+                       headers=S.site_headers())
         self.assertEqual(reply.json.get("status"), "Failed", reply)
 
         on = S.admin("template", "enable", "--site", "1", "--event", event)
         self.assertEqual(on.stdout, "template '%s' of site 1 enabled\n" % event)
         reply = S.post("/message/notification", {"event": event, "email": "x@example.com", "data": {"name": "Ada"}},
-                       headers={"site-id": "1"})
+                       headers=S.site_headers())
         self.assertEqual(reply.json, {"status": "Success"}, reply)
 
         # An update keeps from, bcc and the enabled state unless they are given.

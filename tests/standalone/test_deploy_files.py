@@ -338,6 +338,7 @@ class NginxFilesTest(unittest.TestCase):
         code = strip_comments(prod)
         self.assertRegex(code, r"limit_req_zone \$binary_remote_addr\s+zone=svc_auth:10m\s+rate=10r/s;")
         self.assertRegex(code, r"limit_req_zone \$svc_site_key\s+zone=svc_message:10m\s+rate=50r/s;")
+        self.assertRegex(code, r"limit_req_zone \$binary_remote_addr\s+zone=svc_health:1m\s+rate=5r/s;")
         self.assertIn("limit_req_status 429;", code)
         self.assertRegex(strip_comments(dev), r"zone=svc_auth:10m\s+rate=10000r/s;")
 
@@ -547,6 +548,13 @@ class NginxLiveTest(unittest.TestCase):
                                    headers={"site-id": "8"})
             self.assertEqual(status, 502)
 
+            # /health: 5 r/s per address, burst 20 (zone svc_health), its own budget.
+            health = [request(port, "GET", "/health") for _ in range(60)]
+            self.assertEqual({s for s, _, _ in health[:21]}, {502})
+            limited = [(s, r, d) for s, r, d in health if s == 429]
+            self.assertTrue(limited, "no 429 after 60 rapid /health requests")
+            self.assert_json_error(*limited[0], 429, AUTH_429)
+
     def test_message_access_list(self):
         """svc-message-access.conf applies to /message/* only."""
         source = self.tmp / "src"
@@ -704,6 +712,29 @@ class SystemdAnalyzeTest(unittest.TestCase):
             if not found:
                 self.skipTest("systemd-analyze security --offline not supported here")
             self.assertLessEqual(float(found.group(1)), 2.0, r.stdout)
+
+
+class DeployDocTest(unittest.TestCase):
+    """What docs/deploy.md tells an operator to run must not undo what svc
+    promises elsewhere."""
+
+    def setUp(self):
+        self.text = (SOURCE_DIR / "docs" / "deploy.md").read_text()
+
+    def test_merge_account_is_never_granted_svc_users(self):
+        # A raw-SQL site reads whatever the merge account reads, other sites' users included.
+        grants = re.findall(r"GRANT[^;]*;", self.text)
+        self.assertTrue(any("svc_merge" in g for g in grants), "no merge-account grant example found")
+        for grant in grants:
+            if "svc_merge" in grant:
+                self.assertNotIn("svc_users", grant)
+                self.assertNotIn("svc.*", grant)
+        self.assertIn("What `allow_sql_merge` trusts", self.text)
+
+    def test_fastcgi_socket_on_a_shared_host(self):
+        section = self.text[self.text.index("### The FastCGI socket on a shared host"):]
+        for words in ("REMOTE_ADDR", "site-id", "0660", "PHP-FPM", "group"):
+            self.assertIn(words, section)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ statement_timeout_ms = 1500
 tables = svc_users, svc_staff , ,
 access_ttl = 0x3c
 argon2_memlimit = 8192
+allow_weak_hashing = true
 
 [keys]
 jwt_kid = k2
@@ -231,6 +232,68 @@ BOOST_AUTO_TEST_CASE(bad_value_is_named_with_what_was_expected) {
       BOOST_TEST(error_of(values) == row.error);
     }
   }
+}
+
+// Settings that parse but are unsafe: refused with one line naming the key.
+BOOST_AUTO_TEST_CASE(unsafe_settings_are_refused) {
+  struct Row {
+    IniValues extra;
+    std::string error;
+  };
+  const std::vector<Row> rows = {
+      {{{"auth.tables", " , "}}, "configuration key [auth] tables: at least one table is required"},
+      {{{"auth.argon2_memlimit", "19922943"}},
+       "configuration key [auth] argon2_memlimit: below 19 MiB (19922944) needs [auth] allow_weak_hashing = true"},
+      {{{"auth.argon2_opslimit", "1"}},
+       "configuration key [auth] argon2_opslimit: below 2 needs [auth] allow_weak_hashing = true"},
+      {{{"smtp.host", "mail.example.com"}, {"smtp.auth", "login"}},
+       "configuration key [smtp] auth: SMTP AUTH over security = plain to non-loopback host 'mail.example.com' "
+       "would send the password in clear"},
+      {{{"smtp.host", "10.0.0.5"}, {"smtp.auth", "plain"}, {"smtp.security", "plain"}},
+       "configuration key [smtp] auth: SMTP AUTH over security = plain to non-loopback host '10.0.0.5' "
+       "would send the password in clear"},
+      {{{"auth.folder_limits_auth", "maybe"}},
+       "configuration key [auth] folder_limits_auth: expected one of token_or_site_key, none, got 'maybe'"},
+      {{{"push.allowed_ports", "8443, x"}}, "configuration key [push] allowed_ports: expected port numbers, got 'x'"},
+  };
+  for (const Row& row : rows) {
+    IniValues values = required_values();
+    for (const auto& [k, v] : row.extra) values[k] = v;
+    BOOST_TEST(error_of(values) == row.error);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(safe_variants_of_refused_settings_pass) {
+  const std::vector<IniValues> ok = {
+      {{"auth.argon2_memlimit", "8192"}, {"auth.argon2_opslimit", "1"}, {"auth.allow_weak_hashing", "true"}},
+      {{"smtp.host", "127.0.0.1"}, {"smtp.auth", "login"}},
+      {{"smtp.host", "localhost"}, {"smtp.auth", "plain"}},
+      {{"smtp.host", "::1"}, {"smtp.auth", "plain"}},
+      {{"smtp.host", "mail.example.com"}, {"smtp.auth", "login"}, {"smtp.security", "starttls"}},
+      {{"smtp.host", "mail.example.com"}, {"smtp.auth", "none"}},
+  };
+  for (const auto& extra : ok) {
+    IniValues values = required_values();
+    for (const auto& [k, v] : extra) values[k] = v;
+    BOOST_TEST(error_of(values) == "(no error)");
+  }
+  IniValues ports = required_values();
+  ports["push.allowed_ports"] = "8443, 9000";
+  BOOST_TEST((parse_config(ports, "p.conf").push.allowed_ports == std::vector<int>{8443, 9000}));
+  BOOST_TEST(parse_config(required_values(), "d.conf").auth.folder_limits_auth == "token_or_site_key");
+}
+
+BOOST_AUTO_TEST_CASE(loopback_hosts_and_url_hosts) {
+  BOOST_TEST(svc::config::is_loopback_host("127.0.0.1"));
+  BOOST_TEST(svc::config::is_loopback_host("127.9.9.9"));
+  BOOST_TEST(svc::config::is_loopback_host("[::1]"));
+  BOOST_TEST(svc::config::is_loopback_host("localhost"));
+  BOOST_TEST(!svc::config::is_loopback_host("128.0.0.1"));
+  BOOST_TEST(!svc::config::is_loopback_host("localhost.example.com"));
+  BOOST_TEST(svc::config::url_host("http://a.example:8080/reset?x=1") == "a.example");
+  BOOST_TEST(svc::config::url_host("http://user@127.0.0.1/reset") == "127.0.0.1");
+  BOOST_TEST(svc::config::url_host("http://[::1]:80/") == "[::1]");
+  BOOST_TEST(svc::config::url_host("/relative") == "");
 }
 
 BOOST_AUTO_TEST_CASE(load_config_names_an_unreadable_file) {

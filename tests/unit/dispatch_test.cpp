@@ -41,6 +41,12 @@ const std::string kLoginFieldsMissing =
 const std::string kBadAuthTable = R"({"status":"Failed","message":"Validation error","errors":[)"
                                   R"({"field":"authTable","message":"authTable is not an allowed table"}]})";
 
+const std::string kUnsupported = R"({"status":"Failed","message":"Unsupported Media Type"})";
+std::string duplicate(const std::string& field) {
+  return R"({"status":"Failed","message":"Validation error","errors":[{"field":")" + field +
+         R"(","message":"Duplicate member name"}]})";
+}
+
 const std::string kLogin = R"({"email":"a@example.com","password":"Passw0rd!"})";
 const std::string kNotification = R"({"event":"welcome","email":"a@example.com"})";
 
@@ -75,6 +81,67 @@ std::vector<Row> rows() {
        400,
        kBadAuthTable},
       {"login reaching the database", "POST", "/auth/login", {}, kLogin, -2, 500, kGeneric},
+      // Content-Type: application/json only (parameters and case are free).
+      {"no content type", "POST", "/auth/login", {{"content-type", ""}}, kLogin, -2, 415, kUnsupported},
+      {"text/plain", "POST", "/auth/request-pass", {{"content-type", "text/plain"}}, kLogin, -2, 415, kUnsupported},
+      {"form",
+       "POST",
+       "/auth/login",
+       {{"content-type", "application/x-www-form-urlencoded"}},
+       kLogin,
+       -2,
+       415,
+       kUnsupported},
+      {"json prefix", "POST", "/auth/login", {{"content-type", "application/jsonx"}}, kLogin, -2, 415, kUnsupported},
+      {"charset and case",
+       "POST",
+       "/auth/login",
+       {{"content-type", "Application/JSON ; charset=utf-8"}},
+       kLogin,
+       -2,
+       500,
+       kGeneric},
+      {"415 before the limit",
+       "POST",
+       "/auth/login",
+       {{"content-type", "text/plain"}},
+       "{}",
+       64 * 1024 + 1,
+       415,
+       kUnsupported},
+      {"site check before 415",
+       "POST",
+       "/message/notification",
+       {{"content-type", "text/plain"}},
+       kNotification,
+       -2,
+       401,
+       kUnauthorized},
+      // Repeated member names: the first top-level member they occur under.
+      {"duplicate top-level member",
+       "POST",
+       "/auth/login",
+       {},
+       R"({"email":"a@example.com","password":"Passw0rd!","email":"b@example.com"})",
+       -2,
+       400,
+       duplicate("email")},
+      {"duplicate nested member",
+       "POST",
+       "/auth/login",
+       {},
+       R"({"email":"a@example.com","password":"Passw0rd!","x":[{"a":1,"a":2}]})",
+       -2,
+       400,
+       duplicate("x")},
+      {"same name at two levels is fine",
+       "POST",
+       "/auth/login",
+       {},
+       R"({"email":"a@example.com","password":"Passw0rd!","x":{"email":1}})",
+       -2,
+       500,
+       kGeneric},
       {"no site header", "POST", "/message/notification", {}, kNotification, -2, 401, kUnauthorized},
       {"site id not a number",
        "POST",
@@ -150,6 +217,9 @@ svc::http::Response run(const Row& row, svc::core::Context& ctx) {
   request.path = row.path;
   request.request_id = "dispatch-test";
   request.headers = row.headers;
+  // Rows send application/json unless they name a content type ("" = none).
+  request.headers.emplace("content-type", "application/json");
+  if (request.headers["content-type"].empty()) request.headers.erase("content-type");
   request.content_length = row.content_length == -2 ? static_cast<long long>(row.body.size()) : row.content_length;
   svc::http::StringBody body(row.body);
   return svc::http::dispatch(svc::app::routes(), request, body, ctx);

@@ -30,6 +30,7 @@ inline config::Config offline_config() {
   for (const char* k : {"keys.jwt_secret", "keys.id_key", "keys.sms_key", "keys.reset_key"}) v[k] = key;
   v["auth.argon2_opslimit"] = "1";
   v["auth.argon2_memlimit"] = "8192";
+  v["auth.allow_weak_hashing"] = "true";
   return config::parse_config(v, "offline");
 }
 

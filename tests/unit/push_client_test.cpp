@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -166,7 +167,13 @@ BOOST_AUTO_TEST_CASE(forbidden_address_table) {
       {"2606:4700::1", false},
       {"::ffff:93.184.216.34", false},
       {"2a00:1450:4001::200e", false},
-      {"64:ff9b::808:808", false},
+      {"64:ff9b::808:808", true},    // NAT64: the gateway picks the real target
+      {"64:ff9b:1::808:808", true},  // local-use NAT64
+      {"64:ff9b:1:ffff::1", true},
+      {"2001:0:4136:e378::1", true},  // Teredo
+      {"2001:db9::1", false},         // outside 2001::/32
+      {"2001:4860:4860::8888", false},
+      {"64:ff9b:2::1", false},
   };
   for (const auto& c : cases) {
     BOOST_TEST_CONTEXT("address " << c.ip) { BOOST_TEST(forbidden(c.ip) == c.forbidden); }
@@ -175,6 +182,32 @@ BOOST_AUTO_TEST_CASE(forbidden_address_table) {
   sockaddr unix_like{};
   unix_like.sa_family = AF_UNIX;
   BOOST_TEST(is_forbidden_address(&unix_like));
+}
+
+BOOST_AUTO_TEST_CASE(only_443_and_configured_ports) {
+  auto port_ok = [](const char* ip, int port, const std::vector<int>& allowed) {
+    sockaddr_storage ss{};
+    if (std::string(ip).find(':') == std::string::npos) {
+      auto* v4 = reinterpret_cast<sockaddr_in*>(&ss);
+      v4->sin_family = AF_INET;
+      v4->sin_port = htons(static_cast<std::uint16_t>(port));
+      BOOST_REQUIRE(inet_pton(AF_INET, ip, &v4->sin_addr) == 1);
+    } else {
+      auto* v6 = reinterpret_cast<sockaddr_in6*>(&ss);
+      v6->sin6_family = AF_INET6;
+      v6->sin6_port = htons(static_cast<std::uint16_t>(port));
+      BOOST_REQUIRE(inet_pton(AF_INET6, ip, &v6->sin6_addr) == 1);
+    }
+    return svc::push::is_allowed_port(reinterpret_cast<const sockaddr*>(&ss), allowed);
+  };
+  BOOST_TEST(port_ok("93.184.216.34", 443, {}));
+  BOOST_TEST(port_ok("2606:4700::1", 443, {}));
+  BOOST_TEST(!port_ok("93.184.216.34", 80, {}));
+  BOOST_TEST(!port_ok("93.184.216.34", 6379, {}));
+  BOOST_TEST(!port_ok("2606:4700::1", 8443, {}));
+  BOOST_TEST(port_ok("2606:4700::1", 8443, {8443}));
+  BOOST_TEST(!port_ok("93.184.216.34", 8080, {8443}));
+  BOOST_TEST(!svc::push::is_allowed_port(nullptr, {443}));
 }
 
 BOOST_AUTO_TEST_CASE(guard_blocks_private_targets_and_plain_http) {

@@ -1,0 +1,16 @@
+#pragma once
+
+#include <optional>
+
+#include "core/context.hpp"
+#include "http/validate.hpp"
+
+namespace svc::auth {
+
+// The optional `appID` of login and sign-up: it goes into the tokens, so when
+// present it must name an active site (svc_sites); otherwise a field error
+// "appID does not name an application" is added. Absent → 0 (no application).
+// nullopt only when an error was added. Reads the site through the site cache.
+std::optional<long long> optional_app_id(http::Fields& fields, core::Context& ctx);
+
+}  // namespace svc::auth
