@@ -2,14 +2,14 @@
 # CMakeLists.txt does those), run by `cmake --install` and by CPack through
 # install(SCRIPT). It runs at install time, so every path follows the prefix
 # chosen then (cmake --install --prefix, CPack's /usr) rather than the one the
-# build was configured with; DESTDIR is honoured.
+# build was configured with; file(INSTALL) prepends DESTDIR itself.
 #
 # Layout (docs/deploy.md, "Installed files"), PREFIX = CMAKE_INSTALL_PREFIX:
 #   PREFIX/share/svc/sql/NNN_*.sql             migrations (svc-admin finds them)
 #   PREFIX/lib/systemd/system/svc-*.{socket,service,timer}
 #   PREFIX/lib/sysusers.d/svc.conf, PREFIX/lib/tmpfiles.d/svc.conf
 #   ETC/svc/svc.conf (0640), ETC/nginx/{sites-available,conf.d,snippets}/...
-#   PREFIX/share/doc/svc/*.md (+ copyright, changelog.gz)
+#   PREFIX/share/doc/svc/*.md (+ copyright, changelog.Debian.gz)
 # ETC is /etc when PREFIX is /usr (Debian), else PREFIX/etc.
 # Needs SVC_SOURCE_DIR and SVC_BINARY_DIR (set by install(CODE) before this).
 
@@ -19,11 +19,10 @@ if(prefix STREQUAL "/usr")
 else()
   set(etc "${prefix}/etc")
 endif()
-set(root "$ENV{DESTDIR}")
 set(src "${SVC_SOURCE_DIR}")
 
 function(svc_put dir mode)
-  file(INSTALL ${ARGN} DESTINATION "${root}${dir}" FILE_PERMISSIONS ${mode})
+  file(INSTALL ${ARGN} DESTINATION "${dir}" FILE_PERMISSIONS ${mode})
 endfunction()
 set(rw OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 
@@ -41,9 +40,9 @@ foreach(unit ${units})
   file(WRITE "${staged}/${unit}" "${text}")
   svc_put("${prefix}/lib/systemd/system" "${rw}" "${staged}/${unit}")
 endforeach()
-file(INSTALL "${src}/systemd/svc.sysusers.conf" DESTINATION "${root}${prefix}/lib/sysusers.d" RENAME svc.conf
+file(INSTALL "${src}/systemd/svc.sysusers.conf" DESTINATION "${prefix}/lib/sysusers.d" RENAME svc.conf
      FILE_PERMISSIONS ${rw})
-file(INSTALL "${src}/systemd/svc.tmpfiles.conf" DESTINATION "${root}${prefix}/lib/tmpfiles.d" RENAME svc.conf
+file(INSTALL "${src}/systemd/svc.tmpfiles.conf" DESTINATION "${prefix}/lib/tmpfiles.d" RENAME svc.conf
      FILE_PERMISSIONS ${rw})
 
 svc_put("${etc}/svc" "OWNER_READ;OWNER_WRITE;GROUP_READ" "${src}/packaging/svc.conf")
@@ -55,9 +54,9 @@ svc_put("${etc}/nginx/snippets" "${rw}" ${snippets})
 file(GLOB docs "${src}/docs/*.md")
 svc_put("${prefix}/share/doc/svc" "${rw}" ${docs} "${src}/packaging/copyright")
 # Debian policy: the changelog compressed with gzip -9n (no name, no time).
-execute_process(COMMAND gzip -9n -c "${src}/packaging/changelog" OUTPUT_FILE "${SVC_BINARY_DIR}/packaging/changelog.gz"
+execute_process(COMMAND gzip -9n -c "${src}/packaging/changelog" OUTPUT_FILE "${SVC_BINARY_DIR}/packaging/changelog.Debian.gz"
                 RESULT_VARIABLE gz)
 if(NOT gz EQUAL 0)
   message(FATAL_ERROR "gzip of packaging/changelog failed")
 endif()
-svc_put("${prefix}/share/doc/svc" "${rw}" "${SVC_BINARY_DIR}/packaging/changelog.gz")
+svc_put("${prefix}/share/doc/svc" "${rw}" "${SVC_BINARY_DIR}/packaging/changelog.Debian.gz")
