@@ -16,7 +16,8 @@ struct ProbeResult {
 
 // SMTP: connect, greeting, EHLO (helo_name or this host), STARTTLS when
 // security = starttls (a server without it fails), TLS from the first byte
-// when tls, AUTH when configured; then QUIT. libcurl's connect-only mode.
+// when tls, AUTH when configured; then the connection is dropped (no MAIL,
+// no QUIT). libcurl's connect-only mode.
 ProbeResult probe_smtp(const config::SmtpSettings& smtp, int timeout_seconds);
 
 // TCP connect to the host and port of an http(s) URL, plus the TLS handshake
