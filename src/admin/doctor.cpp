@@ -94,8 +94,9 @@ Check check_migrations(db::Database& db, const std::string& sql_dir) {
     }
     const int newest = files.empty() ? 0 : files.back().version;
     if (!applied.empty() && applied.rbegin()->first > newest) {
-      return fail("migrations", "the database has migration " + std::to_string(applied.rbegin()->first) + ", " +
-                                    sql_dir + " ends at " + std::to_string(newest),
+      return fail("migrations",
+                  "the database has migration " + std::to_string(applied.rbegin()->first) + ", " + sql_dir +
+                      " ends at " + std::to_string(newest),
                   "install the svc version that matches the database");
     }
     return ok("migrations", std::to_string(files.size()) + " applied, current (" + sql_dir + ")");
@@ -153,7 +154,8 @@ Check check_socket(const std::string& name, const std::string& address, int time
 }
 
 Check check_sender(const db::SenderActivity& a, long long max_age) {
-  const std::string sent = a.last_sent_age < 0 ? "nothing sent yet" : "last Sent " + std::to_string(a.last_sent_age) + "s ago";
+  const std::string sent =
+      a.last_sent_age < 0 ? "nothing sent yet" : "last Sent " + std::to_string(a.last_sent_age) + "s ago";
   if (a.oldest_due_wait > max_age) {
     return fail("sender", "a due Pending row has waited " + std::to_string(a.oldest_due_wait) + "s unclaimed; " + sent,
                 "systemctl status svc-sender.timer svc-sender.service; journalctl -u svc-sender");
@@ -163,8 +165,9 @@ Check check_sender(const db::SenderActivity& a, long long max_age) {
 
 Check check_pending(const db::OutboxStats& s, long long max_age) {
   if (s.oldest_pending_age > max_age) {
-    return fail("pending", "oldest Pending row is " + std::to_string(s.oldest_pending_age) + "s old (" +
-                               std::to_string(s.pending) + " Pending)",
+    return fail("pending",
+                "oldest Pending row is " + std::to_string(s.oldest_pending_age) + "s old (" +
+                    std::to_string(s.pending) + " Pending)",
                 "svc-admin outbox list --status Pending; the last_error column says why");
   }
   return ok("pending", std::to_string(s.pending) + " Pending, oldest " +

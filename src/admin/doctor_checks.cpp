@@ -83,7 +83,9 @@ std::string format_table(const std::vector<Check>& rows) {
   const auto pad = [&](const std::string& s) { return s + std::string(width + 2 - s.size(), ' '); };
   std::string out = pad("CHECK") + "RESULT  DETAIL\n";
   for (const auto& r : rows) {
-    const char* result = r.status == Check::Status::Ok ? "ok    " : r.status == Check::Status::Fail ? "FAIL  " : "skip  ";
+    const char* result = r.status == Check::Status::Ok     ? "ok    "
+                         : r.status == Check::Status::Fail ? "FAIL  "
+                                                           : "skip  ";
     out += pad(r.name) + result + "  " + r.detail + "\n";
     if (r.status != Check::Status::Ok) out += pad("") + "        fix: " + r.fix + "\n";
   }

@@ -113,9 +113,11 @@ ProbeResult probe_url(const std::string& url, int timeout_seconds) {
   std::string what = "gateway";
   if (u && curl_url_set(u, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK) {
     char* text = nullptr;
-    if (curl_url_set(u, CURLUPART_PATH, "/", 0) == CURLUE_OK && curl_url_set(u, CURLUPART_QUERY, nullptr, 0) == CURLUE_OK &&
+    if (curl_url_set(u, CURLUPART_PATH, "/", 0) == CURLUE_OK &&
+        curl_url_set(u, CURLUPART_QUERY, nullptr, 0) == CURLUE_OK &&
         curl_url_set(u, CURLUPART_USER, nullptr, 0) == CURLUE_OK &&
-        curl_url_set(u, CURLUPART_PASSWORD, nullptr, 0) == CURLUE_OK && curl_url_get(u, CURLUPART_URL, &text, 0) == CURLUE_OK) {
+        curl_url_set(u, CURLUPART_PASSWORD, nullptr, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_URL, &text, 0) == CURLUE_OK) {
       what = text;
       curl_free(text);
     }

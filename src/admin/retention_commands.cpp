@@ -66,9 +66,8 @@ int cmd_outbox_purge(const Args& args, const std::string& config_path) {
       std::printf("outbox purge: %s: %lld would be deleted\n", status.c_str(), repo.count_outbox(status, o.older_than));
       continue;
     }
-    const long long total = purge_loop("outbox purge: " + status, o, [&](int limit) {
-      return repo.purge_outbox_batch(status, o.older_than, limit);
-    });
+    const long long total = purge_loop("outbox purge: " + status, o,
+                                       [&](int limit) { return repo.purge_outbox_batch(status, o.older_than, limit); });
     std::printf("outbox purge: %s done, %lld rows older than %s deleted\n", status.c_str(), total,
                 args.required("older-than").c_str());
   }

@@ -12,11 +12,11 @@ std::string DoctorRepo::server_version() {
 
 std::map<int, std::string> DoctorRepo::applied_migrations() {
   std::map<int, std::string> out;
-  const bool exists =
-      db_.one("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE()"
-              " AND table_name = 'svc_schema_migrations'",
-              kNoParams, [](RowReader& r) { return r.integer(); })
-          .value_or(0) > 0;
+  const bool exists = db_.one(
+                             "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE()"
+                             " AND table_name = 'svc_schema_migrations'",
+                             kNoParams, [](RowReader& r) { return r.integer(); })
+                          .value_or(0) > 0;
   if (!exists) return out;
   const auto rows = db_.rows("SELECT version, checksum FROM svc_schema_migrations", kNoParams, [](RowReader& r) {
     const auto version = static_cast<int>(r.integer());
@@ -37,19 +37,20 @@ std::vector<std::string> DoctorRepo::keyless_sites() {
 
 SenderActivity DoctorRepo::sender_activity() {
   return db_
-      .one("SELECT"
-           " COALESCE((SELECT TIMESTAMPDIFF(SECOND, MAX(sent_at), NOW()) FROM svc_notification_log"
-           "   WHERE status = 'Sent'), -1),"
-           " COALESCE((SELECT TIMESTAMPDIFF(SECOND, MIN(next_attempt_at), NOW()) FROM svc_notification_log"
-           "   WHERE status = 'Pending' AND next_attempt_at <= NOW()"
-           "   AND (claimed_until IS NULL OR claimed_until < NOW())), -1)",
-           kNoParams,
-           [](RowReader& r) {
-             SenderActivity a;
-             a.last_sent_age = r.integer();
-             a.oldest_due_wait = r.integer();
-             return a;
-           })
+      .one(
+          "SELECT"
+          " COALESCE((SELECT TIMESTAMPDIFF(SECOND, MAX(sent_at), NOW()) FROM svc_notification_log"
+          "   WHERE status = 'Sent'), -1),"
+          " COALESCE((SELECT TIMESTAMPDIFF(SECOND, MIN(next_attempt_at), NOW()) FROM svc_notification_log"
+          "   WHERE status = 'Pending' AND next_attempt_at <= NOW()"
+          "   AND (claimed_until IS NULL OR claimed_until < NOW())), -1)",
+          kNoParams,
+          [](RowReader& r) {
+            SenderActivity a;
+            a.last_sent_age = r.integer();
+            a.oldest_due_wait = r.integer();
+            return a;
+          })
       .value_or(SenderActivity{});
 }
 

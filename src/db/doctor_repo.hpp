@@ -13,9 +13,9 @@
 namespace svc::db {
 
 struct SenderActivity {
-  long long last_sent_age = -1;     // seconds since the newest sent_at; -1 = nothing ever sent
-  long long oldest_due_wait = -1;   // seconds the longest-waiting due, unclaimed Pending row
-                                    // has been due; -1 = none waiting
+  long long last_sent_age = -1;    // seconds since the newest sent_at; -1 = nothing ever sent
+  long long oldest_due_wait = -1;  // seconds the longest-waiting due, unclaimed Pending row
+                                   // has been due; -1 = none waiting
 };
 
 class DoctorRepo {

@@ -18,8 +18,9 @@ int RetentionRepo::purge_outbox_batch(const std::string& status, long long older
 
 long long RetentionRepo::count_outbox(const std::string& status, long long older_than_seconds) {
   return db_
-      .one("SELECT COUNT(*) FROM svc_notification_log WHERE status = ? AND created_at < NOW() - INTERVAL ? SECOND",
-           [&](Params& p) { p.text(status).integer(older_than_seconds); }, [](RowReader& r) { return r.integer(); })
+      .one(
+          "SELECT COUNT(*) FROM svc_notification_log WHERE status = ? AND created_at < NOW() - INTERVAL ? SECOND",
+          [&](Params& p) { p.text(status).integer(older_than_seconds); }, [](RowReader& r) { return r.integer(); })
       .value_or(0);
 }
 
@@ -30,8 +31,9 @@ int RetentionRepo::purge_audit_batch(long long older_than_seconds, int limit) {
 
 long long RetentionRepo::count_audit(long long older_than_seconds) {
   return db_
-      .one("SELECT COUNT(*) FROM svc_audit_log WHERE created_at < NOW() - INTERVAL ? SECOND",
-           [&](Params& p) { p.integer(older_than_seconds); }, [](RowReader& r) { return r.integer(); })
+      .one(
+          "SELECT COUNT(*) FROM svc_audit_log WHERE created_at < NOW() - INTERVAL ? SECOND",
+          [&](Params& p) { p.integer(older_than_seconds); }, [](RowReader& r) { return r.integer(); })
       .value_or(0);
 }
 

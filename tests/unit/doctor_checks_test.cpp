@@ -51,8 +51,11 @@ BOOST_AUTO_TEST_CASE(keys_table) {
       {"short pattern", [](KeySettings& k) { k.reset_key = std::string(8, 'x') + "0123456789" + std::string(14, 'y'); },
        0100640, "[keys] reset_key looks weak"},
       {"duplicate", [](KeySettings& k) { k.reset_key = k.id_key; }, 0100640, "[keys] reset_key equals id_key"},
-      {"previous equals current", [](KeySettings& k) { k.jwt.previous = {{"k0", k.jwt.current.secret}}; }, 0100640,
-       "[keys] jwt_previous k0 equals jwt_secret"},
+      {"previous equals current",
+       [](KeySettings& k) {
+         k.jwt.previous = {{"k0", k.jwt.current.secret}};
+       },
+       0100640, "[keys] jwt_previous k0 equals jwt_secret"},
       {"world readable", [](KeySettings&) {}, 0100644, "readable or writable by other users"},
   };
   for (const auto& c : cases) {
