@@ -7,6 +7,8 @@ BUILD ?= build
 TEST_BUILD ?= build-test
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
+DEB_BUILD ?= build-deb
+PREFIX ?= /usr/local
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
@@ -14,7 +16,7 @@ FUZZ_SECONDS ?= 60
 FUZZERS := $(patsubst tests/fuzz/%_fuzz.cpp,%,$(wildcard tests/fuzz/*_fuzz.cpp))
 FORMAT_FILES = $(shell find src tests -name '*.cpp' -o -name '*.hpp')
 
-.PHONY: all build deps run stop status test test-asan fuzz bench format format-check clean
+.PHONY: all build deps run stop status test test-asan fuzz bench format format-check clean install deb
 
 all: build
 
@@ -86,4 +88,20 @@ format-check: deps
 	clang-format --dry-run -Werror $(FORMAT_FILES)
 
 clean:
-	rm -rf $(BUILD) $(TEST_BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(TEST_BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(DEB_BUILD)
+
+# Installs the programs, migrations, units, sysusers/tmpfiles entries, nginx
+# files, the sample /etc/svc/svc.conf and the docs under PREFIX (/etc when
+# PREFIX=/usr), below DESTDIR when given: make install DESTDIR=/tmp/root PREFIX=/usr
+# (packaging/install.cmake has the layout; docs/deploy.md the table).
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix $(PREFIX)
+
+# The Debian package, from a Release build of its own ($(DEB_BUILD)), then
+# lintian: any error fails the target. Result: $(DEB_BUILD)/svc_<version>-1_<arch>.deb
+# (install it with apt install ./$(DEB_BUILD)/svc_*.deb).
+deb: deps
+	cmake -S . -B $(DEB_BUILD) -DCMAKE_BUILD_TYPE=Release -DSVC_TESTS=OFF $(CMAKE_FLAGS)
+	cmake --build $(DEB_BUILD) -j $(JOBS)
+	cd $(DEB_BUILD) && cpack -G DEB
+	lintian --fail-on error --suppress-tags no-manual-page $(DEB_BUILD)/svc_*.deb

@@ -12,6 +12,8 @@ packages=(
   # make format-check; make fuzz (clang only recommends libclang-rt-dev,
   # which holds libFuzzer and clang's sanitizer runtimes)
   clang-format clang libclang-rt-dev
+  # make deb: CPack's shlibdeps (dpkg-dev) and the package check
+  dpkg-dev lintian
 )
 
 # The web push test decrypts with node's built-in crypto (no npm packages).

@@ -5,17 +5,18 @@
 #include <vector>
 
 #include "admin/command_env.hpp"
+#include "admin/doctor.hpp"
 #include "admin/key_commands.hpp"
 #include "admin/merge_query_commands.hpp"
 #include "admin/outbox_commands.hpp"
+#include "admin/retention_commands.hpp"
 #include "admin/site_commands.hpp"
+#include "admin/sql_dir.hpp"
 #include "admin/template_commands.hpp"
 #include "admin/user_commands.hpp"
 #include "config/config.hpp"
 #include "crypto/encoding.hpp"
 #include "db/migrations.hpp"
-
-// SVC_SQL_DIR: the migrations folder, set by CMake for this file only.
 
 namespace svc::admin {
 namespace {
@@ -23,7 +24,9 @@ namespace {
 int cmd_migrate(const Args& args, const std::string& config_path) {
   args.allow_only({"sql-dir"});
   CommandEnv env(config_path);
-  auto migrations = db::load_migrations(args.get("sql-dir").value_or(SVC_SQL_DIR));
+  const std::string dir = args.get("sql-dir").value_or(default_sql_dir());
+  auto migrations = db::load_migrations(dir);
+  std::printf("migrate: %zu migration files in %s\n", migrations.size(), dir.c_str());
   db::migrate(env.db, migrations, [](const std::string& line) { std::printf("%s\n", line.c_str()); });
   return 0;
 }
@@ -59,6 +62,10 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
       {{"migrate"}, cmd_migrate, "migrate [--sql-dir DIR]          apply new sql/NNN_*.sql migrations"},
       {{"keygen"}, cmd_keygen, "keygen                           print a fresh [keys] section"},
+      {{"doctor"},
+       cmd_doctor,
+       "doctor [--socket ADDR] [--nginx-snippet PATH] [--sql-dir DIR] [--max-pending-age 1h]\n"
+       "               [--sender-max-age 10m] [--timeout 5]   check the deployment, one row per check"},
       {{"hash-password"}, cmd_hash_password, "hash-password < password         print an Argon2id hash"},
       {{"site", "create"}, cmd_site_create, "site create --name N [site options]   create a site (prints its id)"},
       {{"site", "set"}, cmd_site_set, "site set --site ID [site options]     change a site"},
@@ -98,6 +105,13 @@ const std::vector<Command>& commands() {
       {{"outbox", "list"},
        cmd_outbox_list,
        "outbox list [--status Pending|Sent|Failed] [--site N] [--limit N]   newest first (default Failed, 20)"},
+      {{"outbox", "purge"},
+       cmd_outbox_purge,
+       "outbox purge --older-than 30d [--status Sent|Failed|Pending] [--batch 1000] [--pause-ms 20] [--dry-run]\n"
+       "               delete old rows in batches (default Sent and Failed)"},
+      {{"audit", "purge"},
+       cmd_audit_purge,
+       "audit purge --older-than 180d [--batch 1000] [--pause-ms 20] [--dry-run]   delete old audit rows"},
   };
   return kCommands;
 }

@@ -1,0 +1,102 @@
+#include "admin/doctor_checks.hpp"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <utility>
+
+namespace svc::admin {
+namespace {
+
+// A random 32-byte key has about 30 distinct byte values; a typed word, a
+// repeated character or a copied pattern has far fewer.
+bool looks_weak(const std::string& key) {
+  std::set<unsigned char> distinct(key.begin(), key.end());
+  const size_t wanted = key.size() >= 32 ? 16 : key.size() / 2;
+  return distinct.size() < wanted;
+}
+
+}  // namespace
+
+Check ok(std::string name, std::string detail) { return {Check::Status::Ok, std::move(name), std::move(detail), ""}; }
+
+Check fail(std::string name, std::string detail, std::string fix) {
+  return {Check::Status::Fail, std::move(name), std::move(detail), std::move(fix)};
+}
+
+Check skip(std::string name, std::string why) {
+  return {Check::Status::Skip, std::move(name), std::move(why), "fix the rows above first"};
+}
+
+Check check_keys(const config::KeySettings& keys, unsigned config_mode) {
+  const std::string fix = "svc-admin keygen prints fresh keys; rotate per docs/operations.md";
+  std::vector<std::pair<std::string, std::string>> named = {
+      {"jwt_secret", keys.jwt.current.secret},
+      {"id_key", keys.id_key},
+      {"sms_key", keys.sms_key},
+      {"reset_key", keys.reset_key},
+  };
+  for (const auto& previous : keys.jwt.previous) named.emplace_back("jwt_previous " + previous.kid, previous.secret);
+  for (size_t i = 0; i < named.size(); ++i) {
+    if (named[i].second.empty()) return fail("keys", "[keys] " + named[i].first + " is missing", fix);
+    if (looks_weak(named[i].second)) return fail("keys", "[keys] " + named[i].first + " looks weak (not random)", fix);
+    for (size_t j = 0; j < i; ++j) {
+      if (named[i].second == named[j].second) {
+        return fail("keys", "[keys] " + named[i].first + " equals " + named[j].first, fix);
+      }
+    }
+  }
+  if (config_mode & 0007) {
+    return fail("keys", "the configuration file is readable or writable by other users",
+                "chown root:svc /etc/svc/svc.conf && chmod 0640 /etc/svc/svc.conf");
+  }
+  return ok("keys", std::to_string(named.size()) + " secrets present, distinct and random-looking");
+}
+
+Check check_config_templates(const config::SmsSettings& sms) {
+  const std::string fix = "see docs/configuration.md, section [sms]";
+  if (sms.message.find("[code]") == std::string::npos) return fail("templates", "[sms] message has no [code]", fix);
+  if (sms.driver == "http") {
+    for (const char* field : {"[to]", "[text]"}) {
+      if (sms.body_template.find(field) == std::string::npos) {
+        return fail("templates", std::string("[sms] body_template has no ") + field, fix);
+      }
+    }
+  }
+  return ok("templates", "[sms] message and body_template have their fields");
+}
+
+Check check_nginx_snippet(const std::string& path) {
+  const std::string fix =
+      "install nginx/snippets/svc-*.conf into /etc/nginx/snippets/ (docs/deploy.md), or pass --nginx-snippet PATH";
+  std::ifstream in(path);
+  if (!in) return fail("nginx", path + " is missing or unreadable", fix);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (text.str().find("fastcgi_pass") == std::string::npos) return fail("nginx", path + " has no fastcgi_pass", fix);
+  return ok("nginx", path + " installed");
+}
+
+std::string format_table(const std::vector<Check>& rows) {
+  size_t width = 5;
+  for (const auto& r : rows) width = std::max(width, r.name.size());
+  const auto pad = [&](const std::string& s) { return s + std::string(width + 2 - s.size(), ' '); };
+  std::string out = pad("CHECK") + "RESULT  DETAIL\n";
+  for (const auto& r : rows) {
+    const char* result = r.status == Check::Status::Ok     ? "ok    "
+                         : r.status == Check::Status::Fail ? "FAIL  "
+                                                           : "skip  ";
+    out += pad(r.name) + result + "  " + r.detail + "\n";
+    if (r.status != Check::Status::Ok) out += pad("") + "        fix: " + r.fix + "\n";
+  }
+  return out;
+}
+
+int exit_status(const std::vector<Check>& rows) {
+  for (const auto& r : rows) {
+    if (r.status != Check::Status::Ok) return 1;
+  }
+  return 0;
+}
+
+}  // namespace svc::admin

@@ -1,0 +1,48 @@
+#pragma once
+// The rows of `svc-admin doctor` that need neither the database nor the
+// network: key strength, the configuration's own templates, the nginx
+// snippet, and the table the command prints. Pure functions of their
+// arguments (the snippet check reads one file), so unit tests cover them.
+
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+
+namespace svc::admin {
+
+// One row of the doctor's table. `fix` says what to do and is shown only
+// when the row fails or was skipped.
+struct Check {
+  enum class Status { Ok, Fail, Skip } status = Status::Ok;
+  std::string name;
+  std::string detail;
+  std::string fix;
+};
+
+Check ok(std::string name, std::string detail);
+Check fail(std::string name, std::string detail, std::string fix);
+Check skip(std::string name, std::string why);
+
+// Every [keys] secret present, distinct from the others, and not obviously
+// weak (fewer than 16 distinct byte values in a 32-byte key: a repeated
+// character or a short pattern); the file not readable or writable by other
+// users (config_mode: st_mode of the file, 0 = unknown).
+Check check_keys(const config::KeySettings& keys, unsigned config_mode);
+
+// The configuration's own templates: [sms] message has [code]; with the http
+// driver, body_template has [to] and [text].
+Check check_config_templates(const config::SmsSettings& sms);
+
+// The nginx snippet exists, is readable and passes requests to svc
+// (contains "fastcgi_pass").
+Check check_nginx_snippet(const std::string& path);
+
+// The table: one line per row (name, ok/FAIL/skip, detail), then an indented
+// "fix:" line under every row that did not pass.
+std::string format_table(const std::vector<Check>& rows);
+
+// 0 when every row is Ok, else 1.
+int exit_status(const std::vector<Check>& rows);
+
+}  // namespace svc::admin

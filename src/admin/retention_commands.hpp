@@ -1,0 +1,21 @@
+#pragma once
+// svc-admin retention commands: deleting old outbox and audit rows in small
+// batches (db/retention_repo.hpp says why batches never block the sender).
+// Meant for systemd/svc-purge.timer; docs/operations.md, "Retention".
+
+#include <string>
+
+#include "admin/args.hpp"
+
+namespace svc::admin {
+
+// outbox purge --older-than AGE [--status Sent|Failed|Pending] [--batch N]
+//              [--pause-ms N] [--dry-run]
+// Without --status: Sent and Failed rows (Pending rows only when named).
+// Prints one progress line per batch and a total; exit 0.
+int cmd_outbox_purge(const Args& args, const std::string& config_path);
+
+// audit purge --older-than AGE [--batch N] [--pause-ms N] [--dry-run]
+int cmd_audit_purge(const Args& args, const std::string& config_path);
+
+}  // namespace svc::admin

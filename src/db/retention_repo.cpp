@@ -1,0 +1,40 @@
+#include "db/retention_repo.hpp"
+
+namespace svc::db {
+
+// DELETE ... LIMIT without ORDER BY: an ORDER BY id would make every batch sort
+// the whole old range; which old rows go first does not matter. MariaDB logs
+// such a statement row-based under binlog_format=MIXED, so replicas agree.
+
+RetentionRepo::RetentionRepo(Database& db) : db_(db) {
+  db_.execute_trusted("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+}
+
+int RetentionRepo::purge_outbox_batch(const std::string& status, long long older_than_seconds, int limit) {
+  return db_.execute(
+      "DELETE FROM svc_notification_log WHERE status = ? AND created_at < NOW() - INTERVAL ? SECOND LIMIT ?",
+      [&](Params& p) { p.text(status).integer(older_than_seconds).integer(limit); });
+}
+
+long long RetentionRepo::count_outbox(const std::string& status, long long older_than_seconds) {
+  return db_
+      .one(
+          "SELECT COUNT(*) FROM svc_notification_log WHERE status = ? AND created_at < NOW() - INTERVAL ? SECOND",
+          [&](Params& p) { p.text(status).integer(older_than_seconds); }, [](RowReader& r) { return r.integer(); })
+      .value_or(0);
+}
+
+int RetentionRepo::purge_audit_batch(long long older_than_seconds, int limit) {
+  return db_.execute("DELETE FROM svc_audit_log WHERE created_at < NOW() - INTERVAL ? SECOND LIMIT ?",
+                     [&](Params& p) { p.integer(older_than_seconds).integer(limit); });
+}
+
+long long RetentionRepo::count_audit(long long older_than_seconds) {
+  return db_
+      .one(
+          "SELECT COUNT(*) FROM svc_audit_log WHERE created_at < NOW() - INTERVAL ? SECOND",
+          [&](Params& p) { p.integer(older_than_seconds); }, [](RowReader& r) { return r.integer(); })
+      .value_or(0);
+}
+
+}  // namespace svc::db

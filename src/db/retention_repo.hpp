@@ -1,0 +1,40 @@
+#pragma once
+// Retention: deleting old rows of the notification outbox
+// (svc_notification_log) and the audit log (svc_audit_log) in small batches.
+//
+// Each call is one DELETE of at most `limit` rows, in its own autocommit
+// transaction, at READ COMMITTED: InnoDB then locks only the rows it deletes
+// (no gap locks), so the sender's claims (FOR UPDATE SKIP LOCKED on Pending
+// rows), its outcome writes and the API's inserts never wait for a purge
+// longer than one batch, and normally not at all. Age is measured from
+// created_at on the database clock (UTC session). Indexes from migration 007
+// (status, created_at) and (created_at) keep each batch an index range scan.
+
+#include <string>
+
+#include "db/database.hpp"
+
+namespace svc::db {
+
+class RetentionRepo {
+ public:
+  // Switches this connection to READ COMMITTED for the rest of its session.
+  // REQUIRES: no transaction open; one connection used only for purging.
+  explicit RetentionRepo(Database& db);
+
+  // Deletes up to `limit` outbox rows with this status (Pending | Sent |
+  // Failed) created more than `older_than_seconds` ago; returns how many.
+  int purge_outbox_batch(const std::string& status, long long older_than_seconds, int limit);
+  // How many rows purge_outbox_batch would eventually delete (for --dry-run).
+  long long count_outbox(const std::string& status, long long older_than_seconds);
+
+  // Deletes up to `limit` audit rows created more than `older_than_seconds`
+  // ago; returns how many.
+  int purge_audit_batch(long long older_than_seconds, int limit);
+  long long count_audit(long long older_than_seconds);
+
+ private:
+  Database& db_;
+};
+
+}  // namespace svc::db

@@ -1,0 +1,194 @@
+"""svc-admin doctor against the local stack: a deployment where every check
+passes (exit 0), then one deliberate fault at a time, each of which must
+flip its own row (and only that row) to FAIL and the exit status to 1.
+
+The checks run on a database of their own (svc_doctor, migrated here) so the
+rows that read data do not depend on what other tests left in `svc`; the
+stack's SMTP sink, SMS sink, FastCGI socket and the tree's nginx snippet are
+the real peers.
+"""
+
+import os
+import re
+import socket
+import subprocess
+import tempfile
+import unittest
+
+from svc_stack import BIN_DIR, CONFIG, SOURCE_DIR, STACK_DIR, sql
+
+DB = "svc_doctor"
+SNIPPET = os.path.join(SOURCE_DIR, "nginx", "snippets", "svc-locations.conf")
+SQL_DIR = os.path.join(SOURCE_DIR, "sql")
+ROW = re.compile(r"^(\S.*?)\s{2,}(ok|FAIL|skip)\s{2,}(.*)$")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def set_key(text, section, key, value):
+    """The INI text with `key` of `section` set to value (added when absent)."""
+    lines = text.splitlines()
+    start = lines.index("[%s]" % section)
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("[")), len(lines))
+    for i in range(start + 1, end):
+        if re.match(r"\s*%s\s*=" % re.escape(key), lines[i]):
+            lines[i] = "%s = %s" % (key, value)
+            return "\n".join(lines) + "\n"
+    lines.insert(start + 1, "%s = %s" % (key, value))
+    return "\n".join(lines) + "\n"
+
+
+class Doctor(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="doctor-", dir=STACK_DIR)
+        with open(CONFIG) as f:
+            base = f.read()
+        base = set_key(base, "database", "name", DB)
+        cls.base = set_key(base, "database.merge", "name", DB)
+        cls.conf = cls.write("good.conf", cls.base)
+        sql("DROP DATABASE IF EXISTS %s" % DB, database="mysql")
+        sql("CREATE DATABASE %s CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci" % DB, database="mysql")
+        sql("GRANT ALL PRIVILEGES ON %s.* TO 'svc'@'localhost'" % DB, database="mysql")
+        cls.admin("migrate", "--sql-dir", SQL_DIR)
+        sql("GRANT SELECT ON %s.svc_folders TO 'svc_merge'@'localhost'" % DB, database="mysql")
+        cls.admin("site", "create", "--name", "Doctor", "--api-key", "doctor-site-key-0123456789")
+
+    @classmethod
+    def tearDownClass(cls):
+        sql("REVOKE SELECT ON %s.svc_folders FROM 'svc_merge'@'localhost'" % DB, database="mysql")
+        sql("REVOKE ALL PRIVILEGES ON %s.* FROM 'svc'@'localhost'" % DB, database="mysql")
+        sql("DROP DATABASE IF EXISTS %s" % DB, database="mysql")
+
+    @classmethod
+    def write(cls, name, text):
+        path = os.path.join(cls.tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o600)
+        return path
+
+    @classmethod
+    def admin(cls, *args, conf=None):
+        return subprocess.run([os.path.join(BIN_DIR, "svc-admin"), "--config", conf or cls.conf] + list(args),
+                              capture_output=True, text=True, check=True)
+
+    def doctor(self, *args, conf=None):
+        result = subprocess.run(
+            [os.path.join(BIN_DIR, "svc-admin"), "--config", conf or self.conf, "doctor",
+             "--nginx-snippet", SNIPPET, "--sql-dir", SQL_DIR, "--timeout", "3"] + list(args),
+            capture_output=True, text=True, timeout=60)
+        rows = {}
+        for line in result.stdout.splitlines()[1:]:
+            m = ROW.match(line)
+            if m:
+                rows[m.group(1)] = (m.group(2), m.group(3))
+        self.assertTrue(rows, result.stdout + result.stderr)
+        return result.returncode, rows, result.stdout
+
+    def assert_only_failure(self, name, detail_pattern, *args, conf=None):
+        code, rows, out = self.doctor(*args, conf=conf)
+        failed = sorted(k for k, (status, _) in rows.items() if status != "ok")
+        self.assertEqual(failed, [name], out)
+        self.assertRegex(rows[name][1], detail_pattern, out)
+        self.assertIn("fix: ", out)
+        self.assertEqual(code, 1, out)
+
+    def test_healthy_deployment_passes_every_row(self):
+        code, rows, out = self.doctor()
+        expected = {"config", "keys", "database", "database.merge", "migrations", "site keys", "templates", "sender",
+                    "pending", "smtp", "sms", "nginx", "fastcgi", "fastcgi hashing"}
+        self.assertEqual(set(rows), expected, out)
+        self.assertEqual({k for k, (status, _) in rows.items() if status != "ok"}, set(), out)
+        self.assertEqual(code, 0, out)
+        self.assertNotIn("fix:", out)
+
+    def test_smtp_sink_port_wrong(self):
+        conf = self.write("smtp.conf", set_key(self.base, "smtp", "port", str(free_port())))
+        self.assert_only_failure("smtp", r"(?i)connect", conf=conf)
+
+    def test_fastcgi_socket_path_wrong(self):
+        self.assert_only_failure("fastcgi", r"No such file", "--socket", os.path.join(self.tmp, "none.sock"))
+
+    def test_fastcgi_stale_socket_file_refuses(self):
+        path = os.path.join(self.tmp, "stale.sock")
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(path)  # bound, never listening: what a dead master leaves behind
+        try:
+            self.assert_only_failure("fastcgi", r"Connection refused", "--socket", path)
+        finally:
+            s.close()
+            os.unlink(path)
+
+    def test_keyless_site(self):
+        self.admin("site", "create", "--id", "4242", "--name", "Keyless")
+        try:
+            self.assert_only_failure("site keys", r"4242 Keyless")
+        finally:
+            sql("DELETE FROM svc_sites WHERE id = 4242", database=DB)
+        self.assertEqual(self.doctor()[0], 0)
+
+    def test_old_pending_row_then_sender_not_running(self):
+        sql("INSERT INTO svc_notification_log (site_id, event, recipient, body, status, created_at, next_attempt_at)"
+            " VALUES (1, 'doctor', 'a@example.org', 'x', 'Pending', NOW() - INTERVAL 2 HOUR,"
+            " NOW() + INTERVAL 1 HOUR)", database=DB)
+        try:
+            # In backoff (due later): old, but not the sender's fault.
+            self.assert_only_failure("pending", r"oldest Pending row is \d+s old")
+            sql("UPDATE svc_notification_log SET next_attempt_at = NOW() - INTERVAL 20 MINUTE", database=DB)
+            code, rows, out = self.doctor()
+            self.assertEqual(rows["sender"][0], "FAIL", out)
+            self.assertRegex(rows["sender"][1], r"waited \d+s unclaimed")
+            self.assertEqual(code, 1)
+            self.assertEqual(self.doctor("--max-pending-age", "3h", "--sender-max-age", "1h")[0], 0)
+        finally:
+            sql("DELETE FROM svc_notification_log", database=DB)
+
+    def test_migration_missing(self):
+        row = sql("SELECT version, name, checksum FROM svc_schema_migrations ORDER BY version DESC LIMIT 1",
+                  database=DB)[0]
+        sql("DELETE FROM svc_schema_migrations WHERE version = %s" % row[0], database=DB)
+        try:
+            self.assert_only_failure("migrations", r"not applied: " + re.escape(row[1]))
+        finally:
+            sql("INSERT INTO svc_schema_migrations (version, name, checksum) VALUES (%s, '%s', '%s')" % tuple(row),
+                database=DB)
+
+    def test_merge_account_may_read_sites(self):
+        sql("GRANT SELECT ON %s.svc_sites TO 'svc_merge'@'localhost'" % DB, database="mysql")
+        try:
+            self.assert_only_failure("database.merge", r"may read svc_sites")
+        finally:
+            sql("REVOKE SELECT ON %s.svc_sites FROM 'svc_merge'@'localhost'" % DB, database="mysql")
+
+    def test_weak_and_duplicate_keys(self):
+        weak = "YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWE"  # base64url of 32 x 'a'
+        conf = self.write("weak.conf", set_key(self.base, "keys", "sms_key", weak))
+        self.assert_only_failure("keys", r"sms_key looks weak", conf=conf)
+        id_key = re.search(r"(?m)^id_key = (\S+)", self.base).group(1)
+        conf = self.write("dup.conf", set_key(self.base, "keys", "reset_key", id_key))
+        self.assert_only_failure("keys", r"reset_key equals id_key", conf=conf)
+
+    def test_sms_gateway_unreachable(self):
+        conf = self.write("sms.conf", set_key(self.base, "sms", "url", "http://127.0.0.1:%d/sms" % free_port()))
+        self.assert_only_failure("sms", r"127\.0\.0\.1", conf=conf)
+
+    def test_nginx_snippet_missing(self):
+        self.assert_only_failure("nginx", r"missing", "--nginx-snippet", os.path.join(self.tmp, "none.conf"))
+
+    def test_invalid_config_skips_the_rest(self):
+        conf = self.write("bad.conf", set_key(self.base, "server", "wokers", "2"))
+        code, rows, out = self.doctor(conf=conf)
+        self.assertEqual(rows["config"][0], "FAIL", out)
+        self.assertIn("unknown configuration key [server] wokers", rows["config"][1])
+        self.assertEqual(code, 1)
+        self.assertEqual(rows["nginx"][0], "ok", out)  # still checked: needs no configuration
+        self.assertNotIn("smtp", rows)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,88 @@
+"""svc-admin outbox purge and audit purge against the stack's database:
+exactly the old rows of the given status go, in batches with a progress line
+each; recent rows, other statuses and other tables stay.
+
+Rows are made for a site id no other test uses and dated 40 days back; the
+cutoff is 30 days, so rows other tests create (dated now) are never old.
+"""
+
+import unittest
+
+from svc_stack import admin, sql, sql_value
+
+SITE = 990017
+
+
+def outbox(status, days_old, n=1):
+    for _ in range(n):
+        sql("INSERT INTO svc_notification_log (site_id, event, recipient, body, status, created_at, next_attempt_at)"
+            " VALUES (%d, 'purge-test', 'p@example.org', 'x', '%s', NOW() - INTERVAL %d DAY,"
+            " NOW() + INTERVAL 1 DAY)" % (SITE, status, days_old))
+
+
+def counts():
+    """{(status, old?): n} of this test's outbox rows."""
+    rows = sql("SELECT status, created_at < NOW() - INTERVAL 30 DAY, COUNT(*) FROM svc_notification_log"
+               " WHERE site_id = %d GROUP BY 1, 2" % SITE)
+    return {(r[0], r[1] == "1"): int(r[2]) for r in rows}
+
+
+class Purge(unittest.TestCase):
+    def setUp(self):
+        sql("DELETE FROM svc_notification_log WHERE site_id = %d" % SITE)
+        sql("DELETE FROM svc_audit_log WHERE event LIKE 'purge_test_%'")
+
+    tearDown = setUp
+
+    def test_outbox_purge_by_status_in_batches(self):
+        outbox("Sent", 40, 5)
+        outbox("Sent", 1, 2)
+        outbox("Failed", 40, 3)
+        outbox("Pending", 40, 2)
+        result = admin("outbox", "purge", "--older-than", "30d", "--status", "Sent", "--batch", "2",
+                       "--pause-ms", "0")
+        lines = result.stdout.splitlines()
+        self.assertEqual(lines[:3], ["outbox purge: Sent: 2 deleted (total 2)",
+                                     "outbox purge: Sent: 2 deleted (total 4)",
+                                     "outbox purge: Sent: 1 deleted (total 5)"])
+        self.assertEqual(lines[3], "outbox purge: Sent done, 5 rows older than 30d deleted")
+        self.assertEqual(counts(), {("Sent", False): 2, ("Failed", True): 3, ("Pending", True): 2})
+
+        # Without --status: Sent and Failed, never Pending.
+        result = admin("outbox", "purge", "--older-than", "30d")
+        self.assertIn("outbox purge: Failed done, 3 rows older than 30d deleted", result.stdout)
+        self.assertEqual(counts(), {("Sent", False): 2, ("Pending", True): 2})
+
+        self.assertIn("Pending: 2 would be deleted",
+                      admin("outbox", "purge", "--older-than", "30d", "--status", "Pending", "--dry-run").stdout)
+        self.assertEqual(counts(), {("Sent", False): 2, ("Pending", True): 2})
+        admin("outbox", "purge", "--older-than", "30d", "--status", "Pending")
+        self.assertEqual(counts(), {("Sent", False): 2})
+
+    def test_outbox_purge_refuses_bad_options(self):
+        for args, message in ((["--status", "Sent"], "missing --older-than"),
+                              (["--older-than", "30d", "--status", "Done"], "--status expects"),
+                              (["--older-than", "soon"], "bad duration"),
+                              (["--older-than", "30d", "--batch", "0"], "--batch expects")):
+            result = admin("outbox", "purge", *args, check=False)
+            self.assertNotEqual(result.returncode, 0, args)
+            self.assertIn(message, result.stderr)
+
+    def test_audit_purge(self):
+        for event, days, n in (("purge_test_old", 40, 3), ("purge_test_new", 2, 2)):
+            for _ in range(n):
+                sql("INSERT INTO svc_audit_log (event, created_at) VALUES ('%s', NOW() - INTERVAL %d DAY)"
+                    % (event, days))
+        result = admin("audit", "purge", "--older-than", "30d", "--batch", "2", "--pause-ms", "0")
+        self.assertEqual(result.stdout.splitlines(), ["audit purge: 2 deleted (total 2)",
+                                                      "audit purge: 1 deleted (total 3)",
+                                                      "audit purge: done, 3 rows older than 30d deleted"])
+        self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_audit_log WHERE event = 'purge_test_old'"), "0")
+        self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_audit_log WHERE event = 'purge_test_new'"), "2")
+        # Recent rows of the service itself are untouched.
+        self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_audit_log WHERE created_at < NOW() - INTERVAL 30 DAY"),
+                         "0")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

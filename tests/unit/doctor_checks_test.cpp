@@ -1,0 +1,114 @@
+// svc-admin doctor's checks that need no database or network: key strength,
+// the configuration's SMS templates, the nginx snippet, the table and the
+// exit status.
+#include "admin/doctor_checks.hpp"
+
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+using namespace svc::admin;
+using svc::config::KeySettings;
+using svc::config::SmsSettings;
+
+namespace {
+
+// 32 bytes with 32 distinct values, shifted so two keys differ.
+std::string random_like(char first) {
+  std::string s;
+  for (int i = 0; i < 32; ++i) s += static_cast<char>(first + i);
+  return s;
+}
+
+KeySettings good_keys() {
+  KeySettings k;
+  k.jwt.current = {"k1", random_like('A')};
+  k.id_key = random_like('!');
+  k.sms_key = random_like('0');
+  k.reset_key = random_like('a');
+  return k;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(doctor_checks_test)
+
+BOOST_AUTO_TEST_CASE(keys_table) {
+  struct Case {
+    const char* what;
+    void (*spoil)(KeySettings&);
+    unsigned mode;
+    const char* detail;  // "" = passes
+  };
+  const std::vector<Case> cases = {
+      {"good", [](KeySettings&) {}, 0100640, ""},
+      {"missing", [](KeySettings& k) { k.sms_key.clear(); }, 0100640, "[keys] sms_key is missing"},
+      {"repeated byte", [](KeySettings& k) { k.id_key = std::string(32, 'a'); }, 0100640, "[keys] id_key looks weak"},
+      {"short pattern", [](KeySettings& k) { k.reset_key = std::string(8, 'x') + "0123456789" + std::string(14, 'y'); },
+       0100640, "[keys] reset_key looks weak"},
+      {"duplicate", [](KeySettings& k) { k.reset_key = k.id_key; }, 0100640, "[keys] reset_key equals id_key"},
+      {"previous equals current",
+       [](KeySettings& k) {
+         k.jwt.previous = {{"k0", k.jwt.current.secret}};
+       },
+       0100640, "[keys] jwt_previous k0 equals jwt_secret"},
+      {"world readable", [](KeySettings&) {}, 0100644, "readable or writable by other users"},
+  };
+  for (const auto& c : cases) {
+    KeySettings k = good_keys();
+    c.spoil(k);
+    const Check row = check_keys(k, c.mode);
+    BOOST_TEST_CONTEXT(c.what) {
+      BOOST_TEST(row.name == "keys");
+      BOOST_TEST((row.status == Check::Status::Ok) == (std::string(c.detail).empty()));
+      if (*c.detail) BOOST_TEST(row.detail.find(c.detail) != std::string::npos, row.detail);
+      if (*c.detail) BOOST_TEST(!row.fix.empty());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(sms_templates) {
+  SmsSettings sms;
+  BOOST_TEST((check_config_templates(sms).status == Check::Status::Ok));
+  sms.message = "Your code";
+  BOOST_TEST(check_config_templates(sms).detail == "[sms] message has no [code]");
+  sms.message = "Code [code]";
+  sms.driver = "http";
+  sms.body_template = R"({"to":"[to]"})";
+  BOOST_TEST(check_config_templates(sms).detail == "[sms] body_template has no [text]");
+  sms.driver = "log";  // the log driver has no body
+  BOOST_TEST((check_config_templates(sms).status == Check::Status::Ok));
+}
+
+BOOST_AUTO_TEST_CASE(nginx_snippet) {
+  char path[] = "/tmp/doctor-snippet-XXXXXX";
+  const int fd = mkstemp(path);
+  BOOST_REQUIRE(fd >= 0);
+  close(fd);
+  BOOST_TEST(check_nginx_snippet(path).detail == std::string(path) + " has no fastcgi_pass");
+  std::ofstream(path) << "location / { fastcgi_pass svc_fcgi; }\n";
+  BOOST_TEST((check_nginx_snippet(path).status == Check::Status::Ok));
+  std::remove(path);
+  BOOST_TEST(check_nginx_snippet(path).detail == std::string(path) + " is missing or unreadable");
+}
+
+BOOST_AUTO_TEST_CASE(table_and_exit_status) {
+  const std::vector<Check> rows = {ok("config", "valid"), fail("site keys", "1 Demo", "set a key"),
+                                   skip("pending", "database unreachable")};
+  BOOST_TEST(format_table(rows) ==
+             "CHECK      RESULT  DETAIL\n"
+             "config     ok      valid\n"
+             "site keys  FAIL    1 Demo\n"
+             "                   fix: set a key\n"
+             "pending    skip    database unreachable\n"
+             "                   fix: fix the rows above first\n");
+  BOOST_TEST(exit_status(rows) == 1);
+  BOOST_TEST(exit_status({rows[0]}) == 0);
+  BOOST_TEST(exit_status({rows[2]}) == 1);  // a skipped row is not a pass
+}
+
+BOOST_AUTO_TEST_SUITE_END()
