@@ -14,11 +14,16 @@ packages=(
   clang-format clang libclang-rt-dev
   # make deb: CPack's shlibdeps (dpkg-dev) and the package check
   dpkg-dev lintian
+  # clients: OpenAPI reply validation, the PHP client's tests, the reset page
+  # in headless Chromium (driven by puppeteer-core from package-lock.json)
+  python3-jsonschema python3-yaml phpunit php-curl chromium fonts-dejavu-core
 )
 
 # The web push test decrypts with node's built-in crypto (no npm packages).
 # Any node will do; Debian's is installed only when none is on PATH.
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
+# npm ci of the repo-root package-lock.json (scripts/install-npm.sh).
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -28,6 +33,7 @@ for p in "${packages[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
+  "$(dirname "$0")/install-npm.sh"
   exit 0
 fi
 
@@ -43,3 +49,4 @@ for svc in nginx mariadb; do
     "${sudo_cmd[@]}" systemctl stop "$svc" || true
   fi
 done
+"$(dirname "$0")/install-npm.sh"

@@ -109,6 +109,7 @@ statement_timeout_ms = 2000
 [auth]
 tables = svc_users, svc_staff
 folder_tables = svc_folders
+reset_page = http://127.0.0.1:$http_port/account/reset
 CONF
     "$bin/svc-admin" keygen | grep -v '^#'
     cat <<CONF

@@ -28,9 +28,12 @@ constexpr const char* kDefaultResetContent =
     "<p>If it was not you, you can ignore this e-mail.</p>";
 
 // The reset page: the request's url when its host is one of the site's
-// allowed hosts, else the site's reset_url. Never the Host header.
-std::string reset_base(const std::optional<std::string>& url, const db::Site& site) {
+// allowed hosts, else the site's reset_url, else the server's ready page
+// ([auth] reset_page, with "#": the token goes into the fragment). Never the
+// Host header.
+std::string reset_base(const std::optional<std::string>& url, const db::Site& site, const std::string& ready_page) {
   if (!url) {
+    if (site.reset_url.empty() && !ready_page.empty()) return ready_page + "#";
     if (site.reset_url.empty()) {
       throw http::ApiError::validation("url", "url is required: the application has no reset page configured");
     }
@@ -45,8 +48,10 @@ std::string reset_base(const std::optional<std::string>& url, const db::Site& si
 }
 
 // The token goes into the query, before any #fragment (a fragment never
-// reaches the reset page's server).
+// reaches the reset page's server); a base ending in "#" (the ready page,
+// which reads it in the browser) gets it as the fragment "#token=...".
 std::string reset_link(const std::string& base, const std::string& token) {
+  if (!base.empty() && base.back() == '#') return base + "token=" + token;
   size_t hash = base.find('#');
   std::string page = base.substr(0, hash);
   return page + (page.find('?') == std::string::npos ? "?" : "&") + "token=" + token +
@@ -108,7 +113,7 @@ void request_password_reset(core::Context& ctx, const http::Request& request, co
                             long long app_id, const db::TableName& table, const std::optional<std::string>& url) {
   auto site = db::SiteRepo(ctx.db).find(app_id);
   if (!site || !site->active) throw http::ApiError::validation("appID", "appID does not name an application");
-  const std::string base = reset_base(url, *site);
+  const std::string base = reset_base(url, *site, ctx.config.auth.reset_page);
 
   auto user = db::UserRepo(ctx.db, table).find_by_email(email);
   const std::string link = reset_link(base, reset_token(ctx, user, table.str(), site->id));

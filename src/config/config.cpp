@@ -159,6 +159,13 @@ void read_auth(Reader& r, AuthSettings& auth) {
   r.integer("auth.access_ttl", auth.access_ttl, 60, 86400 * 7);
   r.integer("auth.refresh_ttl", auth.refresh_ttl, 60, 86400LL * 365);
   r.integer("auth.reset_ttl", auth.reset_ttl, 60, 86400 * 7);
+  r.str("auth.reset_page", auth.reset_page);
+  const std::string& page = auth.reset_page;
+  if (!page.empty() && ((page.rfind("https://", 0) != 0 && page.rfind("http://", 0) != 0) ||
+                        page.find_first_of("#? \r\n\t\"<>") != std::string::npos)) {
+    throw ConfigError("configuration key [auth] reset_page: '" + page +
+                      "' is not an http(s) URL without query or fragment");
+  }
   r.integer("auth.argon2_opslimit", auth.argon2_opslimit, 1, 100);
   r.integer("auth.argon2_memlimit", auth.argon2_memlimit, 8192, 4LL * 1024 * 1024 * 1024);
   r.integer("auth.login_max_failures", auth.login_max_failures, 1, 1000);

@@ -41,6 +41,10 @@ struct AuthSettings {
   long long access_ttl = 3600;
   long long refresh_ttl = 30LL * 24 * 3600;
   long long reset_ttl = 3600;
+  // The ready reset page (nginx serves it at /account/reset), absolute
+  // http(s) URL; reset links of sites without reset_url point there, with
+  // the token in the fragment. "" = such sites must send request-pass's url.
+  std::string reset_page;
   unsigned long long argon2_opslimit = 2;
   unsigned long long argon2_memlimit = 19ULL * 1024 * 1024;
   int login_max_failures = 10;

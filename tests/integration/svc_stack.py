@@ -18,6 +18,7 @@ import threading
 import time
 import unittest
 
+import openapi_check
 from jsonio import parse_json
 from procs import pid_alive
 
@@ -75,6 +76,8 @@ def request(method, path, body=None, headers=None, raw=None, timeout=30):
     resp = conn.getresponse()
     reply = Reply(resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read())
     conn.close()
+    # Every reply of an API route must be what docs/openapi.yaml documents.
+    openapi_check.check(method, path, reply.status, reply.headers, reply.raw)
     return reply
 
 

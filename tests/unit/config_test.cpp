@@ -203,6 +203,12 @@ BOOST_AUTO_TEST_CASE(bad_value_is_named_with_what_was_expected) {
        "configuration key [auth] argon2_memlimit: expected an integer in [8192, 4294967296], got '8191'"},
       {"auth.tables", "svc_users, bad-name", "configuration key [auth] tables: 'bad-name' is not a plain table name"},
       {"auth.folder_tables", "f`x", "configuration key [auth] folder_tables: 'f`x' is not a plain table name"},
+      {"auth.reset_page", "svc.example.com/account/reset",
+       "configuration key [auth] reset_page: 'svc.example.com/account/reset' is not an http(s) URL without query or "
+       "fragment"},
+      {"auth.reset_page", "https://svc.example.com/account/reset#x",
+       "configuration key [auth] reset_page: 'https://svc.example.com/account/reset#x' is not an http(s) URL without "
+       "query or fragment"},
       {"keys.jwt_secret", svc::crypto::base64url_encode(std::string(31, 'k')),
        "configuration key [keys] jwt_secret: expected base64url of 32+ bytes"},
       {"keys.jwt_secret", "not base64url!", "configuration key [keys] jwt_secret: expected base64url of 32+ bytes"},

@@ -1,0 +1,281 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Svc\Client;
+
+/**
+ * A small client for the svc API (docs/api.md, docs/openapi.yaml), using
+ * ext-curl and ext-json only.
+ *
+ * Contract:
+ * - Every method returns the decoded reply body (an array) of a 200 whose
+ *   `status` is `Success`, and throws otherwise: ValidationException (400
+ *   Validation error, with errors()), WeakPasswordException (requirements()),
+ *   UnauthorizedException (401), ConflictException (409), RateLimitException
+ *   (429, retryAfter()), ApiException for every other reply (httpStatus(),
+ *   apiStatus(), getMessage(), body()), TransportException when no reply came.
+ *   The 200 replies whose status is `Failed` or `Error` (a disabled or
+ *   unknown notification, a push that did not go out) throw ApiException
+ *   with httpStatus() 200.
+ * - login, signUp and refresh keep the token pair in the object; tokens()
+ *   and setTokens() move it to and from the caller's session. signOut
+ *   forgets it.
+ * - getFolderLimits sends the access token; an access token that has
+ *   expired (by its `exp`, or a 401 reply) is renewed with the refresh token
+ *   once and the call repeated once.
+ * - The messaging calls send `site-id` and, when configured, `x-site-key`.
+ *
+ * Not thread-safe (one object per request of a PHP site is the intended use).
+ */
+final class Client
+{
+    private string $baseUrl;
+    private ?int $siteId;
+    private ?string $siteKey;
+    private ?int $appId;
+    private int $timeout;
+    private ?string $accessToken = null;
+    private ?string $refreshToken = null;
+
+    /**
+     * @param string $baseUrl the svc base address, e.g. https://svc.example.com
+     * @param array{siteId?: int, siteKey?: string, appId?: int, timeout?: int} $options
+     *        siteId: the application id sent as `site-id` (messaging) and as
+     *        appID when appId is not given; siteKey: the site's `x-site-key`;
+     *        timeout: seconds per request (default 10)
+     */
+    public function __construct(string $baseUrl, array $options = [])
+    {
+        $this->baseUrl = rtrim($baseUrl, '/');
+        $this->siteId = isset($options['siteId']) ? (int) $options['siteId'] : null;
+        $this->siteKey = isset($options['siteKey']) && $options['siteKey'] !== '' ? (string) $options['siteKey'] : null;
+        $this->appId = isset($options['appId']) ? (int) $options['appId'] : $this->siteId;
+        $this->timeout = isset($options['timeout']) ? (int) $options['timeout'] : 10;
+    }
+
+    /** @return array{access_token: ?string, refresh_token: ?string} */
+    public function tokens(): array
+    {
+        return ['access_token' => $this->accessToken, 'refresh_token' => $this->refreshToken];
+    }
+
+    public function setTokens(?string $accessToken, ?string $refreshToken): void
+    {
+        $this->accessToken = $accessToken;
+        $this->refreshToken = $refreshToken;
+    }
+
+    /** @return array the `token` object: access_token, refresh_token, user {id, email, firstName, lastName, role} */
+    public function login(string $email, string $password, ?string $authTable = null): array
+    {
+        $body = ['email' => $email, 'password' => $password] + $this->appIdField() + $this->tableField($authTable);
+        return $this->keepTokens($this->post('/auth/login', $body));
+    }
+
+    /** @return array the `token` object: access_token, refresh_token, user {id, email, firstName, lastName} */
+    public function signUp(string $email, string $password, ?string $firstName = null, ?string $lastName = null,
+                           ?string $authTable = null): array
+    {
+        $body = ['email' => $email, 'password' => $password] + $this->appIdField() + $this->tableField($authTable);
+        if ($firstName !== null) {
+            $body['firstname'] = $firstName;
+        }
+        if ($lastName !== null) {
+            $body['lastname'] = $lastName;
+        }
+        return $this->keepTokens($this->post('/auth/sign-up', $body));
+    }
+
+    /** Renews the kept token pair. @return array the new `token` object */
+    public function refresh(): array
+    {
+        if ($this->refreshToken === null) {
+            throw new ApiException('No refresh token: log in first', 0, null, []);
+        }
+        $payload = ['access_token' => $this->accessToken ?? '', 'refresh_token' => $this->refreshToken];
+        return $this->keepTokens($this->post('/auth/refresh-token', ['payload' => $payload]));
+    }
+
+    /** Tells the server (which keeps nothing) and forgets the tokens. */
+    public function signOut(): void
+    {
+        $headers = $this->accessToken !== null ? ['Authorization: Bearer ' . $this->accessToken] : [];
+        $body = $this->refreshToken !== null ? ['refreshToken' => $this->refreshToken] : [];
+        $this->setTokens(null, null);
+        $this->post('/auth/sign-out', $body, $headers);
+    }
+
+    /** Mails a reset link (the same reply whether or not the address is registered). */
+    public function requestPass(string $email, ?string $url = null, ?string $authTable = null): array
+    {
+        $body = ['email' => $email, 'appID' => $this->requireAppId()] + $this->tableField($authTable);
+        if ($url !== null) {
+            $body['url'] = $url;
+        }
+        return $this->post('/auth/request-pass', $body);
+    }
+
+    public function resetPass(string $resetToken, string $password, ?string $confirmPassword = null,
+                              ?string $authTable = null): array
+    {
+        $body = ['password' => $password, 'confirmPassword' => $confirmPassword ?? $password,
+                 'reset_password_token' => $resetToken] + $this->tableField($authTable);
+        return $this->post('/auth/reset-pass', $body);
+    }
+
+    /** @return array{status: string, email: string, role: string} */
+    public function userEmail(string $encryptedUserId): array
+    {
+        return $this->post('/auth/user-email', ['userId' => $encryptedUserId]);
+    }
+
+    public function userSmsCode(string $encryptedUserId): array
+    {
+        return $this->post('/auth/user-sms-code', ['userId' => $encryptedUserId]);
+    }
+
+    public function verifySmsCode(string $encryptedUserId, string $code): array
+    {
+        return $this->post('/auth/verify-sms-code', ['userId' => $encryptedUserId, 'code' => $code]);
+    }
+
+    /** @return int[] the folder ids linked to the user, in link order */
+    public function getFolderLimits(int $userId, string $table = 'svc_folders'): array
+    {
+        $body = ['appID' => $this->requireAppId(), 'table' => $table, 'userId' => $userId];
+        $reply = $this->withFreshToken(fn (array $auth) => $this->post('/auth/getFolderLimits', $body, $auth));
+        return array_map(fn ($row) => (int) $row['linked'], $reply['data']);
+    }
+
+    /**
+     * Queues template e-mail `event` of the site.
+     * @param array $fields email, data, table, master_id, SQL, setEmailField (see docs/api.md)
+     */
+    public function notification(string $event, array $fields = []): array
+    {
+        return $this->post('/message/notification', ['event' => $event] + $fields, $this->siteHeaders());
+    }
+
+    public function sendPush(string $encryptedCustomerId, string $message, ?string $title = null, ?array $data = null,
+                             ?string $topic = null): array
+    {
+        $body = ['customerID' => $encryptedCustomerId, 'message' => $message];
+        if ($title !== null) {
+            $body['title'] = $title;
+        }
+        if ($data !== null) {
+            $body['data'] = (object) $data;
+        }
+        if ($topic !== null) {
+            $body['topic'] = $topic;
+        }
+        return $this->post('/message/sendPush', $body, $this->siteHeaders());
+    }
+
+    /** Runs $call with the auth headers; renews an expired access token once. */
+    private function withFreshToken(callable $call): array
+    {
+        $renewed = false;
+        if ($this->accessToken !== null && $this->refreshToken !== null && self::expired($this->accessToken)) {
+            $this->refresh();
+            $renewed = true;
+        }
+        try {
+            return $call($this->authHeaders());
+        } catch (UnauthorizedException $e) {
+            if ($renewed || $this->refreshToken === null) {
+                throw $e;
+            }
+            $this->refresh();
+            return $call($this->authHeaders());
+        }
+    }
+
+    /** True when the JWT's `exp` has passed (30 s early); the server still decides. */
+    private static function expired(string $jwt): bool
+    {
+        $parts = explode('.', $jwt);
+        if (count($parts) !== 3) {
+            return false;
+        }
+        $claims = json_decode((string) base64_decode(strtr($parts[1], '-_', '+/'), false), true);
+        return is_array($claims) && isset($claims['exp']) && (int) $claims['exp'] <= time() + 30;
+    }
+
+    private function authHeaders(): array
+    {
+        $headers = $this->accessToken !== null ? ['Authorization: Bearer ' . $this->accessToken] : [];
+        if ($this->siteKey !== null && $this->siteId !== null && $this->siteId === $this->appId) {
+            $headers = array_merge($headers, $this->siteHeaders());
+        }
+        return $headers;
+    }
+
+    private function siteHeaders(): array
+    {
+        if ($this->siteId === null) {
+            throw new ApiException('siteId is required for messaging', 0, null, []);
+        }
+        $headers = ['site-id: ' . $this->siteId];
+        if ($this->siteKey !== null) {
+            $headers[] = 'x-site-key: ' . $this->siteKey;
+        }
+        return $headers;
+    }
+
+    private function appIdField(): array
+    {
+        return $this->appId !== null ? ['appID' => $this->appId] : [];
+    }
+
+    private function requireAppId(): int
+    {
+        if ($this->appId === null) {
+            throw new ApiException('appId (or siteId) is required for this call', 0, null, []);
+        }
+        return $this->appId;
+    }
+
+    private function tableField(?string $authTable): array
+    {
+        return $authTable !== null ? ['authTable' => $authTable] : [];
+    }
+
+    private function keepTokens(array $reply): array
+    {
+        $token = $reply['token'];
+        $this->setTokens($token['access_token'], $token['refresh_token']);
+        return $token;
+    }
+
+    /** POSTs JSON; returns the body of a 200 Success, else throws (see the class comment). */
+    private function post(string $path, array $body, array $headers = []): array
+    {
+        $curl = curl_init($this->baseUrl . $path);
+        curl_setopt_array($curl, [
+            CURLOPT_POST => true,
+            CURLOPT_POSTFIELDS => json_encode((object) $body, JSON_UNESCAPED_SLASHES | JSON_THROW_ON_ERROR),
+            CURLOPT_HTTPHEADER => array_merge(['Content-Type: application/json', 'Accept: application/json'], $headers),
+            CURLOPT_RETURNTRANSFER => true,
+            CURLOPT_TIMEOUT => $this->timeout,
+            CURLOPT_FOLLOWLOCATION => false,
+            CURLOPT_PROTOCOLS => CURLPROTO_HTTP | CURLPROTO_HTTPS,
+        ]);
+        $raw = curl_exec($curl);
+        $status = (int) curl_getinfo($curl, CURLINFO_RESPONSE_CODE);
+        $error = curl_error($curl);
+        curl_close($curl);
+        if ($raw === false || $status === 0) {
+            throw new TransportException('svc unreachable: ' . $error, 0, null, []);
+        }
+        $reply = json_decode((string) $raw, true);
+        if (!is_array($reply)) {
+            throw new ApiException('Reply is not JSON', $status, null, []);
+        }
+        if ($status === 200 && ($reply['status'] ?? null) === 'Success') {
+            return $reply;
+        }
+        throw ApiException::fromReply($status, $reply);
+    }
+}
