@@ -32,8 +32,9 @@ struct VerifyResult {
   bool full_cost = false;
 };
 
-// Interface so tests can count verifications (the login handler must run
-// exactly one verify or dummy_verify per attempt).
+// Interface so tests can count verifications (every refused login must cost
+// exactly one Argon2id computation: a full-cost verify, or a dummy_verify
+// after a cheaper one; see VerifyResult::full_cost).
 class PasswordHasher {
  public:
   virtual ~PasswordHasher() = default;
