@@ -22,8 +22,6 @@ http::Response login(const http::Request& request, core::Context& ctx) {
       throw http::ApiError::too_many("Too many attempts", result.retry_after);
     case LoginOutcome::kInvalidCredentials:
       throw http::ApiError::failed(401, "Invalid credentials");
-    case LoginOutcome::kAuthenticationFailed:
-      throw http::ApiError::failed(401, "Authentication failed");
   }
   return session_reply(result.session, Profile::kWithRole);
 }

@@ -12,14 +12,26 @@
 namespace svc::auth {
 namespace {
 
-// True when the stored column holds something a password can be checked
-// against; anything else (NULL, "", a disabled marker like "!") can never log in.
-bool verifiable(const std::string& stored, const core::Context& ctx) {
-  if (stored.rfind("$argon2id$", 0) == 0 || stored.rfind("$2y$", 0) == 0 || stored.rfind("$2b$", 0) == 0 ||
-      stored.rfind("$2a$", 0) == 0) {
-    return true;
+struct Checked {
+  const char* refusal = nullptr;  // the audit detail of a refused attempt; null = granted
+  bool needs_upgrade = false;
+};
+
+// Every refused attempt costs one Argon2id verify with the configured
+// parameters (docs/decisions.md "Equal work for every failed login"): an
+// unknown user, an unusable column ("!", NULL), a wrong legacy password (AES
+// takes microseconds) and a right password of an inactive account all run
+// the dummy verify after whatever cheaper check they got. A granted legacy
+// password pays the same through its Argon2id re-hash instead.
+Checked check_password(core::Context& ctx, const std::optional<db::User>& user, const std::string& password) {
+  if (!user) {
+    ctx.hasher.dummy_verify(password);
+    return {"unknown user"};
   }
-  return !ctx.config.keys.legacy_password_key.empty() && stored.size() >= 44 && stored[0] != '$';
+  const crypto::VerifyResult verdict = ctx.hasher.verify(user->password, password);
+  const char* refusal = !verdict.ok ? "wrong password" : !user->active ? "inactive" : nullptr;
+  if (refusal && !verdict.full_cost) ctx.hasher.dummy_verify(password);
+  return {refusal, verdict.ok && verdict.needs_upgrade};
 }
 
 LoginResult refused(LoginOutcome outcome) { return {outcome, 0, {}}; }
@@ -45,37 +57,18 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
   const std::string key = core::ascii_lower(attempt.email);
   db::ThrottleRepo throttle(ctx.db);
   if (auto wait = throttle.locked_for(table, key, now)) return {LoginOutcome::kThrottled, *wait, {}};
-  auto failed = [&](long long user_id, const char* why) {
-    audit(ctx, request, "login_failed", table, user_id, attempt.app_id, why);
-  };
-
   db::UserRepo users(ctx.db, attempt.table);
   auto user = users.find_by_email(attempt.email);
-  if (!user || !verifiable(user->password, ctx)) {
-    ctx.hasher.dummy_verify(attempt.password);
+  const Checked checked = check_password(ctx, user, attempt.password);
+  if (checked.refusal) {
     throttle.record_failure(table, key, now, cfg.login_max_failures, cfg.login_window);
-    if (!user) {
-      failed(0, "unknown user");
-      return refused(LoginOutcome::kInvalidCredentials);
-    }
-    failed(user->id, "no verifiable password");
-    return refused(LoginOutcome::kAuthenticationFailed);
-  }
-
-  auto verdict = ctx.hasher.verify(user->password, attempt.password);
-  if (!verdict.ok) {
-    throttle.record_failure(table, key, now, cfg.login_max_failures, cfg.login_window);
-    failed(user->id, "wrong password");
+    audit(ctx, request, "login_failed", table, user ? user->id : 0, attempt.app_id, checked.refusal);
     return refused(LoginOutcome::kInvalidCredentials);
   }
-  if (!user->active) {
-    failed(user->id, "inactive");
-    return refused(LoginOutcome::kAuthenticationFailed);
-  }
   throttle.reset(table, key);
-  if (verdict.needs_upgrade) upgrade_hash(ctx, users, *user, attempt.password);
+  if (checked.needs_upgrade) upgrade_hash(ctx, users, *user, attempt.password);
   audit(ctx, request, "login_ok", table, user->id, attempt.app_id,
-        verdict.needs_upgrade ? "password hash upgraded" : "");
+        checked.needs_upgrade ? "password hash upgraded" : "");
   TokenPair tokens = issue_tokens(*user, table, attempt.app_id, ctx);
   return {LoginOutcome::kOk, 0, {std::move(*user), std::move(tokens)}};
 }

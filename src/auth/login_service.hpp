@@ -21,8 +21,8 @@ struct LoginAttempt {
 enum class LoginOutcome {
   kOk,
   kThrottled,             // locked by earlier failures; nothing was verified
-  kInvalidCredentials,    // unknown e-mail or wrong password
-  kAuthenticationFailed,  // a user without a verifiable password, or an inactive one
+  kInvalidCredentials,  // unknown e-mail, wrong password, no usable password, or an inactive
+                        // account (whatever the password): one reply, so none of them leaks
 };
 
 struct LoginResult {
@@ -31,11 +31,12 @@ struct LoginResult {
   Session session;            // kOk only
 };
 
-// Runs exactly one password verification (the real one, or a dummy of the
-// same cost when the user is unknown or has no verifiable hash) for every
-// attempt that is not throttled, so timing does not reveal which e-mails are
-// registered. A failure counts toward the throttle (except for an inactive
-// user with the right password); success resets it, re-hashes a password
+// Spends one Argon2id verify with the configured parameters on every attempt
+// that is not throttled and fails (the real verify, or a dummy one after a
+// cheaper check: unknown user, a column that holds no usable hash, a legacy
+// bcrypt/AES hash, an inactive account), so neither timing nor reply reveals
+// which e-mails are registered or which password an inactive account has.
+// Every failure counts toward the throttle; success resets it, re-hashes a password
 // stored in an outdated format (with its svc_versions "update" row, in one
 // transaction; a database error there propagates and the hash stays as it
 // was), and issues tokens. Every outcome but kThrottled writes a login_ok /

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "auth/auth_common.hpp"
+#include "auth/tokens.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/text.hpp"
@@ -58,10 +59,10 @@ std::string reset_link(const std::string& base, const std::string& token) {
          (hash == std::string::npos ? "" : base.substr(hash));
 }
 
-// Signed for user id 0 and an empty password when there is no such user, so
-// the work does not tell registered e-mails apart.
-std::string reset_token(core::Context& ctx, const std::optional<db::User>& user, const std::string& table,
-                        long long site_id) {
+// Signed for user id 0 and an empty password when nobody may reset (no such
+// user, or one who gets no mail), so the work does not tell registered
+// e-mails apart. Signed with the reset tokens' own key (reset_token_keys).
+std::string reset_token(core::Context& ctx, const db::User* user, const std::string& table, long long site_id) {
   crypto::Claims c;
   c.typ = "reset";
   c.sub = std::to_string(user ? user->id : 0);
@@ -70,24 +71,37 @@ std::string reset_token(core::Context& ctx, const std::optional<db::User>& user,
   c.iat = ctx.clock.now();
   c.exp = c.iat + ctx.config.auth.reset_ttl;
   c.pwf = crypto::password_fingerprint(user ? user->password : std::string(), ctx.config.keys.reset_key);
-  return crypto::jwt_sign(c, ctx.config.keys.jwt.current);
+  return crypto::jwt_sign(c, reset_token_keys(ctx.config.keys.jwt).current);
 }
 
-// Queues template `tmpl` of the site to the user through the outbox (the
-// sender, BCC list, subject and content are the template's).
-void queue_user_mail(core::Context& ctx, const http::Request& request, const db::Site& site, const db::Template& tmpl,
-                     const db::User& user, messaging::MergeValues values) {
+// True for an account that may get a reset mail and a new password: active,
+// and with a password column that can ever match (not "!", NULL or "").
+bool may_reset(const core::Context& ctx, const db::User& user) {
+  return user.active && crypto::is_verifiable_hash(user.password, !ctx.config.keys.legacy_password_key.empty());
+}
+
+// The outbox entry of template `tmpl` of the site for `user`, merged with
+// `values` (the sender, BCC list, subject and content are the template's).
+db::OutboxEntry user_mail(const http::Request& request, const db::Site& site, const db::Template& tmpl,
+                          const db::User& user, messaging::MergeValues values) {
   values.emplace("email", user.email);
   values.emplace("firstName", user.first_name);
   values.emplace("lastName", user.last_name);
   messaging::Recipients to;
   to.to = {core::strip_controls(user.email)};
   to.bcc = {core::strip_controls(tmpl.bcc)};  // stored by svc-admin as a checked list
-  messaging::enqueue(ctx, messaging::compose(site, tmpl, values, to, request.request_id));
+  return messaging::compose(site, tmpl, values, to, request.request_id);
 }
 
-void queue_reset_mail(core::Context& ctx, const http::Request& request, const db::Site& site, const db::User& user,
-                      const std::string& link) {
+void queue_user_mail(core::Context& ctx, const http::Request& request, const db::Site& site, const db::Template& tmpl,
+                     const db::User& user, messaging::MergeValues values) {
+  messaging::enqueue(ctx, user_mail(request, site, tmpl, user, std::move(values)));
+}
+
+// The reset mail for `user`: the site's enabled `password-reset` template,
+// else the built-in one.
+db::OutboxEntry reset_mail(core::Context& ctx, const http::Request& request, const db::Site& site,
+                           const db::User& user, const std::string& link) {
   auto tmpl = db::NotificationRepo(ctx.db).find_enabled(site.id, "password-reset");
   if (!tmpl) {
     tmpl = db::Template{};
@@ -96,8 +110,8 @@ void queue_reset_mail(core::Context& ctx, const http::Request& request, const db
     tmpl->subject = kDefaultResetSubject;
     tmpl->content = kDefaultResetContent;
   }
-  queue_user_mail(ctx, request, site, *tmpl, user,
-                  {{"link", link}, {"minutes", std::to_string(ctx.config.auth.reset_ttl / 60)}});
+  return user_mail(request, site, *tmpl, user,
+                   {{"link", link}, {"minutes", std::to_string(ctx.config.auth.reset_ttl / 60)}});
 }
 
 void queue_changed_mail(core::Context& ctx, const http::Request& request, long long site_id, const db::User& user) {
@@ -116,15 +130,36 @@ void request_password_reset(core::Context& ctx, const http::Request& request, co
   const std::string base = reset_base(url, *site, ctx.config.auth.reset_page);
 
   auto user = db::UserRepo(ctx.db, table).find_by_email(email);
-  const std::string link = reset_link(base, reset_token(ctx, user, table.str(), site->id));
-  if (user && user->active && !site->disable_email) queue_reset_mail(ctx, request, *site, *user, link);
-  audit(ctx, request, "reset_requested", table.str(), user ? user->id : 0, site->id, user ? "" : "unknown e-mail");
+  const bool mail = user && may_reset(ctx, *user) && !site->disable_email;
+  // The same statements whoever asks (docs/decisions.md "Equal work for
+  // request-pass"): the template is read and rendered, and the outbox row is
+  // inserted inside a transaction, for a stand-in user when there is nobody
+  // to mail; only a real recipient's transaction commits. The audit row goes
+  // into that transaction, or after the rollback, so each path ends with one
+  // commit.
+  db::User stand_in;
+  stand_in.email = email;
+  const db::User& to = mail ? *user : stand_in;
+  const std::string link = reset_link(base, reset_token(ctx, mail ? &*user : nullptr, table.str(), site->id));
+  const db::OutboxEntry entry = reset_mail(ctx, request, *site, to, link);
+  const long long user_id = user ? user->id : 0;
+  const char* detail = !user ? "unknown e-mail" : mail ? "" : "no mail: inactive, no password or e-mail disabled";
+  {
+    db::Transaction tx(ctx.db);
+    messaging::enqueue(ctx, entry);
+    if (mail) {
+      audit(ctx, request, "reset_requested", table.str(), user_id, site->id, detail);
+      tx.commit();
+      return;
+    }
+  }  // rolled back: nothing of the stand-in's mail remains
+  audit(ctx, request, "reset_requested", table.str(), user_id, site->id, detail);
 }
 
 void reset_password(core::Context& ctx, const http::Request& request, const std::string& token,
                     const std::optional<db::TableName>& requested, const std::string& password) {
   auto invalid = [] { return http::ApiError::failed(400, "Reset password token has expired or is invalid"); };
-  auto verified = crypto::jwt_verify(token, ctx.config.keys.jwt, "reset", ctx.clock.now());
+  auto verified = crypto::jwt_verify(token, reset_token_keys(ctx.config.keys.jwt), "reset", ctx.clock.now());
   if (!verified.ok()) throw invalid();
   // Our signature covers tbl, but [auth] tables may have lost it since the
   // token was issued: it goes through the allowlist like a request's name.
@@ -135,7 +170,9 @@ void reset_password(core::Context& ctx, const http::Request& request, const std:
   auto user = user_id > 0 ? users.find_by_id(user_id) : std::nullopt;
   // The fingerprint of the password hash at issue time: once the password
   // changes (this reset, or any other), the token is spent.
-  if (!user || !crypto::constant_time_equal(verified.claims.pwf,
+  // A token for an account that may not reset (issued before it was
+  // disabled) sets nothing: "!" or NULL stays "can never log in".
+  if (!user || !may_reset(ctx, *user) || !crypto::constant_time_equal(verified.claims.pwf,
                                             crypto::password_fingerprint(user->password, ctx.config.keys.reset_key))) {
     throw invalid();
   }

@@ -17,19 +17,23 @@ namespace svc::auth {
 // appID), picks the reset page (`url` when its host is one of the site's
 // allowed_redirect_hosts, else a 400 on url; the site's reset_url when `url`
 // is absent, a 400 on url when that is empty too), signs a reset token for
-// the user of `email` in `table` (the token names that table) and queues the
-// reset mail (the site's enabled `password-reset` template, or a built-in
-// one) with the link. The token is signed and the audit row written whether
-// or not the e-mail is registered in `table`, and the reply does not differ;
-// only a registered, active user gets the mail (and its outbox row), and no
-// one does when the site has disable_email. `request` supplies the audit
-// row's IP, user agent and id.
+// the user of `email` in `table` (the token names that table; signed with
+// reset_token_keys(), tokens.hpp) and queues the reset mail (the site's
+// enabled `password-reset` template, or a built-in one) with the link. Only
+// an active user whose password column can ever match
+// (crypto::is_verifiable_hash) gets the mail, and no one when the site has
+// disable_email; for everyone else the same statements run (template read
+// and rendered, outbox row inserted) in a transaction that is rolled back,
+// and the token is signed for user 0. The audit row is written either way
+// and the reply does not differ. `request` supplies the audit row's IP,
+// user agent and id.
 void request_password_reset(core::Context& ctx, const http::Request& request, const std::string& email,
                             long long app_id, const db::TableName& table, const std::optional<std::string>& url);
 
-// Step 2: checks `token` (signature, expiry, typ "reset", a table of [auth]
-// tables that equals `table` when one is given, and that the user's password
-// hash is still the one it was issued for), then, in ONE transaction, stores
+// Step 2: checks `token` (signature under reset_token_keys(), expiry, typ
+// "reset", aud "svc-reset", a table of [auth] tables that equals `table` when
+// one is given, that the user is active with a usable password column, and
+// that the user's password hash is still the one it was issued for), then, in ONE transaction, stores
 // the hash of `password` in the token's table, revokes every refresh token
 // issued so far (token_version + 1) and writes the svc_versions "update" row,
 // so a crash can never leave the new password with the old refresh tokens

@@ -16,7 +16,8 @@ db::User sealed_user(const std::string& token, core::Context& ctx) {
   if (opened->exp <= ctx.clock.now()) throw http::ApiError::failed(400, "Token expired");
   auto table = db::allowlisted(sealed_user_table(ctx), ctx.config.auth.tables);
   auto user = db::UserRepo(ctx.db, *table).find_by_id(opened->id);
-  if (!user) throw http::ApiError::failed(404, "User not found");
+  // An inactive account answers like a missing one (and so is never sent an SMS code).
+  if (!user || !user->active) throw http::ApiError::failed(404, "User not found");
   return *user;
 }
 

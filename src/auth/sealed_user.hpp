@@ -13,7 +13,8 @@ namespace svc::auth {
 // Throws http::ApiError with the reply those endpoints share: 500 generic for a
 // token that does not open (garbage, another key, a customer id), 400 "Token
 // expired" once its exp has passed at the context's clock, 404 "User not
-// found" when no row has the id.
+// found" when no row has the id or the row is inactive (so an inactive
+// account gets no e-mail reply and no SMS code, and looks like no account).
 db::User sealed_user(const std::string& token, core::Context& ctx);
 
 // The auth table sealed_user() reads, and the one SMS codes are kept for.

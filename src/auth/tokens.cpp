@@ -28,6 +28,10 @@ TokenPair issue_tokens(const db::User& user, const std::string& table, long long
   return pair;
 }
 
+crypto::JwtKeyRing reset_token_keys(const crypto::JwtKeyRing& jwt_keys) {
+  return crypto::derive_key_ring(jwt_keys, "svc-reset-token-key");
+}
+
 void write_tokens(http::JsonWriter& w, const TokenPair& tokens) {
   w.kv("access_token", tokens.access_token).kv("refresh_token", tokens.refresh_token);
 }
@@ -47,6 +51,10 @@ http::Response session_reply(const Session& session, Profile profile) {
 Refreshed refresh_session(const std::string& refresh_jwt, core::Context& ctx) {
   auto verified = crypto::jwt_verify(refresh_jwt, ctx.config.keys.jwt, "refresh", ctx.clock.now());
   if (verified.error == crypto::JwtError::Expired) return {RefreshOutcome::kExpired, {}};
+  // Ours, but from before tokens named their audience: the session ends.
+  if (verified.error == crypto::JwtError::WrongAudience && verified.claims.aud.empty()) {
+    return {RefreshOutcome::kRevoked, {}};
+  }
   if (!verified.ok()) return {RefreshOutcome::kMalformed, {}};
   const crypto::Claims& claims = verified.claims;
   auto table = db::allowlisted(claims.tbl, ctx.config.auth.tables);

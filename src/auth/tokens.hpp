@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/context.hpp"
+#include "crypto/jwt.hpp"
 #include "db/user_repo.hpp"
 #include "http/json.hpp"
 #include "http/response.hpp"
@@ -25,6 +26,12 @@ struct Session {
 // user's token_version so a password reset revokes earlier refresh tokens.
 TokenPair issue_tokens(const db::User& user, const std::string& table, long long app_id, core::Context& ctx);
 
+// The keys reset tokens are signed and verified with: each key of [keys] jwt
+// (current and previous, same kids) derived with crypto::derive_key_ring and
+// the label "svc-reset-token-key", so a reset token carried in a URL is not
+// signed with the key of the bearer tokens.
+crypto::JwtKeyRing reset_token_keys(const crypto::JwtKeyRing& jwt_keys);
+
 // Writes "access_token" and "refresh_token" members into an open object.
 void write_tokens(http::JsonWriter& w, const TokenPair& tokens);
 
@@ -41,7 +48,9 @@ enum class RefreshOutcome {
   kOk,
   kMalformed,  // not a refresh JWT of ours (bad signature, type, table or subject)
   kExpired,    // a genuine refresh token past its exp
-  kRevoked,    // the user is gone, inactive, or changed the password since (token_version)
+  kRevoked,    // the user is gone, inactive, or changed the password since (token_version);
+               // also a genuine refresh token signed before tokens carried `aud`
+               // (docs/decisions.md: such sessions log in again)
 };
 struct Refreshed {
   RefreshOutcome outcome = RefreshOutcome::kMalformed;

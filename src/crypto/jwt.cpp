@@ -50,7 +50,7 @@ std::optional<Claims> parse_claims(std::string_view json) {
   }
   Claims c;
   const bool ok = read_string(*doc, "sub", c.sub) && read_string(*doc, "typ", c.typ) &&
-                  read_string(*doc, "tbl", c.tbl) && read_int(*doc, "app", c.app) && read_int(*doc, "ver", c.ver) &&
+                  read_string(*doc, "aud", c.aud) && read_string(*doc, "tbl", c.tbl) && read_int(*doc, "app", c.app) && read_int(*doc, "ver", c.ver) &&
                   read_int(*doc, "iat", c.iat) && read_int(*doc, "exp", c.exp) && read_string(*doc, "jti", c.jti) &&
                   read_string(*doc, "pwf", c.pwf);
   if (!ok) return std::nullopt;
@@ -94,6 +94,7 @@ std::string payload_json(const Claims& c, std::string_view jti) {
   w.StartObject();
   write_member(w, "sub", std::string_view(c.sub));
   write_member(w, "typ", std::string_view(c.typ));
+  write_member(w, "aud", std::string_view(audience_of(c.typ)));
   if (!c.tbl.empty()) write_member(w, "tbl", std::string_view(c.tbl));
   if (c.app != 0) write_member(w, "app", c.app);
   write_member(w, "ver", c.ver);
@@ -106,6 +107,18 @@ std::string payload_json(const Claims& c, std::string_view jti) {
 }
 
 }  // namespace
+
+std::string audience_of(std::string_view typ) { return "svc-" + std::string(typ); }
+
+JwtKeyRing derive_key_ring(const JwtKeyRing& keys, std::string_view label) {
+  auto derive = [&](const JwtKey& k) {
+    // An empty secret stays empty, so the derived key never verifies either.
+    return JwtKey{k.kid, k.secret.empty() ? std::string() : hmac_sha256(k.secret, label)};
+  };
+  JwtKeyRing out{derive(keys.current), {}};
+  for (const JwtKey& k : keys.previous) out.previous.push_back(derive(k));
+  return out;
+}
 
 std::string jwt_sign(const Claims& claims, const JwtKey& key) {
   if (key.secret.empty()) {
@@ -172,6 +185,8 @@ JwtResult jwt_verify(std::string_view token, const JwtKeyRing& keys, std::string
   result.claims = std::move(*claims);
   if (result.claims.typ != expected_typ) {
     result.error = JwtError::WrongType;
+  } else if (result.claims.aud != audience_of(expected_typ)) {
+    result.error = JwtError::WrongAudience;
   } else if (now >= result.claims.exp) {
     result.error = JwtError::Expired;
   } else {

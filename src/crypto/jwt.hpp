@@ -5,8 +5,11 @@
 //   base64url(header) "." base64url(payload) "." base64url(HMAC-SHA256(
 //       secret, base64url(header) "." base64url(payload)))
 // base64url without '=' padding; header {"alg":"HS256","typ":"JWT","kid":K};
-// payload members in this order: sub, typ, tbl (omitted if empty), app
-// (omitted if 0), ver, iat, exp, jti, pwf (omitted if empty).
+// payload members in this order: sub, typ, aud, tbl (omitted if empty), app
+// (omitted if 0), ver, iat, exp, jti, pwf (omitted if empty). `aud` is
+// audience_of(typ): every kind of token names its own audience, so a
+// consumer that checks `aud` (docs/api.md "Verifying access tokens") cannot
+// take a refresh or reset token for an access token.
 //
 // Pure functions; thread-safe.
 
@@ -30,11 +33,13 @@ struct JwtKeyRing {
 };
 
 // sub: user id as a decimal string; typ: "access" | "refresh" | "reset";
+// aud: filled in by jwt_verify (jwt_sign writes audience_of(typ), ignoring it);
 // tbl: auth table; app: 0 = absent; ver: the user's token_version;
 // iat/exp: unix seconds; pwf: password_fingerprint(), empty = absent.
 struct Claims {
   std::string sub;
   std::string typ;
+  std::string aud;
   std::string tbl;
   long long app = 0;
   long long ver = 0;
@@ -50,8 +55,10 @@ enum class JwtError {
   BadAlgorithm,  // header alg is anything but exactly "HS256" (incl. "none")
   UnknownKey,    // kid absent or not in the key ring
   BadSignature,
-  WrongType,  // claims.typ != expected_typ (claims filled in)
-  Expired,    // now >= exp (claims filled in)
+  WrongType,      // claims.typ != expected_typ (claims filled in)
+  WrongAudience,  // aud absent or not audience_of(expected_typ) (claims filled in;
+                  // aud is "" for a token signed before audiences existed)
+  Expired,        // now >= exp (claims filled in)
 };
 
 struct JwtResult {
@@ -60,6 +67,15 @@ struct JwtResult {
   bool ok() const { return error == JwtError::None; }
 };
 
+// The `aud` of a token of kind `typ`: "svc-" + typ ("svc-access",
+// "svc-refresh", "svc-reset").
+std::string audience_of(std::string_view typ);
+
+// The ring whose every key (current and previous, kids unchanged) is
+// HMAC-SHA256(secret, label): a separate key per token kind derived from the
+// configured ones, so rotating [keys] jwt rotates it too.
+JwtKeyRing derive_key_ring(const JwtKeyRing& keys, std::string_view label);
+
 // Signs with `key`. An empty claims.jti is replaced by 16 random bytes,
 // base64url-encoded. Throws std::invalid_argument if key.secret is empty.
 std::string jwt_sign(const Claims& claims, const JwtKey& key);
@@ -67,8 +83,9 @@ std::string jwt_sign(const Claims& claims, const JwtKey& key);
 // Checks, in this order: size <= 8 KiB and three non-empty parts; header
 // JSON; alg == "HS256"; kid known; signature (constant-time) over the exact
 // bytes received; only then the payload: sub and typ strings, iat and exp
-// integers, tbl/jti/pwf strings and app/ver integers if present (Malformed
-// otherwise); typ == expected_typ; now < exp. Duplicate JSON member names
+// integers, aud/tbl/jti/pwf strings and app/ver integers if present
+// (Malformed otherwise); typ == expected_typ; aud == audience_of(expected_typ);
+// now < exp. Duplicate JSON member names
 // are Malformed. Never throws.
 JwtResult jwt_verify(std::string_view token, const JwtKeyRing& keys, std::string_view expected_typ, long long now);
 

@@ -115,10 +115,10 @@ VerifyResult Argon2PasswordHasher::verify(std::string_view stored, std::string_v
   }
   if (is_bcrypt(stored)) {
     const bool ok = bcrypt_verify(stored, password);
-    return {ok, ok};
+    return {ok, ok, false};
   }
   const bool ok = verify_legacy_aes(stored, password);
-  return {ok, ok};
+  return {ok, ok, false};
 }
 
 void Argon2PasswordHasher::dummy_verify(std::string_view password) {
@@ -136,10 +136,11 @@ VerifyResult Argon2PasswordHasher::verify_argon2id(const std::string& stored, st
   // libsodium reads the stored hash as a C string of at most STRBYTES.
   if (stored.size() >= crypto_pwhash_STRBYTES || has_nul(stored)) return {};
   if (crypto_pwhash_str_verify(stored.c_str(), data_or_empty(password), password.size()) != 0) {
-    return {};
+    const bool current = crypto_pwhash_str_needs_rehash(stored.c_str(), params_.opslimit, params_.memlimit) == 0;
+    return {false, false, current};
   }
   const bool rehash = crypto_pwhash_str_needs_rehash(stored.c_str(), params_.opslimit, params_.memlimit) != 0;
-  return {true, rehash};
+  return {true, rehash, !rehash};
 }
 
 bool Argon2PasswordHasher::verify_legacy_aes(std::string_view stored, std::string_view password) const {
@@ -155,6 +156,11 @@ bool Argon2PasswordHasher::verify_legacy_aes(std::string_view stored, std::strin
   if (!plain) return false;
   WipeGuard wipe_plain(*plain);
   return constant_time_equal(*plain, password);
+}
+
+bool is_verifiable_hash(std::string_view stored, bool legacy_aes_enabled) {
+  if (stored.starts_with(kArgon2idPrefix) || is_bcrypt(stored)) return true;
+  return legacy_aes_enabled && stored.size() >= 44 && stored[0] != '$';
 }
 
 std::string password_fingerprint(std::string_view stored_hash, std::string_view key) {

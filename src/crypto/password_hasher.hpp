@@ -25,10 +25,16 @@ struct VerifyResult {
   // AES-encrypted) or Argon2id with parameters other than the configured
   // ones. The caller should store hash(password) in its place.
   bool needs_upgrade = false;
+  // True when `stored` is an Argon2id hash with the configured parameters,
+  // i.e. when this call cost what dummy_verify() costs, whatever the
+  // outcome. A caller that must spend the same time on every failure runs
+  // dummy_verify() after a failed verify() whose full_cost is false.
+  bool full_cost = false;
 };
 
-// Interface so tests can count verifications (the login handler must run
-// exactly one verify or dummy_verify per attempt).
+// Interface so tests can count verifications (every refused login must cost
+// exactly one Argon2id computation: a full-cost verify, or a dummy_verify
+// after a cheaper one; see VerifyResult::full_cost).
 class PasswordHasher {
  public:
   virtual ~PasswordHasher() = default;
@@ -79,6 +85,13 @@ class Argon2PasswordHasher final : public PasswordHasher {
   std::once_flag dummy_once_;
   std::string dummy_hash_;
 };
+
+// True when `stored` is something a password can ever match: an Argon2id or
+// bcrypt string, or (only when `legacy_aes_enabled`, i.e. a legacy key is
+// configured) a value that may be a legacy AES ciphertext (44+ characters,
+// not starting with '$'). NULL (read as ""), "", "!" or "*" are not: such an
+// account can never log in, and never gets a password through a reset.
+bool is_verifiable_hash(std::string_view stored, bool legacy_aes_enabled);
 
 // base64url(first 16 bytes of HMAC-SHA256(key, stored_hash)): 22 characters.
 // Put into a reset token, it stops matching once the password changes, which

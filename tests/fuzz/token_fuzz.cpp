@@ -1,7 +1,8 @@
 // JWT verification and sealed-id opening, the two parsers of bearer text.
 // Each input is tried three ways:
 //   1. as a token, raw: jwt_verify and open_id (both purposes) must refuse it
-//      or, for a JWT, accept only an access token that has not expired;
+//      or, for a JWT, accept only an access token (aud svc-access) that has
+//      not expired;
 //   2. as "header LF payload" JSON texts, signed here with the ring's key, so
 //      the claim parser behind the signature check sees the mutations;
 //   3. as the plaintext of a sealed id, encrypted here under the id key, so
@@ -27,7 +28,7 @@ const std::string kIdKey(32, 'i');
 
 void check_jwt(const std::string& token) {
   const JwtResult r = jwt_verify(token, kRing, "access", kNow);
-  if (r.ok() && (r.claims.typ != "access" || r.claims.exp <= kNow)) std::abort();
+  if (r.ok() && (r.claims.typ != "access" || r.claims.aud != "svc-access" || r.claims.exp <= kNow)) std::abort();
 }
 
 std::string signed_token(std::string_view header, std::string_view payload) {

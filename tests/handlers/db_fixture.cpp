@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "app/routes.hpp"
+#include "auth/tokens.hpp"
 #include "crypto/jwt.hpp"
 #include "http/dispatch.hpp"
 
@@ -55,7 +56,7 @@ std::string DbFixture::reset_token(long long user_id, const std::string& table, 
   c.iat = clock.value;
   c.exp = c.iat + 3600;
   c.pwf = crypto::password_fingerprint(password_hash, config.keys.reset_key);
-  return crypto::jwt_sign(c, config.keys.jwt.current);
+  return crypto::jwt_sign(c, auth::reset_token_keys(config.keys.jwt).current);
 }
 
 }  // namespace svc::testing

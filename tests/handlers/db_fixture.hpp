@@ -18,24 +18,31 @@
 namespace svc::testing {
 
 // Counts every verification (real or dummy) and hash; delegates to Argon2id
-// with the cheapest parameters so tests stay fast.
+// with the cheapest parameters so tests stay fast. `argon2_work` counts the
+// calls that cost one Argon2id computation with the configured parameters
+// (hash, dummy_verify, verify of a current Argon2id hash): what a caller
+// that must spend equal time on every outcome has to keep equal.
 class CountingHasher final : public crypto::PasswordHasher {
  public:
   explicit CountingHasher(std::string legacy_key) : inner_(crypto::Argon2Params{1, 8192}, std::move(legacy_key)) {}
   std::string hash(std::string_view password) override {
     ++hashes;
+    ++argon2_work;
     return inner_.hash(password);
   }
   crypto::VerifyResult verify(std::string_view stored, std::string_view password) override {
     ++verifications;
+    if (stored.starts_with("$argon2id$")) ++argon2_work;  // every such hash here is made by hash()
     return inner_.verify(stored, password);
   }
   void dummy_verify(std::string_view password) override {
     ++verifications;
+    ++argon2_work;
     inner_.dummy_verify(password);
   }
   int verifications = 0;
   int hashes = 0;
+  int argon2_work = 0;
 
  private:
   crypto::Argon2PasswordHasher inner_;

@@ -2,8 +2,8 @@
 request -> exact reply -> rows that must (or must not) exist afterwards.
 
 Covers: the success shape; 401 Invalid credentials (wrong password and unknown
-user, byte-identical); 401 Authentication failed (inactive row, password
-column '' / NULL / '!'); 400 Validation error field by field; the 1024-byte
+user, byte-identical; also an inactive row with any password and a password
+column '' / NULL / '!': docs/decisions.md); 400 Validation error field by field; the 1024-byte
 password bound; legacy bcrypt and AES-256-CBC passwords made by real PHP and
 upgraded to Argon2id; the login throttle; authTable (svc_staff works, any
 non-allowlisted value is a 400 on authTable and touches nothing); the audit
@@ -27,7 +27,6 @@ from svc_stack import config_value
 PASSWORD = "Right@Pass1"
 LEGACY_PASSWORD = "Legacy@123"
 INVALID_CREDENTIALS = {"status": "Failed", "message": "Invalid credentials"}
-AUTH_FAILED = {"status": "Failed", "message": "Authentication failed"}
 THROTTLE_MAX = 10
 THROTTLE_WINDOW = 900
 
@@ -136,24 +135,27 @@ class LoginTest(ApiTest):
         self.assertReply(login(email, PASSWORD.lower()), 401, INVALID_CREDENTIALS)
         clear_throttle(email)
 
-    # --- 401 Authentication failed ---------------------------------------------
+    # --- inactive and password-less rows answer like unknown ones --------------
 
-    def test_inactive_user_with_right_password_is_authentication_failed(self):
+    def test_inactive_user_is_invalid_credentials_whatever_the_password(self):
         email = unique_email("login-inactive")
         make_user(email, active=0)
-        self.assertReply(login(email, PASSWORD), 401, AUTH_FAILED)
-        # With a wrong password it is indistinguishable from any wrong password.
-        self.assertReply(login(email, "Wrong@Pass1"), 401, INVALID_CREDENTIALS)
+        unknown = login(unique_email("login-inactive-nobody"), PASSWORD)
+        # The right password is no oracle: the same bytes as an unknown e-mail.
+        for attempt in (PASSWORD, "Wrong@Pass1"):
+            reply = login(email, attempt)
+            self.assertReply(reply, 401, INVALID_CREDENTIALS)
+            self.assertEqual(reply.raw, unknown.raw)
         clear_throttle(email)
 
-    def test_rows_without_a_usable_password_are_authentication_failed(self):
+    def test_rows_without_a_usable_password_are_invalid_credentials(self):
         for label, expr in (("empty", "''"), ("null", "NULL"), ("bang", "'!'"), ("star", "'*'")):
             with self.subTest(password_column=label):
                 email = unique_email("login-nopw-" + label)
                 uid = make_user(email, password_sql=expr)
                 before = stored_password(uid)
                 for attempt in (PASSWORD, "!!!!!!!!", "anything-at-all"):
-                    self.assertReply(login(email, attempt), 401, AUTH_FAILED)
+                    self.assertReply(login(email, attempt), 401, INVALID_CREDENTIALS)
                 self.assertEqual(stored_password(uid), before)
                 clear_throttle(email)
 
@@ -435,7 +437,7 @@ class LoginTest(ApiTest):
         token = self.assertSuccess(login(email, PASSWORD, ua=ok_ua), uid, email, "Ann", "Lee", "user")
         self.assertReply(login(email, secret, ua=bad_ua), 401, INVALID_CREDENTIALS)
         self.assertReply(login(unique_email("login-audit-nobody"), secret, ua=unknown_ua), 401, INVALID_CREDENTIALS)
-        self.assertReply(login(inactive, PASSWORD, ua=inactive_ua), 401, AUTH_FAILED)
+        self.assertReply(login(inactive, PASSWORD, ua=inactive_ua), 401, INVALID_CREDENTIALS)
         self.assertValidation(login("not-an-email", secret, ua=invalid_ua), "email")
 
         self.assertEqual(audit_rows(ok_ua), [["login_ok", str(uid), "127.0.0.1", ok_ua, "svc_users"]])

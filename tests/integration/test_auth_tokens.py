@@ -63,7 +63,7 @@ def sign_raw(header_json, payload_json, secret=SECRET):
 def refresh_claims(user_id, table="svc_users", ver=0, iat=None, exp=None):
     now = int(time.time())
     iat = now if iat is None else iat
-    return {"sub": str(user_id), "typ": "refresh", "tbl": table, "ver": ver, "iat": iat,
+    return {"sub": str(user_id), "typ": "refresh", "aud": "svc-refresh", "tbl": table, "ver": ver, "iat": iat,
             "exp": iat + REFRESH_TTL if exp is None else exp, "jti": secrets.token_urlsafe(16)}
 
 
@@ -110,6 +110,7 @@ class TokenTest(ApiTest):
             self.assertEqual(payload["sub"], str(user_id))
             self.assertIsInstance(payload["sub"], str)
             self.assertEqual(payload["typ"], typ)
+            self.assertEqual(payload["aud"], "svc-" + typ)
             self.assertEqual(payload["tbl"], table)
             self.assertEqual(payload["ver"], ver)
             self.assertIsInstance(payload["iat"], int)
@@ -301,6 +302,18 @@ class TokenTest(ApiTest):
         # Expired *and* badly signed is a format error: the signature is checked first.
         forged = mint(refresh_claims(uid, iat=now - 40 * 86400, exp=now - 10 * 86400), secret=b"x" * 32)
         self.assertReply(refresh(forged), 400, INVALID_FORMAT)
+
+    def test_refresh_token_from_before_audiences_is_401_and_other_audiences_are_invalid(self):
+        # Decision (docs/decisions.md): a genuine refresh token signed before
+        # tokens carried `aud` ends the session like a revoked one.
+        email, _ = sign_up()
+        uid = int(sql_value("SELECT id FROM svc_users WHERE user_email = '%s'" % email))
+        legacy = {k: v for k, v in refresh_claims(uid).items() if k != "aud"}
+        self.assertReply(refresh(mint(legacy)), 401, {"status": "Failed", "message": "Refresh token is no longer valid"})
+        for aud in ("svc-access", "svc-reset", "svc-refresh ", ["svc-refresh"]):
+            with self.subTest(aud=aud):
+                self.assertReply(refresh(mint(dict(refresh_claims(uid), aud=aud))), 400, INVALID_FORMAT)
+        self.assertRefreshed(refresh(mint(refresh_claims(uid))))
 
     def test_deleted_user_is_401(self):
         email, token = sign_up()

@@ -11,7 +11,9 @@ once, new password logs in, old one fails, earlier refresh tokens die, audit
 rows, Argon2id hash); reset-pass errors (weak, mismatch, tampered, typ access,
 garbage, wrong table, hand-made expired token = 400 while the same hand-made
 token with a future exp = 200, which pins the token format: HS256 JWT with
-typ "reset", sub, tbl, pwf = base64url(HMAC-SHA256(reset_key, password hash)[:16]));
+typ "reset", aud "svc-reset", sub, tbl, pwf = base64url(HMAC-SHA256(reset_key,
+password hash)[:16]), signed with HMAC-SHA256(jwt_secret, "svc-reset-token-key"),
+never with the access tokens' key);
 hostile input on both endpoints.
 
 Every user is fresh (unique e-mail), so the file is re-runnable on one stack
@@ -45,9 +47,11 @@ HREF = re.compile(r'href="([^"]*)"')
 KID = config_value("keys", "jwt_kid")
 JWT_SECRET = b64url_decode(config_value("keys", "jwt_secret"))
 RESET_KEY = b64url_decode(config_value("keys", "reset_key"))
+# Reset tokens are signed with a key derived from the jwt secret, not with it.
+RESET_SIGNING_KEY = hmac.new(JWT_SECRET, b"svc-reset-token-key", hashlib.sha256).digest()
 
 
-def mint_jwt(payload, secret=JWT_SECRET, header=None):
+def mint_jwt(payload, secret=RESET_SIGNING_KEY, header=None):
     """An HS256 JWT made here with hmac + hashlib, independent of the service."""
     header = header if header is not None else {"alg": "HS256", "typ": "JWT", "kid": KID}
     signing_input = b64url(json.dumps(header, separators=(",", ":"))) + "." + \
@@ -61,7 +65,7 @@ def fingerprint(stored_hash):
 
 
 def reset_claims(user_id, exp, pwf, table="svc_users"):
-    return {"sub": str(user_id), "typ": "reset", "tbl": table, "iat": int(time.time()) - 60, "exp": exp,
+    return {"sub": str(user_id), "typ": "reset", "aud": "svc-reset", "tbl": table, "iat": int(time.time()) - 60, "exp": exp,
             "jti": secrets.token_urlsafe(16), "pwf": pwf}
 
 
@@ -546,9 +550,14 @@ class ResetTest(ApiTest):
                 ("typ access", dict(reset_claims(uid, now + 600, fingerprint(stored)), typ="access")),
                 ("tbl svc_staff", reset_claims(uid, now + 600, fingerprint(stored), table="svc_staff")),
                 ("other user", reset_claims(1, now + 600, fingerprint(stored))),
-                ("sub as number", dict(reset_claims(uid, now + 600, fingerprint(stored)), sub=uid))):
+                ("sub as number", dict(reset_claims(uid, now + 600, fingerprint(stored)), sub=uid)),
+                ("no aud", {k: v for k, v in reset_claims(uid, now + 600, fingerprint(stored)).items() if k != "aud"}),
+                ("aud svc-access", dict(reset_claims(uid, now + 600, fingerprint(stored)), aud="svc-access"))):
             with self.subTest(claims=name):
                 self.assertReply(reset(mint_jwt(claims)), 400, RESET_INVALID)
+        with self.subTest(claims="signed with the access tokens' key"):
+            self.assertReply(reset(mint_jwt(reset_claims(uid, now + 600, fingerprint(stored)), secret=JWT_SECRET)),
+                             400, RESET_INVALID)
         self.assertReply(login(email, PASSWORD), 200)
         # The same hand-made token with a future exp is accepted.
         good = mint_jwt(reset_claims(uid, now + 600, fingerprint(stored)))

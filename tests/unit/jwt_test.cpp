@@ -57,7 +57,7 @@ std::string forge(std::string_view header, std::string_view payload, std::string
 }
 
 const std::string kHeader = R"({"alg":"HS256","typ":"JWT","kid":"k1"})";
-const std::string kPayload = R"({"sub":"42","typ":"access","iat":1700000000,"exp":1700003600})";
+const std::string kPayload = R"({"sub":"42","typ":"access","aud":"svc-access","iat":1700000000,"exp":1700003600})";
 
 std::vector<std::string> split(const std::string& token) {
   std::vector<std::string> parts;
@@ -91,7 +91,8 @@ BOOST_AUTO_TEST_CASE(round_trip_keeps_every_claim) {
 // The same token made with plain PHP, so the wire format is pinned:
 //   php -r '$b=fn($s)=>rtrim(strtr(base64_encode($s),"+/","-_"),"=");
 //     $h=$b("{\"alg\":\"HS256\",\"typ\":\"JWT\",\"kid\":\"k1\"}");
-//     $p=$b("{\"sub\":\"42\",\"typ\":\"access\",\"tbl\":\"svc_users\",\"app\":7,
+//     $p=$b("{\"sub\":\"42\",\"typ\":\"access\",\"aud\":\"svc-access\",
+//       \"tbl\":\"svc_users\",\"app\":7,
 //       \"ver\":3,\"iat\":1700000000,\"exp\":1700003600,\"jti\":\"abc\",
 //       \"pwf\":\"fp\"}");   (one line, no spaces)
 //     echo "$h.$p.".$b(hash_hmac("sha256","$h.$p",
@@ -99,10 +100,10 @@ BOOST_AUTO_TEST_CASE(round_trip_keeps_every_claim) {
 BOOST_AUTO_TEST_CASE(matches_token_made_by_php) {
   const std::string php =
       "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6ImsxIn0."
-      "eyJzdWIiOiI0MiIsInR5cCI6ImFjY2VzcyIsInRibCI6InN2Y191c2VycyIsImFwcCI6Ny"
-      "widmVyIjozLCJpYXQiOjE3MDAwMDAwMDAsImV4cCI6MTcwMDAwMzYwMCwianRpIjoiYWJj"
-      "IiwicHdmIjoiZnAifQ."
-      "qJLLvbbBWub0g8ruvZsApScHWhMfGIfeq9_JNENYSRU";
+      "eyJzdWIiOiI0MiIsInR5cCI6ImFjY2VzcyIsImF1ZCI6InN2Yy1hY2Nlc3MiLCJ0YmwiOiJz"
+      "dmNfdXNlcnMiLCJhcHAiOjcsInZlciI6MywiaWF0IjoxNzAwMDAwMDAwLCJleHAiOjE3MDAw"
+      "MDM2MDAsImp0aSI6ImFiYyIsInB3ZiI6ImZwIn0."
+      "TIazL03waRIDbSEnQvrZ7JfmHtAg-L7Bwd8V3eoJG48";
   BOOST_TEST(jwt_sign(access_claims(), kKey) == php);
   BOOST_TEST(jwt_verify(php, kRing, "access", kNow).ok());
 }
@@ -150,6 +151,48 @@ BOOST_AUTO_TEST_CASE(type_confusion_is_refused_both_ways) {
   const JwtResult b = jwt_verify(jwt_sign(access_claims(), kKey), kRing, "refresh", kNow);
   BOOST_TEST(b.error == JwtError::WrongType);
   BOOST_TEST(jwt_verify(jwt_sign(refresh, kKey), kRing, "refresh", kNow).ok());
+}
+
+// Each kind names its own audience, and verify checks it for the kind it
+// expects: a token whose typ was right but whose aud was not (or absent, as
+// before audiences existed) is refused with its claims filled in.
+BOOST_AUTO_TEST_CASE(every_kind_carries_and_requires_its_own_audience) {
+  for (const char* typ : {"access", "refresh", "reset"}) {
+    BOOST_TEST_CONTEXT(typ) {
+      Claims c = access_claims();
+      c.typ = typ;
+      const JwtResult r = jwt_verify(jwt_sign(c, kKey), kRing, typ, kNow);
+      BOOST_TEST(r.ok());
+      BOOST_TEST(r.claims.aud == std::string("svc-") + typ);
+    }
+  }
+  const std::string no_aud = R"({"sub":"42","typ":"access","iat":1700000000,"exp":1700003600})";
+  const JwtResult a = jwt_verify(forge(kHeader, no_aud), kRing, "access", kNow);
+  BOOST_TEST(a.error == JwtError::WrongAudience);
+  BOOST_TEST(a.claims.aud.empty());
+  BOOST_TEST(a.claims.sub == "42");
+  const std::string other = R"({"sub":"42","typ":"access","aud":"svc-refresh","iat":1700000000,"exp":1700003600})";
+  BOOST_TEST(jwt_verify(forge(kHeader, other), kRing, "access", kNow).error == JwtError::WrongAudience);
+  const std::string array = R"({"sub":"42","typ":"access","aud":["svc-access"],"iat":1700000000,"exp":1700003600})";
+  BOOST_TEST(jwt_verify(forge(kHeader, array), kRing, "access", kNow).error == JwtError::Malformed);
+}
+
+// A derived ring keeps the kids (rotation works the same) and holds other
+// secrets: HMAC-SHA256(secret, label), pinned by PHP's
+//   bin2hex(hash_hmac("sha256", "svc-reset-token-key", "0123456789abcdef0123456789abcdef", true))
+BOOST_AUTO_TEST_CASE(derived_ring_keeps_kids_and_changes_every_secret) {
+  const JwtKeyRing d = derive_key_ring(kRing, "svc-reset-token-key");
+  BOOST_TEST(d.current.kid == kKey.kid);
+  BOOST_TEST(base64url_encode(d.current.secret) == "Z8XcfC7YFG1rLzv5CgrwSp1Ra6u4vaNkybgGxiRC--M");
+  BOOST_TEST(d.previous.size() == 1u);
+  BOOST_TEST(d.previous.at(0).kid == kOldKey.kid);
+  BOOST_TEST(d.previous.at(0).secret != kOldKey.secret);
+  Claims c = access_claims();
+  c.typ = "reset";
+  BOOST_TEST(jwt_verify(jwt_sign(c, d.previous.at(0)), d, "reset", kNow).ok());
+  BOOST_TEST(jwt_verify(jwt_sign(c, d.current), kRing, "reset", kNow).error == JwtError::BadSignature);
+  BOOST_TEST(jwt_verify(jwt_sign(c, kKey), d, "reset", kNow).error == JwtError::BadSignature);
+  BOOST_TEST(derive_key_ring(JwtKeyRing{JwtKey{"k1", ""}, {}}, "x").current.secret.empty());
 }
 
 BOOST_AUTO_TEST_CASE(expiry_is_exclusive_and_keeps_claims) {

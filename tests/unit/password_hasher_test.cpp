@@ -206,6 +206,62 @@ BOOST_AUTO_TEST_CASE(dummy_verify_leaves_real_verify_working) {
   BOOST_TEST(hasher.verify(stored, "pw").ok);
 }
 
+// full_cost says whether a verify cost one configured Argon2id, right or
+// wrong password: only a current Argon2id hash does; the login service adds a
+// dummy_verify after any other failure.
+BOOST_AUTO_TEST_CASE(full_cost_only_for_a_current_argon2id_hash) {
+  Argon2PasswordHasher hasher(kFast, kLegacyKey);
+  Argon2PasswordHasher other_params(Argon2Params{crypto_pwhash_OPSLIMIT_MIN + 1, crypto_pwhash_MEMLIMIT_MIN}, "");
+  const std::string current = hasher.hash("pw");
+  const std::string stale = other_params.hash("pw");
+  struct Case {
+    const char* label;
+    std::string stored, password;
+    bool ok, full_cost;
+  };
+  const Case cases[] = {
+      {"current, right", current, "pw", true, true},
+      {"current, wrong", current, "nope", false, true},
+      {"other params, right", stale, "pw", true, false},
+      {"other params, wrong", stale, "nope", false, false},
+      {"bcrypt, right", kBcrypt[0].stored, kBcrypt[0].password, true, false},
+      {"bcrypt, wrong", kBcrypt[0].stored, "nope", false, false},
+      {"AES, right", kLegacyShortKey.stored, kLegacyShortKey.password, true, false},
+      {"AES, wrong", kLegacyShortKey.stored, "nope", false, false},
+      {"!", "!", "pw", false, false},
+      {"empty", "", "pw", false, false},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.label) {
+      const VerifyResult r = hasher.verify(c.stored, c.password);
+      BOOST_TEST(r.ok == c.ok);
+      BOOST_TEST(r.full_cost == c.full_cost);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(verifiable_hashes_are_the_formats_verify_knows) {
+  struct Case {
+    std::string stored;
+    bool with_legacy_key, expected;
+  };
+  const Case cases[] = {
+      {"$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA", false, true},
+      {kBcrypt[0].stored, false, true},
+      {kLegacyShortKey.stored, true, true},
+      {kLegacyShortKey.stored, false, false},  // AES needs the legacy key
+      {"!", true, false},
+      {"*", true, false},
+      {"", true, false},
+      {"$1$md5crypt-is-not-supported-here-at-all-no-no", true, false},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.stored << " / key " << c.with_legacy_key) {
+      BOOST_TEST(is_verifiable_hash(c.stored, c.with_legacy_key) == c.expected);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(password_fingerprint_is_truncated_hmac) {
   // php -r 'echo bin2hex(substr(hash_hmac("sha256", "\$argon2id\$x",
   //   "fpkey", true), 0, 16));'
