@@ -12,6 +12,8 @@ packages=(
   # make format-check; make fuzz (clang only recommends libclang-rt-dev,
   # which holds libFuzzer and clang's sanitizer runtimes)
   clang-format clang libclang-rt-dev
+  # DKIM signing (messaging/dkim.cpp) and its independent verifier in the tests
+  libopendkim-dev python3-dkim python3-nacl
 )
 
 # The web push test decrypts with node's built-in crypto (no npm packages).

@@ -1,8 +1,10 @@
 #include "admin/site_commands.hpp"
 
 #include <cstdio>
+#include <optional>
 
 #include "admin/command_env.hpp"
+#include "db/site_mail_repo.hpp"
 #include "db/site_repo.hpp"
 #include "http/site_auth.hpp"
 
@@ -11,7 +13,8 @@ namespace {
 
 const std::vector<std::string> kSiteOptions = {
     "site",       "id",       "name",      "domain",  "reset-url",       "allowed-hosts", "disable-email",
-    "email-from", "email-cc", "email-bcc", "api-key", "allow-sql-merge", "active",        "vapid-subject"};
+    "email-from", "email-cc", "email-bcc", "api-key", "allow-sql-merge", "active",        "vapid-subject",
+    "mail-per-hour"};
 
 void apply_options(const Args& args, db::Site& s) {
   if (auto v = args.get("name")) s.name = *v;
@@ -58,12 +61,38 @@ void print_site(const db::Site& s) {
       s.vapid_subject.c_str());
 }
 
+// --mail-per-hour N|unlimited (issue 12): stored apart from the Site row.
+void apply_mail_options(const Args& args, db::Database& db, long long site_id) {
+  auto v = args.get("mail-per-hour");
+  if (!v) return;
+  std::optional<long long> per_hour;
+  if (*v != "unlimited" && *v != "none") {
+    per_hour = args.integer("mail-per-hour", 0);
+    if (*per_hour < 1) throw UsageError("--mail-per-hour must be a positive number or 'unlimited'");
+  }
+  db::SiteMailRepo(db).set_mail_per_hour(site_id, per_hour);
+}
+
+void print_site_mail(db::Database& db, long long site_id) {
+  const auto m = db::SiteMailRepo(db).find(site_id);
+  if (!m) return;
+  const std::string quota = m->mail_per_hour ? std::to_string(*m->mail_per_hour) : "unlimited";
+  std::printf("mail_per_hour:   %s\n", quota.c_str());
+  if (m->dkim) {
+    std::printf("dkim:            %s._domainkey.%s (%s)\n", m->dkim->selector.c_str(), m->domain.c_str(),
+                m->dkim->algorithm.c_str());
+  } else {
+    std::printf("dkim:            (none)\n");
+  }
+}
+
 }  // namespace
 
 std::string site_options_help() {
   return "site options: --name N --domain D --reset-url URL --allowed-hosts h1,h2 --disable-email true|false\n"
          "  --email-from ADDR --email-cc USER_ID --email-bcc USER_ID --api-key KEY|none\n"
          "  --allow-sql-merge true|false --active true|false --vapid-subject mailto:...|https://...\n"
+         "  --mail-per-hour N|unlimited\n"
          "  (site create also takes --id N to keep an existing appID)\n";
 }
 
@@ -75,6 +104,7 @@ int cmd_site_create(const Args& args, const std::string& config_path) {
   s.name = args.required("name");
   apply_options(args, s);
   long long id = db::SiteRepo(env.db).create(s);
+  apply_mail_options(args, env.db, id);
   std::printf("%lld\n", id);
   return 0;
 }
@@ -85,14 +115,18 @@ int cmd_site_set(const Args& args, const std::string& config_path) {
   db::Site site = env.site(args.required_integer("site"));
   apply_options(args, site);
   db::SiteRepo(env.db).update(site);
+  apply_mail_options(args, env.db, site.id);
   print_site(site);
+  print_site_mail(env.db, site.id);
   return 0;
 }
 
 int cmd_site_show(const Args& args, const std::string& config_path) {
   args.allow_only({"site"});
   CommandEnv env(config_path);
-  print_site(env.site(args.required_integer("site")));
+  const db::Site site = env.site(args.required_integer("site"));
+  print_site(site);
+  print_site_mail(env.db, site.id);
   return 0;
 }
 

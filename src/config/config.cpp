@@ -205,6 +205,7 @@ void read_smtp(Reader& r, SmtpSettings& smtp) {
   r.integer("smtp.lease_seconds", smtp.lease_seconds, 10, 86400);
   r.integer("smtp.max_attempts", smtp.max_attempts, 1, 100);
   r.integer("smtp.backoff_seconds", smtp.backoff_seconds, 1, 86400);
+  r.integer("smtp.sessions", smtp.sessions, 1, 64);
 }
 
 void read_sms(Reader& r, SmsSettings& sms) {
