@@ -13,8 +13,13 @@ namespace {
 
 const std::vector<std::string> kSiteOptions = {
     "site",       "id",       "name",      "domain",  "reset-url",       "allowed-hosts", "disable-email",
-    "email-from", "email-cc", "email-bcc", "api-key", "allow-sql-merge", "active",        "vapid-subject",
-    "mail-per-hour"};
+    "email-from", "email-cc", "email-bcc", "api-key", "allow-sql-merge", "active",        "vapid-subject"};
+
+// kSiteOptions plus the mail delivery options (apply_mail_options).
+std::vector<std::string> with_mail_options(std::vector<std::string> options) {
+  options.push_back("mail-per-hour");
+  return options;
+}
 
 void apply_options(const Args& args, db::Site& s) {
   if (auto v = args.get("name")) s.name = *v;
@@ -97,7 +102,7 @@ std::string site_options_help() {
 }
 
 int cmd_site_create(const Args& args, const std::string& config_path) {
-  args.allow_only(kSiteOptions);
+  args.allow_only(with_mail_options(kSiteOptions));
   CommandEnv env(config_path);
   db::Site s;
   s.id = args.integer("id", 0);
@@ -110,7 +115,7 @@ int cmd_site_create(const Args& args, const std::string& config_path) {
 }
 
 int cmd_site_set(const Args& args, const std::string& config_path) {
-  args.allow_only(kSiteOptions);
+  args.allow_only(with_mail_options(kSiteOptions));
   CommandEnv env(config_path);
   db::Site site = env.site(args.required_integer("site"));
   apply_options(args, site);

@@ -65,15 +65,15 @@ long long lock_allowance(Database& db, long long site_id, long long per_hour) {
   db.execute(std::string("INSERT INTO svc_mail_quota (site_id, hour_start) VALUES (?, ") + kHourStart +
                  ") ON DUPLICATE KEY UPDATE claimed = claimed",
              [&](Params& p) { p.integer(site_id); });
-  const auto claimed =
-      db.one(std::string("SELECT claimed FROM svc_mail_quota WHERE site_id = ? AND hour_start = ") + kHourStart,
-             [&](Params& p) { p.integer(site_id); }, [](RowReader& r) { return r.integer(); });
+  const auto claimed = db.one(
+      std::string("SELECT claimed FROM svc_mail_quota WHERE site_id = ? AND hour_start = ") + kHourStart,
+      [&](Params& p) { p.integer(site_id); }, [](RowReader& r) { return r.integer(); });
   return std::max(0LL, per_hour - claimed.value_or(0));
 }
 
 // Up to `count` due, unclaimed rows of the site, claimed for `claimer`.
-std::vector<OutboxMessage> take_rows(Database& db, int priority, long long site_id, long long count,
-                                     int lease_seconds, const std::string& claimer) {
+std::vector<OutboxMessage> take_rows(Database& db, int priority, long long site_id, long long count, int lease_seconds,
+                                     const std::string& claimer) {
   auto rows = db.rows(
       std::string("SELECT ") + kMessageColumns +
           " FROM svc_notification_log WHERE status = 'Pending' AND priority = ? AND site_id = ?"
@@ -94,21 +94,20 @@ std::vector<OutboxMessage> take_rows(Database& db, int priority, long long site_
 // Moves the site's due, unclaimed rows of this priority to the next hour
 // and counts them in svc_mail_quota.deferred.
 void defer_to_next_hour(Database& db, int priority, long long site_id) {
-  const int moved = db.execute(
-      std::string("UPDATE svc_notification_log SET next_attempt_at = DATE_ADD(") + kHourStart +
-          ", INTERVAL 1 HOUR) WHERE status = 'Pending' AND priority = ? AND site_id = ?"
-          " AND next_attempt_at <= NOW() AND (claimed_until IS NULL OR claimed_until < NOW())",
-      [&](Params& p) { p.integer(priority).integer(site_id); });
+  const int moved = db.execute(std::string("UPDATE svc_notification_log SET next_attempt_at = DATE_ADD(") + kHourStart +
+                                   ", INTERVAL 1 HOUR) WHERE status = 'Pending' AND priority = ? AND site_id = ?"
+                                   " AND next_attempt_at <= NOW() AND (claimed_until IS NULL OR claimed_until < NOW())",
+                               [&](Params& p) { p.integer(priority).integer(site_id); });
   if (moved == 0) return;
-  db.execute(std::string("UPDATE svc_mail_quota SET deferred = deferred + ? WHERE site_id = ? AND hour_start = ") +
-                 kHourStart,
-             [&](Params& p) { p.integer(moved).integer(site_id); });
+  db.execute(
+      std::string("UPDATE svc_mail_quota SET deferred = deferred + ? WHERE site_id = ? AND hour_start = ") + kHourStart,
+      [&](Params& p) { p.integer(moved).integer(site_id); });
 }
 
 void count_claimed(Database& db, long long site_id, long long n) {
-  db.execute(std::string("UPDATE svc_mail_quota SET claimed = claimed + ? WHERE site_id = ? AND hour_start = ") +
-                 kHourStart,
-             [&](Params& p) { p.integer(n).integer(site_id); });
+  db.execute(
+      std::string("UPDATE svc_mail_quota SET claimed = claimed + ? WHERE site_id = ? AND hour_start = ") + kHourStart,
+      [&](Params& p) { p.integer(n).integer(site_id); });
 }
 
 // Round-robin shares of `room` rows between `sites` (see the file comment).

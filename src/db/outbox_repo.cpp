@@ -64,7 +64,8 @@ bool update_claimed(Database& db, const std::string& sql, long long id, const st
 
 std::vector<OutboxMessage> OutboxRepo::due(int limit) {
   return db_.rows(
-      std::string("SELECT ") + kMessageColumns + " FROM svc_notification_log" + kDueCondition + " ORDER BY priority, id LIMIT ?",
+      std::string("SELECT ") + kMessageColumns + " FROM svc_notification_log" + kDueCondition +
+          " ORDER BY priority, id LIMIT ?",
       [&](Params& p) { p.integer(limit); }, read_message);
 }
 

@@ -48,9 +48,9 @@ struct OutboxListing {
 
 struct OutboxStats {
   long long pending = 0, sent = 0, failed = 0;
-  long long pending_due = 0;          // Pending, due now and not claimed
-  long long pending_claimed = 0;      // Pending with a live lease
-  long long oldest_pending_age = -1;  // seconds since the oldest Pending row was created; -1 = none
+  long long pending_due = 0;                     // Pending, due now and not claimed
+  long long pending_claimed = 0;                 // Pending with a live lease
+  long long oldest_pending_age = -1;             // seconds since the oldest Pending row was created; -1 = none
   long long pending_high = 0, pending_bulk = 0;  // Pending rows by priority (the rest are normal)
   long long quota_deferred_hour = 0;             // rows deferred by site quotas this UTC hour
   long long quota_deferred_day = 0;              // ... in the last 24 hours

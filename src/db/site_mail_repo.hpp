@@ -19,7 +19,7 @@ struct DkimKey {
 
 struct SiteMail {
   long long site_id = 0;
-  std::string domain;                   // svc_sites.domain, the DKIM d=
+  std::string domain;                      // svc_sites.domain, the DKIM d=
   std::optional<long long> mail_per_hour;  // nullopt = unlimited
   std::optional<DkimKey> dkim;             // nullopt = not signed
 };

@@ -77,8 +77,7 @@ std::optional<std::string> dkim_signature(const std::string& message, const Dkim
   }
   const dkim_alg_t alg = key.algorithm == "ed25519-sha256" ? DKIM_SIGN_ED25519SHA256 : DKIM_SIGN_RSASHA256;
   DKIM_STAT status = DKIM_STAT_OK;
-  std::unique_ptr<DKIM, DkimFree> d(dkim_sign(lib, bytes("svc"), nullptr,
-                                              bytes(key.private_pem.c_str()),
+  std::unique_ptr<DKIM, DkimFree> d(dkim_sign(lib, bytes("svc"), nullptr, bytes(key.private_pem.c_str()),
                                               bytes(key.selector), bytes(key.domain), DKIM_CANON_RELAXED,
                                               DKIM_CANON_RELAXED, alg, -1, &status));
   if (!d || failed(status, d.get(), "key", error)) {
@@ -86,7 +85,8 @@ std::optional<std::string> dkim_signature(const std::string& message, const Dkim
     return std::nullopt;
   }
   const std::size_t split = message.find("\r\n\r\n");
-  const std::string_view head = std::string_view(message).substr(0, split == std::string::npos ? message.size() : split);
+  const std::string_view head =
+      std::string_view(message).substr(0, split == std::string::npos ? message.size() : split);
   for (std::string_view field : header_fields(head)) {
     if (failed(dkim_header(d.get(), bytes(field), field.size()), d.get(), "header", error)) return std::nullopt;
   }

@@ -18,8 +18,8 @@ struct DkimKey {
 
 // The headers signed, in h= order (those the message has): the ones a
 // receiver shows or that change how the body reads.
-inline constexpr const char* kDkimSignedHeaders[] = {"From", "To", "Cc", "Subject", "Date", "Message-ID",
-                                                     "MIME-Version", "Content-Type"};
+inline constexpr const char* kDkimSignedHeaders[] = {"From", "To",         "Cc",           "Subject",
+                                                     "Date", "Message-ID", "MIME-Version", "Content-Type"};
 
 // A "DKIM-Signature: ..." header field (folded, ending in CRLF) for
 // `message` (CRLF line endings, headers, empty line, body), canonicalisation

@@ -121,8 +121,8 @@ void add_counts(core::LogLine& line, const BatchCounts& counts) {
       .num("released", counts.released);
 }
 
-Sender::Sender(db::OutboxQueue& queue, std::vector<Mailer*> mailers, const core::Clock& clock,
-               SenderSettings settings, std::string claimer, Uniform uniform, const volatile std::sig_atomic_t* stop)
+Sender::Sender(db::OutboxQueue& queue, std::vector<Mailer*> mailers, const core::Clock& clock, SenderSettings settings,
+               std::string claimer, Uniform uniform, const volatile std::sig_atomic_t* stop)
     : queue_(queue),
       mailers_(std::move(mailers)),
       clock_(clock),

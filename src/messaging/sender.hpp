@@ -15,8 +15,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 #include "config/config.hpp"
 #include "core/clock.hpp"

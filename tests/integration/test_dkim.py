@@ -98,7 +98,7 @@ class DkimTest(S.ApiTest):
             self.assertIn(b"c=relaxed/relaxed", sig)
             self.assertIn(b"d=" + domain.encode(), sig)
             self.assertIn(b"a=" + (algorithm or "rsa-sha256").encode(), sig)
-            h = re.search(rb"h=([^;]+)", sig).group(1).replace(b"\r\n", b"").replace(b"\t", b"").replace(b" ", b"")
+            h = re.sub(rb"\s", b"", re.search(rb"(?<![a-z])h=([^;]+)", sig).group(1))
             for header in (b"from", b"to", b"subject", b"date", b"message-id", b"mime-version", b"content-type"):
                 self.assertIn(header, h.lower().split(b":"))
             self.assertTrue(dkim.verify(data, dnsfunc=dns), data[:600])

@@ -6,10 +6,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
-#include <mutex>
-#include <set>
 #include <deque>
 #include <map>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -375,7 +375,8 @@ BOOST_AUTO_TEST_CASE(sessions_send_in_parallel_each_row_once) {
     s.meet = &meet;
     mailers.push_back(&s);
   }
-  m::Sender sender(f.queue, mailers, f.clock, f.settings, "me", [](std::uint32_t) { return 200u; }, &f.stop);
+  m::Sender sender(
+      f.queue, mailers, f.clock, f.settings, "me", [](std::uint32_t) { return 200u; }, &f.stop);
   const auto c = sender.run_pass();
   BOOST_TEST(c.sent == 20);
   BOOST_TEST(meet.most == 4);  // all four sessions were inside send() together
@@ -397,7 +398,8 @@ BOOST_AUTO_TEST_CASE(sessions_share_the_stop_flag_and_release_the_rest) {
   for (long long id = 1; id <= 6; ++id) f.queue.add(id);
   f.stop = 1;
   FakeMailer a, b;
-  m::Sender sender(f.queue, {&a, &b}, f.clock, f.settings, "me", [](std::uint32_t) { return 200u; }, &f.stop);
+  m::Sender sender(
+      f.queue, {&a, &b}, f.clock, f.settings, "me", [](std::uint32_t) { return 200u; }, &f.stop);
   const auto c = sender.run_batch();
   BOOST_TEST(c.released == 6);
   BOOST_TEST(a.sent.empty());
