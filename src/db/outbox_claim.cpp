@@ -81,13 +81,20 @@ std::vector<OutboxMessage> take_rows(Database& db, int priority, long long site_
           " ORDER BY next_attempt_at, id LIMIT ? FOR UPDATE SKIP LOCKED",
       [&](Params& p) { p.integer(priority).integer(site_id).integer(count); }, read_message);
   // Claimed at once: a later round of this transaction must not see them as
-  // due again (SKIP LOCKED skips only other transactions' locks).
-  for (const auto& row : rows) {
-    db.execute(
-        "UPDATE svc_notification_log SET claimed_until = DATE_ADD(NOW(), INTERVAL ? SECOND), claimed_by = ?"
-        " WHERE id = ?",
-        [&](Params& p) { p.integer(lease_seconds).text(claimer).integer(row.id); });
-  }
+  // due again (SKIP LOCKED skips only other transactions' locks). One
+  // statement for the lot (its text varies with the count, at most `limit`
+  // variants in the connection's statement cache).
+  if (rows.empty()) return rows;
+  std::string ids = "?";
+  for (std::size_t i = 1; i < rows.size(); ++i) ids += ", ?";
+  db.execute(
+      "UPDATE svc_notification_log SET claimed_until = DATE_ADD(NOW(), INTERVAL ? SECOND), claimed_by = ?"
+      " WHERE id IN (" +
+          ids + ")",
+      [&](Params& p) {
+        p.integer(lease_seconds).text(claimer);
+        for (const auto& row : rows) p.integer(row.id);
+      });
   return rows;
 }
 
