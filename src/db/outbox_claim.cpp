@@ -14,8 +14,10 @@
 // UTC hour (svc_mail_quota.claimed); once it is used up, its due normal and
 // bulk rows move to the start of the next hour (svc_mail_quota.deferred),
 // never dropped. High-priority mail counts against the quota but is never
-// held back by it. The quota row is locked (in site id order) for the rest
-// of the transaction, so concurrent senders never overshoot it.
+// held back by it. The quota row is locked (in site id order per priority)
+// for the rest of the transaction, so concurrent senders never overshoot it;
+// across priorities the order can differ, and the rare deadlock that allows
+// ends one claim with an error (its pass fails; the next pass claims again).
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -150,7 +152,7 @@ void claim_priority(Database& db, int priority, int limit, int lease_seconds, co
   std::vector<DueSite*> by_id;
   for (auto& s : sites) by_id.push_back(&s);
   std::sort(by_id.begin(), by_id.end(), [](auto* a, auto* b) { return a->site_id < b->site_id; });
-  for (DueSite* s : by_id) {  // site id order: two senders never wait for each other in a cycle
+  for (DueSite* s : by_id) {  // site id order: within one priority two senders never wait in a cycle
     if (s->per_hour) s->allowance = lock_allowance(db, s->site_id, *s->per_hour);
   }
   share_rows(db, priority, sites, limit - static_cast<long long>(out.size()), lease_seconds, claimer);

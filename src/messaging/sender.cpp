@@ -135,8 +135,8 @@ Sender::Sender(db::OutboxQueue& queue, Mailer& mailer, const core::Clock& clock,
                std::string claimer, Uniform uniform, const volatile std::sig_atomic_t* stop)
     : Sender(queue, std::vector<Mailer*>{&mailer}, clock, settings, std::move(claimer), std::move(uniform), stop) {}
 
-// One batch shared by the sessions; every member is read and written with
-// queue_mutex_ held.
+// One batch shared by the sessions: `rows` is fixed before they start; every
+// other member is read and written with queue_mutex_ held.
 struct Sender::BatchState {
   std::vector<db::OutboxMessage> rows;
   std::size_t next = 0;  // the first row no session has taken yet

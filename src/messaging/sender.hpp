@@ -99,7 +99,8 @@ class Sender {
   // `claimer` names this run in claimed_by (host:pid:random). `stop`, when
   // not null, is polled between messages (set by SIGTERM/SIGINT). `mailers`
   // are the sessions: one each, none null, used by one thread at a time;
-  // `clock` and `uniform` must be callable from any session's thread.
+  // `clock` and `uniform` are called from the session threads, one at a
+  // time (with the Sender's lock held).
   Sender(db::OutboxQueue& queue, std::vector<Mailer*> mailers, const core::Clock& clock, SenderSettings settings,
          std::string claimer, Uniform uniform, const volatile std::sig_atomic_t* stop = nullptr);
   // One session.
