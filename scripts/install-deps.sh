@@ -17,6 +17,8 @@ packages=(
   # clients: OpenAPI reply validation, the PHP client's tests, the reset page
   # in headless Chromium (driven by puppeteer-core from package-lock.json)
   python3-jsonschema python3-yaml phpunit php-curl chromium fonts-dejavu-core
+  # DKIM signing (messaging/dkim.cpp) and its independent verifier in the tests
+  libopendkim-dev python3-dkim python3-nacl
 )
 
 # The web push test decrypts with node's built-in crypto (no npm packages).

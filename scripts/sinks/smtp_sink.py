@@ -3,7 +3,7 @@
 
     smtp_sink.py --host 127.0.0.1 --port P --dir DIR [--ready-file F]
                  [--tls-cert C --tls-key K [--tls-mode starttls|implicit]]
-                 [--auth USER:PASSWORD]
+                 [--auth USER:PASSWORD] [--delay-ms N]
 
 Every accepted message becomes DIR/<counter>-<uuid>.eml (counter zero-padded
 to 6 digits, continuing after the highest one already in DIR), written to a
@@ -20,6 +20,10 @@ Failure injection: DIR/../smtp-control.json, re-read on every RCPT and DATA:
 data_reply is a queue; each DATA consumes its first code (the file is
 rewritten without it) and is answered with that code instead of storing the
 message. rcpt_reject refuses that recipient (case-insensitive) with the code.
+
+--delay-ms N answers each end of DATA N ms late (per connection, so
+parallel sessions overlap): a relay that is slow per message, for the
+sessions benchmark.
 
 Once listening, writes the bound port number to the ready file (atomically)
 or prints "ready <port>" on stdout. --port 0 picks a free port. SIGTERM and
@@ -76,9 +80,10 @@ class Control(ControlFile):
 
 
 class Handler:
-    def __init__(self, directory, control):
+    def __init__(self, directory, control, delay=0.0):
         self.dir = directory
         self.control = control
+        self.delay = delay
         self.counter = self._highest_counter()
 
     def _highest_counter(self):
@@ -98,6 +103,8 @@ class Handler:
         return "250 2.1.5 OK"
 
     async def handle_DATA(self, server, session, envelope):
+        if self.delay:
+            await asyncio.sleep(self.delay)
         code = self.control.next_data_code()
         if code:
             return reply_for(code)
@@ -137,7 +144,7 @@ async def serve(args):
     os.makedirs(args.dir, exist_ok=True)
     control = Control(os.path.join(os.path.dirname(os.path.abspath(args.dir)),
                                    "smtp-control.json"))
-    handler = Handler(args.dir, control)
+    handler = Handler(args.dir, control, args.delay_ms / 1000.0)
     ctx = tls_context(args)
     implicit = ctx is not None and args.tls_mode == "implicit"
     options = {}
@@ -170,6 +177,7 @@ def main():
     p.add_argument("--tls-key")
     p.add_argument("--tls-mode", choices=("starttls", "implicit"), default="starttls")
     p.add_argument("--auth", metavar="USER:PASSWORD")
+    p.add_argument("--delay-ms", type=int, default=0)
     args = p.parse_args()
     if bool(args.tls_cert) != bool(args.tls_key):
         p.error("--tls-cert and --tls-key go together")

@@ -6,6 +6,7 @@
 
 #include "admin/command_env.hpp"
 #include "admin/doctor.hpp"
+#include "admin/dkim_commands.hpp"
 #include "admin/key_commands.hpp"
 #include "admin/merge_query_commands.hpp"
 #include "admin/outbox_commands.hpp"
@@ -78,6 +79,10 @@ const std::vector<Command>& commands() {
       {{"vapid-keys"},
        cmd_vapid_keys,
        "vapid-keys --site N [--force]         make the site's VAPID keys, print the public key"},
+      {{"dkim-keys"},
+       cmd_dkim_keys,
+       "dkim-keys --site N --selector S [--algorithm rsa-sha256|ed25519-sha256] [--force]\n"
+       "               make the site's DKIM key, print the DNS TXT record to publish"},
       {{"user", "create"},
        cmd_user_create,
        "user create --email E [--first F --last L --role R --mobile M --table T] < password"},
@@ -90,6 +95,9 @@ const std::vector<Command>& commands() {
        cmd_template_disable,
        "template disable --site N --event E   stop the API triggering it"},
       {{"template", "list"}, cmd_template_list, "template list --site N                list a site's templates"},
+      {{"template", "priority"},
+       cmd_template_priority,
+       "template priority --site N --event E --priority normal|bulk   mark a template bulk (claimed last)"},
       {{"merge-query", "set"},
        cmd_merge_query_set,
        "merge-query set --site N --name NAME --sql-file F   create or update a named merge SELECT"},

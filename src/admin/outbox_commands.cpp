@@ -32,6 +32,9 @@ int cmd_outbox_stats(const Args& args, const std::string& config_path) {
               age(s.oldest_pending_age).c_str());
   std::printf("Sent:    %lld\n", s.sent);
   std::printf("Failed:  %lld\n", s.failed);
+  std::printf("Priority (Pending): high %lld, normal %lld, bulk %lld\n", s.pending_high,
+              s.pending - s.pending_high - s.pending_bulk, s.pending_bulk);
+  std::printf("Deferred by site quota: %lld this hour, %lld in 24h\n", s.quota_deferred_hour, s.quota_deferred_day);
   return 0;
 }
 

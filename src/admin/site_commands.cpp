@@ -3,11 +3,13 @@
 #include <sodium.h>
 
 #include <cstdio>
+#include <optional>
 
 #include "admin/command_env.hpp"
 #include "config/config.hpp"
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"
+#include "db/site_mail_repo.hpp"
 #include "db/site_repo.hpp"
 #include "http/site_auth.hpp"
 
@@ -51,6 +53,12 @@ void check_reset_url(const std::string& url) {
   if (core::ascii_lower(url.substr(0, 7)) == "http://" && !config::is_loopback_host(config::url_host(url))) {
     throw UsageError("--reset-url: http:// is only allowed for a loopback host; use https://");
   }
+}
+
+// kSiteOptions plus the mail delivery options (apply_mail_options).
+std::vector<std::string> with_mail_options(std::vector<std::string> options) {
+  options.push_back("mail-per-hour");
+  return options;
 }
 
 void apply_options(const Args& args, db::Site& s) {
@@ -101,18 +109,44 @@ void print_site(const db::Site& s) {
       s.vapid_subject.c_str());
 }
 
+// --mail-per-hour N|unlimited (issue 12): stored apart from the Site row.
+void apply_mail_options(const Args& args, db::Database& db, long long site_id) {
+  auto v = args.get("mail-per-hour");
+  if (!v) return;
+  std::optional<long long> per_hour;
+  if (*v != "unlimited" && *v != "none") {
+    per_hour = args.integer("mail-per-hour", 0);
+    if (*per_hour < 1) throw UsageError("--mail-per-hour must be a positive number or 'unlimited'");
+  }
+  db::SiteMailRepo(db).set_mail_per_hour(site_id, per_hour);
+}
+
+void print_site_mail(db::Database& db, long long site_id) {
+  const auto m = db::SiteMailRepo(db).find(site_id);
+  if (!m) return;
+  const std::string quota = m->mail_per_hour ? std::to_string(*m->mail_per_hour) : "unlimited";
+  std::printf("mail_per_hour:   %s\n", quota.c_str());
+  if (m->dkim) {
+    std::printf("dkim:            %s._domainkey.%s (%s)\n", m->dkim->selector.c_str(), m->domain.c_str(),
+                m->dkim->algorithm.c_str());
+  } else {
+    std::printf("dkim:            (none)\n");
+  }
+}
+
 }  // namespace
 
 std::string site_options_help() {
   return "site options: --name N --domain D --reset-url URL --allowed-hosts h1,h2 --disable-email true|false\n"
          "  --email-from ADDR --email-cc USER_ID --email-bcc USER_ID --api-key generate|none|KEY\n"
          "  --allow-sql-merge true|false --active true|false --vapid-subject mailto:...|https://...\n"
+         "  --mail-per-hour N|unlimited\n"
          "  (site create also takes --id N to keep an existing appID; it generates a key unless\n"
          "  --api-key none; a generated key is printed once as 'site_key: KEY')\n";
 }
 
 int cmd_site_create(const Args& args, const std::string& config_path) {
-  args.allow_only(kSiteOptions);
+  args.allow_only(with_mail_options(kSiteOptions));
   CommandEnv env(config_path);
   db::Site s;
   s.id = args.integer("id", 0);
@@ -122,27 +156,32 @@ int cmd_site_create(const Args& args, const std::string& config_path) {
   long long id = db::SiteRepo(env.db).create(s);
   // The id stays the last line: scripts read it from there.
   if (!key.empty()) std::printf("site_key: %s\n", key.c_str());
+  apply_mail_options(args, env.db, id);
   std::printf("%lld\n", id);
   return 0;
 }
 
 int cmd_site_set(const Args& args, const std::string& config_path) {
-  args.allow_only(kSiteOptions);
+  args.allow_only(with_mail_options(kSiteOptions));
   CommandEnv env(config_path);
   db::Site site = env.site(args.required_integer("site"));
   apply_options(args, site);
   std::string key;
   if (auto v = args.get("api-key")) key = apply_api_key(*v, site);
   db::SiteRepo(env.db).update(site);
+  apply_mail_options(args, env.db, site.id);
   print_site(site);
   if (!key.empty()) std::printf("site_key: %s\n", key.c_str());
+  print_site_mail(env.db, site.id);
   return 0;
 }
 
 int cmd_site_show(const Args& args, const std::string& config_path) {
   args.allow_only({"site"});
   CommandEnv env(config_path);
-  print_site(env.site(args.required_integer("site")));
+  const db::Site site = env.site(args.required_integer("site"));
+  print_site(site);
+  print_site_mail(env.db, site.id);
   return 0;
 }
 

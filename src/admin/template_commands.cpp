@@ -131,6 +131,19 @@ int cmd_template_disable(const Args& args, const std::string& config_path) {
   return set_enabled(args, config_path, false);
 }
 
+int cmd_template_priority(const Args& args, const std::string& config_path) {
+  args.allow_only({"site", "event", "priority"});
+  const long long site_id = args.required_integer("site");
+  const std::string event = args.required("event");
+  const std::string name = args.required("priority");
+  if (name != "normal" && name != "bulk") throw UsageError("--priority must be normal or bulk");
+  CommandEnv env(config_path);
+  const auto t = require_template(env.db, site_id, event);
+  db::NotificationRepo(env.db).set_priority(t.id, name == "bulk" ? db::kPriorityBulk : db::kPriorityNormal);
+  std::printf("template '%s' of site %lld: priority %s\n", event.c_str(), site_id, name.c_str());
+  return 0;
+}
+
 int cmd_template_list(const Args& args, const std::string& config_path) {
   args.allow_only({"site"});
   CommandEnv env(config_path);

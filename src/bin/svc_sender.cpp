@@ -12,8 +12,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "config/config.hpp"
 #include "core/clock.hpp"
@@ -22,6 +24,7 @@
 #include "crypto/encoding.hpp"
 #include "db/database.hpp"
 #include "db/outbox_repo.hpp"
+#include "db/site_mail_repo.hpp"
 #include "messaging/sender.hpp"
 #include "messaging/smtp_session.hpp"
 
@@ -182,15 +185,18 @@ int run_once(svc::messaging::Sender& sender) {
 
 // Passes every loop_seconds until SIGTERM/SIGINT; a failed pass starts the
 // next one on a fresh SMTP session and database connection.
-int run_loop(svc::messaging::Sender& sender, svc::messaging::Mailer& mailer, svc::db::Database& db, int loop_seconds,
-             int batch) {
-  svc::core::LogLine("info", "start").num("loop_seconds", loop_seconds).num("batch", batch).emit();
+int run_loop(svc::messaging::Sender& sender, svc::db::Database& db, int loop_seconds, int batch, int sessions) {
+  svc::core::LogLine("info", "start")
+      .num("loop_seconds", loop_seconds)
+      .num("batch", batch)
+      .num("sessions", sessions)
+      .emit();
   while (!g_stop) {
     try {
       sender.run_pass();
     } catch (const std::exception& e) {
       log_error("pass_failed", e);
-      mailer.close();
+      sender.close_sessions();
       db.reset();
     }
     for (int tenths = 0; tenths < loop_seconds * 10 && !g_stop; ++tenths) usleep(100 * 1000);
@@ -221,11 +227,22 @@ int main(int argc, char** argv) {
   if (options.dry_run) return dry_run(repo, settings.batch);
 
   install_signal_handlers();
-  svc::messaging::SmtpMailer mailer(svc::messaging::smtp_settings(config.smtp));
+  // [smtp] sessions: one SmtpMailer (one reused connection) per session.
+  std::vector<std::unique_ptr<svc::messaging::SmtpMailer>> sessions;
+  std::vector<svc::messaging::Mailer*> mailers;
+  for (int i = 0; i < config.smtp.sessions; ++i) {
+    sessions.push_back(std::make_unique<svc::messaging::SmtpMailer>(svc::messaging::smtp_settings(config.smtp)));
+    mailers.push_back(sessions.back().get());
+  }
   svc::core::SystemClock clock;
   svc::messaging::Sender sender(
-      repo, mailer, clock, settings, claimer_name(), [](std::uint32_t upper) { return randombytes_uniform(upper); },
+      repo, mailers, clock, settings, claimer_name(), [](std::uint32_t upper) { return randombytes_uniform(upper); },
       &g_stop);
+  sender.set_dkim_lookup([&repo_db = db](long long site_id) -> std::optional<svc::messaging::DkimKey> {
+    const auto site = svc::db::SiteMailRepo(repo_db).find(site_id);
+    if (!site || !site->dkim) return std::nullopt;
+    return svc::messaging::DkimKey{site->domain, site->dkim->selector, site->dkim->algorithm, site->dkim->private_pem};
+  });
   if (!options.loop_seconds) return run_once(sender);
-  return run_loop(sender, mailer, db, *options.loop_seconds, settings.batch);
+  return run_loop(sender, db, *options.loop_seconds, settings.batch, config.smtp.sessions);
 }

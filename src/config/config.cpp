@@ -227,6 +227,7 @@ void read_smtp(Reader& r, SmtpSettings& smtp) {
   r.integer("smtp.lease_seconds", smtp.lease_seconds, 10, 86400);
   r.integer("smtp.max_attempts", smtp.max_attempts, 1, 100);
   r.integer("smtp.backoff_seconds", smtp.backoff_seconds, 1, 86400);
+  r.integer("smtp.sessions", smtp.sessions, 1, 64);
   // A password over plain text may only travel to this machine.
   if (smtp.auth != "none" && smtp.security == "plain" && !is_loopback_host(smtp.host)) {
     throw ConfigError("configuration key [smtp] auth: SMTP AUTH over security = plain to non-loopback host '" +

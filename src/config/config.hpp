@@ -82,6 +82,7 @@ struct SmtpSettings {
   int lease_seconds = 300;
   int max_attempts = 5;
   int backoff_seconds = 60;  // first retry delay; doubles per attempt, with jitter
+  int sessions = 4;          // SMTP sessions svc-sender runs in parallel (threads)
 };
 
 struct SmsSettings {

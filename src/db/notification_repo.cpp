@@ -5,7 +5,7 @@ namespace svc::db {
 namespace {
 
 constexpr const char* kTemplateSelect =
-    "SELECT id, site_id, event, enabled, subject, content, `from`, bcc FROM svc_notifications";
+    "SELECT id, site_id, event, enabled, subject, content, `from`, bcc, priority FROM svc_notifications";
 
 // In the order of kTemplateSelect.
 Template read_template(RowReader& r) {
@@ -18,6 +18,7 @@ Template read_template(RowReader& r) {
   t.content = r.text();
   t.from = r.text();
   t.bcc = r.text();
+  t.priority = static_cast<int>(r.integer());
   return t;
 }
 
@@ -60,15 +61,21 @@ void NotificationRepo::set_enabled(long long id, bool enabled) {
   db_.execute("UPDATE svc_notifications SET enabled = ? WHERE id = ?", [&](Params& p) { p.flag(enabled).integer(id); });
 }
 
+void NotificationRepo::set_priority(long long id, int priority) {
+  db_.execute("UPDATE svc_notifications SET priority = ? WHERE id = ?",
+              [&](Params& p) { p.integer(priority).integer(id); });
+}
+
 void NotificationRepo::enqueue(const OutboxEntry& e) {
   db_.execute(
       "INSERT INTO svc_notification_log (site_id, notification_id, event, recipient, `from`, cc, bcc, subject, body,"
-      " status, next_attempt_at, table_name, record_id, request_id)"
-      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'Pending', NOW(), ?, ?, ?)",
+      " status, next_attempt_at, table_name, record_id, request_id, priority)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'Pending', NOW(), ?, ?, ?, ?)",
       [&](Params& p) {
         p.integer(e.site_id).id_or_null(e.notification_id).text(e.event).text(e.recipient).text(e.from);
         p.text(e.cc).text(e.bcc).text(e.subject).text(e.body);
         p.text_or_null(e.table_name).id_or_null(e.record_id).text_or_null(e.request_id);
+        p.integer(e.priority);
       });
 }
 

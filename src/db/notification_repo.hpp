@@ -8,6 +8,12 @@
 
 namespace svc::db {
 
+// Outbox priorities (svc_notification_log.priority): the claim takes lower
+// numbers first.
+inline constexpr int kPriorityHigh = 0;    // account mail: password reset, password changed
+inline constexpr int kPriorityNormal = 1;  // template notifications
+inline constexpr int kPriorityBulk = 2;    // templates marked bulk
+
 // An admin-defined e-mail template (svc_notifications).
 struct Template {
   long long id = 0;
@@ -18,6 +24,7 @@ struct Template {
   std::string content;
   std::string from;  // "" = the site's email_from
   std::string bcc;   // extra BCC list, "" = none
+  int priority = 1;  // kPriorityNormal or kPriorityBulk (svc-admin template priority)
 };
 
 // A rendered e-mail queued in the outbox (svc_notification_log), status Pending.
@@ -34,6 +41,7 @@ struct OutboxEntry {
   std::string table_name;  // "" = no linked record
   long long record_id = 0;
   std::string request_id;
+  int priority = 1;  // outbox claim order: kPriorityHigh first
 };
 
 class NotificationRepo {
@@ -51,6 +59,7 @@ class NotificationRepo {
   // Inserts, or updates every column of the (site_id, event) template; returns its id.
   long long upsert(const Template& t);
   void set_enabled(long long id, bool enabled);
+  void set_priority(long long id, int priority);
   // Inserts a Pending row due now (its id is then Database::last_insert_id()).
   void enqueue(const OutboxEntry& entry);
   // svc_related row: (master_table, master_id) → (linked_table, linked).

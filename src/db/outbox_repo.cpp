@@ -1,13 +1,12 @@
 #include "db/outbox_repo.hpp"
 
+#include <tuple>
 #include <utility>
+
+#include "db/outbox_rows.hpp"
 
 namespace svc::db {
 namespace {
-
-constexpr const char* kMessageColumns =
-    "id, site_id, event, recipient, cc, bcc, `from`, subject, body, attempts,"
-    " UNIX_TIMESTAMP(created_at) AS created_unix";
 
 // "Due" as the sender means it; the index (status, next_attempt_at) serves it.
 constexpr const char* kDueCondition =
@@ -17,23 +16,6 @@ constexpr const char* kDueCondition =
 constexpr const char* kListingColumns =
     "id, site_id, event, status, attempts, recipient, created_at, next_attempt_at, sent_at, claimed_until,"
     " claimed_by, last_error";
-
-// In the order of kMessageColumns.
-OutboxMessage read_message(RowReader& r) {
-  OutboxMessage m;
-  m.id = r.integer();
-  m.site_id = r.integer();
-  m.event = r.text();
-  m.recipient = r.text();
-  m.cc = r.text();
-  m.bcc = r.text();
-  m.from = r.text();
-  m.subject = r.text();
-  m.body = r.text();
-  m.attempts = static_cast<int>(r.integer());
-  m.created_unix = r.integer();
-  return m;
-}
 
 // In the order of kListingColumns.
 OutboxListing read_listing(RowReader& r) {
@@ -80,29 +62,10 @@ bool update_claimed(Database& db, const std::string& sql, long long id, const st
 
 }  // namespace
 
-std::vector<OutboxMessage> OutboxRepo::claim(int limit, int lease_seconds, const std::string& claimer) {
-  // READ COMMITTED: the locking read then keeps locks only on the rows it
-  // returns, so concurrent claims skip just those rows and nothing else.
-  // (SET TRANSACTION applies to the next transaction: it comes first.)
-  db_.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", kNoParams);
-  Transaction tx(db_);
-  auto rows = db_.rows(
-      std::string("SELECT ") + kMessageColumns + " FROM svc_notification_log" + kDueCondition +
-          " ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED",
-      [&](Params& p) { p.integer(limit); }, read_message);
-  for (const auto& row : rows) {
-    db_.execute(
-        "UPDATE svc_notification_log SET claimed_until = DATE_ADD(NOW(), INTERVAL ? SECOND), claimed_by = ?"
-        " WHERE id = ?",
-        [&](Params& p) { p.integer(lease_seconds).text(claimer).integer(row.id); });
-  }
-  tx.commit();
-  return rows;
-}
-
 std::vector<OutboxMessage> OutboxRepo::due(int limit) {
   return db_.rows(
-      std::string("SELECT ") + kMessageColumns + " FROM svc_notification_log" + kDueCondition + " ORDER BY id LIMIT ?",
+      std::string("SELECT ") + kMessageColumns + " FROM svc_notification_log" + kDueCondition +
+          " ORDER BY priority, id LIMIT ?",
       [&](Params& p) { p.integer(limit); }, read_message);
 }
 
@@ -169,7 +132,21 @@ OutboxStats OutboxRepo::stats() {
     s.pending_claimed = pending->pending_claimed;
     s.oldest_pending_age = pending->oldest_pending_age;
   }
+  add_quota_stats(s);
   return s;
+}
+
+void OutboxRepo::add_quota_stats(OutboxStats& s) {
+  const auto by_priority = db_.one(
+      "SELECT COALESCE(SUM(priority = 0), 0), COALESCE(SUM(priority = 2), 0) FROM svc_notification_log"
+      " WHERE status = 'Pending'",
+      kNoParams, [](RowReader& r) { return std::pair(r.integer(), r.integer()); });
+  if (by_priority) std::tie(s.pending_high, s.pending_bulk) = *by_priority;
+  const auto deferred = db_.one(
+      "SELECT COALESCE(SUM(IF(hour_start = DATE_FORMAT(NOW(), '%Y-%m-%d %H:00:00'), deferred, 0)), 0),"
+      " COALESCE(SUM(deferred), 0) FROM svc_mail_quota WHERE hour_start > NOW() - INTERVAL 24 HOUR",
+      kNoParams, [](RowReader& r) { return std::pair(r.integer(), r.integer()); });
+  if (deferred) std::tie(s.quota_deferred_hour, s.quota_deferred_day) = *deferred;
 }
 
 std::vector<OutboxListing> OutboxRepo::list(const std::string& status, long long site_id, int limit) {

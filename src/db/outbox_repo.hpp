@@ -48,9 +48,12 @@ struct OutboxListing {
 
 struct OutboxStats {
   long long pending = 0, sent = 0, failed = 0;
-  long long pending_due = 0;          // Pending, due now and not claimed
-  long long pending_claimed = 0;      // Pending with a live lease
-  long long oldest_pending_age = -1;  // seconds since the oldest Pending row was created; -1 = none
+  long long pending_due = 0;                     // Pending, due now and not claimed
+  long long pending_claimed = 0;                 // Pending with a live lease
+  long long oldest_pending_age = -1;             // seconds since the oldest Pending row was created; -1 = none
+  long long pending_high = 0, pending_bulk = 0;  // Pending rows by priority (the rest are normal)
+  long long quota_deferred_hour = 0;             // rows deferred by site quotas this UTC hour
+  long long quota_deferred_day = 0;              // ... in the last 24 hours
 };
 
 // What the sender needs from the outbox; an interface so the sender's batch
@@ -71,10 +74,15 @@ class OutboxRepo final : public OutboxQueue {
   explicit OutboxRepo(Database& db) : db_(db) {}
 
   // In one transaction (READ COMMITTED): locks up to `limit` due, unclaimed
-  // Pending rows in id order with FOR UPDATE SKIP LOCKED, sets claimed_until
-  // = NOW() + lease_seconds and claimed_by = claimer, commits. Rows locked
-  // by a concurrent claim are skipped, so concurrent senders never get the
-  // same row while its lease runs. REQUIRES: no transaction open.
+  // Pending rows with FOR UPDATE SKIP LOCKED, sets claimed_until = NOW() +
+  // lease_seconds and claimed_by = claimer, commits. Rows locked by a
+  // concurrent claim are skipped, so concurrent senders never get the same
+  // row while its lease runs. Which rows (outbox_claim.cpp): higher priority
+  // first; within a priority the batch is shared round-robin between the
+  // sites with due rows, oldest waiting site first; a site's hourly quota
+  // (svc_sites.mail_per_hour) caps its normal and bulk rows, and the rest of
+  // them move to the next hour. The result interleaves sites, priority
+  // order kept. REQUIRES: no transaction open.
   std::vector<OutboxMessage> claim(int limit, int lease_seconds, const std::string& claimer) override;
 
   // The rows claim() would take now, without locking or changing anything.
@@ -101,6 +109,7 @@ class OutboxRepo final : public OutboxQueue {
   bool requeue_failed(long long id);
 
  private:
+  void add_quota_stats(OutboxStats& s);
   Database& db_;
 };
 

@@ -7,6 +7,11 @@ namespace {
 
 constexpr std::size_t kMaxSubjectBytes = 998;  // svc_notification_log.subject, RFC 5322 line
 
+// The events the account flows (auth/password_reset_service) queue. The API's
+// /message/notification lowers these to normal again (notification_service),
+// so a client cannot jump the queue by naming its template after them.
+bool is_account_event(const std::string& event) { return event == "password-reset" || event == "password-changed"; }
+
 }  // namespace
 
 db::OutboxEntry compose(const db::Site& site, const db::Template& tmpl, const MergeValues& values,
@@ -24,6 +29,7 @@ db::OutboxEntry compose(const db::Site& site, const db::Template& tmpl, const Me
   e.table_name = link.table;
   e.record_id = link.record_id;
   e.request_id = request_id;
+  e.priority = is_account_event(tmpl.event) ? db::kPriorityHigh : tmpl.priority;
   return e;
 }
 

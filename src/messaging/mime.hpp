@@ -3,8 +3,11 @@
 // Pure: no I/O, no clock, no randomness (the boundary is derived from the
 // content), so the same OutgoingMail always yields the same text.
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "messaging/dkim.hpp"
 
 namespace svc::messaging {
 
@@ -17,6 +20,7 @@ struct OutgoingMail {
   std::string html;                      // UTF-8 HTML body; may be empty (then text/plain only)
   std::string text;                      // UTF-8 text body; empty -> derived from html by html_to_text
   long long date_unix = 0;               // Date header, seconds since the epoch, written in UTC
+  std::optional<DkimKey> dkim;           // sign with this key (SmtpMailer); build_mime ignores it
 };
 
 // The full message with CRLF line endings: Date, From, To (or

@@ -1,5 +1,6 @@
 #include "messaging/notification_service.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "config/config.hpp"
@@ -111,6 +112,7 @@ NotifyOutcome notify(core::Context& ctx, const db::Site& site, const Notificatio
   if (r.to.empty() && (!bcc_only || r.bcc.empty())) return NotifyOutcome::NoRecipient;
 
   db::OutboxEntry entry = compose(site, *tmpl, values, r, n.request_id, RecordLink{n.table, n.master_id});
+  entry.priority = std::max(entry.priority, db::kPriorityNormal);  // high is for the account flows only
   if (entry.recipient.size() > kMaxRecipientBytes) {
     throw http::ApiError::validation(to.field, "too many recipients (2048 bytes at most)");
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <exception>
+#include <thread>
 #include <utility>
 
 #include "core/log.hpp"
@@ -119,35 +121,70 @@ void add_counts(core::LogLine& line, const BatchCounts& counts) {
       .num("released", counts.released);
 }
 
-Sender::Sender(db::OutboxQueue& queue, Mailer& mailer, const core::Clock& clock, SenderSettings settings,
+Sender::Sender(db::OutboxQueue& queue, std::vector<Mailer*> mailers, const core::Clock& clock, SenderSettings settings,
                std::string claimer, Uniform uniform, const volatile std::sig_atomic_t* stop)
     : queue_(queue),
-      mailer_(mailer),
+      mailers_(std::move(mailers)),
       clock_(clock),
       settings_(settings),
       claimer_(std::move(claimer)),
       uniform_(std::move(uniform)),
       stop_(stop) {}
 
-BatchCounts Sender::run_batch() {
+Sender::Sender(db::OutboxQueue& queue, Mailer& mailer, const core::Clock& clock, SenderSettings settings,
+               std::string claimer, Uniform uniform, const volatile std::sig_atomic_t* stop)
+    : Sender(queue, std::vector<Mailer*>{&mailer}, clock, settings, std::move(claimer), std::move(uniform), stop) {}
+
+// One batch shared by the sessions: `rows` is fixed before they start; every
+// other member is read and written with queue_mutex_ held.
+struct Sender::BatchState {
+  std::vector<db::OutboxMessage> rows;
+  std::size_t next = 0;  // the first row no session has taken yet
+  long long started = 0;
+  int temporary_in_a_row = 0;  // across sessions: the relay's health, not one session's
+  bool halted = false;         // stop, lease half gone, relay trouble or an error: take no more rows
+  std::exception_ptr error;    // the first exception a session thread threw
   BatchCounts counts;
-  const long long started = clock_.now();
-  const auto rows = queue_.claim(settings_.batch, settings_.lease_seconds, claimer_);
-  counts.claimed = static_cast<int>(rows.size());
-  int temporary_in_a_row = 0;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    // Past half the lease another run may soon take these rows: hand the
-    // rest back rather than risk sending them twice.
-    const bool lease_short = (clock_.now() - started) * 2 > settings_.lease_seconds;
-    if (stopping() || lease_short || counts.relay_trouble) {
-      for (std::size_t j = i; j < rows.size(); ++j) {
-        if (queue_.release(rows[j].id, claimer_)) ++counts.released;
-      }
-      break;
+};
+
+BatchCounts Sender::run_batch() {
+  BatchState state;
+  state.started = clock_.now();
+  state.rows = queue_.claim(settings_.batch, settings_.lease_seconds, claimer_);
+  state.counts.claimed = static_cast<int>(state.rows.size());
+  if (dkim_lookup_) {
+    for (const auto& row : state.rows) {
+      if (!dkim_keys_.count(row.site_id)) dkim_keys_[row.site_id] = dkim_lookup_(row.site_id);
     }
-    send_one(rows[i], counts, temporary_in_a_row);
-    counts.relay_trouble = temporary_in_a_row >= settings_.relay_trouble_after;
   }
+  const std::size_t sessions = std::min(mailers_.size(), state.rows.size());
+  if (sessions <= 1) {
+    if (!state.rows.empty()) run_session(*mailers_.front(), state);
+  } else {
+    // Threads per batch, not per process: a batch is 50 rows of network
+    // round trips, so creating a few threads is noise, and there is no pool
+    // to shut down on SIGTERM.
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < sessions; ++i) {
+      threads.emplace_back([&, i] {
+        // A database error in one session stops them all and surfaces here
+        // as it would in a single session (the caller's pass_failed).
+        try {
+          run_session(*mailers_[i], state);
+        } catch (...) {
+          std::lock_guard lock(queue_mutex_);
+          if (!state.error) state.error = std::current_exception();
+          state.halted = true;
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    if (state.error) std::rethrow_exception(state.error);
+  }
+  for (std::size_t j = state.next; j < state.rows.size(); ++j) {
+    if (queue_.release(state.rows[j].id, claimer_)) ++state.counts.released;
+  }
+  BatchCounts& counts = state.counts;
   if (counts.claimed > 0) {
     core::LogLine line("info", "batch");
     add_counts(line, counts);
@@ -156,8 +193,31 @@ BatchCounts Sender::run_batch() {
   return counts;
 }
 
-void Sender::send_one(const db::OutboxMessage& row, BatchCounts& counts, int& temporary_in_a_row) {
-  const SendResult result = mailer_.send(outgoing_mail_for(row));
+void Sender::run_session(Mailer& mailer, BatchState& state) {
+  for (;;) {
+    std::size_t i = 0;
+    {
+      std::lock_guard lock(queue_mutex_);
+      // Past half the lease another run may soon take these rows: hand the
+      // rest back (run_batch releases them) rather than risk sending them twice.
+      const bool lease_short = (clock_.now() - state.started) * 2 > settings_.lease_seconds;
+      if (stopping() || lease_short || state.counts.relay_trouble) state.halted = true;
+      if (state.halted || state.next >= state.rows.size()) return;
+      i = state.next++;
+    }
+    send_one(mailer, state.rows[i], state);
+  }
+}
+
+// Sends without the lock (the sessions' SMTP exchanges overlap), then
+// records the outcome with it.
+void Sender::send_one(Mailer& mailer, const db::OutboxMessage& row, BatchState& state) {
+  OutgoingMail mail = outgoing_mail_for(row);
+  if (auto key = dkim_keys_.find(row.site_id); key != dkim_keys_.end()) mail.dkim = key->second;
+  const SendResult result = mailer.send(mail);
+  std::lock_guard lock(queue_mutex_);
+  BatchCounts& counts = state.counts;
+  int& temporary_in_a_row = state.temporary_in_a_row;
   const Outcome outcome = decide_outcome(result.status, row.attempts, settings_.max_attempts);
   bool recorded = false;
   long long delay = 0;
@@ -186,6 +246,7 @@ void Sender::send_one(const db::OutboxMessage& row, BatchCounts& counts, int& te
       break;
     }
   }
+  counts.relay_trouble = counts.relay_trouble || temporary_in_a_row >= settings_.relay_trouble_after;
   if (!recorded) ++counts.claim_lost;
   if (outcome != Outcome::Sent || !recorded) {
     core::LogLine line(outcome == Outcome::Failed ? "error" : "warn", recorded ? outcome_event(outcome) : "claim_lost");
@@ -198,14 +259,19 @@ void Sender::send_one(const db::OutboxMessage& row, BatchCounts& counts, int& te
 
 BatchCounts Sender::run_pass() {
   BatchCounts total;
+  dkim_keys_.clear();
   const long long started = clock_.now();
   while (!stopping() && clock_.now() - started < settings_.max_pass_seconds) {
     const BatchCounts batch = run_batch();
     total += batch;
     if (batch.claimed < settings_.batch || batch.relay_trouble || batch.released > 0) break;
   }
-  mailer_.close();
+  close_sessions();
   return total;
+}
+
+void Sender::close_sessions() {
+  for (Mailer* m : mailers_) m->close();
 }
 
 SmtpSettings smtp_settings(const config::SmtpSettings& c) {

@@ -1,14 +1,22 @@
 #pragma once
-// svc-sender's work: claim due Pending outbox rows, deliver each over one
-// reused SMTP session, record the outcome. Delivery is at-least-once: a run
-// that dies mid-batch leaves its rows claimed until the lease ends, and the
-// next run claims them again. Single-threaded; one Sender per process.
+// svc-sender's work: claim due Pending outbox rows, deliver them over N
+// reused SMTP sessions in parallel (one thread and one Mailer per session),
+// record each outcome. Delivery is at-least-once: a run that dies mid-batch
+// leaves its rows claimed until the lease ends, and the next run claims them
+// again; at most one message per session can be in flight at that moment.
+// Claims and outcome writes go through the one OutboxQueue, serialised by
+// the Sender (the queue itself need not be thread-safe). One Sender per
+// process; call it from one thread.
 
 #include <csignal>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/config.hpp"
 #include "core/clock.hpp"
@@ -89,25 +97,46 @@ class Sender {
   using Uniform = std::function<std::uint32_t(std::uint32_t)>;
 
   // `claimer` names this run in claimed_by (host:pid:random). `stop`, when
-  // not null, is polled between messages (set by SIGTERM/SIGINT).
+  // not null, is polled between messages (set by SIGTERM/SIGINT). `mailers`
+  // are the sessions: one each, none null, used by one thread at a time;
+  // `clock` and `uniform` are called from the session threads, one at a
+  // time (with the Sender's lock held).
+  Sender(db::OutboxQueue& queue, std::vector<Mailer*> mailers, const core::Clock& clock, SenderSettings settings,
+         std::string claimer, Uniform uniform, const volatile std::sig_atomic_t* stop = nullptr);
+  // One session.
   Sender(db::OutboxQueue& queue, Mailer& mailer, const core::Clock& clock, SenderSettings settings, std::string claimer,
          Uniform uniform, const volatile std::sig_atomic_t* stop = nullptr);
+
+  // Where a site's DKIM key comes from (nullopt: its mail is not signed).
+  // Called in the thread that calls run_batch, once per site and pass, so a
+  // key made with `svc-admin dkim-keys` is used from the next pass on.
+  using DkimLookup = std::function<std::optional<DkimKey>(long long site_id)>;
+  void set_dkim_lookup(DkimLookup lookup) { dkim_lookup_ = std::move(lookup); }
 
   // Claims up to settings.batch rows and sends them; logs one progress line
   // (JSON on stderr) when it claimed anything.
   BatchCounts run_batch();
 
   // Batches until one comes back short of settings.batch, the relay is in
-  // trouble, stop is set, or max_pass_seconds have passed. Then ends the SMTP
-  // session (QUIT).
+  // trouble, stop is set, or max_pass_seconds have passed. Then ends every
+  // SMTP session (QUIT).
   BatchCounts run_pass();
 
+  // Ends every SMTP session (after a failed pass).
+  void close_sessions();
+
  private:
-  void send_one(const db::OutboxMessage& row, BatchCounts& counts, int& temporary_in_a_row);
+  struct BatchState;
+  void run_session(Mailer& mailer, BatchState& state);
+  void send_one(Mailer& mailer, const db::OutboxMessage& row, BatchState& state);
   bool stopping() const { return stop_ != nullptr && *stop_ != 0; }
 
   db::OutboxQueue& queue_;
-  Mailer& mailer_;
+  std::vector<Mailer*> mailers_;
+  std::mutex queue_mutex_;  // guards queue_ and the BatchState of a batch
+  DkimLookup dkim_lookup_;
+  // Per pass; written only before a batch's sessions start, read by them.
+  std::map<long long, std::optional<DkimKey>> dkim_keys_;
   const core::Clock& clock_;
   SenderSettings settings_;
   std::string claimer_;

@@ -430,7 +430,17 @@ SendResult SmtpMailer::send(const OutgoingMail& mail) {
   const std::string from = core::strip_controls(mail.from);
   const std::vector<std::string> recipients = envelope_recipients(mail);
   if (auto problem = envelope_problem(from, recipients)) return *problem;
-  const std::string data = dot_stuff(build_mime(mail));
+  std::string message = build_mime(mail);
+  if (mail.dkim) {
+    // Never unsigned instead: with the site's DMARC policy an unsigned mail
+    // is as lost as an unsent one, and a retry can still succeed once the
+    // operator fixes the key (docs/decisions.md).
+    std::string error;
+    auto signature = dkim_signature(message, *mail.dkim, error);
+    if (!signature) return SendResult{SendStatus::TemporaryFailure, error};
+    message.insert(0, *signature);
+  }
+  const std::string data = dot_stuff(message);
 
   SigpipeGuard guard;
   for (int attempt = 0;; ++attempt) {

@@ -368,8 +368,9 @@ class SenderTest(S.ApiTest):
         got = mails_by_id()
         for log_id in ids:
             self.assertGreaterEqual(len(got.get(log_id, [])), 1, "row %d was lost" % log_id)
-        # At-least-once: only a message in flight at the kill may arrive twice.
-        self.assertLessEqual(sum(len(got[i]) - 1 for i in ids), 1)
+        # At-least-once: only the messages in flight at the kill (one per SMTP
+        # session, [smtp] sessions = 4 by default) may arrive twice.
+        self.assertLessEqual(sum(len(got[i]) - 1 for i in ids), 4)
 
     def test_three_senders_send_each_row_exactly_once(self):
         event = new_event()

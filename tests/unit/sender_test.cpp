@@ -3,9 +3,13 @@
 #include "messaging/sender.hpp"
 
 #include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <deque>
 #include <map>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -331,6 +335,76 @@ BOOST_AUTO_TEST_CASE(lost_claim_is_counted_not_written) {
   BOOST_TEST(c.sent == 1);
   BOOST_TEST(c.claim_lost == 1);
   BOOST_TEST(f.queue.rows[1].status == "Pending");
+}
+
+// A session that holds each message until `want` sessions are inside send()
+// at once (or a second has passed), so the test sees whether the Sender
+// really runs them in parallel.
+struct Rendezvous {
+  std::mutex mu;
+  std::condition_variable cv;
+  int inside = 0, most = 0, want = 0;
+};
+
+struct ParallelMailer : m::Mailer {
+  Rendezvous* meet = nullptr;
+  std::vector<long long> ids;  // only this session's thread writes it
+  int closes = 0;
+  m::SendResult send(const m::OutgoingMail& mail) override {
+    std::unique_lock lock(meet->mu);
+    ++meet->inside;
+    meet->most = std::max(meet->most, meet->inside);
+    meet->cv.notify_all();
+    meet->cv.wait_for(lock, std::chrono::seconds(1), [&] { return meet->most >= meet->want; });
+    --meet->inside;
+    ids.push_back(std::stoll(mail.message_id.substr(5)));  // "<svc.{id}.…"
+    return {SendStatus::Sent, "250 ok"};
+  }
+  void close() override { ++closes; }
+};
+
+BOOST_AUTO_TEST_CASE(sessions_send_in_parallel_each_row_once) {
+  Fixture f;
+  f.settings.batch = 20;
+  for (long long id = 1; id <= 20; ++id) f.queue.add(id);
+  Rendezvous meet;
+  meet.want = 4;
+  std::vector<ParallelMailer> sessions(4);
+  std::vector<m::Mailer*> mailers;
+  for (auto& s : sessions) {
+    s.meet = &meet;
+    mailers.push_back(&s);
+  }
+  m::Sender sender(
+      f.queue, mailers, f.clock, f.settings, "me", [](std::uint32_t) { return 200u; }, &f.stop);
+  const auto c = sender.run_pass();
+  BOOST_TEST(c.sent == 20);
+  BOOST_TEST(meet.most == 4);  // all four sessions were inside send() together
+  std::multiset<long long> all;
+  for (const auto& s : sessions) {
+    BOOST_TEST(!s.ids.empty());
+    BOOST_TEST(s.closes == 1);
+    all.insert(s.ids.begin(), s.ids.end());
+  }
+  BOOST_TEST(all.size() == 20u);
+  for (long long id = 1; id <= 20; ++id) {
+    BOOST_TEST(all.count(id) == 1u);
+    BOOST_TEST(f.queue.rows[id].status == "Sent");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(sessions_share_the_stop_flag_and_release_the_rest) {
+  Fixture f;
+  for (long long id = 1; id <= 6; ++id) f.queue.add(id);
+  f.stop = 1;
+  FakeMailer a, b;
+  m::Sender sender(
+      f.queue, {&a, &b}, f.clock, f.settings, "me", [](std::uint32_t) { return 200u; }, &f.stop);
+  const auto c = sender.run_batch();
+  BOOST_TEST(c.released == 6);
+  BOOST_TEST(a.sent.empty());
+  BOOST_TEST(b.sent.empty());
+  for (const auto& [id, r] : f.queue.rows) BOOST_TEST(r.claimed_by.empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,197 @@
+#!/usr/bin/python3
+"""Mail delivery figures for issue 12, against a running stack
+(scripts/stack.sh up, or the tests' build/itest-stack):
+
+    SVC_STACK_DIR=build/itest-stack /usr/bin/python3 bench/mail_delivery.py [--mails 200] [--rounds 3]
+
+1. sessions: svc-sender one-shot passes against an SMTP sink that answers
+   each message 20 ms late (smtp_sink.py --delay-ms 20), [smtp] sessions = 4
+   vs 1, same rows; ratio of mails per second (target >= 3.0).
+2. plain sink: svc-sender (sessions = 4) vs bench/smtp_loop.py replaying the
+   same messages over one smtplib connection (target >= 0.9).
+3. claim scale: the claim's two SELECTs (outbox_claim.cpp) over an outbox of
+   1,000 and of 1,000,000 rows (all but 500 Sent), in a scratch database with
+   the stack's schema: EXPLAIN rows and the time per execution (target: 1 M
+   <= 2 x 1 k).
+
+The stack's background sender is stopped while this runs and restarted
+after. Prints one JSON object; docs/benchmarks.md records a run.
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "integration"))
+
+import svc_stack as S  # noqa: E402
+import test_sender as TS  # noqa: E402
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+
+
+def config_with(port, sessions, batch=50):
+    text = open(S.CONFIG).read()
+    head, _, rest = text.partition("[smtp]\n")
+    rest = re.sub(r"(?m)^(port|sessions|batch)\s*=.*\n", "", rest)
+    path = os.path.join(tempfile.mkdtemp(prefix="svc-bench-"), "svc.conf")
+    with open(path, "w") as f:
+        f.write(head + "[smtp]\nport = %d\nsessions = %d\nbatch = %d\n" % (port, sessions, batch) + rest)
+    return path
+
+
+def start_sink(delay_ms):
+    d = tempfile.mkdtemp(prefix="svc-bench-sink-")
+    ready = os.path.join(d, "ready")
+    proc = subprocess.Popen(["/usr/bin/python3", os.path.join(REPO, "scripts", "sinks", "smtp_sink.py"),
+                             "--port", "0", "--dir", os.path.join(d, "mail"), "--ready-file", ready,
+                             "--delay-ms", str(delay_ms)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 10
+    while not os.path.exists(ready) and time.time() < deadline:
+        time.sleep(0.05)
+    return proc, int(open(ready).read()), os.path.join(d, "mail")
+
+
+def sender_pass(conf, count):
+    event = "bench-" + uuid.uuid4().hex[:10]
+    S.sql("INSERT INTO svc_notification_log (site_id, event, recipient, `from`, subject, body, status,"
+          " next_attempt_at, created_at) SELECT 1, %s, CONCAT('rcpt-', seq, '@example.com'),"
+          " 'Demo Shop <no-reply@demo.example>', 'Hello', '<p>Hello <b>there</b></p>', 'Pending',"
+          " UTC_TIMESTAMP(), UTC_TIMESTAMP() FROM seq_1_to_%d" % (S.q(event), count))
+    t0 = time.monotonic()
+    subprocess.run([TS.SENDER, "--config", conf], capture_output=True, timeout=600)
+    seconds = time.monotonic() - t0
+    sent = sum(1 for r in TS.rows(event) if r["status"] == "Sent")
+    S.sql("DELETE FROM svc_notification_log WHERE event = %s AND status = 'Pending'" % S.q(event))
+    return {"sent": sent, "queued": count, "seconds": seconds, "per_s": sent / seconds}
+
+
+def sessions_arm(mails, rounds):
+    proc, port, _ = start_sink(20)
+    try:
+        out = {}
+        for n in (1, 4):
+            conf = config_with(port, n)
+            out["sessions-%d" % n] = [sender_pass(conf, mails) for _ in range(rounds)]
+        return out
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def plain_arm(mails, rounds):
+    proc, port, mail_dir = start_sink(0)
+    try:
+        conf = config_with(port, 4)
+        out = {"sender-4": [], "smtp-loop": []}
+        for _ in range(rounds):
+            before = set(os.listdir(mail_dir)) if os.path.isdir(mail_dir) else set()
+            out["sender-4"].append(sender_pass(conf, mails))
+            replay = sorted(os.path.join(mail_dir, p) for p in os.listdir(mail_dir) if p not in before)
+            r = subprocess.run(["/usr/bin/python3", os.path.join(REPO, "bench", "smtp_loop.py"), "--port", str(port),
+                                *replay], capture_output=True, text=True, timeout=600)
+            out["smtp-loop"].append(json.loads(r.stdout))
+        return out
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+# --- claim scale ---------------------------------------------------------------------
+
+SITES_SQL = ("SELECT d.site_id, COALESCE(s.mail_per_hour, -1) FROM"
+             " (SELECT site_id, MIN(next_attempt_at) AS oldest FROM svc_notification_log"
+             "  WHERE status = 'Pending' AND priority = 1 AND next_attempt_at <= NOW()"
+             "  GROUP BY site_id ORDER BY oldest, site_id LIMIT 50) d"
+             " LEFT JOIN svc_sites s ON s.id = d.site_id ORDER BY d.oldest, d.site_id")
+TAKE_SQL = ("SELECT id, site_id, event, recipient, cc, bcc, `from`, subject, body, attempts,"
+            " UNIX_TIMESTAMP(created_at) FROM svc_notification_log WHERE status = 'Pending' AND priority = 1"
+            " AND site_id = 3 AND next_attempt_at <= NOW() AND (claimed_until IS NULL OR claimed_until < NOW())"
+            " ORDER BY next_attempt_at, id LIMIT 5 FOR UPDATE SKIP LOCKED")
+
+
+def scratch_db(total, pending=500, sites=10):
+    S.sql("DROP DATABASE IF EXISTS svc_bench_claim; CREATE DATABASE svc_bench_claim")
+    S.sql("CREATE TABLE svc_notification_log LIKE svc.svc_notification_log;"
+          " CREATE TABLE svc_sites LIKE svc.svc_sites", database="svc_bench_claim")
+    S.sql("INSERT INTO svc_notification_log (site_id, event, recipient, `from`, subject, body, status, priority,"
+          " next_attempt_at, created_at, sent_at)"
+          " SELECT 1 + seq %% %d, 'bench', 'a@example.com', 'b@example.com', 's', 'b',"
+          " IF(seq <= %d, 'Sent', 'Pending'), 1, UTC_TIMESTAMP() - INTERVAL 1 MINUTE, UTC_TIMESTAMP(),"
+          " IF(seq <= %d, UTC_TIMESTAMP(), NULL) FROM seq_1_to_%d"
+          % (sites, total - pending, total - pending, total), database="svc_bench_claim")
+    S.sql("ANALYZE TABLE svc_notification_log", database="svc_bench_claim")
+
+
+def time_statement(sql, repeat=15):
+    """Server-side milliseconds per execution: the median of ANALYZE FORMAT=JSON's
+    query_block r_total_time_ms over `repeat` runs (no client or process start in it)."""
+    samples = []
+    for _ in range(repeat):
+        text = "\n".join(r[0] for r in S.sql("ANALYZE FORMAT=JSON " + sql, database="svc_bench_claim"))
+        samples.append(float(re.search(r'"query_block":\s*\{[^{]*?"r_total_time_ms":\s*([0-9.]+)', text).group(1)))
+    return statistics.median(samples)
+
+
+def explain_rows(sql):
+    rows = S.sql("EXPLAIN " + sql, database="svc_bench_claim")
+    return [{"table": r[2], "type": r[3], "key": r[5], "rows": r[8], "extra": r[9]} for r in rows]
+
+
+def analyze_rows(sql):
+    """Rows the server actually read per table (ANALYZE FORMAT=JSON r_rows)."""
+    text = "\n".join(r[0] for r in S.sql("ANALYZE FORMAT=JSON " + sql, database="svc_bench_claim"))
+    return [float(x) for x in re.findall(r'"r_rows":\s*([0-9.]+)', text)]
+
+
+def claim_arm():
+    out = {}
+    for total in (1000, 1000000):
+        scratch_db(total)
+        out[str(total)] = {
+            "sites_explain": explain_rows(SITES_SQL), "take_explain": explain_rows(TAKE_SQL),
+            "sites_r_rows": analyze_rows(SITES_SQL), "take_r_rows": analyze_rows(TAKE_SQL),
+            "sites_ms": time_statement(SITES_SQL), "take_ms": time_statement(TAKE_SQL),
+        }
+    S.sql("DROP DATABASE IF EXISTS svc_bench_claim")
+    return out
+
+
+def median_rate(samples):
+    return statistics.median(s["per_s"] for s in samples)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--mails", type=int, default=200)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--skip-claim", action="store_true")
+    args = p.parse_args()
+    had_sender = TS._stop("svc-sender")
+    try:
+        result = {"sessions": sessions_arm(args.mails, args.rounds), "plain": plain_arm(args.mails * 5, args.rounds)}
+        if not args.skip_claim:
+            result["claim"] = claim_arm()
+    finally:
+        if had_sender:
+            TS.start_background_sender()
+    s = result["sessions"]
+    result["ratio_sessions_4_over_1"] = median_rate(s["sessions-4"]) / median_rate(s["sessions-1"])
+    pl = result["plain"]
+    result["ratio_sender4_over_smtp_loop"] = median_rate(pl["sender-4"]) / median_rate(pl["smtp-loop"])
+    if "claim" in result:
+        c = result["claim"]
+        big, small = c["1000000"], c["1000"]
+        result["ratio_claim_1m_over_1k"] = (big["sites_ms"] + big["take_ms"]) / (small["sites_ms"] + small["take_ms"])
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
