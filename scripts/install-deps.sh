@@ -12,6 +12,8 @@ packages=(
   # make format-check; make fuzz (clang only recommends libclang-rt-dev,
   # which holds libFuzzer and clang's sanitizer runtimes)
   clang-format clang libclang-rt-dev
+  # promtool: checks GET /metrics output and ops/prometheus/svc-alerts.yml
+  prometheus
 )
 
 # The web push test decrypts with node's built-in crypto (no npm packages).
@@ -36,7 +38,7 @@ export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 # The Debian packages start their daemons; svc runs its own instances.
-for svc in nginx mariadb; do
+for svc in nginx mariadb prometheus; do
   if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$svc" 2>/dev/null; then
     "${sudo_cmd[@]}" systemctl stop "$svc" || true
   fi

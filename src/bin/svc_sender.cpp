@@ -23,6 +23,7 @@
 #include "db/database.hpp"
 #include "db/outbox_repo.hpp"
 #include "messaging/sender.hpp"
+#include "messaging/sender_run_record.hpp"
 #include "messaging/smtp_session.hpp"
 
 namespace {
@@ -166,9 +167,11 @@ int dry_run(svc::db::OutboxRepo& repo, int batch) {
 }
 
 // One pass (the systemd timer's run): 0 when nothing was deferred or failed.
-int run_once(svc::messaging::Sender& sender) {
+int run_once(svc::messaging::Sender& sender, svc::db::Database& db) {
+  svc::messaging::RunRecord record(db);  // figures for GET /metrics
   try {
     const auto totals = sender.run_pass();
+    record.finish(totals);
     svc::core::LogLine line("info", "run");
     svc::messaging::add_counts(line, totals);
     line.emit();
@@ -187,7 +190,8 @@ int run_loop(svc::messaging::Sender& sender, svc::messaging::Mailer& mailer, svc
   svc::core::LogLine("info", "start").num("loop_seconds", loop_seconds).num("batch", batch).emit();
   while (!g_stop) {
     try {
-      sender.run_pass();
+      svc::messaging::RunRecord record(db);  // figures for GET /metrics
+      record.finish(sender.run_pass());
     } catch (const std::exception& e) {
       log_error("pass_failed", e);
       mailer.close();
@@ -226,6 +230,6 @@ int main(int argc, char** argv) {
   svc::messaging::Sender sender(
       repo, mailer, clock, settings, claimer_name(), [](std::uint32_t upper) { return randombytes_uniform(upper); },
       &g_stop);
-  if (!options.loop_seconds) return run_once(sender);
+  if (!options.loop_seconds) return run_once(sender, db);
   return run_loop(sender, mailer, db, *options.loop_seconds, settings.batch);
 }
