@@ -27,7 +27,7 @@ class Writer {
     out_ += name;
     if (!labels.empty()) out_ += "{" + labels + "}";
     char buf[64];
-    std::snprintf(buf, sizeof buf, " %.17g\n", value);
+    std::snprintf(buf, sizeof buf, " %.9g\n", value);
     out_ += buf;
   }
   void sample(std::string_view name, const std::string& labels, uint64_t value) {

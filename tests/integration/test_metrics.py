@@ -124,6 +124,23 @@ class MetricsTest(ApiTest):
         w = "svc_worker_wait_seconds_count"
         self.assertEqual(value(after, w, pool="hashing") - value(before, w, pool="hashing"), 3)
 
+    def test_throttled_logins_are_counted(self):
+        email = svc_stack.unique_email("throttle")
+        before = samples(scrape().raw.decode())
+        throttled = 0
+        for _ in range(15):  # the failed-login lock engages after a few failures
+            reply = post("/auth/login", {"email": email, "password": "Wrong-password-1"})
+            self.assertIn(reply.status, (401, 429), reply)
+            # The application's lock, not nginx's rate limit (which never
+            # reaches a worker): "Too many attempts".
+            throttled += reply.status == 429 and (reply.json or {}).get("message") == "Too many attempts"
+            if throttled >= 2:
+                break
+        self.assertGreaterEqual(throttled, 1, "the login throttle never engaged")
+        after = samples(scrape().raw.decode())
+        self.assertEqual(value(after, "svc_logins_throttled_total") - value(before, "svc_logins_throttled_total"),
+                         throttled)
+
     def test_database_gauges(self):
         # The cache refreshes at most every 10 s; wait for a read that sees a
         # sender run recorded after this test started (the stack's sender
