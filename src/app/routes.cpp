@@ -1,7 +1,6 @@
 #include "app/routes.hpp"
 
 #include "app/metrics_endpoint.hpp"
-
 #include "auth/handlers.hpp"
 #include "http/health.hpp"
 #include "messaging/handlers.hpp"

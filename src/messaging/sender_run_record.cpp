@@ -27,8 +27,8 @@ void RunRecord::write(const BatchCounts& totals, bool completed) {
   run.sent = totals.sent;
   run.deferred = totals.retry + totals.released;  // both wait for a later run
   run.failed = totals.failed;
-  run.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started_)
-                        .count();
+  run.duration_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started_).count();
   run.success = completed && !totals.relay_trouble;
   try {
     db::MetricsRepo(db_).record_sender_run(run);

@@ -94,7 +94,9 @@ void requests(Writer& w, const SharedBlock& b, const RenderInput& in) {
   each_route(in, [&](int r) {
     for (int s = 0; s < kStatusSlots; ++s) {
       uint64_t n = b.requests[r][s].load(kRelaxed);
-      if (n) w.sample("svc_http_requests_total", route_label(in, r) + ",status=\"" + std::to_string(s + kMinStatus) + "\"", n);
+      if (n)
+        w.sample("svc_http_requests_total", route_label(in, r) + ",status=\"" + std::to_string(s + kMinStatus) + "\"",
+                 n);
     }
   });
   w.head("svc_http_request_duration_seconds", "histogram",
@@ -160,7 +162,8 @@ void database(Writer& w, const RenderInput& in) {
       {DbGauge::kOutboxOldestPendingAge, "svc_outbox_oldest_pending_age_seconds", "gauge",
        "Age of the oldest Pending outbox row (0 when none).", 1},
       {DbGauge::kOutboxFailed, "svc_outbox_failed", "gauge", "Outbox rows in status Failed.", 1},
-      {DbGauge::kLegacyHashUsers, "svc_users_legacy_hash", "gauge", "svc_users rows still on a legacy password hash.", 1},
+      {DbGauge::kLegacyHashUsers, "svc_users_legacy_hash", "gauge", "svc_users rows still on a legacy password hash.",
+       1},
       {DbGauge::kSenderLastRunTime, "svc_sender_last_run_timestamp_seconds", "gauge",
        "End of the last svc-sender run (0 = never).", 1},
       {DbGauge::kSenderLastSuccessTime, "svc_sender_last_success_timestamp_seconds", "gauge",
@@ -168,7 +171,8 @@ void database(Writer& w, const RenderInput& in) {
       {DbGauge::kSenderLastSent, "svc_sender_last_run_sent", "gauge", "Messages sent by the last run.", 1},
       {DbGauge::kSenderLastDeferred, "svc_sender_last_run_deferred", "gauge",
        "Messages deferred for a retry by the last run.", 1},
-      {DbGauge::kSenderLastFailed, "svc_sender_last_run_failed", "gauge", "Messages failed for good by the last run.", 1},
+      {DbGauge::kSenderLastFailed, "svc_sender_last_run_failed", "gauge", "Messages failed for good by the last run.",
+       1},
       {DbGauge::kSenderLastDurationMs, "svc_sender_last_run_duration_seconds", "gauge", "Duration of the last run.",
        0.001},
       {DbGauge::kSenderRuns, "svc_sender_runs_total", "counter", "svc-sender runs recorded.", 1},

@@ -33,6 +33,7 @@ int bucket_of(double seconds) {
 
 void observe(Histogram& h, double seconds) {
   if (!(seconds >= 0)) seconds = 0;  // also catches NaN
+  if (seconds > 1e7) seconds = 1e7;  // keeps the microsecond sum's cast defined
   h.buckets[bucket_of(seconds)].fetch_add(1, kRelaxed);
   h.sum_us.fetch_add(static_cast<uint64_t>(seconds * 1e6), kRelaxed);
 }

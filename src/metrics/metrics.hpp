@@ -45,7 +45,7 @@ enum class DbGauge : int {
   kOutboxPending,
   kOutboxOldestPendingAge,  // seconds; 0 with nothing Pending
   kOutboxFailed,
-  kLegacyHashUsers,  // svc_users rows whose hash is not Argon2id
+  kLegacyHashUsers,    // svc_users rows whose hash is not Argon2id
   kSenderLastRunTime,  // unix seconds of the end of the sender's last run; 0 = never
   kSenderLastSuccessTime,
   kSenderLastSent,

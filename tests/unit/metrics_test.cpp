@@ -2,6 +2,8 @@
 // children add up in the parent (as workers' do in the master), histogram
 // buckets come out cumulative, and the database gauge cache lets one caller
 // query per interval.
+#include "metrics/metrics.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "metrics/exposition.hpp"
-#include "metrics/metrics.hpp"
 
 namespace m = svc::metrics;
 
@@ -47,8 +48,8 @@ BOOST_AUTO_TEST_CASE(children_count_into_the_parents_block) {
 
 BOOST_AUTO_TEST_CASE(text_format_has_cumulative_buckets_and_named_routes) {
   m::map_shared_block();
-  m::record_request(0, 404, 0.0005);  // first bucket
-  m::record_request(0, 404, 0.3);     // le=0.5
+  m::record_request(0, 404, 0.0005);           // first bucket
+  m::record_request(0, 404, 0.3);              // le=0.5
   m::record_request(m::kOtherRoute, 200, 20);  // above every bound
   const std::string_view routes[] = {"/first", ""};
   int64_t gauges[static_cast<int>(m::DbGauge::kCount)] = {};
