@@ -19,6 +19,8 @@ packages=(
   python3-jsonschema python3-yaml phpunit php-curl chromium fonts-dejavu-core
   # DKIM signing (messaging/dkim.cpp) and its independent verifier in the tests
   libopendkim-dev python3-dkim python3-nacl
+  # promtool: checks GET /metrics output and ops/prometheus/svc-alerts.yml
+  prometheus
 )
 
 # The web push test decrypts with node's built-in crypto (no npm packages).
@@ -46,7 +48,7 @@ export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 # The Debian packages start their daemons; svc runs its own instances.
-for svc in nginx mariadb; do
+for svc in nginx mariadb prometheus; do
   if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$svc" 2>/dev/null; then
     "${sudo_cmd[@]}" systemctl stop "$svc" || true
   fi

@@ -1,5 +1,6 @@
 #include "app/routes.hpp"
 
+#include "app/metrics_endpoint.hpp"
 #include "auth/handlers.hpp"
 #include "http/health.hpp"
 #include "messaging/handlers.hpp"
@@ -19,6 +20,8 @@ using http::Route;
 std::span<const Route> routes() {
   static const Route kRoutes[] = {
       {"GET", "/health", &http::health, nullptr, 0, kNoFlags},
+      // Prometheus scrapes; nginx admits only the scrapers' addresses.
+      {"GET", "/metrics", &metrics_endpoint, nullptr, 0, kNoFlags},
       {"POST", "/auth/login", &auth::login, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
       {"POST", "/auth/sign-up", &auth::sign_up, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
       {"POST", "/auth/refresh-token", &auth::refresh_token, nullptr, kAuthBodyLimit, kJsonBody},

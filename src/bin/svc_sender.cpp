@@ -26,6 +26,7 @@
 #include "db/outbox_repo.hpp"
 #include "db/site_mail_repo.hpp"
 #include "messaging/sender.hpp"
+#include "messaging/sender_run_record.hpp"
 #include "messaging/smtp_session.hpp"
 
 namespace {
@@ -169,9 +170,11 @@ int dry_run(svc::db::OutboxRepo& repo, int batch) {
 }
 
 // One pass (the systemd timer's run): 0 when nothing was deferred or failed.
-int run_once(svc::messaging::Sender& sender) {
+int run_once(svc::messaging::Sender& sender, svc::db::Database& db) {
+  svc::messaging::RunRecord record(db);  // figures for GET /metrics
   try {
     const auto totals = sender.run_pass();
+    record.finish(totals);
     svc::core::LogLine line("info", "run");
     svc::messaging::add_counts(line, totals);
     line.emit();
@@ -193,7 +196,8 @@ int run_loop(svc::messaging::Sender& sender, svc::db::Database& db, int loop_sec
       .emit();
   while (!g_stop) {
     try {
-      sender.run_pass();
+      svc::messaging::RunRecord record(db);  // figures for GET /metrics
+      record.finish(sender.run_pass());
     } catch (const std::exception& e) {
       log_error("pass_failed", e);
       sender.close_sessions();
@@ -243,6 +247,6 @@ int main(int argc, char** argv) {
     if (!site || !site->dkim) return std::nullopt;
     return svc::messaging::DkimKey{site->domain, site->dkim->selector, site->dkim->algorithm, site->dkim->private_pem};
   });
-  if (!options.loop_seconds) return run_once(sender);
+  if (!options.loop_seconds) return run_once(sender, db);
   return run_loop(sender, db, *options.loop_seconds, settings.batch, config.smtp.sessions);
 }

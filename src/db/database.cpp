@@ -5,6 +5,8 @@
 #include <mysql_connection.h>
 #include <mysql_driver.h>
 
+#include "metrics/metrics.hpp"
+
 namespace svc::db {
 namespace {
 
@@ -46,9 +48,12 @@ sql::Connection& Database::connection() {
     st->execute("SET SESSION time_zone = '+00:00', sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ENGINE_SUBSTITUTION'");
   } catch (const sql::SQLException& e) {
     conn_.reset();
+    metrics::count(metrics::Counter::kDbConnectFailures);
     // The message names host/socket and the error, never the password.
     throw DbUnavailable(std::string("database connection failed: ") + e.what());
   }
+  if (connected_before_) metrics::count(metrics::Counter::kDbReconnects);
+  connected_before_ = true;
   return *conn_;
 }
 

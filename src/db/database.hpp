@@ -200,6 +200,7 @@ class Database {
   std::unique_ptr<sql::Connection> conn_;
   std::unordered_map<std::string, std::unique_ptr<sql::PreparedStatement>> statements_;
   bool in_transaction_ = false;
+  bool connected_before_ = false;  // a later connect counts as a reconnect (metrics)
 };
 
 // Rolls back unless commit() was called. REQUIRES: no transaction open.

@@ -12,6 +12,7 @@
 #include "core/log.hpp"
 #include "fcgi/listen_socket.hpp"
 #include "fcgi/worker.hpp"
+#include "metrics/metrics.hpp"
 
 namespace svc::fcgi {
 namespace {
@@ -36,6 +37,7 @@ struct WorkerInfo {
   int generation = 0;
   int pool = 0;
   long long started_ms = 0;
+  int metrics_slot = -1;  // its busy/idle slot in the shared metrics block
 };
 
 long long now_ms() {
@@ -83,12 +85,15 @@ class Master {
   }
 
   void spawn(int pool) {
+    int slot = metrics::claim_worker_slot(pool);
     pid_t pid = fork();
     if (pid < 0) {
+      metrics::release_worker_slot(slot);
       core::LogLine("error", "fork_failed").emit();
       return;
     }
     if (pid == 0) {
+      metrics::attach_worker(slot, pool);
       int code = 1;
       try {
         code = run_worker(sockets_[pool].fd, config_, make_app_);
@@ -97,7 +102,8 @@ class Master {
       }
       _exit(code);
     }
-    workers_[pid] = WorkerInfo{generation_, pool, now_ms()};
+    metrics::assign_worker_slot(slot, pid);
+    workers_[pid] = WorkerInfo{generation_, pool, now_ms(), slot};
   }
 
   void reap_and_respawn() {
@@ -108,6 +114,7 @@ class Master {
       if (it == workers_.end()) continue;
       WorkerInfo info = it->second;
       workers_.erase(it);
+      metrics::release_worker_slot(info.metrics_slot);
       bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
       if (!clean) {
         core::LogLine("warn", "worker_died")
@@ -182,6 +189,9 @@ class Master {
 
 int run_master(config::Config config, ApplicationFactory make_app) {
   core::set_log_process("master");
+  // Before any fork: every worker, and every worker that replaces one,
+  // counts into this one block; it lives as long as this master.
+  metrics::map_shared_block();
   ListenSocket socket = open_listen_socket(config.server.socket, config.server, 0);
   ListenSocket hashing;
   // A second socket from systemd (svc-fcgi.socket's second ListenStream=) is

@@ -9,11 +9,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "core/log.hpp"
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"
+#include "metrics/metrics.hpp"
 
 namespace svc::fcgi {
 namespace {
@@ -125,9 +128,30 @@ int accept_connection(int listen_fd, const sigset_t& idle_mask) {
   return -1;
 }
 
+// nginx passes SVC_QUEUE_START = $msec (wall-clock seconds with millisecond
+// precision, evaluated when nginx builds the FastCGI request, i.e. after it
+// has read the body and before it connects). Until this worker accepted the
+// connection the request sat in the listen backlog, waiting for a free
+// worker: that wait is what the histogram shows. Same-host clock; a missing
+// or unparsable value (another front end) records nothing.
+void record_queue_wait(FCGX_ParamArray envp) {
+  const char* start = FCGX_GetParam("SVC_QUEUE_START", envp);
+  if (!start || !*start) return;
+  char* end = nullptr;
+  double sent = std::strtod(start, &end);
+  if (end == start || *end != '\0' || sent <= 0) return;
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  double waited = static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9 - sent;
+  // $msec is truncated to the millisecond, so a fast hand-over can come out
+  // a little negative.
+  metrics::record_worker_wait(waited < 0 ? 0 : waited);
+}
+
 // Answers the request accepted into `fr`, closes its connection and logs it.
 void serve(FCGX_Request& fr, Application& app) {
   auto started = std::chrono::steady_clock::now();
+  record_queue_wait(fr.envp);
   http::Request request = build_request(fr);
   FcgiBody body(fr.in);
   http::Response response = app.handle(request, body);
@@ -179,13 +203,16 @@ int run_worker(int listen_fd, const config::Config& config, ApplicationFactory m
     }
     int conn = accept_connection(listen_fd, idle_mask);
     if (conn < 0) break;
+    metrics::set_busy(true);
     fr.ipcFd = conn;
     fr.keepConnection = 1;  // so FCGX_Accept_r does not close the fd we just set
     if (FCGX_Accept_r(&fr) < 0) {
       fr.ipcFd = -1;  // a malformed FastCGI request: libfcgi has closed it
+      metrics::set_busy(false);
       continue;
     }
     serve(fr, *app);
+    metrics::set_busy(false);
     ++served;
   }
   core::LogLine("info", "worker_exit").num("served", served).emit();

@@ -8,6 +8,7 @@
 
 #include "core/log.hpp"
 #include "core/text.hpp"
+#include "db/failure.hpp"
 #include "db/site_repo.hpp"
 #include "http/api_error.hpp"
 #include "http/routes.hpp"
@@ -166,7 +167,7 @@ Response dispatch(std::span<const Route> routes, Request& request, BodySource& b
   } catch (const ApiError& e) {
     return Response::json(e.status(), e.body());
   } catch (const std::exception& e) {
-    core::LogLine("error", "unhandled_exception")
+    core::LogLine("error", db::failure_event(e))  // db_unavailable: docs/operations.md
         .str("request_id", request.request_id)
         .str("method", request.method)
         .str("path", request.path)

@@ -4,6 +4,7 @@
 
 #include "config/config.hpp"
 #include "core/clock.hpp"
+#include "core/log.hpp"
 #include "crypto/encoding.hpp"
 #include "crypto/sealed_id.hpp"
 #include "crypto/vapid.hpp"
@@ -70,6 +71,12 @@ PushAttempt push_to_customer(core::Context& ctx, const db::Site& site, const Cus
       customers.clear_subscription(customer->id, site.id);
       return failed("subscription gone (HTTP " + std::to_string(result.http_status) + "), cleared");
     default:
+      // Its own event (docs/operations.md); the handler's push_failed line follows.
+      core::LogLine("warn", "push_service_error")
+          .num("site_id", site.id)
+          .num("http_status", result.http_status)
+          .str("error", result.detail)
+          .emit();
       return failed("push service: HTTP " + std::to_string(result.http_status) + " " + result.detail);
   }
 }

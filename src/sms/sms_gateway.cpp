@@ -23,6 +23,13 @@ class LogSmsGateway final : public SmsGateway {
   }
 };
 
+// The gateway could not be reached or refused the message: its own log
+// event (docs/operations.md), never with the number or the text.
+SmsResult unavailable(const std::string& reason) {
+  core::LogLine("error", "sms_gateway_unavailable").str("error", reason).emit();
+  return {false, reason};
+}
+
 class HttpSmsGateway final : public SmsGateway {
  public:
   explicit HttpSmsGateway(config::SmsSettings settings) : settings_(std::move(settings)) {}
@@ -51,10 +58,10 @@ class HttpSmsGateway final : public SmsGateway {
     curl_easy_setopt(
         h, CURLOPT_WRITEFUNCTION, +[](char*, size_t size, size_t n, void*) { return size * n; });
     CURLcode rc = curl_easy_perform(h);
-    if (rc != CURLE_OK) return {false, curl_easy_strerror(rc)};
+    if (rc != CURLE_OK) return unavailable(curl_easy_strerror(rc));
     long status = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-    if (status < 200 || status >= 300) return {false, "gateway answered HTTP " + std::to_string(status)};
+    if (status < 200 || status >= 300) return unavailable("gateway answered HTTP " + std::to_string(status));
     return {true, "HTTP " + std::to_string(status)};
   }
 

@@ -313,6 +313,10 @@ class NginxFilesTest(unittest.TestCase):
             self.assertNotIn("add_header", body, name)
             if name == "/message/":
                 self.assertNotRegex(body, r"\b(allow|deny)\b", "must inherit the access list")
+            elif name == "= /metrics":
+                # Its own scraper list, ending in "deny all;" (docs/operations.md).
+                self.assertNotIn("allow all;", body, name)
+                self.assertIn("deny all;", body, name)
             else:
                 self.assertIn("allow all;", body, name)
         self.assertIn("client_max_body_size 64k;", blocks["/auth/"])

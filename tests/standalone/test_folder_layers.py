@@ -3,7 +3,7 @@
 sideways on its own floor, never in a circle:
 
     bin -> app, admin -> fcgi, auth, messaging, push, sms -> http
-        -> db, crypto, config, core
+        -> db, crypto, config, core, metrics
 
 Each folder of src/ is a node; `#include "x/y.hpp"` in a file of folder f is
 an edge f -> x. The test fails on a cycle (printed as the folders in it), on
@@ -36,6 +36,7 @@ FLOORS = {
     "crypto": 1,
     "config": 1,
     "core": 1,
+    "metrics": 1,  # shared-memory counters: db and fcgi count into it
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -1,0 +1,50 @@
+#include "db/metrics_repo.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace svc::db {
+
+void MetricsRepo::read_gauges(int64_t (&out)[static_cast<int>(metrics::DbGauge::kCount)]) {
+  // One round trip per refresh. The session time zone is UTC (database.cpp),
+  // so NOW() and UNIX_TIMESTAMP() agree with the DATETIME columns. The
+  // Pending figures use the (status, next_attempt_at) index; the legacy
+  // count scans svc_users, which is why /metrics caches these values.
+  constexpr int kColumns = static_cast<int>(metrics::DbGauge::kCount);
+  auto row = db_.one(
+      "SELECT"
+      " (SELECT COUNT(*) FROM svc_notification_log WHERE status = 'Pending'),"
+      " (SELECT COALESCE(TIMESTAMPDIFF(SECOND, MIN(created_at), NOW()), 0)"
+      "    FROM svc_notification_log WHERE status = 'Pending'),"
+      " (SELECT COUNT(*) FROM svc_notification_log WHERE status = 'Failed'),"
+      " (SELECT COUNT(*) FROM svc_users"
+      "    WHERE password IS NOT NULL AND password <> '' AND password NOT LIKE '$argon2id$%'),"
+      " COALESCE(UNIX_TIMESTAMP(s.last_run_at), 0), COALESCE(UNIX_TIMESTAMP(s.last_success_at), 0),"
+      " s.last_sent, s.last_deferred, s.last_failed, s.last_duration_ms,"
+      " s.runs, s.sent_total, s.deferred_total, s.failed_total"
+      " FROM (SELECT 1 AS one) AS one LEFT JOIN svc_sender_status s ON s.id = 1",
+      kNoParams, [](RowReader& r) {
+        std::array<int64_t, kColumns> v{};
+        for (auto& x : v) x = r.integer();
+        return v;
+      });
+  for (int i = 0; i < kColumns; ++i) out[i] = row ? std::max<int64_t>(0, (*row)[static_cast<size_t>(i)]) : 0;
+}
+
+void MetricsRepo::record_sender_run(const SenderRun& run) {
+  db_.execute(
+      "INSERT INTO svc_sender_status (id, last_run_at, last_success_at, last_sent, last_deferred, last_failed,"
+      " last_duration_ms, runs, sent_total, deferred_total, failed_total)"
+      " VALUES (1, NOW(), IF(?, NOW(), NULL), ?, ?, ?, ?, 1, ?, ?, ?)"
+      " ON DUPLICATE KEY UPDATE last_run_at = VALUES(last_run_at),"
+      "  last_success_at = COALESCE(VALUES(last_success_at), last_success_at),"
+      "  last_sent = VALUES(last_sent), last_deferred = VALUES(last_deferred), last_failed = VALUES(last_failed),"
+      "  last_duration_ms = VALUES(last_duration_ms), runs = runs + 1, sent_total = sent_total + VALUES(sent_total),"
+      "  deferred_total = deferred_total + VALUES(deferred_total), failed_total = failed_total + VALUES(failed_total)",
+      [&](Params& p) {
+        p.flag(run.success).integer(run.sent).integer(run.deferred).integer(run.failed);
+        p.integer(static_cast<long long>(run.duration_ms)).integer(run.sent).integer(run.deferred).integer(run.failed);
+      });
+}
+
+}  // namespace svc::db

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstdint>
+
+#include "db/database.hpp"
+#include "metrics/metrics.hpp"
+
+namespace svc::db {
+
+// The figures GET /metrics reads from the database (outbox, legacy hashes,
+// the sender's runs), and where svc-sender records a run. Errors propagate
+// as sql::SQLException / DbUnavailable.
+class MetricsRepo {
+ public:
+  explicit MetricsRepo(Database& db) : db_(db) {}
+
+  // Every metrics::DbGauge, in enum order, from one statement. Outbox figures
+  // cover svc_notification_log; legacy hashes count svc_users only.
+  void read_gauges(int64_t (&out)[static_cast<int>(metrics::DbGauge::kCount)]);
+
+  struct SenderRun {
+    int sent = 0, deferred = 0, failed = 0;
+    int64_t duration_ms = 0;
+    bool success = false;  // ended without error and without relay trouble
+  };
+  // Adds one finished run to svc_sender_status (migration 006).
+  void record_sender_run(const SenderRun& run);
+
+ private:
+  Database& db_;
+};
+
+}  // namespace svc::db
