@@ -51,6 +51,12 @@ svc_put("${etc}/nginx/conf.d" "${rw}" "${src}/nginx/conf.d/svc-zones.conf")
 file(GLOB snippets "${src}/nginx/snippets/svc-*.conf")
 svc_put("${etc}/nginx/snippets" "${rw}" ${snippets})
 
+# The ready reset page (nginx/snippets/svc-reset-page.conf serves it from
+# $svc_www = PREFIX/share/svc/www) and the example Prometheus alert rules.
+file(GLOB reset_page "${src}/web/account/*")
+svc_put("${prefix}/share/svc/www/account" "${rw}" ${reset_page})
+svc_put("${prefix}/share/svc/prometheus" "${rw}" "${src}/ops/prometheus/svc-alerts.yml")
+
 file(GLOB docs "${src}/docs/*.md")
 svc_put("${prefix}/share/doc/svc" "${rw}" ${docs} "${src}/packaging/copyright")
 # Debian policy: the changelog compressed with gzip -9n (no name, no time).

@@ -125,7 +125,7 @@ class Doctor(unittest.TestCase):
             os.unlink(path)
 
     def test_keyless_site(self):
-        self.admin("site", "create", "--id", "4242", "--name", "Keyless")
+        self.admin("site", "create", "--id", "4242", "--name", "Keyless", "--api-key", "none")
         try:
             self.assert_only_failure("site keys", r"4242 Keyless")
         finally:
