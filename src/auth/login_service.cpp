@@ -44,7 +44,9 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
   const long long now = ctx.clock.now();
   const std::string key = core::ascii_lower(attempt.email);
   db::ThrottleRepo throttle(ctx.db);
-  if (auto wait = throttle.locked_for(table, key, now)) return {LoginOutcome::kThrottled, *wait, {}};
+  if (auto wait = throttle.claim_attempt(table, key, now, cfg.login_max_failures, cfg.login_window)) {
+    return {LoginOutcome::kThrottled, *wait, {}};
+  }
   auto failed = [&](long long user_id, const char* why) {
     audit(ctx, request, "login_failed", table, user_id, attempt.app_id, why);
   };
@@ -53,7 +55,6 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
   auto user = users.find_by_email(attempt.email);
   if (!user || !verifiable(user->password, ctx)) {
     ctx.hasher.dummy_verify(attempt.password);
-    throttle.record_failure(table, key, now, cfg.login_max_failures, cfg.login_window);
     if (!user) {
       failed(0, "unknown user");
       return refused(LoginOutcome::kInvalidCredentials);
@@ -64,7 +65,6 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
 
   auto verdict = ctx.hasher.verify(user->password, attempt.password);
   if (!verdict.ok) {
-    throttle.record_failure(table, key, now, cfg.login_max_failures, cfg.login_window);
     failed(user->id, "wrong password");
     return refused(LoginOutcome::kInvalidCredentials);
   }
