@@ -42,7 +42,7 @@ class RowLock:
 
     def __init__(self, select):
         self.proc = subprocess.Popen(
-            ["mariadb", "--no-defaults", "--socket=" + svc_stack.MYSQL_SOCKET, "-uroot", "-N", "-B", "svc"],
+            ["mariadb", "--no-defaults", "--unbuffered", "--socket=" + svc_stack.MYSQL_SOCKET, "-uroot", "-N", "-B", "svc"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.proc.stdin.write("START TRANSACTION;\n%s;\nSELECT 'row-locked';\n" % select)
         self.proc.stdin.flush()
