@@ -56,12 +56,13 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
   const long long now = ctx.clock.now();
   const std::string key = core::ascii_lower(attempt.email);
   db::ThrottleRepo throttle(ctx.db);
-  if (auto wait = throttle.locked_for(table, key, now)) return {LoginOutcome::kThrottled, *wait, {}};
+  if (auto wait = throttle.claim_attempt(table, key, now, cfg.login_max_failures, cfg.login_window)) {
+    return {LoginOutcome::kThrottled, *wait, {}};
+  }
   db::UserRepo users(ctx.db, attempt.table);
   auto user = users.find_by_email(attempt.email);
   const Checked checked = check_password(ctx, user, attempt.password);
   if (checked.refusal) {
-    throttle.record_failure(table, key, now, cfg.login_max_failures, cfg.login_window);
     audit(ctx, request, "login_failed", table, user ? user->id : 0, attempt.app_id, checked.refusal);
     return refused(LoginOutcome::kInvalidCredentials);
   }

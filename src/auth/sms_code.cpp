@@ -71,20 +71,15 @@ SmsCheckResult check_sms_code(const db::User& user, const std::string& code, con
   const auto& cfg = ctx.config.auth;
   const std::string& table = sealed_user_table(ctx);
   db::SmsCodeRepo codes(ctx.db);
-  auto current = codes.find(user.id, table);
-  if (!current || current->spent || current->attempts >= cfg.sms_max_attempts ||
-      current->expires_at <= ctx.clock.now()) {
-    return {SmsCheckOutcome::kDead, 0};
-  }
-  std::string hash = code_hash(ctx, user.id, code);
-  // A right code that another request spent first counts as a wrong guess.
-  if (crypto::constant_time_equal(hash, current->code_hash) && codes.spend(user.id, table, hash)) {
+  const auto verdict =
+      codes.try_code(user.id, table, code_hash(ctx, user.id, code), cfg.sms_max_attempts, ctx.clock.now());
+  if (verdict.outcome == db::SmsAttempt::Outcome::kDead) return {SmsCheckOutcome::kDead, 0};
+  if (verdict.outcome == db::SmsAttempt::Outcome::kVerified) {
     audit(ctx, request, "sms_code_verified", table, user.id);
     return {SmsCheckOutcome::kVerified, 0};
   }
-  if (!codes.count_failure(user.id, table, cfg.sms_max_attempts)) return {SmsCheckOutcome::kDead, 0};
   audit(ctx, request, "sms_code_failed", table, user.id);
-  return {SmsCheckOutcome::kWrongCode, std::max(0, cfg.sms_max_attempts - current->attempts - 1)};
+  return {SmsCheckOutcome::kWrongCode, verdict.attempts_left};
 }
 
 }  // namespace svc::auth

@@ -18,15 +18,18 @@ std::optional<PushSubscription> CustomerRepo::subscription(long long customer_id
   return s;
 }
 
+// Both set fixed values: running one twice leaves the same row, so a lost
+// connection may re-run it.
 void CustomerRepo::clear_subscription(long long customer_id, long long site_id) {
-  db_.execute(
+  db_.execute_idempotent(
       "UPDATE svc_customers SET pushsubscription = NULL, p256dh = NULL, auth = NULL WHERE id = ? AND site_id = ?",
       [&](Params& p) { p.integer(customer_id).integer(site_id); });
 }
 
 void CustomerRepo::set_subscription(long long customer_id, long long site_id, const PushSubscription& s) {
-  db_.execute("UPDATE svc_customers SET pushsubscription = ?, p256dh = ?, auth = ? WHERE id = ? AND site_id = ?",
-              [&](Params& p) { p.text(s.endpoint).text(s.p256dh).text(s.auth).integer(customer_id).integer(site_id); });
+  db_.execute_idempotent(
+      "UPDATE svc_customers SET pushsubscription = ?, p256dh = ?, auth = ? WHERE id = ? AND site_id = ?",
+      [&](Params& p) { p.text(s.endpoint).text(s.p256dh).text(s.auth).integer(customer_id).integer(site_id); });
 }
 
 }  // namespace svc::db

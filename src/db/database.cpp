@@ -58,10 +58,24 @@ sql::Connection& Database::connection() {
 }
 
 sql::PreparedStatement& Database::statement(const std::string& sql) {
+  last_used_ = std::chrono::steady_clock::now();
   auto it = statements_.find(sql);
   if (it != statements_.end()) return *it->second;
   std::unique_ptr<sql::PreparedStatement> st(connection().prepareStatement(sql));
   return *statements_.emplace(sql, std::move(st)).first->second;
+}
+
+// Preparing runs nothing on the server's data, so a prepare that finds the
+// connection gone may always be repeated on a new one; only a statement that
+// was sent may have taken effect.
+sql::PreparedStatement& Database::prepared(const std::string& sql) {
+  try {
+    return statement(sql);
+  } catch (const sql::SQLException& e) {
+    if (in_transaction_ || !is_connection_lost(e.getErrorCode())) throw;
+  }
+  reset();
+  return statement(sql);
 }
 
 std::unique_ptr<sql::PreparedStatement> Database::prepare_uncached(const std::string& sql) {
@@ -78,6 +92,15 @@ bool Database::retryable(const std::exception& e) const {
   if (in_transaction_) return false;
   if (auto* se = dynamic_cast<const sql::SQLException*>(&e)) return is_connection_lost(se->getErrorCode());
   return false;
+}
+
+// A write is never re-run after a lost connection, so find a connection the
+// server closed while we idled (wait_timeout, a server restart) before
+// sending one. Inside a transaction the earlier statements already checked.
+void Database::refresh_if_idle() {
+  if (!conn_ || in_transaction_) return;
+  if (std::chrono::steady_clock::now() - last_used_ < std::chrono::seconds(kIdleCheckSeconds)) return;
+  ping();
 }
 
 void Database::reset() {
@@ -134,8 +157,12 @@ void Database::execute_trusted(const std::string& sql) {
 }
 
 long long Database::last_insert_id() {
-  // The function always returns one row.
-  return one("SELECT LAST_INSERT_ID()", kNoParams, [](RowReader& r) { return r.integer(); }).value_or(0);
+  // The function always returns one row. Not retried: on a new connection
+  // it would answer 0.
+  return with("SELECT LAST_INSERT_ID()", [](sql::PreparedStatement& st) {
+    auto rs = query(st);
+    return rs->next() ? static_cast<long long>(rs->getInt64(1)) : 0LL;
+  });
 }
 
 }  // namespace svc::db

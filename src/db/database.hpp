@@ -3,6 +3,7 @@
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -103,66 +104,99 @@ class Database {
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 
+  // Whether with() may run a statement a second time after the connection
+  // was lost. A lost connection does not say whether the server ran (and,
+  // under autocommit, committed) the statement before the reply went
+  // missing, so only work that is harmless to repeat may be re-run: reads,
+  // and writes the caller built to be idempotent (e.g. an INSERT that a
+  // unique key turns into a no-op the second time).
+  enum class Retry { kNever, kIdempotent };
+
   // Runs fn(sql::PreparedStatement&) on the cached statement for `sql` and
-  // returns its result. When the server connection was lost and no
-  // transaction is open, reconnects and runs fn once more.
+  // returns its result. When the server connection was lost, no transaction
+  // is open and `retry` is kIdempotent, reconnects and runs fn once more;
+  // otherwise the error propagates (the work may or may not have happened).
+  // A prepare that finds the connection lost is repeated in either case: it
+  // runs nothing.
+  // Before a kNever statement on a connection idle for more than
+  // kIdleCheckSeconds, pings first (reconnecting if needed), so a connection
+  // the server dropped while the worker idled costs a reconnect, not an error.
   template <class Fn>
-  auto with(const std::string& sql, Fn&& fn) -> decltype(fn(std::declval<sql::PreparedStatement&>())) {
+  auto with(const std::string& sql, Fn&& fn, Retry retry = Retry::kNever)
+      -> decltype(fn(std::declval<sql::PreparedStatement&>())) {
+    if (retry == Retry::kNever) refresh_if_idle();
     try {
-      return fn(statement(sql));
+      return fn(prepared(sql));
     } catch (const std::exception& e) {
       if (!retryable(e)) throw;
+      if (retry == Retry::kNever) {
+        reset();  // the next statement starts on a new connection
+        throw;
+      }
     }
     reset();
     return fn(statement(sql));
   }
 
-  // The statement helpers every repository uses, all through with() (so they
-  // retry the same way). `bind(Params&)` sets the placeholders; `read(RowReader&)`
-  // turns one row into a value, reading the columns in SELECT-list order, so
-  // keep the SELECT list in the order the reader reads it. When with()
-  // retries, bind and read run again from the start, so neither may have
+  // The statement helpers every repository uses, all through with(). rows()
+  // and one() are reads and retry; execute() never retries, and
+  // execute_idempotent() is for a write the caller has made safe to repeat.
+  // `bind(Params&)` sets the placeholders; `read(RowReader&)` turns one row
+  // into a value, reading the columns in SELECT-list order, so keep the
+  // SELECT list in the order the reader reads it. When with() retries, bind
+  // and read run again from the start, so neither may have
   // effects beyond its arguments. Database errors propagate as
   // sql::SQLException (or DbUnavailable).
   //
   // rows: every row of the result, in result order.
   template <class Bind, class Read>
   auto rows(const std::string& sql, Bind&& bind, Read&& read) -> std::vector<RowOf<Read>> {
-    return with(sql, [&](sql::PreparedStatement& st) {
-      Params params(st);
-      bind(params);
-      auto rs = query(st);
-      std::vector<RowOf<Read>> out;
-      while (rs->next()) {
-        RowReader row(*rs);
-        out.push_back(read(row));
-      }
-      return out;
-    });
+    return with(
+        sql,
+        [&](sql::PreparedStatement& st) {
+          Params params(st);
+          bind(params);
+          auto rs = query(st);
+          std::vector<RowOf<Read>> out;
+          while (rs->next()) {
+            RowReader row(*rs);
+            out.push_back(read(row));
+          }
+          return out;
+        },
+        Retry::kIdempotent);
   }
 
   // one: the first row of the result, nullopt when there is none.
   template <class Bind, class Read>
   auto one(const std::string& sql, Bind&& bind, Read&& read) -> std::optional<RowOf<Read>> {
-    return with(sql, [&](sql::PreparedStatement& st) -> std::optional<RowOf<Read>> {
-      Params params(st);
-      bind(params);
-      auto rs = query(st);
-      if (!rs->next()) return std::nullopt;
-      RowReader row(*rs);
-      return read(row);
-    });
+    return with(
+        sql,
+        [&](sql::PreparedStatement& st) -> std::optional<RowOf<Read>> {
+          Params params(st);
+          bind(params);
+          auto rs = query(st);
+          if (!rs->next()) return std::nullopt;
+          RowReader row(*rs);
+          return read(row);
+        },
+        Retry::kIdempotent);
   }
 
   // execute: runs a statement without a result set (INSERT, UPDATE, DELETE,
   // SET) and returns the affected-row count that executeUpdate() reports.
+  // Not re-run after a lost connection: the error propagates.
   template <class Bind>
   int execute(const std::string& sql, Bind&& bind) {
-    return with(sql, [&](sql::PreparedStatement& st) {
-      Params params(st);
-      bind(params);
-      return st.executeUpdate();
-    });
+    return run_update(sql, bind, Retry::kNever);
+  }
+
+  // execute_idempotent: the same, re-run once after a lost connection.
+  // REQUIRES: running the statement twice leaves the same rows as running it
+  // once (the affected-row count may differ, so the caller must not act on it).
+  template <class Bind>
+  int execute_idempotent(const std::string& sql, Bind&& bind) {
+    return run_update(sql, bind, Retry::kIdempotent);
   }
 
   // A statement that is not cached (for SQL text that varies per request,
@@ -184,6 +218,8 @@ class Database {
   // Never call it with anything derived from a request.
   void execute_trusted(const std::string& sql);
 
+  // The AUTO_INCREMENT id of this connection's last INSERT. Never retried: on
+  // a new connection the answer would be 0.
   long long last_insert_id();
 
   // Drops the connection and every prepared statement; the next call reconnects.
@@ -194,13 +230,29 @@ class Database {
  private:
   sql::Connection& connection();
   sql::PreparedStatement& statement(const std::string& sql);
+  sql::PreparedStatement& prepared(const std::string& sql);
   bool retryable(const std::exception& e) const;
+  void refresh_if_idle();
+  template <class Bind>
+  int run_update(const std::string& sql, Bind& bind, Retry retry) {
+    return with(
+        sql,
+        [&](sql::PreparedStatement& st) {
+          Params params(st);
+          bind(params);
+          return st.executeUpdate();
+        },
+        retry);
+  }
+
+  static constexpr int kIdleCheckSeconds = 30;
 
   config::DbSettings settings_;
   std::unique_ptr<sql::Connection> conn_;
   std::unordered_map<std::string, std::unique_ptr<sql::PreparedStatement>> statements_;
   bool in_transaction_ = false;
   bool connected_before_ = false;  // a later connect counts as a reconnect (metrics)
+  std::chrono::steady_clock::time_point last_used_{};  // when statement() was last asked for
 };
 
 // Rolls back unless commit() was called. REQUIRES: no transaction open.

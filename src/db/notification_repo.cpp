@@ -67,15 +67,21 @@ void NotificationRepo::set_priority(long long id, int priority) {
 }
 
 void NotificationRepo::enqueue(const OutboxEntry& e) {
-  db_.execute(
+  // dedup_key (sql/004) is unique; the unit separator keeps ("a", "bc") and
+  // ("ab", "c") apart. LAST_INSERT_ID(id) makes a duplicate report the row
+  // that is already there.
+  const std::string dedup =
+      e.request_id.empty() ? std::string() : e.request_id + '\x1f' + e.event + '\x1f' + e.recipient;
+  db_.execute_idempotent(
       "INSERT INTO svc_notification_log (site_id, notification_id, event, recipient, `from`, cc, bcc, subject, body,"
-      " status, next_attempt_at, table_name, record_id, request_id, priority)"
-      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'Pending', NOW(), ?, ?, ?, ?)",
+      " status, next_attempt_at, table_name, record_id, request_id, priority, dedup_key)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'Pending', NOW(), ?, ?, ?, ?, UNHEX(SHA2(?, 256)))"
+      " ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id)",
       [&](Params& p) {
         p.integer(e.site_id).id_or_null(e.notification_id).text(e.event).text(e.recipient).text(e.from);
         p.text(e.cc).text(e.bcc).text(e.subject).text(e.body);
         p.text_or_null(e.table_name).id_or_null(e.record_id).text_or_null(e.request_id);
-        p.integer(e.priority);
+        p.integer(e.priority).text_or_null(dedup);
       });
 }
 

@@ -61,6 +61,11 @@ class NotificationRepo {
   void set_enabled(long long id, bool enabled);
   void set_priority(long long id, int priority);
   // Inserts a Pending row due now (its id is then Database::last_insert_id()).
+  // Idempotent per (request_id, event, recipient): a second insert of the
+  // same entry (a retry after a lost connection, whose first run may have
+  // committed) changes nothing and leaves last_insert_id() at the existing
+  // row, so the retry is safe and Database re-runs it. An entry without a
+  // request_id is never deduplicated.
   void enqueue(const OutboxEntry& entry);
   // svc_related row: (master_table, master_id) → (linked_table, linked).
   void link(const std::string& master_table, long long master_id, const std::string& linked_table, long long linked);

@@ -13,6 +13,14 @@ constexpr const char* kDueCondition =
     " WHERE status = 'Pending' AND next_attempt_at <= NOW()"
     " AND (claimed_until IS NULL OR claimed_until < NOW())";
 
+// On the Sent/Failed transition the body's tokens are replaced: a delivered
+// reset link must not stay usable to whoever reads the log (operators,
+// backups, the SQL-merge account). Every JWT (a token always starts with the
+// base64url of `{"`) is one run of this pattern; sql/004 applies the same one
+// to rows finished before it. The mail itself is already sent with the token.
+constexpr const char* kRedactBody =
+    " body = REGEXP_REPLACE(body, 'eyJ[A-Za-z0-9_-]+[.][A-Za-z0-9_-]+[.][A-Za-z0-9_-]+', '[redacted]'),";
+
 constexpr const char* kListingColumns =
     "id, site_id, event, status, attempts, recipient, created_at, next_attempt_at, sent_at, claimed_until,"
     " claimed_by, last_error";
@@ -70,11 +78,11 @@ std::vector<OutboxMessage> OutboxRepo::due(int limit) {
 }
 
 bool OutboxRepo::mark_sent(long long id, const std::string& claimer) {
-  return update_claimed(
-      db_,
-      "UPDATE svc_notification_log SET status = 'Sent', sent_at = NOW(), claimed_until = NULL, claimed_by = NULL"
-      " WHERE id = ? AND status = 'Pending' AND claimed_by = ?",
-      id, claimer, kNoParams);
+  return update_claimed(db_,
+                        std::string("UPDATE svc_notification_log SET") + kRedactBody +
+                            " status = 'Sent', sent_at = NOW(), claimed_until = NULL, claimed_by = NULL"
+                            " WHERE id = ? AND status = 'Pending' AND claimed_by = ?",
+                        id, claimer, kNoParams);
 }
 
 bool OutboxRepo::mark_retry(long long id, const std::string& claimer, long long delay_seconds,
@@ -88,11 +96,11 @@ bool OutboxRepo::mark_retry(long long id, const std::string& claimer, long long 
 }
 
 bool OutboxRepo::mark_failed(long long id, const std::string& claimer, const std::string& error) {
-  return update_claimed(
-      db_,
-      "UPDATE svc_notification_log SET status = 'Failed', attempts = attempts + 1, claimed_until = NULL,"
-      " claimed_by = NULL, last_error = ? WHERE id = ? AND status = 'Pending' AND claimed_by = ?",
-      id, claimer, [&](Params& p) { p.text(error_column(error)); });
+  return update_claimed(db_,
+                        std::string("UPDATE svc_notification_log SET") + kRedactBody +
+                            " status = 'Failed', attempts = attempts + 1, claimed_until = NULL,"
+                            " claimed_by = NULL, last_error = ? WHERE id = ? AND status = 'Pending' AND claimed_by = ?",
+                        id, claimer, [&](Params& p) { p.text(error_column(error)); });
 }
 
 bool OutboxRepo::release(long long id, const std::string& claimer) {

@@ -91,6 +91,8 @@ class OutboxRepo final : public OutboxQueue {
   // Outcome writes. Each touches the row only while it is Pending and held by
   // `claimer`; false means the claim was lost (lease expired and another run
   // took the row), and nothing was written.
+  // Sent and Failed are final, so both also replace every JWT in the stored
+  // body with "[redacted]" (a reset link in the log must not stay live).
   // Sent: sent_at = NOW(), claim cleared. last_error is kept as history.
   bool mark_sent(long long id, const std::string& claimer) override;
   // attempts + 1, next_attempt_at = NOW() + delay_seconds, claim cleared.

@@ -1,5 +1,9 @@
 #include "db/sms_code_repo.hpp"
 
+#include <utility>
+
+#include "crypto/encoding.hpp"
+
 namespace svc::db {
 
 std::optional<SmsCode> SmsCodeRepo::find(long long user_id, const std::string& table) {
@@ -22,8 +26,10 @@ bool SmsCodeRepo::store(long long user_id, const std::string& table, const std::
                         long long now, int resend_seconds) {
   // The assignments run left to right and see earlier ones: created_at,
   // which decides, is replaced last.
+  // Idempotent: a re-run finds created_at = now, newer than the cutoff, and
+  // changes nothing.
   long long cutoff = now - resend_seconds;
-  db_.execute(
+  db_.execute_idempotent(
       "INSERT INTO svc_sms_codes (user_id, auth_table, code_hash, expires_at, attempts, spent, created_at)"
       " VALUES (?, ?, ?, ?, 0, 0, ?) ON DUPLICATE KEY UPDATE"
       " code_hash = IF(created_at <= ?, VALUES(code_hash), code_hash),"
@@ -40,21 +46,40 @@ bool SmsCodeRepo::store(long long user_id, const std::string& table, const std::
 }
 
 void SmsCodeRepo::remove(long long user_id, const std::string& table) {
-  db_.execute("DELETE FROM svc_sms_codes WHERE user_id = ? AND auth_table = ?",
-              [&](Params& p) { p.integer(user_id).text(table); });
+  db_.execute_idempotent("DELETE FROM svc_sms_codes WHERE user_id = ? AND auth_table = ?",
+                         [&](Params& p) { p.integer(user_id).text(table); });
 }
 
-bool SmsCodeRepo::count_failure(long long user_id, const std::string& table, int max_attempts) {
-  return db_.execute(
-             "UPDATE svc_sms_codes SET attempts = attempts + 1"
-             " WHERE user_id = ? AND auth_table = ? AND spent = 0 AND attempts < ?",
-             [&](Params& p) { p.integer(user_id).text(table).integer(max_attempts); }) == 1;
-}
-
-bool SmsCodeRepo::spend(long long user_id, const std::string& table, const std::string& code_hash) {
-  return db_.execute(
-             "UPDATE svc_sms_codes SET spent = 1 WHERE user_id = ? AND auth_table = ? AND spent = 0 AND code_hash = ?",
-             [&](Params& p) { p.integer(user_id).text(table).text(code_hash); }) == 1;
+SmsAttempt SmsCodeRepo::try_code(long long user_id, const std::string& table, const std::string& guess_hash,
+                                 int max_attempts, long long now) {
+  Transaction tx(db_);
+  // The attempt is counted before the guess is looked at: reading the count
+  // first and comparing after let every parallel request pass the check.
+  const int counted = db_.execute(
+      "UPDATE svc_sms_codes SET attempts = attempts + 1"
+      " WHERE user_id = ? AND auth_table = ? AND spent = 0 AND attempts < ? AND expires_at > ?",
+      [&](Params& p) { p.integer(user_id).text(table).integer(max_attempts).integer(now); });
+  if (counted != 1) return {};  // rolls back; nothing was changed
+  // Our UPDATE holds the row's lock until commit: this is the code we counted against.
+  auto current = db_.one(
+      "SELECT code_hash, attempts FROM svc_sms_codes WHERE user_id = ? AND auth_table = ?",
+      [&](Params& p) { p.integer(user_id).text(table); },
+      [](RowReader& r) {
+        std::string hash = r.text();
+        return std::pair(std::move(hash), static_cast<int>(r.integer()));
+      });
+  if (!current) return {};
+  SmsAttempt verdict;
+  if (crypto::constant_time_equal(guess_hash, current->first)) {
+    db_.execute("UPDATE svc_sms_codes SET spent = 1 WHERE user_id = ? AND auth_table = ?",
+                [&](Params& p) { p.integer(user_id).text(table); });
+    verdict.outcome = SmsAttempt::Outcome::kVerified;
+  } else {
+    verdict.outcome = SmsAttempt::Outcome::kWrong;
+    verdict.attempts_left = max_attempts > current->second ? max_attempts - current->second : 0;
+  }
+  tx.commit();
+  return verdict;
 }
 
 }  // namespace svc::db

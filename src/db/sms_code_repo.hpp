@@ -17,6 +17,13 @@ struct SmsCode {
   long long created_at = 0;
 };
 
+// The verdict on one guess: kWrong carries the attempts still left.
+struct SmsAttempt {
+  enum class Outcome { kDead, kWrong, kVerified };
+  Outcome outcome = Outcome::kDead;
+  int attempts_left = 0;
+};
+
 class SmsCodeRepo {
  public:
   explicit SmsCodeRepo(Database& db) : db_(db) {}
@@ -27,10 +34,16 @@ class SmsCodeRepo {
   bool store(long long user_id, const std::string& table, const std::string& code_hash, long long expires_at,
              long long now, int resend_seconds);
   void remove(long long user_id, const std::string& table);
-  // Counts a wrong guess; false when the code was already dead (spent or out of attempts).
-  bool count_failure(long long user_id, const std::string& table, int max_attempts);
-  // Marks the code spent; true only for the one caller that spends it.
-  bool spend(long long user_id, const std::string& table, const std::string& code_hash);
+
+  // Spends one attempt of the user's live code (not spent, not expired at
+  // `now`, fewer than max_attempts used) and only then compares `guess_hash`
+  // with it (constant time); a match spends the code. One transaction holds
+  // the row's lock from the count to the verdict, so of any number of
+  // parallel guesses at most the attempts left are ever compared, and a
+  // resend cannot swap the code in between. kDead: no attempt was left,
+  // nothing was compared. REQUIRES: no transaction open.
+  SmsAttempt try_code(long long user_id, const std::string& table, const std::string& guess_hash, int max_attempts,
+                      long long now);
 
  private:
   Database& db_;

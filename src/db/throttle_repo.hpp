@@ -8,16 +8,21 @@
 namespace svc::db {
 
 // Failed-login counters per (auth table, e-mail), in the database so every
-// worker on every host shares them. A window opens at the first failure;
-// reaching max_failures inside it locks the account until the window ends.
+// worker on every host shares them. A window opens at the first attempt;
+// reaching max_failures attempts inside it without a success locks the
+// account until the window ends.
 class ThrottleRepo {
  public:
   explicit ThrottleRepo(Database& db) : db_(db) {}
 
-  // Seconds until the lock ends, or nullopt when not locked.
-  std::optional<long long> locked_for(const std::string& table, const std::string& email, long long now);
-  void record_failure(const std::string& table, const std::string& email, long long now, int max_failures,
-                      int window_seconds);
+  // Counts this login attempt before its password is checked, and tells
+  // whether it may go ahead: nullopt when it may, else the seconds until the
+  // lock ends. The count and the check are one UPDATE, so parallel attempts
+  // cannot all pass a check made before any of them was counted: at most
+  // max_failures attempts are checked per window. A login that then
+  // succeeds calls reset(), which forgets the count.
+  std::optional<long long> claim_attempt(const std::string& table, const std::string& email, long long now,
+                                         int max_failures, int window_seconds);
   void reset(const std::string& table, const std::string& email);
 
  private:

@@ -1,6 +1,10 @@
 #include "db_fixture.hpp"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdlib>
+#include <ctime>
 #include <stdexcept>
 
 #include "app/routes.hpp"
@@ -31,7 +35,11 @@ http::Response DbFixture::post(const std::string& path, const std::string& json_
   http::Request r;
   r.method = "POST";
   r.path = path;
-  r.request_id = "db-test";
+  // Unique per post and per run: the outbox deduplicates by request id
+  // (sql/004), and two posts are two requests.
+  static const std::string run = "db-test-" + std::to_string(::getpid()) + "-" + std::to_string(std::time(nullptr));
+  static std::atomic<int> serial{0};
+  r.request_id = run + "-" + std::to_string(++serial);
   r.remote_addr = "127.0.0.1";
   r.content_length = static_cast<long long>(json_body.size());
   r.headers["content-type"] = "application/json";

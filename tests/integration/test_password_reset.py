@@ -105,13 +105,18 @@ def request_pass(email, app=1, **extra):
 
 
 def fresh_token(email, app=1, **extra):
-    """Asks for a reset and returns the link of the newest outbox row (not waiting for the sender)."""
+    """Asks for a reset and returns the link of the newest outbox row (not waiting for the sender).
+    When the stack's svc-sender delivered the mail first, the row's token is already redacted
+    (sql/004): then the link comes from the delivered e-mail."""
+    already = svc_stack.mail_files()
     reply = request_pass(email, app, **extra)
     assert reply.status == 200, reply
     rows = outbox_rows(email)
     assert rows, "no outbox row for %s" % email
     links = links_in(rows[-1][5])
     assert len(links) == 1, rows[-1][5]
+    if "[redacted]" in links[0]:
+        links = [delivered_link(email, already)[0]]
     return token_of(links[0]), links[0]
 
 
