@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "admin/command_env.hpp"
-#include "admin/doctor.hpp"
 #include "admin/dkim_commands.hpp"
+#include "admin/doctor.hpp"
 #include "admin/key_commands.hpp"
 #include "admin/merge_query_commands.hpp"
 #include "admin/outbox_commands.hpp"

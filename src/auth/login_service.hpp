@@ -20,7 +20,7 @@ struct LoginAttempt {
 
 enum class LoginOutcome {
   kOk,
-  kThrottled,             // locked by earlier failures; nothing was verified
+  kThrottled,           // locked by earlier failures; nothing was verified
   kInvalidCredentials,  // unknown e-mail, wrong password, no usable password, or an inactive
                         // account (whatever the password): one reply, so none of them leaks
 };

@@ -100,8 +100,8 @@ void queue_user_mail(core::Context& ctx, const http::Request& request, const db:
 
 // The reset mail for `user`: the site's enabled `password-reset` template,
 // else the built-in one.
-db::OutboxEntry reset_mail(core::Context& ctx, const http::Request& request, const db::Site& site,
-                           const db::User& user, const std::string& link) {
+db::OutboxEntry reset_mail(core::Context& ctx, const http::Request& request, const db::Site& site, const db::User& user,
+                           const std::string& link) {
   auto tmpl = db::NotificationRepo(ctx.db).find_enabled(site.id, "password-reset");
   if (!tmpl) {
     tmpl = db::Template{};
@@ -172,8 +172,9 @@ void reset_password(core::Context& ctx, const http::Request& request, const std:
   // changes (this reset, or any other), the token is spent.
   // A token for an account that may not reset (issued before it was
   // disabled) sets nothing: "!" or NULL stays "can never log in".
-  if (!user || !may_reset(ctx, *user) || !crypto::constant_time_equal(verified.claims.pwf,
-                                            crypto::password_fingerprint(user->password, ctx.config.keys.reset_key))) {
+  if (!user || !may_reset(ctx, *user) ||
+      !crypto::constant_time_equal(verified.claims.pwf,
+                                   crypto::password_fingerprint(user->password, ctx.config.keys.reset_key))) {
     throw invalid();
   }
   const std::string fresh = ctx.hasher.hash(password);

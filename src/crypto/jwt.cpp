@@ -50,9 +50,9 @@ std::optional<Claims> parse_claims(std::string_view json) {
   }
   Claims c;
   const bool ok = read_string(*doc, "sub", c.sub) && read_string(*doc, "typ", c.typ) &&
-                  read_string(*doc, "aud", c.aud) && read_string(*doc, "tbl", c.tbl) && read_int(*doc, "app", c.app) && read_int(*doc, "ver", c.ver) &&
-                  read_int(*doc, "iat", c.iat) && read_int(*doc, "exp", c.exp) && read_string(*doc, "jti", c.jti) &&
-                  read_string(*doc, "pwf", c.pwf);
+                  read_string(*doc, "aud", c.aud) && read_string(*doc, "tbl", c.tbl) && read_int(*doc, "app", c.app) &&
+                  read_int(*doc, "ver", c.ver) && read_int(*doc, "iat", c.iat) && read_int(*doc, "exp", c.exp) &&
+                  read_string(*doc, "jti", c.jti) && read_string(*doc, "pwf", c.pwf);
   if (!ok) return std::nullopt;
   return c;
 }

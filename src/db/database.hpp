@@ -251,7 +251,7 @@ class Database {
   std::unique_ptr<sql::Connection> conn_;
   std::unordered_map<std::string, std::unique_ptr<sql::PreparedStatement>> statements_;
   bool in_transaction_ = false;
-  bool connected_before_ = false;  // a later connect counts as a reconnect (metrics)
+  bool connected_before_ = false;                      // a later connect counts as a reconnect (metrics)
   std::chrono::steady_clock::time_point last_used_{};  // when statement() was last asked for
 };
 

@@ -77,8 +77,8 @@ svc::http::Response login(DbFixture& f, const std::string& email, const std::str
 std::string stored_password(DbFixture& f, long long id) {
   return f.db
       .one(
-          "SELECT COALESCE(password, '<NULL>') FROM svc_users WHERE id = ?",
-          [&](svc::db::Params& p) { p.integer(id); }, [](svc::db::RowReader& r) { return r.text(); })
+          "SELECT COALESCE(password, '<NULL>') FROM svc_users WHERE id = ?", [&](svc::db::Params& p) { p.integer(id); },
+          [](svc::db::RowReader& r) { return r.text(); })
       .value_or("<no row>");
 }
 
@@ -186,9 +186,8 @@ BOOST_AUTO_TEST_CASE(request_pass_does_the_same_work_for_everyone_and_mails_only
   for (const Account& other : {Account{0, unique_email("enum-reset-nobody")}, bang, empty, inactive}) {
     BOOST_TEST_CONTEXT(other.email) {
       const auto r1 = f.post("/auth/request-pass", body(other.email));
-      BOOST_TEST(r1.body ==
-                 R"({"status":"Success","message":"An e-mail with reset instructions has been sent to )" +
-                     other.email + R"("})");
+      BOOST_TEST(r1.body == R"({"status":"Success","message":"An e-mail with reset instructions has been sent to )" +
+                                other.email + R"("})");
       const auto work = work_of(f, "/auth/request-pass", body(other.email));
       for (const auto& [name, n] : real_work) {
         BOOST_TEST_CONTEXT(name) { BOOST_TEST(work.at(name) == n); }
@@ -210,7 +209,8 @@ BOOST_AUTO_TEST_CASE(reset_pass_never_gives_a_password_to_an_account_that_has_no
       }
       const std::string token = f.reset_token(a.id, "svc_users", std::string(stored) == "!" ? "!" : "");
       auto r = f.post("/auth/reset-pass", R"({"password":"New@Pass123","confirmPassword":"New@Pass123",)"
-                                          R"("reset_password_token":")" + token + R"("})");
+                                          R"("reset_password_token":")" +
+                                              token + R"("})");
       BOOST_TEST(r.status == 400);
       BOOST_TEST(r.body == R"({"status":"Failed","message":"Reset password token has expired or is invalid"})");
       BOOST_TEST(stored_password(f, a.id) == stored);
@@ -225,8 +225,7 @@ BOOST_AUTO_TEST_CASE(inactive_accounts_answer_like_unknown_ones_and_get_no_sms) 
   Account a = make_user(f, "enum-inactive-id", f.hasher.hash(kPassword), false);
   auto sealed = [&](long long id) {
     return R"({"userId":")" +
-           svc::crypto::seal_id(id, f.clock.now() + 3600, svc::crypto::IdPurpose::User, f.config.keys.id_key) +
-           R"("})";
+           svc::crypto::seal_id(id, f.clock.now() + 3600, svc::crypto::IdPurpose::User, f.config.keys.id_key) + R"("})";
   };
   const long long missing = 2000000000;
   for (const char* path : {"/auth/user-email", "/auth/user-sms-code"}) {
