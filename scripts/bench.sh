@@ -12,6 +12,7 @@
 #   BENCH_CONNECTIONS [32] wrk connections for the cheap arms
 #   BENCH_HASH_CONNECTIONS [8]  wrk connections for login / sign-up
 #   BENCH_MAILS [1000]     e-mails per sender run
+#   BENCH_DELIVERY_MAILS [200]  e-mails per pass of bench/mail_delivery.py
 #   BENCH_WARMUP [1]       seconds per arm of warm-up
 #   BENCH_BUILD_DIR [build-release]
 #   BENCH_KEEP_STACK=1     keep the stack's temporary directory (logs) after the run
@@ -46,7 +47,7 @@ say "building bench helpers in $helpers"
 gcc -O2 -Wall -Wextra -o "$helpers/hello" bench/hello.c -lfcgi
 gcc -O2 -Wall -Wextra -o "$helpers/argon2_raw" bench/argon2_raw.c -lsodium
 core_libs=("$build/libsvc_core.a" -lsodium -lcurl -lssl -lcrypto -lPocoNetSSL -lPocoNet -lPocoUtil
-  -lPocoFoundation -lmysqlcppconn -lfcgi -lcrypt)
+  -lPocoFoundation -lmysqlcppconn -lfcgi -lcrypt -lopendkim)
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/push_raw" bench/push_raw.cpp "${core_libs[@]}"
 # Session reuse on/off needs SmtpMailer's reuse_session: measured only if this builds.
 rm -f "$helpers/sender_pass"
@@ -116,3 +117,11 @@ fi
   --seconds "${BENCH_SECONDS:-5}" --rounds "${BENCH_ROUNDS:-3}" --conns "${BENCH_CONNECTIONS:-32}" \
   --hash-conns "${BENCH_HASH_CONNECTIONS:-8}" --mails "${BENCH_MAILS:-1000}" --warmup "${BENCH_WARMUP:-1}" \
   --tls-smtp-port "$tls_port" --out "$out"
+
+# Mail delivery (parallel SMTP sessions, claim scale): against the same stack,
+# appended to the docs/benchmarks.md that bench.py just wrote.
+say "mail delivery arms (bench/mail_delivery.py)"
+SVC_STACK_DIR="$stack" "$py" "$repo/bench/mail_delivery.py" --mails "${BENCH_DELIVERY_MAILS:-200}" \
+  --rounds "${BENCH_ROUNDS:-3}" >"$out/mail-delivery.json"
+cp "$out/mail-delivery.json" "$repo/bench/results-mail-delivery.json"
+"$py" "$repo/bench/mail_delivery.py" --markdown "$repo/bench/results-mail-delivery.json" >>"$repo/docs/benchmarks.md"
