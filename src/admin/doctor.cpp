@@ -153,9 +153,20 @@ Check check_socket(const std::string& name, const std::string& address, int time
               "systemctl status svc-fcgi.socket svc-fcgi.service; --socket ADDR when it listens elsewhere");
 }
 
+// Fails when a due row waits unclaimed longer than max_age, or when the last
+// recorded run (svc_sender_status) is older than that: the timer runs the
+// sender every minute whether or not mail is queued. A deployment whose
+// sender never ran yet only fails on the first rule.
 Check check_sender(const db::SenderActivity& a, long long max_age) {
+  const std::string ran =
+      a.last_run_age < 0 ? "no run recorded" : "last run ended " + std::to_string(a.last_run_age) + "s ago";
   const std::string sent =
-      a.last_sent_age < 0 ? "nothing sent yet" : "last Sent " + std::to_string(a.last_sent_age) + "s ago";
+      ran + "; " +
+      (a.last_sent_age < 0 ? "nothing sent yet" : "last Sent " + std::to_string(a.last_sent_age) + "s ago");
+  if (a.last_run_age > max_age) {
+    return fail("sender", "the sender has not run for " + std::to_string(a.last_run_age) + "s; " + sent,
+                "systemctl status svc-sender.timer svc-sender.service; journalctl -u svc-sender");
+  }
   if (a.oldest_due_wait > max_age) {
     return fail("sender", "a due Pending row has waited " + std::to_string(a.oldest_due_wait) + "s unclaimed; " + sent,
                 "systemctl status svc-sender.timer svc-sender.service; journalctl -u svc-sender");

@@ -43,12 +43,14 @@ SenderActivity DoctorRepo::sender_activity() {
           "   WHERE status = 'Sent'), -1),"
           " COALESCE((SELECT TIMESTAMPDIFF(SECOND, MIN(next_attempt_at), NOW()) FROM svc_notification_log"
           "   WHERE status = 'Pending' AND next_attempt_at <= NOW()"
-          "   AND (claimed_until IS NULL OR claimed_until < NOW())), -1)",
+          "   AND (claimed_until IS NULL OR claimed_until < NOW())), -1),"
+          " COALESCE((SELECT TIMESTAMPDIFF(SECOND, MAX(last_run_at), NOW()) FROM svc_sender_status), -1)",
           kNoParams,
           [](RowReader& r) {
             SenderActivity a;
             a.last_sent_age = r.integer();
             a.oldest_due_wait = r.integer();
+            a.last_run_age = r.integer();
             return a;
           })
       .value_or(SenderActivity{});

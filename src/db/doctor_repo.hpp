@@ -16,6 +16,8 @@ struct SenderActivity {
   long long last_sent_age = -1;    // seconds since the newest sent_at; -1 = nothing ever sent
   long long oldest_due_wait = -1;  // seconds the longest-waiting due, unclaimed Pending row
                                    // has been due; -1 = none waiting
+  long long last_run_age = -1;     // seconds since a sender run last ended (svc_sender_status,
+                                   // sql/006); -1 = no run recorded
 };
 
 class DoctorRepo {

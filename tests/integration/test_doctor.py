@@ -148,6 +148,18 @@ class Doctor(unittest.TestCase):
         finally:
             sql("DELETE FROM svc_notification_log", database=DB)
 
+    def test_sender_last_run_too_old(self):
+        sql("INSERT INTO svc_sender_status (id, last_run_at, last_success_at) VALUES"
+            " (1, NOW() - INTERVAL 2 HOUR, NOW() - INTERVAL 2 HOUR)", database=DB)
+        try:
+            self.assert_only_failure("sender", r"has not run for \d+s")
+            sql("UPDATE svc_sender_status SET last_run_at = NOW() WHERE id = 1", database=DB)
+            code, rows, out = self.doctor()
+            self.assertEqual(rows["sender"][0], "ok", out)
+            self.assertRegex(rows["sender"][1], r"last run ended \d+s ago")
+        finally:
+            sql("DELETE FROM svc_sender_status", database=DB)
+
     def test_migration_missing(self):
         row = sql("SELECT version, name, checksum FROM svc_schema_migrations ORDER BY version DESC LIMIT 1",
                   database=DB)[0]
