@@ -69,7 +69,7 @@ std::string parse_transcript(std::string_view input, svc::http::Request& request
 }
 
 void check_reply(const svc::http::Response& res) {
-  static const std::set<int> kKnown{200, 400, 401, 404, 405, 409, 410, 413, 429, 500, 503};
+  static const std::set<int> kKnown{200, 400, 401, 404, 405, 409, 410, 413, 415, 429, 500, 503};
   if (!kKnown.count(res.status)) fail("unexpected status", res);
   rapidjson::Document doc;
   doc.Parse(res.body.data(), res.body.size());
