@@ -21,6 +21,9 @@ packages=(
   libopendkim-dev python3-dkim python3-nacl
   # promtool: checks GET /metrics output and ops/prometheus/svc-alerts.yml
   prometheus
+  # make bench only: the other packaged Argon2id implementations that
+  # bench/argon2_impls.cpp compares with libsodium (docs/decisions.md)
+  libargon2-dev libbotan-2-dev
 )
 
 # The web push test decrypts with node's built-in crypto (no npm packages).

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "crypto/argon2_arena.hpp"
 #include "crypto/encoding.hpp"
 #include "crypto/openssl_handles.hpp"
 
@@ -101,6 +102,7 @@ Argon2PasswordHasher::~Argon2PasswordHasher() { sodium_memzero(legacy_key_.data(
 
 std::string Argon2PasswordHasher::hash(std::string_view password) {
   std::string out(crypto_pwhash_STRBYTES, '\0');
+  const Argon2ArenaScope arena(params_.memlimit);
   if (crypto_pwhash_str(out.data(), data_or_empty(password), password.size(), params_.opslimit, params_.memlimit) !=
       0) {
     throw std::runtime_error("crypto_pwhash_str failed (out of memory?)");
@@ -135,7 +137,13 @@ void Argon2PasswordHasher::dummy_verify(std::string_view password) {
 VerifyResult Argon2PasswordHasher::verify_argon2id(const std::string& stored, std::string_view password) const {
   // libsodium reads the stored hash as a C string of at most STRBYTES.
   if (stored.size() >= crypto_pwhash_STRBYTES || has_nul(stored)) return {};
-  if (crypto_pwhash_str_verify(stored.c_str(), data_or_empty(password), password.size()) != 0) {
+  int rc = 0;
+  {
+    // A stored hash with a larger m than configured gets a plain mapping.
+    const Argon2ArenaScope arena(params_.memlimit);
+    rc = crypto_pwhash_str_verify(stored.c_str(), data_or_empty(password), password.size());
+  }
+  if (rc != 0) {
     const bool current = crypto_pwhash_str_needs_rehash(stored.c_str(), params_.opslimit, params_.memlimit) == 0;
     return {false, false, current};
   }

@@ -65,6 +65,10 @@ class PasswordHasher {
 //
 // Thread safety: verify/hash are safe concurrently; dummy_verify computes
 // its reference hash once, under a std::once_flag.
+//
+// Memory: every thread that hashes or verifies keeps one Argon2 region of up
+// to params.memlimit mapped between calls (crypto/argon2_arena.hpp), instead
+// of libsodium mapping and faulting in a fresh one per call.
 class Argon2PasswordHasher final : public PasswordHasher {
  public:
   Argon2PasswordHasher(Argon2Params params, std::string legacy_key);
