@@ -398,6 +398,20 @@ def measure_raw(arm, seconds):
             "procs": res.get("procs")}
 
 
+def compare_argon2(stack, password_hash, rounds=3, per_round=5):
+    """Per-verify ms of every Argon2id implementation bench/argon2_impls.cpp was built with,
+    interleaved in one run (each candidate in a fresh process, one untimed warm-up verify)."""
+    exe = stack.helpers / "argon2_impls"
+    if not exe.exists():
+        return []
+    r = run([str(exe), "compare", password_hash, PASSWORD, str(rounds), str(per_round)], check=False)
+    impls = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    for i in impls:
+        log(f"  argon2id {i['impl']:16s} {i['median_ms']:7.2f} ms/verify (p90 {i['p90_ms']:.2f}, n {i['n']}), "
+            f"{i['faults_per_verify']:.0f} faults/verify, peak RSS {i['rss_kib'] / 1024:.1f} MiB")
+    return impls
+
+
 def run_arm(stack, arm, seconds, conns, prefix, tail, roots, flood):
     if arm.kind == "raw":
         return measure_raw(arm, seconds)
@@ -540,6 +554,17 @@ def main():
     tail = LogTail(stack, out / "svc-fcgi-problems.log")
     roots = [stack.pid("nginx"), stack.pid("svc-fcgi"), stack.pid("mariadb"), stack.hello_pid]
 
+    log("argon2id implementations, per verify (bench/argon2_impls.cpp)")
+    argon2_impls = compare_argon2(stack, password_hash)
+    fastest = min(argon2_impls, key=lambda i: i["median_ms"])["impl"] if argon2_impls else None
+    # The login floor: a raw verify loop of the fastest implementation measured here.
+    fastest_arm = (Arm("argon2-verify-fastest", kind="raw",
+                       command=[str(stack.helpers / "argon2_impls"), "loop", fastest, password_hash, PASSWORD,
+                                "{seconds}", str(nproc)]) if fastest else
+                   Arm("argon2-verify-fastest", kind="raw",
+                       command=[str(stack.helpers / "argon2_raw"), "verify", password_hash, PASSWORD, "{seconds}",
+                                str(nproc)]))
+
     H = stack.http_port
     arms = [
         Arm("static", "/static", port=stack.bench_port),
@@ -550,7 +575,8 @@ def main():
         Arm("getFolderLimits", "/auth/getFolderLimits", "POST", files["getFolderLimits"], floor="hello", target=0.5),
         Arm("notification", "/message/notification", "POST", files["notification"], floor="hello", target=0.3),
         Arm("sign-out", "/auth/sign-out", "POST", floor="hello"),
-        Arm("login", "/auth/login", "POST", files["login"], conns=args.hash_conns, floor="argon2-verify", target=0.9),
+        Arm("login", "/auth/login", "POST", files["login"], conns=args.hash_conns, floor="argon2-verify-fastest",
+            target=0.9),
         Arm("login-unknown", "/auth/login", "POST", files["login-unknown"], conns=args.hash_conns, expect="401"),
         Arm("login-legacy-wrong", "/auth/login", "POST", files["login-legacy-wrong"], conns=args.hash_conns,
             expect="401"),
@@ -563,6 +589,7 @@ def main():
         # Floors measured inside the rounds too, so they share the rounds' conditions.
         Arm("argon2-verify", kind="raw",
             command=[str(stack.helpers / "argon2_raw"), "verify", password_hash, PASSWORD, "{seconds}", str(nproc)]),
+        fastest_arm,
         Arm("argon2-hash", kind="raw",
             command=[str(stack.helpers / "argon2_raw"), "hash", password_hash, PASSWORD, "{seconds}", str(nproc)]),
         Arm("push-raw", kind="raw", command=[str(stack.helpers / "push_raw"), "loop", "{seconds}", str(nproc)]),
@@ -616,6 +643,7 @@ def main():
 
     results = assemble(args, stack, arms, runs, keep, mail, idle_rss, idle_rss_end, counts, password_hash,
                        time.monotonic() - started)
+    results["argon2_impls"] = {"fastest": fastest, "runs": argon2_impls}
     Path(args.results).write_text(json.dumps(results, indent=2) + "\n")
     Path(args.doc).write_text(render_markdown(results))
     log(f"wrote {args.results} and {args.doc} ({results['run_seconds']:.0f}s)")
@@ -829,6 +857,8 @@ def render_markdown(r):
     lines += ["", "## Floors", "", "| floor | ops/s | how |", "|---|---:|---|"]
     how = {"argon2-verify": "crypto_pwhash_str_verify of the data set's hash, one process per core (bench/argon2_raw.c)",
            "argon2-hash": "crypto_pwhash_str with the same m and t, one process per core",
+           "argon2-verify-fastest": "the fastest implementation of the table below, verify loop, one process per "
+                                    "core (bench/argon2_impls.cpp loop)",
            "push-raw": "encrypt_push_payload + vapid_jwt + header from libsvc_core.a, one process per core "
                        "(bench/push_raw.cpp)"}
     for name, a in r["arms"].items():
@@ -873,6 +903,19 @@ def render_markdown(r):
     for when in ("after_warmup", "at_end"):
         vals = ", ".join(f"{kib} ({pool})" for kib, pool in idle[when].values())
         lines.append(f"- {when.replace('_', ' ')}: {vals}")
+    impls = r.get("argon2_impls", {}).get("runs")
+    if impls:
+        lines += ["", "## Argon2id implementations (this run)", "",
+                  f"Same stored hash, interleaved, each in a fresh process after one untimed verify "
+                  f"(bench/argon2_impls.cpp); fastest: **{r['argon2_impls']['fastest']}**, the login floor.", "",
+                  "| implementation | ms/verify (median) | p90 | verifies | page faults/verify | peak RSS MiB |",
+                  "|---|---:|---:|---:|---:|---:|"]
+        for i in impls:
+            lines.append(f"| {i['impl']} | {fmt(i['median_ms'])} | {fmt(i['p90_ms'])} | {i['n']} | "
+                         f"{i['faults_per_verify']:.0f} | {fmt(i['rss_kib'] / 1024, 1)} |")
+    argon_notes = REPO / "bench" / "argon2-notes.md"
+    if argon_notes.exists():
+        lines += ["", argon_notes.read_text().rstrip()]
     notes = REPO / "bench" / "profile-notes.md"
     if notes.exists():
         lines += ["", notes.read_text().rstrip()]

@@ -46,6 +46,15 @@ cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSVC_TESTS=OFF >"$out/b
 say "building bench helpers in $helpers"
 gcc -O2 -Wall -Wextra -o "$helpers/hello" bench/hello.c -lfcgi
 gcc -O2 -Wall -Wextra -o "$helpers/argon2_raw" bench/argon2_raw.c -lsodium
+# Every packaged Argon2id implementation found here: per-verify times and the
+# login floor (the fastest of them). Optional libraries join if installed.
+impl_flags=(-lsodium)
+[ -e /usr/include/argon2.h ] && impl_flags+=(-largon2)
+[ -e /usr/include/botan-2/botan/argon2.h ] && impl_flags+=(-I/usr/include/botan-2 -lbotan-2)
+[ -e /usr/include/gcrypt.h ] && impl_flags+=(-lgcrypt)
+rm -f "$helpers/argon2_impls"
+g++ -std=c++20 -O2 -Wall -Wextra -o "$helpers/argon2_impls" bench/argon2_impls.cpp "${impl_flags[@]}" \
+  2>"$out/argon2_impls-build.log" || say "bench/argon2_impls.cpp did not build: login floor is libsodium as is"
 core_libs=("$build/libsvc_core.a" -lsodium -lcurl -lssl -lcrypto -lPocoNetSSL -lPocoNet -lPocoUtil
   -lPocoFoundation -lmysqlcppconn -lfcgi -lcrypt -lopendkim)
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/push_raw" bench/push_raw.cpp "${core_libs[@]}"
