@@ -49,15 +49,12 @@ bool ensure_region(ArenaState& a, std::size_t len) {
   if (a.base != nullptr) kernel_munmap(a.base, a.len);
   a.base = nullptr;
   a.len = 0;
-  // No MAP_POPULATE even if libsodium asked for it: the advice below must
-  // come before the first touch for huge pages to be used.
+  // Faulted in by the first hash, then kept. No MADV_HUGEPAGE: it measured
+  // anywhere from 5 % faster to 50 % slower here (docs/benchmarks.md).
   void* p = kernel_mmap(nullptr, a.capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return false;
-  // Advice only: a failure changes nothing but speed or core size. Huge
-  // pages cut the TLB misses of Argon2's random block reads (a few per cent
-  // here, docs/benchmarks.md).
+  // Advice only: a failure changes nothing but the size of a core dump.
   (void)madvise(p, a.capacity, MADV_DONTDUMP);
-  (void)madvise(p, a.capacity, MADV_HUGEPAGE);
   a.base = p;
   a.len = a.capacity;
   return true;
