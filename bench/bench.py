@@ -801,7 +801,8 @@ def render_markdown(r):
         "```",
         "",
         "`scripts/bench.sh` builds `build-release/` (Release, no tests) and the helpers in `bench/out/bin/`",
-        "(`bench/hello.c`, `bench/argon2_raw.c`, `bench/push_raw.cpp`, `bench/sender_pass.cpp`), starts its own",
+        "(`bench/hello.c`, `bench/argon2_raw.c`, `bench/argon2_impls.cpp`, `bench/push_raw.cpp`, "
+        "`bench/sender_pass.cpp`), starts its own",
         "stack in `/tmp/svc-bench.*` (`scripts/stack.sh` with `SVC_ACCESS_LOG=off`, `SVC_SENDER_LOOP=0` and the",
         "bench server blocks of `bench/nginx-bench.conf.in` in the same nginx) and always stops it. Settings:",
         "`BENCH_SECONDS` (5), `BENCH_ROUNDS` (3), `BENCH_CONNECTIONS` (32), `BENCH_HASH_CONNECTIONS` (8),",
