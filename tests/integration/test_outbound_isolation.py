@@ -137,13 +137,16 @@ def client_pids(ports):
             port = int(parts[1].split(":")[1], 16)
             if port in ports:
                 inodes.add("socket:[%s]" % parts[9])
-    master = int(open(os.path.join(svc_stack.STACK_DIR, "pids", "svc-fcgi.pid")).read())
+    with open(os.path.join(svc_stack.STACK_DIR, "pids", "svc-fcgi.pid")) as f:
+        master = int(f.read())
     pids = set()
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         try:
-            if int(open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()[1]) != master:
+            with open("/proc/%s/stat" % pid) as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            if parent != master:
                 continue
             links = {os.readlink("/proc/%s/fd/%s" % (pid, fd)) for fd in os.listdir("/proc/%s/fd" % pid)}
         except OSError:
