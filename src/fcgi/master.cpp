@@ -103,6 +103,11 @@ class Master {
       return;
     }
     if (pid == 0) {
+      // A worker listens on its own pool's socket only; closing the others
+      // also lets ops tools tell the pools apart by their open socket.
+      for (int other = 0; other < kPoolCount; ++other) {
+        if (other != pool && sockets_[other].fd >= 0) ::close(sockets_[other].fd);
+      }
       metrics::attach_worker(slot, pool);
       int code = 1;
       try {
