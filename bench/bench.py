@@ -39,6 +39,8 @@ CUSTOMER_ID_BASE = 1000      # bench customer n has id CUSTOMER_ID_BASE + n
 LEGACY_USERS = 20_000        # PHP openssl_encrypt (AES) passwords; enough that no one hits the login throttle
 LEGACY_ID_BASE = 300_000
 HASHING_PATHS = ("/auth/login", "/auth/sign-up", "/auth/reset-pass")
+# The routes nginx sends to the outbound pool (kOutbound; tests/unit/outbound_routes_test.cpp).
+OUTBOUND_PATHS = ("/message/sendPush", "/message/notification", "/auth/user-sms-code")
 
 
 def log(msg):
@@ -171,6 +173,8 @@ class LogTail:
             served.append((pid, path))
             if path in HASHING_PATHS:
                 self.pools[pid] = "hashing"
+            elif path in OUTBOUND_PATHS:
+                self.pools[pid] = "outbound"
             else:
                 self.pools.setdefault(pid, "main")
         return served

@@ -2,6 +2,9 @@
 // with svc's own code (build-release/libsvc_core.a): RFC 8291 encryption of
 // the payload for a subscription (fresh sender key pair and salt) plus the
 // VAPID ES256 token and Authorization header, in PROCS processes at once.
+// The VAPID key pair is parsed and checked once per process, as a worker
+// does (push/vapid_key_cache.hpp); the subscription key per push, as a
+// worker does too.
 //
 //   push_raw subscription           print "P256DH AUTH" (base64url) of a fresh
 //                                   subscription, for the bench's svc_customers rows
@@ -34,6 +37,8 @@ long loop(double seconds) {
   const svc::crypto::EceKeys ua = svc::crypto::generate_p256_keypair();
   const std::string auth = svc::crypto::random_bytes(16);
   const svc::crypto::VapidKeys vapid = svc::crypto::generate_vapid_keys();
+  const auto signer = svc::crypto::VapidSigner::load(vapid);
+  if (!signer) return -1;
   const double end = now_s() + seconds;
   long n = 0;
   while (now_s() < end) {
@@ -41,7 +46,7 @@ long loop(double seconds) {
     auto origin = svc::crypto::endpoint_origin("http://127.0.0.1:9/push/1");
     if (!body || !origin) return -1;
     const long long exp = static_cast<long long>(std::time(nullptr)) + 12 * 3600;
-    auto jwt = svc::crypto::vapid_jwt(*origin, "mailto:admin@demo.example", exp, vapid);
+    auto jwt = signer->jwt(*origin, "mailto:admin@demo.example", exp);
     if (!jwt) return -1;
     std::string header = svc::crypto::vapid_authorization_header(*jwt, vapid.public_key);
     if (header.empty()) return -1;

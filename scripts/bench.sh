@@ -18,6 +18,12 @@
 #   BENCH_KEEP_STACK=1     keep the stack's temporary directory (logs) after the run
 #   SVC_WORKERS [nproc]    svc-fcgi workers, and hello's; SVC_HASHING_WORKERS [same]
 #   SVC_MAX_REQUESTS [10000, the production default]
+#   SVC_OUTBOUND_WORKERS [16]  workers of the outbound pool (push, notification, SMS code)
+#   SVC_OUTBOUND_PER_SITE [0]  [outbound] per_site: off, because the push and
+#                          notification arms load one or a few sites from 32
+#                          connections (a refused push is a 200 too, and would
+#                          count as a fast one); bench/outbound_bench.py and
+#                          tests/integration/test_outbound_isolation.py cover the cap
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -103,6 +109,7 @@ echo "$hello_pid" >"$stack/hello.pid"
 say "starting the stack in $stack"
 SVC_STACK_DIR="$stack" SVC_HTTP_PORT=0 SVC_BIN_DIR="$build" SVC_WORKERS="$workers" \
   SVC_HASHING_WORKERS="${SVC_HASHING_WORKERS:-$workers}" SVC_MAX_REQUESTS="${SVC_MAX_REQUESTS:-10000}" \
+  SVC_OUTBOUND_WORKERS="${SVC_OUTBOUND_WORKERS:-16}" SVC_OUTBOUND_PER_SITE="${SVC_OUTBOUND_PER_SITE:-0}" \
   SVC_ACCESS_LOG=off SVC_SENDER_LOOP=0 SVC_NGINX_INCLUDE="$stack/bench-nginx.conf" \
   "$repo/scripts/stack.sh" up >"$stack/stack-up.log" 2>&1 \
   || { cat "$stack/stack-up.log" >&2; die "the stack did not start"; }
@@ -134,3 +141,10 @@ SVC_STACK_DIR="$stack" "$py" "$repo/bench/mail_delivery.py" --mails "${BENCH_DEL
   --rounds "${BENCH_ROUNDS:-3}" >"$out/mail-delivery.json"
 cp "$out/mail-delivery.json" "$repo/bench/results-mail-delivery.json"
 "$py" "$repo/bench/mail_delivery.py" --markdown "$repo/bench/results-mail-delivery.json" >>"$repo/docs/benchmarks.md"
+
+# The outbound pool (issue 17): push against a 100 ms sink, refresh-token
+# while 64 clients push to a black hole, idle memory per outbound worker.
+say "outbound pool arms (bench/outbound_bench.py)"
+SVC_STACK_DIR="$stack" "$py" "$repo/bench/outbound_bench.py" --seconds "${BENCH_SECONDS:-5}" \
+  --rounds "${BENCH_ROUNDS:-3}" --conns "${BENCH_CONNECTIONS:-32}" --out "$out" >"$out/outbound.json"
+"$py" "$repo/bench/outbound_bench.py" --markdown "$out/outbound.json" >>"$repo/docs/benchmarks.md"

@@ -14,6 +14,10 @@
 #   SVC_BIN_DIR     where svc-fcgi, svc-admin, svc-sender are (default: <repo>/build)
 #   SVC_WORKERS     svc-fcgi workers (default 2); SVC_HASHING_WORKERS: workers of the
 #                   second pool that serves the Argon2id routes (default: SVC_WORKERS)
+#   SVC_OUTBOUND_WORKERS  workers of the third pool, which serves the routes that wait
+#                   on outside parties: sendPush, notification, user-sms-code (default 16)
+#   SVC_OUTBOUND_PER_SITE  [outbound] per_site: concurrent pushes/merge queries of one
+#                   site (default 4)
 #   SVC_MAX_REQUESTS  requests a worker serves before it is recycled (default 10000)
 #   SVC_ACCESS_LOG  "off": no nginx access log (benchmarks); default: $SVC_STACK_DIR/nginx-access.log
 #   SVC_SENDER_LOOP seconds between the sender's passes (default 1); 0 = do not start it
@@ -90,6 +94,11 @@ workers = ${SVC_WORKERS:-2}
 # sends them to this socket (nginx/snippets/svc-locations.conf).
 hashing_socket = $dir/svc-fcgi-hashing.sock
 hashing_workers = ${SVC_HASHING_WORKERS:-${SVC_WORKERS:-2}}
+# sendPush, notification and user-sms-code wait on outside parties: a third
+# pool, sized for waiting, so a black-holed push endpoint never holds the
+# workers of the other routes.
+outbound_socket = $dir/svc-fcgi-outbound.sock
+outbound_workers = ${SVC_OUTBOUND_WORKERS:-16}
 max_requests = ${SVC_MAX_REQUESTS:-10000}
 drain_seconds = 10
 
@@ -133,6 +142,10 @@ timeout_ms = 3000
 [push]
 allow_insecure_endpoints = true
 timeout_ms = 3000
+connect_timeout_ms = 1000
+
+[outbound]
+per_site = ${SVC_OUTBOUND_PER_SITE:-4}
 CONF
   } >"$dir/svc.conf"
   chmod 600 "$dir/svc.conf"
@@ -175,6 +188,13 @@ save_site_key() {
   SITE_KEY=$key
 }
 
+# A key's value in the stack's svc.conf ("-" when absent).
+conf_value() {
+  local v
+  v=$(sed -n "s/^[[:space:]]*$1[[:space:]]*=[[:space:]]*//p" "$dir/svc.conf" 2>/dev/null | tail -n 1)
+  printf '%s\n' "${v:--}"
+}
+
 site_key() { sed -n 's/^SITE_KEY=//p' "$dir/env" | tail -n 1; }
 
 start_bg() {  # start_bg NAME LOGFILE COMMAND...
@@ -193,12 +213,20 @@ hashing_socket() {
   printf '%s\n' "${path:-$dir/svc-fcgi.sock}"
 }
 
+# The outbound pool's socket, likewise (the main socket when svc.conf names none).
+outbound_socket() {
+  local path
+  path=$(sed -n 's/^[[:space:]]*outbound_socket[[:space:]]*=[[:space:]]*//p' "$dir/svc.conf" 2>/dev/null | tail -n 1)
+  printf '%s\n' "${path:-$dir/svc-fcgi.sock}"
+}
+
 render_nginx() {
   local user_line="" access_log="access_log $dir/nginx-access.log;"
   [ "$(id -u)" -eq 0 ] && user_line="user root;"
   [ "${SVC_ACCESS_LOG:-}" = "off" ] && access_log="access_log off;"
   sed -e "s|@PREFIX@|$dir|g" -e "s|@HTTP_PORT@|$http_port|g" -e "s|@FCGI_SOCKET@|$dir/svc-fcgi.sock|g" \
     -e "s|@HASHING_SOCKET@|$(hashing_socket)|g" \
+    -e "s|@OUTBOUND_SOCKET@|$(outbound_socket)|g" \
     -e "s|@USER_LINE@|$user_line|g" -e "s|@ACCESS_LOG@|$access_log|g" \
     -e "s|@SOURCE_DIR@|$repo|g" "$repo/nginx/stack.conf.in" >"$dir/nginx.conf"
   if [ -n "${SVC_NGINX_INCLUDE:-}" ]; then
@@ -251,6 +279,7 @@ up() {
   start_bg svc-fcgi "$dir/svc-fcgi.log" "$bin/svc-fcgi" --config "$dir/svc.conf"
   wait_for 20 svc-fcgi test -S "$dir/svc-fcgi.sock"
   wait_for 20 "svc-fcgi hashing pool" test -S "$(hashing_socket)"
+  wait_for 20 "svc-fcgi outbound pool" test -S "$(outbound_socket)"
   local sender_loop=${SVC_SENDER_LOOP:-1}
   if [ "$sender_loop" != "0" ] && "$bin/svc-sender" --help 2>/dev/null | grep -q -- '--loop'; then
     start_bg svc-sender "$dir/svc-sender.log" "$bin/svc-sender" --config "$dir/svc.conf" --loop "$sender_loop"
@@ -273,6 +302,8 @@ svc is running at http://127.0.0.1:$http_port  (state and logs in $dir; stop wit
        -H 'site-id: 1' -H "x-site-key: $(site_key)" -d '{"event":"welcome-email","email":"you@example.com","data":{"name":"Ada"}}'
 
 The demo site's key (x-site-key) is SITE_KEY in $dir/env.
+Worker pools: main $(conf_value workers), hashing $(conf_value hashing_workers) (login, sign-up, reset-pass),
+outbound $(conf_value outbound_workers) (sendPush, notification, user-sms-code; per site $(conf_value per_site)).
 E-mails land in $dir/mail/*.eml, SMS in $dir/sms.log, pushes in $dir/push.log.
 TXT
 }

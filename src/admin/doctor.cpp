@@ -236,6 +236,9 @@ int cmd_doctor(const Args& args, const std::string& config_path) {
     if (!c->server.hashing_socket.empty()) {
       rows.push_back(check_socket("fastcgi hashing", c->server.hashing_socket, o.timeout));
     }
+    if (!c->server.outbound_socket.empty()) {
+      rows.push_back(check_socket("fastcgi outbound", c->server.outbound_socket, o.timeout));
+    }
   }
   std::fputs(format_table(rows).c_str(), stdout);
   return exit_status(rows);

@@ -13,6 +13,7 @@ using http::kHashing;
 using http::kJsonBody;
 using http::kMessageBodyLimit;
 using http::kNoFlags;
+using http::kOutbound;
 using http::Route;
 
 // The one route table. Dispatch checks method, body limit, JSON body and site
@@ -30,11 +31,13 @@ std::span<const Route> routes() {
       {"POST", "/auth/request-pass", &auth::request_pass, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/reset-pass", &auth::reset_pass, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
       {"POST", "/auth/user-email", &auth::user_email, nullptr, kAuthBodyLimit, kJsonBody},
-      {"POST", "/auth/user-sms-code", &auth::user_sms_code, nullptr, kAuthBodyLimit, kJsonBody},
+      // kOutbound: waits on the SMS gateway, push service or merge SQL; nginx
+      // sends these to the outbound pool (svc-locations.conf).
+      {"POST", "/auth/user-sms-code", &auth::user_sms_code, nullptr, kAuthBodyLimit, kJsonBody | kOutbound},
       {"POST", "/auth/verify-sms-code", &auth::verify_sms_code, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/getFolderLimits", &auth::get_folder_limits, nullptr, kAuthBodyLimit, kJsonBody},
-      {"POST", "/message/notification", nullptr, &messaging::notification, kMessageBodyLimit, kJsonBody},
-      {"POST", "/message/sendPush", nullptr, &push::send_push, kMessageBodyLimit, kJsonBody},
+      {"POST", "/message/notification", nullptr, &messaging::notification, kMessageBodyLimit, kJsonBody | kOutbound},
+      {"POST", "/message/sendPush", nullptr, &push::send_push, kMessageBodyLimit, kJsonBody | kOutbound},
   };
   return kRoutes;
 }

@@ -1,5 +1,7 @@
 #include "app/services.hpp"
 
+#include <algorithm>
+
 namespace svc::app {
 
 Services::Services(const config::Config& config)
@@ -9,7 +11,9 @@ Services::Services(const config::Config& config)
       hasher_(crypto::Argon2Params{config.auth.argon2_opslimit, static_cast<size_t>(config.auth.argon2_memlimit)},
               config.keys.legacy_password_key),
       sms_(sms::make_sms_gateway(config.sms)),
-      push_(push::PushOptions{config.push.allow_insecure_endpoints, 5000, config.push.timeout_ms,
+      // The connect timeout never exceeds the total one ([push] docs).
+      push_(push::PushOptions{config.push.allow_insecure_endpoints,
+                              std::min(config.push.connect_timeout_ms, config.push.timeout_ms), config.push.timeout_ms,
                               config.push.allowed_ports}),
       site_cache_(config.server.site_cache_seconds),
       context_{config_, db_, merge_db_.get(), clock_, random_, hasher_, *sms_, push_, &site_cache_} {}

@@ -141,6 +141,8 @@ void read_server(Reader& r, ServerSettings& server) {
   r.str("server.hashing_socket", server.hashing_socket);
   r.integer("server.hashing_workers", server.hashing_workers, 0, 1024);
   r.integer("server.site_cache_seconds", server.site_cache_seconds, 0, 3600);
+  r.str("server.outbound_socket", server.outbound_socket);
+  r.integer("server.outbound_workers", server.outbound_workers, 1, 1024);
 }
 
 // [database] (user required) and the optional [database.merge] account.
@@ -244,6 +246,7 @@ void read_sms(Reader& r, SmsSettings& sms) {
   r.str("sms.body_template", sms.body_template);
   r.str("sms.message", sms.message);
   r.integer("sms.timeout_ms", sms.timeout_ms, 100, 120000);
+  r.integer("sms.connect_timeout_ms", sms.connect_timeout_ms, 100, 120000);
   if (sms.driver == "http" && sms.url.empty()) {
     throw ConfigError("configuration key [sms] url is required when [sms] driver = http");
   }
@@ -254,6 +257,7 @@ void read_push(Reader& r, PushSettings& push) {
   r.integer("push.ttl", push.ttl, 0, 2419200);
   r.one_of("push.urgency", push.urgency, {"very-low", "low", "normal", "high"});
   r.integer("push.timeout_ms", push.timeout_ms, 100, 120000);
+  r.integer("push.connect_timeout_ms", push.connect_timeout_ms, 100, 120000);
   std::vector<std::string> ports;
   r.list("push.allowed_ports", ports);
   if (r.raw("push.allowed_ports")) {
@@ -300,6 +304,7 @@ Config parse_config(const IniValues& values, const std::string& path) {
   read_smtp(r, c.smtp);
   read_sms(r, c.sms);
   read_push(r, c.push);
+  r.integer("outbound.per_site", c.outbound.per_site, 0, 1024);
   r.reject_unknown();
   return c;
 }

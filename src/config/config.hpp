@@ -21,6 +21,10 @@ struct ServerSettings {
   std::string hashing_socket;  // "" = one pool; else a second pool for the Argon2id routes
   int hashing_workers = 0;     // 0 = number of online CPUs
   int site_cache_seconds = 1;  // how long a worker reuses a site row for /message/*; 0 = never
+  // "" = the outbound routes (push, SMS code, notification) stay in the main
+  // pool; else a third pool on this socket, sized for waiting on outside parties.
+  std::string outbound_socket;
+  int outbound_workers = 16;
 };
 
 struct DbSettings {
@@ -94,6 +98,7 @@ struct SmsSettings {
   std::string body_template = R"({"to":"[to]","text":"[text]"})";
   std::string message = "Your verification code is [code]";
   int timeout_ms = 5000;
+  int connect_timeout_ms = 3000;  // capped by timeout_ms
 };
 
 struct PushSettings {
@@ -102,6 +107,12 @@ struct PushSettings {
   long long ttl = 2419200;
   std::string urgency = "normal";
   int timeout_ms = 10000;
+  int connect_timeout_ms = 3000;  // capped by timeout_ms
+};
+
+// [outbound]: calls that wait on an outside party (push service, merge SQL).
+struct OutboundSettings {
+  int per_site = 4;  // concurrent outbound calls of one site across all workers; 0 = no cap
 };
 
 struct Config {
@@ -114,6 +125,7 @@ struct Config {
   SmtpSettings smtp;
   SmsSettings sms;
   PushSettings push;
+  OutboundSettings outbound;
 };
 
 // Parses and validates; throws ConfigError whose message names the offending

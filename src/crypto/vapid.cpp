@@ -72,12 +72,20 @@ VapidKeys generate_vapid_keys() {
   return VapidKeys{p256::private_scalar(key.get()), p256::public_point(key.get())};
 }
 
-std::optional<std::string> vapid_jwt(std::string_view audience_origin, std::string_view subject, long long exp,
-                                     const VapidKeys& keys) {
-  if (!subject.starts_with("mailto:") && !subject.starts_with("https:")) return std::nullopt;
-  if (exp <= 0 || endpoint_origin(audience_origin) != audience_origin) return std::nullopt;
+struct VapidSigner::Key {
+  PkeyPtr pkey;
+};
+
+std::optional<VapidSigner> VapidSigner::load(const VapidKeys& keys) {
   PkeyPtr key = p256::load_keypair(keys.private_key, keys.public_key);
   if (!key) return std::nullopt;
+  return VapidSigner(std::make_shared<const Key>(Key{std::move(key)}));
+}
+
+std::optional<std::string> VapidSigner::jwt(std::string_view audience_origin, std::string_view subject,
+                                            long long exp) const {
+  if (!subject.starts_with("mailto:") && !subject.starts_with("https:")) return std::nullopt;
+  if (exp <= 0 || endpoint_origin(audience_origin) != audience_origin) return std::nullopt;
 
   rapidjson::StringBuffer claims;
   rapidjson::Writer<rapidjson::StringBuffer> w(claims);
@@ -93,11 +101,19 @@ std::optional<std::string> vapid_jwt(std::string_view audience_origin, std::stri
   std::string token = base64url_encode(R"({"typ":"JWT","alg":"ES256"})");
   token.push_back('.');
   token += base64url_encode(std::string_view(claims.GetString(), claims.GetSize()));
-  auto signature = sign_es256(key.get(), token);
+  auto signature = sign_es256(key_->pkey.get(), token);
   if (!signature) return std::nullopt;
   token.push_back('.');
   token += base64url_encode(*signature);
   return token;
+}
+
+std::optional<std::string> vapid_jwt(std::string_view audience_origin, std::string_view subject, long long exp,
+                                     const VapidKeys& keys) {
+  if (!subject.starts_with("mailto:") && !subject.starts_with("https:")) return std::nullopt;
+  if (exp <= 0 || endpoint_origin(audience_origin) != audience_origin) return std::nullopt;
+  auto signer = VapidSigner::load(keys);
+  return signer ? signer->jwt(audience_origin, subject, exp) : std::nullopt;
 }
 
 std::string vapid_authorization_header(std::string_view jwt, std::string_view public_key_raw) {

@@ -8,6 +8,7 @@
 // point. The database keeps them base64url; decoding is the caller's job.
 // Thread/fork safety: every function is reentrant.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,6 +35,24 @@ VapidKeys generate_vapid_keys();
 // signatures use a fresh nonce.
 std::optional<std::string> vapid_jwt(std::string_view audience_origin, std::string_view subject, long long exp,
                                      const VapidKeys& keys);
+
+// A VAPID key pair parsed and checked (EVP_PKEY_check) once, for signing
+// many tokens: what a worker keeps per site instead of re-loading the raw
+// keys for every push. Copies share the parsed key (immutable; OpenSSL
+// allows concurrent signing with one EVP_PKEY).
+class VapidSigner {
+ public:
+  // nullopt when the keys are not a valid matching P-256 pair.
+  static std::optional<VapidSigner> load(const VapidKeys& keys);
+  // vapid_jwt() with this key pair: same claims, same nullopt cases for the
+  // subject, audience and exp.
+  std::optional<std::string> jwt(std::string_view audience_origin, std::string_view subject, long long exp) const;
+
+ private:
+  struct Key;
+  explicit VapidSigner(std::shared_ptr<const Key> key) : key_(std::move(key)) {}
+  std::shared_ptr<const Key> key_;
+};
 
 // "vapid t=<jwt>, k=<base64url(public_key_raw)>".
 std::string vapid_authorization_header(std::string_view jwt, std::string_view public_key_raw);

@@ -40,11 +40,15 @@ struct Secret {
   const unsigned char* data() const { return bytes.data(); }
 };
 
-// ECDH between a checked key pair and a checked peer point, into `shared`.
-bool shared_secret(const EceKeys& own_keys, std::string_view peer_point, Secret<kScalarSize>& shared) {
+// ECDH between a checked own key and a checked peer point, into `shared`.
+bool shared_secret(EVP_PKEY* own, std::string_view peer_point, Secret<kScalarSize>& shared) {
   PkeyPtr peer = p256::load_public(peer_point);
+  return own && peer && p256::ecdh(own, peer.get(), shared.bytes);
+}
+
+bool shared_secret(const EceKeys& own_keys, std::string_view peer_point, Secret<kScalarSize>& shared) {
   PkeyPtr own = p256::load_keypair(own_keys.private_key, own_keys.public_key);
-  return peer && own && p256::ecdh(own.get(), peer.get(), shared.bytes);
+  return own && shared_secret(own.get(), peer_point, shared);
 }
 
 bool hmac_sha256(const unsigned char* key, std::size_t key_len, std::string_view data, Secret<32>& out) {
@@ -133,17 +137,21 @@ EceKeys generate_p256_keypair() {
   return EceKeys{p256::private_scalar(key.get()), p256::public_point(key.get())};
 }
 
-std::optional<std::string> encrypt_aes128gcm(std::string_view plaintext, std::string_view ua_public,
-                                             std::string_view auth_secret, const EceKeys& as_keys,
-                                             std::string_view salt, std::uint32_t record_size) {
+namespace {
+
+// encrypt_aes128gcm with the sender's key already loaded: `own` holds the
+// private key whose public point is `as_public`.
+std::optional<std::string> encrypt_with(std::string_view plaintext, std::string_view ua_public,
+                                        std::string_view auth_secret, EVP_PKEY* own, std::string_view as_public,
+                                        std::string_view salt, std::uint32_t record_size) {
   if (auth_secret.size() != kAuthSize || salt.size() != kSaltSize || record_size < kMinRecordSize ||
       plaintext.size() > kMaxPushPayload || plaintext.size() > record_size - kTagSize - 1) {
     return std::nullopt;
   }
   Secret<kScalarSize> shared;
   ContentKeys keys;
-  if (!shared_secret(as_keys, ua_public, shared) ||
-      !derive_content_keys(shared, auth_secret, ua_public, as_keys.public_key, salt, keys)) {
+  if (!shared_secret(own, ua_public, shared) ||
+      !derive_content_keys(shared, auth_secret, ua_public, as_public, salt, keys)) {
     return std::nullopt;
   }
   std::string record(plaintext);
@@ -159,24 +167,33 @@ std::optional<std::string> encrypt_aes128gcm(std::string_view plaintext, std::st
     body.push_back(static_cast<char>((record_size >> shift) & 0xff));
   }
   body.push_back(static_cast<char>(kPointSize));
-  body.append(as_keys.public_key);
+  body.append(as_public);
   body.append(*sealed);
   return body;
 }
 
+}  // namespace
+
+std::optional<std::string> encrypt_aes128gcm(std::string_view plaintext, std::string_view ua_public,
+                                             std::string_view auth_secret, const EceKeys& as_keys,
+                                             std::string_view salt, std::uint32_t record_size) {
+  PkeyPtr own = p256::load_keypair(as_keys.private_key, as_keys.public_key);
+  if (!own) return std::nullopt;
+  return encrypt_with(plaintext, ua_public, auth_secret, own.get(), as_keys.public_key, salt, record_size);
+}
+
+// The fresh sender key goes straight from key generation into ECDH: no
+// export and re-import, so no second EVP_PKEY_check of a key OpenSSL just
+// made.
 std::optional<std::string> encrypt_push_payload(std::string_view plaintext, std::string_view ua_public,
                                                 std::string_view auth_secret) {
   if (plaintext.size() > kMaxPushPayload) return std::nullopt;
-  EceKeys sender = generate_p256_keypair();
+  PkeyPtr sender = p256::generate();
+  const std::string sender_public = p256::public_point(sender.get());
   std::array<unsigned char, kSaltSize> salt{};
-  if (RAND_bytes(salt.data(), static_cast<int>(salt.size())) != 1) {
-    wipe(sender.private_key);
-    return std::nullopt;
-  }
-  auto body = encrypt_aes128gcm(plaintext, ua_public, auth_secret, sender,
-                                std::string_view(reinterpret_cast<const char*>(salt.data()), salt.size()));
-  wipe(sender.private_key);
-  return body;
+  if (RAND_bytes(salt.data(), static_cast<int>(salt.size())) != 1) return std::nullopt;
+  return encrypt_with(plaintext, ua_public, auth_secret, sender.get(), sender_public,
+                      std::string_view(reinterpret_cast<const char*>(salt.data()), salt.size()), 4096);
 }
 
 std::optional<std::string> decrypt_aes128gcm(std::string_view body, const EceKeys& ua_keys,

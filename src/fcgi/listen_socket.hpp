@@ -17,9 +17,10 @@ struct ListenSocket {
 // (a stale socket file is replaced; mode from socket_mode) or host:port /
 // :port (TCP, e.g. for a FastCGI upstream on another host). Throws
 // std::runtime_error with the reason.
-// `address` is [server] socket or hashing_socket. When systemd passed
-// sockets (LISTEN_FDS), the one at `inherited_index` is used instead: 0 for
-// the main socket, 1 for the hashing socket (the order of ListenStream= lines).
+// `address` is [server] socket, hashing_socket or outbound_socket. When
+// systemd passed sockets (LISTEN_FDS), the one at `inherited_index` is used
+// instead: 0 for the main socket, 1 for the hashing socket, 2 for the
+// outbound socket (the order of ListenStream= lines).
 ListenSocket open_listen_socket(const std::string& address, const config::ServerSettings& settings,
                                 int inherited_index);
 

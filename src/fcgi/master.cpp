@@ -13,6 +13,7 @@
 #include "fcgi/listen_socket.hpp"
 #include "fcgi/worker.hpp"
 #include "metrics/metrics.hpp"
+#include "metrics/outbound_slots.hpp"
 
 namespace svc::fcgi {
 namespace {
@@ -32,7 +33,12 @@ void on_signal(int sig) {
 
 // Pool 0 serves [server] socket; pool 1 (optional) serves
 // [server] hashing_socket, where nginx sends the Argon2id routes so a login
-// flood cannot occupy every worker.
+// flood cannot occupy every worker; pool 2 (optional) serves
+// [server] outbound_socket, where nginx sends the routes that wait on an
+// outside party (push service, SMS gateway, merge SQL), so a black-holed
+// endpoint occupies only workers sized for waiting.
+constexpr int kPoolCount = 3;
+constexpr int kOutboundPool = 2;
 struct WorkerInfo {
   int generation = 0;
   int pool = 0;
@@ -48,8 +54,11 @@ long long now_ms() {
 
 class Master {
  public:
-  Master(config::Config config, ListenSocket socket, ListenSocket hashing_socket, ApplicationFactory make_app)
-      : config_(std::move(config)), sockets_{std::move(socket), std::move(hashing_socket)}, make_app_(make_app) {}
+  Master(config::Config config, ListenSocket socket, ListenSocket hashing_socket, ListenSocket outbound_socket,
+         ApplicationFactory make_app)
+      : config_(std::move(config)),
+        sockets_{std::move(socket), std::move(hashing_socket), std::move(outbound_socket)},
+        make_app_(make_app) {}
 
   int run() {
     spawn_all();
@@ -71,7 +80,8 @@ class Master {
 
  private:
   int worker_count(int pool = 0) const {
-    if (pool == 1 && sockets_[1].fd < 0) return 0;
+    if (pool != 0 && sockets_[pool].fd < 0) return 0;
+    if (pool == kOutboundPool) return config_.server.outbound_workers;
     int configured = pool == 1 ? config_.server.hashing_workers : config_.server.workers;
     if (configured > 0) return configured;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -79,7 +89,7 @@ class Master {
   }
 
   void spawn_all() {
-    for (int pool : {0, 1}) {
+    for (int pool = 0; pool < kPoolCount; ++pool) {
       for (int i = 0; i < worker_count(pool); ++i) spawn(pool);
     }
   }
@@ -93,6 +103,11 @@ class Master {
       return;
     }
     if (pid == 0) {
+      // A worker listens on its own pool's socket only; closing the others
+      // also lets ops tools tell the pools apart by their open socket.
+      for (int other = 0; other < kPoolCount; ++other) {
+        if (other != pool && sockets_[other].fd >= 0) ::close(sockets_[other].fd);
+      }
       metrics::attach_worker(slot, pool);
       int code = 1;
       try {
@@ -114,6 +129,9 @@ class Master {
       if (it == workers_.end()) continue;
       WorkerInfo info = it->second;
       workers_.erase(it);
+      // A worker killed in the middle of a push still names its site in the
+      // outbound table: free that place before the slot is handed on.
+      metrics::clear_outbound_hold(info.metrics_slot);
       metrics::release_worker_slot(info.metrics_slot);
       bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
       if (!clean) {
@@ -135,7 +153,8 @@ class Master {
     try {
       config::Config fresh = config::load_config(config_.path);
       if (fresh.server.socket != config_.server.socket ||
-          fresh.server.hashing_socket != config_.server.hashing_socket) {
+          fresh.server.hashing_socket != config_.server.hashing_socket ||
+          fresh.server.outbound_socket != config_.server.outbound_socket) {
         core::LogLine("warn", "reload_socket_unchanged")
             .str("detail", "[server] socket changes need a restart; keeping the open socket")
             .emit();
@@ -179,7 +198,7 @@ class Master {
   }
 
   config::Config config_;
-  ListenSocket sockets_[2];
+  ListenSocket sockets_[kPoolCount];
   ApplicationFactory make_app_;
   std::map<pid_t, WorkerInfo> workers_;
   int generation_ = 0;
@@ -192,15 +211,23 @@ int run_master(config::Config config, ApplicationFactory make_app) {
   // Before any fork: every worker, and every worker that replaces one,
   // counts into this one block; it lives as long as this master.
   metrics::map_shared_block();
+  metrics::map_outbound_slots();
   ListenSocket socket = open_listen_socket(config.server.socket, config.server, 0);
   ListenSocket hashing;
-  // A second socket from systemd (svc-fcgi.socket's second ListenStream=) is
-  // the hashing pool's even when the file names none: nginx sends to it.
+  ListenSocket outbound;
+  // A second (third) socket from systemd (svc-fcgi.socket's ListenStream=
+  // lines) is the hashing (outbound) pool's even when the file names none:
+  // nginx sends to it.
   const char* passed = std::getenv("LISTEN_FDS");
-  bool second_passed = passed && std::atoi(passed) >= 2 && std::getenv("LISTEN_PID") &&
-                       std::atol(std::getenv("LISTEN_PID")) == static_cast<long>(getpid());
-  if (!config.server.hashing_socket.empty() || second_passed) {
+  const int passed_count = passed && std::getenv("LISTEN_PID") &&
+                                   std::atol(std::getenv("LISTEN_PID")) == static_cast<long>(getpid())
+                               ? std::atoi(passed)
+                               : 0;
+  if (!config.server.hashing_socket.empty() || passed_count >= 2) {
     hashing = open_listen_socket(config.server.hashing_socket, config.server, 1);
+  }
+  if (!config.server.outbound_socket.empty() || passed_count >= 3) {
+    outbound = open_listen_socket(config.server.outbound_socket, config.server, kOutboundPool);
   }
   unsetenv("LISTEN_PID");
   unsetenv("LISTEN_FDS");
@@ -224,7 +251,7 @@ int run_master(config::Config config, ApplicationFactory make_app) {
   core::LogLine("info", "master_started")
       .str("socket", socket.inherited ? "inherited (systemd)" : config.server.socket)
       .emit();
-  return Master(std::move(config), std::move(socket), std::move(hashing), make_app).run();
+  return Master(std::move(config), std::move(socket), std::move(hashing), std::move(outbound), make_app).run();
 }
 
 }  // namespace svc::fcgi

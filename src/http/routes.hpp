@@ -25,6 +25,8 @@ enum RouteFlags : unsigned {
   kNoFlags = 0,
   kJsonBody = 1u << 0,  // body must be a JSON object (400 otherwise)
   kHashing = 1u << 1,   // runs Argon2id: may be served by a separate worker pool
+  kOutbound = 1u << 2,  // waits on an outside party (push service, SMS gateway,
+                        // merge SQL): may be served by the outbound worker pool
 };
 
 // One row of a route table (the API's is app::routes()). Exactly one of

@@ -15,6 +15,7 @@
 #include "messaging/address.hpp"
 #include "messaging/compose.hpp"
 #include "messaging/outbox.hpp"
+#include "metrics/outbound_slots.hpp"
 
 namespace svc::messaging {
 namespace {
@@ -36,6 +37,19 @@ MergeValues run_sql_field(core::Context& ctx, const db::Site& site, const Notifi
   std::map<std::string, std::string> params = data;
   params["master_id"] = n.master_id > 0 ? std::to_string(n.master_id) : "";
   params["site_id"] = std::to_string(site.id);
+  // A slow merge query waits on the database for up to statement_timeout_ms:
+  // at most [outbound] per_site of them per site at once, the rest refused
+  // at once with the merge's failure reply.
+  metrics::OutboundHold hold(site.id, ctx.config.outbound.per_site);
+  if (!hold.granted()) {
+    core::LogLine("warn", "outbound_cap_reached")
+        .str("call", "merge")
+        .str("request_id", n.request_id)
+        .num("site_id", site.id)
+        .num("per_site", ctx.config.outbound.per_site)
+        .emit();
+    throw http::ApiError::validation("SQL", "SQL query failed");
+  }
   try {
     return db::run_merge_select(*ctx.merge_db, named ? *named : n.sql, params, ctx.config.merge.statement_timeout_ms);
   } catch (const db::MergeQueryError& e) {

@@ -7,7 +7,7 @@ namespace svc::metrics {
 namespace {
 
 constexpr auto kRelaxed = std::memory_order_relaxed;
-constexpr const char* kPoolNames[kPools] = {"main", "hashing"};
+constexpr const char* kPoolNames[kPools] = {"main", "hashing", "outbound"};
 
 class Writer {
  public:

@@ -80,6 +80,8 @@ void attach_worker(int slot, int pool) {
   g_pool = pool >= 0 && pool < kPools ? pool : 0;
 }
 
+int worker_slot() { return g_block ? g_slot : -1; }
+
 void set_busy(bool busy) {
   if (g_block && g_slot >= 0) g_block->workers[g_slot].busy.store(busy ? 1 : 0, kRelaxed);
 }

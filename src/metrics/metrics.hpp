@@ -23,7 +23,7 @@ inline constexpr int kMaxRoutes = 32;  // route-table rows, by index; the last s
 inline constexpr int kOtherRoute = kMaxRoutes - 1;
 inline constexpr int kMinStatus = 100;
 inline constexpr int kStatusSlots = 500;  // 100..599
-inline constexpr int kPools = 2;          // 0 = main, 1 = hashing
+inline constexpr int kPools = 3;          // 0 = main, 1 = hashing, 2 = outbound
 inline constexpr int kMaxWorkerSlots = 256;
 
 // Upper bounds (seconds) of the histogram buckets, latency and worker wait
@@ -104,6 +104,9 @@ void release_worker_slot(int slot);
 // --- worker side: all no-ops without a block ---
 // Called in the child right after fork: which slot and pool it is.
 void attach_worker(int slot, int pool);
+// The slot attach_worker gave this process; -1 in the master, in a worker
+// that got none, and in other programs.
+int worker_slot();
 void set_busy(bool busy);
 // The time a request waited between nginx handing it on and this worker
 // taking it (see docs/operations.md: svc_worker_wait_seconds).

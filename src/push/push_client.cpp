@@ -229,6 +229,10 @@ CurlPushClient::CurlPushClient(PushOptions options) : options_(options) {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
+CurlPushClient::~CurlPushClient() {
+  if (handle_ != nullptr) curl_easy_cleanup(static_cast<CURL*>(handle_));
+}
+
 PushResult CurlPushClient::send(const PushRequest& request) {
   const bool insecure = options_.allow_insecure_endpoints;
   if (!starts_with_nocase(request.endpoint, "https://") &&
@@ -238,10 +242,22 @@ PushResult CurlPushClient::send(const PushRequest& request) {
   if (const char* reason = invalid_request_reason(request)) {
     return {PushOutcome::Rejected, 0, std::string("not sent: ") + reason};
   }
+  std::unique_lock<std::mutex> reuse(reuse_lock_, std::try_to_lock);
+  if (!reuse.owns_lock()) {  // another thread is sending: a handle of its own
+    CurlPtr fresh(curl_easy_init());
+    if (!fresh) return {PushOutcome::NetworkError, 0, "curl_easy_init failed"};
+    return perform(fresh.get(), request);
+  }
+  if (handle_ == nullptr) handle_ = curl_easy_init();
+  if (handle_ == nullptr) return {PushOutcome::NetworkError, 0, "curl_easy_init failed"};
+  // Options back to their defaults; the connection and DNS caches stay.
+  curl_easy_reset(static_cast<CURL*>(handle_));
+  return perform(handle_, request);
+}
 
-  CurlPtr curl(curl_easy_init());
-  if (!curl) return {PushOutcome::NetworkError, 0, "curl_easy_init failed"};
-
+// One transfer on `handle` (freshly reset or new).
+PushResult CurlPushClient::perform(void* handle, const PushRequest& request) {
+  const bool insecure = options_.allow_insecure_endpoints;
   SlistPtr headers = push_headers(request);
   if (!headers) return {PushOutcome::NetworkError, 0, "out of memory building headers"};
 
@@ -249,7 +265,7 @@ PushResult CurlPushClient::send(const PushRequest& request) {
   std::string response_start;
   std::array<char, CURL_ERROR_SIZE> error{};
   const char* protocols = insecure ? "http,https" : "https";
-  CURL* h = curl.get();
+  CURL* h = static_cast<CURL*>(handle);
   curl_easy_setopt(h, CURLOPT_URL, request.endpoint.c_str());
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, protocols);
   curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, protocols);
@@ -270,6 +286,12 @@ PushResult CurlPushClient::send(const PushRequest& request) {
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error.data());
 
   const CURLcode rc = curl_easy_perform(h);
+  // The handle outlives these locals: drop the pointers to them.
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, nullptr);
+  curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, nullptr);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, nullptr);
+  curl_easy_setopt(h, CURLOPT_POSTFIELDS, nullptr);
   if (rc != CURLE_OK) return transfer_failed(rc, error.data(), guard);
   long status = 0;
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);

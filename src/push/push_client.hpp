@@ -11,6 +11,7 @@
 // PushOptions::allow_insecure_endpoints lifts the https, the address and the
 // port rule; only tests and the local stack's push sink set it.
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,7 @@ struct PushRequest {
 
 struct PushOptions {
   bool allow_insecure_endpoints = false;  // tests / local sink only
-  long connect_timeout_ms = 5000;
+  long connect_timeout_ms = 3000;
   long total_timeout_ms = 10000;
   std::vector<int> allowed_ports;  // ports besides 443 an endpoint may use
 };
@@ -57,17 +58,25 @@ class PushClient {
   virtual PushResult send(const PushRequest&) = 0;
 };
 
-// libcurl implementation. Each send() uses its own easy handle, so one object
-// may be shared by threads; construct it in the process that uses it (after
-// fork). POST with Content-Encoding: aes128gcm, Content-Type:
-// application/octet-stream, TTL, Urgency, optional Topic and Authorization.
+// libcurl implementation. send() reuses one easy handle per client, so its
+// connection and DNS cache carry over from one push to the next (keep-alive
+// to the push services); a send() that finds that handle in use by another
+// thread takes a fresh one, so one object may still be shared by threads.
+// Construct it in the process that uses it (after fork). POST with
+// Content-Encoding: aes128gcm, Content-Type: application/octet-stream, TTL,
+// Urgency, optional Topic and Authorization.
 class CurlPushClient final : public PushClient {
  public:
   explicit CurlPushClient(PushOptions options);
+  ~CurlPushClient() override;
   PushResult send(const PushRequest& request) override;
 
  private:
+  PushResult perform(void* handle, const PushRequest& request);
+
   PushOptions options_;
+  std::mutex reuse_lock_;        // held while handle_ is in use
+  void* handle_ = nullptr;       // CURL*, kept between sends
 };
 
 // True for addresses a push endpoint must never reach: IPv4 0/8, 10/8,

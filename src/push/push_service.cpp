@@ -10,7 +10,9 @@
 #include "crypto/vapid.hpp"
 #include "crypto/webpush.hpp"
 #include "db/customer_repo.hpp"
+#include "metrics/outbound_slots.hpp"
 #include "push/push_client.hpp"
+#include "push/vapid_key_cache.hpp"
 
 namespace svc::push {
 namespace {
@@ -27,17 +29,16 @@ struct Prepared {
 Prepared prepare(core::Context& ctx, const db::Site& site, const db::PushSubscription& sub, const CustomerPush& message,
                  long long now) {
   auto vapid_public = crypto::base64url_decode(site.vapid_public_key);
-  auto vapid_private = crypto::base64url_decode(site.vapid_private_key);
-  if (!vapid_public || !vapid_private) return {std::nullopt, "site has no VAPID keys (svc-admin vapid-keys)"};
+  auto signer = vapid_public ? process_vapid_keys().signer(site) : std::nullopt;
+  if (!signer) return {std::nullopt, "site has no VAPID keys (svc-admin vapid-keys)"};
   auto ua_public = crypto::base64url_decode(sub.p256dh);
   auto auth_secret = crypto::base64url_decode(sub.auth);
   auto body =
       ua_public && auth_secret ? crypto::encrypt_push_payload(message.payload, *ua_public, *auth_secret) : std::nullopt;
   if (!body) return {std::nullopt, "stored subscription keys are invalid"};
   auto origin = crypto::endpoint_origin(sub.endpoint);
-  crypto::VapidKeys keys{*vapid_private, *vapid_public};
   // RFC 8292: exp at most 24 h ahead; 12 h leaves room for clock skew.
-  auto jwt = origin ? crypto::vapid_jwt(*origin, site.vapid_subject, now + 12 * 3600, keys) : std::nullopt;
+  auto jwt = origin ? signer->jwt(*origin, site.vapid_subject, now + 12 * 3600) : std::nullopt;
   if (!jwt) return {std::nullopt, "cannot sign VAPID token (endpoint or vapid_subject invalid)"};
 
   PushRequest req;
@@ -63,6 +64,18 @@ PushAttempt push_to_customer(core::Context& ctx, const db::Site& site, const Cus
   Prepared prepared = prepare(ctx, site, *sub, message, now);
   if (!prepared.request) return failed(prepared.reason);
 
+  // Only now does the request wait on the push service: at most
+  // [outbound] per_site of them per site across the workers; the rest are
+  // answered at once instead of queueing behind a slow endpoint.
+  metrics::OutboundHold hold(site.id, ctx.config.outbound.per_site);
+  if (!hold.granted()) {
+    core::LogLine("warn", "outbound_cap_reached")
+        .str("call", "push")
+        .num("site_id", site.id)
+        .num("per_site", ctx.config.outbound.per_site)
+        .emit();
+    return failed("[outbound] per_site concurrent pushes of this site already in flight");
+  }
   PushResult result = ctx.push.send(*prepared.request);
   switch (result.outcome) {
     case PushOutcome::Delivered:

@@ -37,7 +37,7 @@ NGINX = shutil.which("nginx", path=SEARCH_PATH)
 OPENSSL = shutil.which("openssl", path=SEARCH_PATH)
 SYSTEMD_ANALYZE = shutil.which("systemd-analyze", path=SEARCH_PATH)
 
-PLACEHOLDERS = {"@PREFIX@", "@HTTP_PORT@", "@FCGI_SOCKET@", "@HASHING_SOCKET@", "@USER_LINE@",
+PLACEHOLDERS = {"@PREFIX@", "@HTTP_PORT@", "@FCGI_SOCKET@", "@HASHING_SOCKET@", "@OUTBOUND_SOCKET@", "@USER_LINE@",
                 "@ACCESS_LOG@", "@SOURCE_DIR@"}
 # The routes nginx sends to svc-fcgi's second (Argon2id) worker pool.
 HASHING_ROUTES = ("/auth/login", "/auth/sign-up", "/auth/reset-pass")
@@ -66,11 +66,13 @@ def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=60, **kw)
 
 
-def render_stack(workdir, source_dir=SOURCE_DIR, port=None, zones=None, fcgi_socket=None, hashing_socket=None):
+def render_stack(workdir, source_dir=SOURCE_DIR, port=None, zones=None, fcgi_socket=None, hashing_socket=None,
+                 outbound_socket=None):
     """Renders nginx/stack.conf.in the way scripts/stack.sh does; returns
     (conf path, prefix, port). zones: replace the dev zones file by another
     conf.d file (e.g. the production one) to exercise real limits.
-    hashing_socket: the Argon2id pool's socket (default: fcgi_socket)."""
+    hashing_socket: the Argon2id pool's socket (default: fcgi_socket);
+    outbound_socket: the outbound pool's (default: fcgi_socket)."""
     prefix = Path(workdir) / "state"
     prefix.mkdir(parents=True, exist_ok=True)
     port = port or free_port()
@@ -81,6 +83,7 @@ def render_stack(workdir, source_dir=SOURCE_DIR, port=None, zones=None, fcgi_soc
         "@HTTP_PORT@": str(port),
         "@FCGI_SOCKET@": str(fcgi_socket or prefix / "no-backend.sock"),
         "@HASHING_SOCKET@": str(hashing_socket or fcgi_socket or prefix / "no-backend.sock"),
+        "@OUTBOUND_SOCKET@": str(outbound_socket or fcgi_socket or prefix / "no-backend.sock"),
         "@USER_LINE@": "user root;" if os.geteuid() == 0 else "",
         "@SOURCE_DIR@": str(source_dir),
     }
@@ -283,6 +286,7 @@ class NginxFilesTest(unittest.TestCase):
         code = strip_comments(read(NGINX_DIR / "svc.conf"))
         self.assertRegex(code, r"upstream svc_fcgi \{\s*server unix:/run/svc/svc-fcgi.sock;\s*\}")
         self.assertRegex(code, r"upstream svc_fcgi_hashing \{\s*server unix:/run/svc/[a-z-]+\.sock;\s*\}")
+        self.assertRegex(code, r"upstream svc_fcgi_outbound \{\s*server unix:/run/svc/[a-z-]+\.sock;\s*\}")
         self.assertRegex(code, r"listen 443 ssl http2;")
         self.assertRegex(code, r"return 301 https://")
         self.assertIn("ssl_certificate     /etc/ssl/svc/fullchain.pem;", code)
@@ -311,7 +315,7 @@ class NginxFilesTest(unittest.TestCase):
             # These would cancel the inherited server-level params/headers.
             self.assertNotIn("fastcgi_param", body, name)
             self.assertNotIn("add_header", body, name)
-            if name == "/message/":
+            if name == "/message/" or name.startswith("~ ^/message/"):
                 self.assertNotRegex(body, r"\b(allow|deny)\b", "must inherit the access list")
             elif name == "= /metrics":
                 # Its own scraper list, ending in "deny all;" (docs/operations.md).
@@ -331,7 +335,16 @@ class NginxFilesTest(unittest.TestCase):
         for line in ("client_max_body_size 64k;", "limit_req zone=svc_auth burst=20 nodelay;",
                      "error_page 429 = @svc_429;"):
             self.assertIn(line, blocks[hashing])
-        for name in ("= /health", "/auth/", "/message/", "/", hashing):
+        # The routes that wait on outside parties: limited like their family,
+        # served by the outbound pool.
+        outbound_auth = "~ ^/auth/(?:user-sms-code)$"
+        outbound_message = "~ ^/message/(?:sendPush|notification)$"
+        for name, family in ((outbound_auth, "/auth/"), (outbound_message, "/message/")):
+            self.assertIn("fastcgi_pass svc_fcgi_outbound;", blocks[name])
+            for line in blocks[family].splitlines():
+                if line.strip().startswith(("client_max_body_size", "limit_req", "error_page")):
+                    self.assertIn(line.strip(), blocks[name], name)
+        for name in ("= /health", "/auth/", "/message/", "/", hashing, outbound_auth, outbound_message):
             for code in (413, 502, 503, 504):
                 self.assertRegex(blocks[name], rf"error_page {code} = @svc_{code};", name)
 
@@ -527,6 +540,24 @@ class NginxLiveTest(unittest.TestCase):
                                           headers={"site-id": "1"})
                 self.assertEqual((status, data), (502, UNAVAILABLE), path)
 
+    def test_outbound_routes_go_to_the_outbound_pool(self):
+        """sendPush, notification and user-sms-code reach the outbound pool's
+        socket, and nothing else does (svc-fcgi [server] outbound_socket)."""
+        sock = self.tmp / "outbound.sock"
+        conf, prefix, port = render_stack(self.tmp, outbound_socket=sock)
+        with EchoFastCGI(sock), running_nginx(conf, prefix, port):
+            for path in ("/message/sendPush", "/message/notification", "/auth/user-sms-code",
+                         "/message/sendPush?x=1"):
+                status, _, data = request(port, "POST", path, body="{}", headers={"site-id": "1"})
+                self.assertEqual(status, 200, path)
+                self.assertEqual(data["params"]["REQUEST_URI"], path)
+            for method, path in (("POST", "/auth/refresh-token"), ("POST", "/message/sendPush/"),
+                                 ("POST", "/message/sendPushx"), ("GET", "/health"), ("POST", "/auth/login"),
+                                 ("POST", "/auth/verify-sms-code")):
+                status, _, data = request(port, method, path, body=None if method == "GET" else "{}",
+                                          headers={"site-id": "1"})
+                self.assertEqual((status, data), (502, UNAVAILABLE), path)
+
     def test_production_rate_limits(self):
         conf, prefix, port = render_stack(self.tmp, zones="svc-zones.conf")
         with running_nginx(conf, prefix, port):
@@ -615,9 +646,11 @@ class SystemdUnitsTest(unittest.TestCase):
         self.timer = parse_unit(SYSTEMD_DIR / "svc-sender.timer")
 
     def test_socket(self):
-        # Order matters: svc-fcgi takes fd 3 as the main socket, fd 4 as the hashing pool's.
+        # Order matters: svc-fcgi takes fd 3 as the main socket, fd 4 as the
+        # hashing pool's, fd 5 as the outbound pool's.
         self.assertEqual(values(self.socket, "Socket", "ListenStream"),
-                         ["/run/svc/svc-fcgi.sock", "/run/svc/svc-fcgi-hashing.sock"])
+                         ["/run/svc/svc-fcgi.sock", "/run/svc/svc-fcgi-hashing.sock",
+                          "/run/svc/svc-fcgi-outbound.sock"])
         self.assertEqual(value(self.socket, "Socket", "SocketMode"), "0660")
         self.assertEqual(value(self.socket, "Socket", "SocketUser"), "svc")
         self.assertEqual(value(self.socket, "Socket", "SocketGroup"), "www-data")
@@ -625,6 +658,7 @@ class SystemdUnitsTest(unittest.TestCase):
         # nginx's production upstream points at the same path.
         self.assertIn("unix:/run/svc/svc-fcgi.sock", read(NGINX_DIR / "svc.conf"))
         self.assertIn("unix:/run/svc/svc-fcgi-hashing.sock", read(NGINX_DIR / "svc.conf"))
+        self.assertIn("unix:/run/svc/svc-fcgi-outbound.sock", read(NGINX_DIR / "svc.conf"))
 
     def test_fcgi_service(self):
         s = self.fcgi
