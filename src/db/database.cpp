@@ -285,7 +285,14 @@ void Database::commit() {
   // A connection lost while COMMIT is in flight leaves the outcome unknown:
   // transaction_may_rerun must not run such a transaction again.
   commit_sent_ = true;
-  conn_->commit();
+  // The statement, not Connection::commit(): Connector/C++ 1.1's commit()
+  // ignores the server's answer, so a COMMIT that failed certification on
+  // Galera (1213) or met a dead connection read as committed (found by two
+  // senders on two nodes both sending rows whose claim one of them lost).
+  // Never on a new connection: that would "commit" an empty transaction.
+  if (!conn_) throw DbUnavailable("database connection lost before COMMIT");
+  std::unique_ptr<sql::Statement> st(conn_->createStatement());
+  st->execute("COMMIT");
   commit_sent_ = false;
 }
 
@@ -293,7 +300,7 @@ void Database::rollback() {
   in_transaction_ = false;
   if (!conn_) return;
   try {
-    conn_->rollback();
+    execute_trusted("ROLLBACK");
   } catch (const sql::SQLException&) {
     reset();
   }
