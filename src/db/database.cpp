@@ -5,6 +5,9 @@
 #include <mysql_connection.h>
 #include <mysql_driver.h>
 
+#include <random>
+#include <thread>
+
 #include "core/log.hpp"
 #include "metrics/metrics.hpp"
 
@@ -236,9 +239,15 @@ bool Database::transaction_may_rerun(const std::exception& e) {
   return false;
 }
 
+// Two writers that lost to each other once tend to meet again (two senders
+// both claim the oldest due rows): a random pause of up to 10 ms per attempt
+// so far lets one of them go first.
 void note_transaction_retry(int attempt, const std::exception& e) {
   metrics::count(metrics::Counter::kDbTxnRetries);
   core::LogLine("warn", "db_transaction_retry").num("attempt", attempt).str("error", e.what()).emit();
+  thread_local std::minstd_rand jitter(std::random_device{}());
+  std::uniform_int_distribution<int> pause_us(0, 10000 * attempt);
+  std::this_thread::sleep_for(std::chrono::microseconds(pause_us(jitter)));
 }
 
 // A write is never re-run after a lost connection, so find a connection the
@@ -285,7 +294,14 @@ void Database::commit() {
   // A connection lost while COMMIT is in flight leaves the outcome unknown:
   // transaction_may_rerun must not run such a transaction again.
   commit_sent_ = true;
-  conn_->commit();
+  // The statement, not Connection::commit(): Connector/C++ 1.1's commit()
+  // ignores the server's answer, so a COMMIT that failed certification on
+  // Galera (1213) or met a dead connection read as committed (found by two
+  // senders on two nodes both sending rows whose claim one of them lost).
+  // Never on a new connection: that would "commit" an empty transaction.
+  if (!conn_) throw DbUnavailable("database connection lost before COMMIT");
+  std::unique_ptr<sql::Statement> st(conn_->createStatement());
+  st->execute("COMMIT");
   commit_sent_ = false;
 }
 
@@ -293,7 +309,7 @@ void Database::rollback() {
   in_transaction_ = false;
   if (!conn_) return;
   try {
-    conn_->rollback();
+    execute_trusted("ROLLBACK");
   } catch (const sql::SQLException&) {
     reset();
   }

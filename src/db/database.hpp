@@ -300,7 +300,8 @@ class Database {
   std::vector<std::chrono::steady_clock::time_point> node_failed_at_;
 };
 
-// Logs and counts one re-run of a transaction (with_transaction_retry).
+// Logs and counts one re-run of a transaction (with_transaction_retry),
+// then pauses 0..10 ms x attempt (random) so two rivals do not meet again.
 void note_transaction_retry(int attempt, const std::exception& e);
 
 // Runs fn(), which opens a Transaction on `db` and commits it (or returns
@@ -308,8 +309,8 @@ void note_transaction_retry(int attempt, const std::exception& e);
 // that left nothing committed (Database::transaction_may_rerun: a Galera
 // certification failure or deadlock, 1213; a node not ready, 1047; a
 // connection lost before COMMIT): at most [database] transaction_attempts
-// runs, each retry logged (db_transaction_retry) and counted; then the last
-// error propagates. Returns what fn returns.
+// runs, each retry logged (db_transaction_retry), counted and preceded by a
+// short random pause; then the last error propagates. Returns what fn returns.
 // REQUIRES: fn has no effect outside the database before its commit that
 // would be wrong to repeat (hash, render and look up before or inside it,
 // send mail and audit after it). Inside an open transaction (a nested

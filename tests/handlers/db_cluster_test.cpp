@@ -140,6 +140,26 @@ BOOST_AUTO_TEST_CASE(a_worker_whose_node_dies_moves_to_the_next_one) {
   BOOST_TEST(select_one(db) == 1);
 }
 
+// Connector/C++ 1.1's Connection::commit() drops the server's answer: a
+// COMMIT that failed (a Galera certification failure, here a connection
+// killed before it) must not read as committed.
+BOOST_AUTO_TEST_CASE(a_failed_commit_is_an_error_not_a_success) {
+  DbFixture victim, killer;
+  const std::string email = unique_tag("commit");
+  svc::db::Transaction tx(victim.db);
+  victim.db.execute(kThrottleRow, [&](svc::db::Params& p) { p.text(email); });
+  const long long id = connection_id(victim.db);
+  killer.exec("KILL CONNECTION " + std::to_string(id));
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (killer.count("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = " + std::to_string(id)) > 0 &&
+         std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  BOOST_CHECK_THROW(tx.commit(), std::exception);
+  BOOST_TEST(killer.count("SELECT COUNT(*) FROM svc_login_throttle WHERE auth_table = 'db-cluster' AND email = '" +
+                          email + "'") == 0);
+}
+
 BOOST_AUTO_TEST_CASE(a_deadlock_victim_runs_its_whole_transaction_again) {
   DbFixture a, b;
   const std::string x = unique_tag("x"), y = unique_tag("y");
