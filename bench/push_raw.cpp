@@ -14,10 +14,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 
 #include "crypto/encoding.hpp"
@@ -29,9 +29,7 @@ namespace {
 // The body the bench's sendPush arm produces (title, message, data).
 constexpr const char* kPayload = R"({"title":"Hi","message":"Your order shipped","data":{"order":42}})";
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 long loop(double seconds) {
   const svc::crypto::EceKeys ua = svc::crypto::generate_p256_keypair();
@@ -84,8 +82,10 @@ int main(int argc, char** argv) {
   long total = 0, n = 0;
   bool failed = false;
   while (read(fds[0], &n, sizeof n) == static_cast<ssize_t>(sizeof n)) {
-    if (n < 0) failed = true;
-    else total += n;
+    if (n < 0)
+      failed = true;
+    else
+      total += n;
   }
   while (wait(nullptr) > 0) {
   }

@@ -39,6 +39,11 @@ LOCK = threading.Lock()
 
 class Sink(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # The headers and the body go out in two writes. With Nagle on, the body
+    # waits for the ACK of the headers, which a client on a kept-alive
+    # connection delays by up to 40 ms: every reused connection (svc's push
+    # client keeps one per worker) would look 40 ms slow.
+    disable_nagle_algorithm = True
     log_path = None
     control = None  # ControlFile
 

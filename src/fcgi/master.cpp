@@ -219,10 +219,10 @@ int run_master(config::Config config, ApplicationFactory make_app) {
   // lines) is the hashing (outbound) pool's even when the file names none:
   // nginx sends to it.
   const char* passed = std::getenv("LISTEN_FDS");
-  const int passed_count = passed && std::getenv("LISTEN_PID") &&
-                                   std::atol(std::getenv("LISTEN_PID")) == static_cast<long>(getpid())
-                               ? std::atoi(passed)
-                               : 0;
+  const int passed_count =
+      passed && std::getenv("LISTEN_PID") && std::atol(std::getenv("LISTEN_PID")) == static_cast<long>(getpid())
+          ? std::atoi(passed)
+          : 0;
   if (!config.server.hashing_socket.empty() || passed_count >= 2) {
     hashing = open_listen_socket(config.server.hashing_socket, config.server, 1);
   }

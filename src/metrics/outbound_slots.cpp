@@ -53,8 +53,7 @@ void map_outbound_slots() {
   auto* table = new (p) OutboundTable{};
   pthread_mutexattr_t attr;
   if (pthread_mutexattr_init(&attr) != 0 || pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED) != 0 ||
-      pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST) != 0 ||
-      pthread_mutex_init(&table->lock, &attr) != 0) {
+      pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST) != 0 || pthread_mutex_init(&table->lock, &attr) != 0) {
     throw std::runtime_error("outbound slots: cannot set up the process-shared mutex");
   }
   pthread_mutexattr_destroy(&attr);

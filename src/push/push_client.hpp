@@ -75,8 +75,8 @@ class CurlPushClient final : public PushClient {
   PushResult perform(void* handle, const PushRequest& request);
 
   PushOptions options_;
-  std::mutex reuse_lock_;        // held while handle_ is in use
-  void* handle_ = nullptr;       // CURL*, kept between sends
+  std::mutex reuse_lock_;   // held while handle_ is in use
+  void* handle_ = nullptr;  // CURL*, kept between sends
 };
 
 // True for addresses a push endpoint must never reach: IPv4 0/8, 10/8,

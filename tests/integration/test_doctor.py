@@ -101,7 +101,8 @@ class Doctor(unittest.TestCase):
     def test_healthy_deployment_passes_every_row(self):
         code, rows, out = self.doctor()
         expected = {"config", "keys", "database", "database.merge", "migrations", "site keys", "templates", "sender",
-                    "pending", "smtp", "sms", "nginx", "fastcgi", "fastcgi hashing"}
+                    "pending", "smtp", "sms", "nginx", "fastcgi", "fastcgi hashing",
+                    "fastcgi outbound"}
         self.assertEqual(set(rows), expected, out)
         self.assertEqual({k for k, (status, _) in rows.items() if status != "ok"}, set(), out)
         self.assertEqual(code, 0, out)

@@ -105,11 +105,12 @@ class MetricsTest(ApiTest):
         alive = len(wait_until(lambda: worker_pids(master), 5))
         parsed = samples(scrape().raw.decode())
         total = sum(value(parsed, "svc_workers", pool=p, state=s)
-                    for p in ("main", "hashing") for s in ("busy", "idle"))
+                    for p in ("main", "hashing", "outbound") for s in ("busy", "idle"))
         self.assertEqual(total, alive)
         # The worker answering this scrape is busy with it.
         self.assertGreaterEqual(value(parsed, "svc_workers", pool="main", state="busy"), 1)
         self.assertGreaterEqual(value(parsed, "svc_workers", pool="hashing", state="idle"), 1)
+        self.assertGreaterEqual(value(parsed, "svc_workers", pool="outbound", state="idle"), 1)
 
     def test_failed_logins_are_counted(self):
         before = samples(scrape().raw.decode())

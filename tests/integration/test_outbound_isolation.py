@@ -15,6 +15,8 @@ subscriptions point at it, so each /message/sendPush waits for its whole
     while the N still wait, and another site's push still gets a place.
   * a worker killed while it holds a place frees it: the master clears the
     place when it reaps the worker, so the site's next push gets through.
+  * merge queries count against the same cap: with N slow merges of one site
+    running, k more get the merge's failure reply (400 on SQL) at once.
 
 The module makes its own sites and customers and removes them at the end.
 """
@@ -28,9 +30,11 @@ import time
 
 import svc_stack
 from svc_stack import ApiTest, post, q, sql
+from test_notification import define_template
 from test_push import SINK_ORIGIN, TAG, Customer, make_site, ua
 
 PUSH = "/message/sendPush"
+PATH_NOTIFY = "/message/notification"
 ERROR = {"status": "Error"}
 SUCCESS = {"status": "Success"}
 DEMO = {"email": "demo@example.com", "password": "Demo@2026!", "appID": 1}
@@ -172,6 +176,11 @@ def setUpModule():
     # A site whose customers use the stack's answering push sink.
     SINK_SITE, _ = make_site("iso-sink")
     SINK_CUSTOMERS = [Customer(SINK_SITE, "iso-sink-%d" % n, keys=KEYS) for n in range(2)]
+    global MERGE_SITE
+    MERGE_SITE, _ = make_site("iso-merge", keys=False, extra=("--allow-sql-merge", "true",
+                                                              "--email-from", "M <m@site-m.example>"))
+    MERGE_SITE = int(MERGE_SITE)
+    define_template(MERGE_SITE, "order", "Order [x]", "<p>[x]</p>")
     login = post("/auth/login", DEMO)
     assert login.status == 200, login
     PAIR = login.json["token"]
@@ -276,6 +285,34 @@ class OutboundIsolationTest(ApiTest):
                 break
             time.sleep(0.1)
         self.assertEqual((reply.status, reply.json), (200, SUCCESS))
+
+    def test_per_site_cap_counts_merge_queries(self):
+        slow = "SELECT SLEEP(10) AS x"  # cut off by statement_timeout_ms (2 s in the stack)
+
+        def running():
+            return int(sql("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = 'svc_merge' "
+                           "AND INFO LIKE '%SLEEP(10)%'")[0][0])
+
+        def notification():
+            return (PATH_NOTIFY, {"event": "order", "email": "m@example.com", "SQL": slow},
+                    {"site-id": str(MERGE_SITE)})
+
+        held = [Pending(*notification()) for _ in range(CAP)]
+        deadline = time.monotonic() + WAIT_S
+        while running() < CAP and time.monotonic() < deadline:
+            time.sleep(0.02)
+        self.assertEqual(running(), CAP, "merge queries running")
+        excess = [Pending(*notification()) for _ in range(2)]
+        for p in excess:
+            p.join()
+        self.assertEqual([p.reply for p in held if p.done()], [], "the capped merges waited for the held ones")
+        for p in held:
+            p.join()
+        # The same failure reply as a merge query that failed.
+        self.assertEqual({(p.reply.status, p.reply.raw) for p in excess + held},
+                         {(held[0].reply.status, held[0].reply.raw)})
+        self.assertEqual(held[0].reply.status, 400, held[0].reply)
+        self.assertIn(b"SQL query failed", held[0].reply.raw)
 
 
 if __name__ == "__main__":

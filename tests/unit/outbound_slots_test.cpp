@@ -2,12 +2,12 @@
 // workers (metrics/outbound_slots.hpp): the cap holds across processes, other
 // sites keep their places, and a holder that dies without releasing frees its
 // place only when the master clears its slot (as the reap does).
+#include "metrics/outbound_slots.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
-
-#include "metrics/outbound_slots.hpp"
 
 namespace m = svc::metrics;
 

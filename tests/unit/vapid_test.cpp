@@ -20,6 +20,7 @@ using svc::crypto::generate_vapid_keys;
 using svc::crypto::vapid_authorization_header;
 using svc::crypto::vapid_jwt;
 using svc::crypto::VapidKeys;
+using svc::crypto::VapidSigner;
 
 namespace {
 
@@ -135,6 +136,28 @@ BOOST_AUTO_TEST_CASE(bad_subject_audience_or_keys_are_refused) {
   BOOST_TEST(
       !vapid_jwt(aud, "mailto:a@b", 1, VapidKeys{keys.private_key, generate_vapid_keys().public_key}).has_value());
   BOOST_TEST(vapid_jwt(aud, "mailto:a@b", 1, keys).has_value());  // control
+}
+
+// A worker parses a site's key pair once (VapidSigner) and signs many tokens
+// with it: each verifies with the public key, and the same refusals apply.
+BOOST_AUTO_TEST_CASE(signer_loaded_once_signs_many_verifiable_tokens) {
+  const VapidKeys keys = generate_vapid_keys();
+  const auto signer = VapidSigner::load(keys);
+  BOOST_REQUIRE(signer.has_value());
+  for (long long exp : {1700000000LL, 1700000001LL}) {
+    const auto jwt = signer->jwt("https://push.example.net", "mailto:ops@example.com", exp);
+    BOOST_REQUIRE(jwt.has_value());
+    const auto parts = split_jwt(*jwt);
+    BOOST_REQUIRE_EQUAL(parts.size(), 3u);
+    BOOST_TEST(es256_verifies(parts[0] + "." + parts[1], b64url_decode(parts[2]), keys.public_key));
+  }
+  const VapidSigner copy = *signer;  // copies share the parsed key
+  BOOST_TEST(copy.jwt("https://push.example.net", "mailto:a@b", 1).has_value());
+  BOOST_TEST(!signer->jwt("https://push.example.net/", "mailto:a@b", 1).has_value());
+  BOOST_TEST(!signer->jwt("https://push.example.net", "ops@example.com", 1).has_value());
+  BOOST_TEST(!signer->jwt("https://push.example.net", "mailto:a@b", 0).has_value());
+  BOOST_TEST(!VapidSigner::load(VapidKeys{keys.private_key, generate_vapid_keys().public_key}).has_value());
+  BOOST_TEST(!VapidSigner::load(VapidKeys{keys.private_key, ""}).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(authorization_header_format) {
