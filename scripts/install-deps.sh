@@ -21,6 +21,9 @@ packages=(
   libopendkim-dev python3-dkim python3-nacl
   # promtool: checks GET /metrics output and ops/prometheus/svc-alerts.yml
   prometheus
+  # scripts/cluster.sh (make test-cluster): Galera, SST by mariabackup (which
+  # streams through socat), network namespaces and bridges (iproute2)
+  galera-4 mariadb-backup socat rsync iproute2
 )
 
 # The web push test decrypts with node's built-in crypto (no npm packages).
