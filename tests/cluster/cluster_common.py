@@ -316,3 +316,33 @@ def delivered(event):
                         counts[rcpt] = counts.get(rcpt, 0) + 1
                 break
     return counts
+
+
+def sender_log(n):
+    return os.path.join(CLUSTER_DIR, "app%d" % n, "svc-sender.log")
+
+
+def log_offsets():
+    """Where each app host's sender log ends now (for sent_since)."""
+    return {n: os.path.getsize(sender_log(n)) if os.path.exists(sender_log(n)) else 0 for n in APP_HOSTS}
+
+
+def sent_since(offsets):
+    """{app host: mails its sender reported sent} in its log after `offsets`."""
+    out = {}
+    for n, off in offsets.items():
+        total = 0
+        try:
+            with open(sender_log(n), "rb") as f:
+                f.seek(off)
+                for line in f:
+                    try:
+                        rec = json.loads(line)
+                    except ValueError:
+                        continue
+                    if rec.get("event") == "batch":
+                        total += int(rec.get("sent", 0))
+        except OSError:
+            pass
+        out[n] = total
+    return out
