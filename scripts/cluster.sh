@@ -104,10 +104,10 @@ alive() { [ -f "$run/$1.pid" ] && running "$(cat "$run/$1.pid")"; }
 
 wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
   local secs=$1 what=$2; shift 2
-  local i
-  for ((i = 0; i < secs * 10; i++)); do
+  local end=$((SECONDS + secs))
+  while [ "$SECONDS" -lt "$end" ]; do
     if "$@" >/dev/null 2>&1; then return 0; fi
-    sleep 0.1
+    sleep 0.2
   done
   die "$what did not come up within ${secs}s (logs in $dir)"
 }
@@ -120,14 +120,16 @@ start_bg() {  # start_bg NAME LOGFILE COMMAND...
 }
 
 stop_pid() {  # stop_pid NAME SIGNAL [SECONDS]
-  local pname=$1 sig=${2:-TERM} secs=${3:-15} pid i
+  local pname=$1 sig=${2:-TERM} secs=${3:-15} pid end
   [ -f "$run/$pname.pid" ] || return 0
   pid=$(cat "$run/$pname.pid")
   if running "$pid"; then
     kill "-$sig" "$pid" 2>/dev/null || true
-    for ((i = 0; i < secs * 20; i++)); do running "$pid" || break; sleep 0.05; done
+    end=$((SECONDS + secs))
+    while running "$pid" && [ "$SECONDS" -lt "$end" ]; do sleep 0.1; done
     running "$pid" && kill -KILL "$pid" 2>/dev/null || true
-    for ((i = 0; i < 100; i++)); do running "$pid" || break; sleep 0.05; done
+    end=$((SECONDS + 5))
+    while running "$pid" && [ "$SECONDS" -lt "$end" ]; do sleep 0.1; done
   fi
   rm -f "$run/$pname.pid"
 }
@@ -245,8 +247,8 @@ start_node() {  # start_node N [--wsrep-new-cluster]
 }
 
 wait_synced() {  # wait_synced N SECONDS
-  local n=$1 secs=$2 i
-  for ((i = 0; i < secs * 5; i++)); do
+  local n=$1 secs=$2 end=$((SECONDS + $2))
+  while [ "$SECONDS" -lt "$end" ]; do
     node_synced "$n" && return 0
     alive "db$n" || die "MariaDB node $n exited (see $(db_dir "$n")/mariadb.log)"
     sleep 0.2
@@ -328,7 +330,9 @@ any_db_running() { local n; for n in "${DB_NODES[@]}"; do alive "db$n" && return
 supports_key() {  # supports_key SECTION KEY VALUE
   local probe="$dir/probe.conf"
   sed -e "/^\[$1\]/a $2 = $3" "$(app_conf 1).base" >"$probe"
-  ! "$bin/svc-admin" --config "$probe" mint-user-id --user 1 2>&1 | grep -q 'unknown configuration key'
+  local out
+  out=$("$bin/svc-admin" --config "$probe" mint-user-id --user 1 2>&1 || true)
+  case "$out" in *"unknown configuration key"*) return 1 ;; esac
 }
 
 # The DB nodes app host N tries, in order: app 1 starts at node 3, app 2 at
@@ -470,8 +474,8 @@ render_front() {  # render_front OUT PORT "APP NUMBERS" PREFIX
     hashing="$hashing        server $(app_addr "$n"):$HASHING_PORT max_fails=1 fail_timeout=5s;\n"
   done
   mkdir -p "$prefix/nginx-tmp"
-  sed -e "s|@PREFIX@|$prefix|g" -e "s|@HTTP_PORT@|$fport|g" -e "s|@FCGI_SERVERS@|$fcgi|" \
-    -e "s|@HASHING_SERVERS@|$hashing|" -e "s|@ACCESS_LOG@|${SVC_CLUSTER_ACCESS_LOG:-access_log $prefix/nginx-access.log;}|" \
+  sed -e "s|@PREFIX@|$prefix|g" -e "s|@HTTP_PORT@|$fport|g" -e "/^#/!s|@FCGI_SERVERS@|$fcgi|" \
+    -e "/^#/!s|@HASHING_SERVERS@|$hashing|" -e "s|@ACCESS_LOG@|${SVC_CLUSTER_ACCESS_LOG:-access_log $prefix/nginx-access.log;}|" \
     -e "s|@SOURCE_DIR@|$repo|g" "$repo/nginx/cluster.conf.in" >"$out"
 }
 
