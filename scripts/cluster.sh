@@ -241,6 +241,7 @@ start_node() {  # start_node N [--wsrep-new-cluster]
       [ -n "$pos" ] && extra+=("--wsrep-start-position=$pos")
     fi
   fi
+  [ "${1:-}" = "--seeded" ] && shift
   ip netns exec "$(db_ns "$n")" mariadbd --defaults-file="$d/my.cnf" "$@" "${extra[@]}" \
     >>"$d/mariadbd-stdout.log" 2>&1 &
   echo $! >"$run/db$n.pid"
@@ -298,7 +299,7 @@ CREATE USER IF NOT EXISTS 'svc_merge'@'$net.%' IDENTIFIED BY '$merge_password';
 SQL
   fi
   if [ "$fresh" = 1 ]; then seed_joiners; fi
-  wait_synced "$first" 60
+  wait_synced "$first" 120
   # The others join: by IST when their state is close enough to the donor's
   # gcache, otherwise by a full SST (mariabackup) from a donor.
   for n in "${DB_NODES[@]}"; do [ "$n" = "$first" ] || start_node "$n"; done
@@ -306,20 +307,34 @@ SQL
 }
 
 # A fresh cluster's joiners start from a copy of node 1's datadir taken while
-# node 1 is cleanly stopped (a cold SST), so they join by IST: the SST script
-# still runs on both sides but "bypasses" the backup. A real mariabackup SST
-# is what start-db does after wipe-db (or for a node added with no data).
+# node 1 is cleanly stopped (a cold SST), and all three nodes start with a
+# saved view (gvwstate.dat) that names the three of them as the last Primary
+# Component: Galera's pc.recovery re-forms it as soon as all three are
+# connected, at the same position, so no state transfer runs at all. (A
+# joiner of a running cluster always runs the SST script, even for an IST,
+# and that script costs 20-60 s per node on 2 busy cores: two of them do not
+# fit `up` in 90 s.) Every later rejoin (start-db, wipe-db) is by IST or by a
+# real mariabackup SST.
 seed_joiners() {
-  local n
+  local n uuids=() view
   stop_pid db1 TERM 60
+  for n in "${DB_NODES[@]}"; do uuids+=("$("$py" -c 'import uuid; print(uuid.uuid1())')"); done
+  view="#vwbeg
+view_id: 3 ${uuids[0]} 1
+bootstrap: 0"
+  for n in "${DB_NODES[@]}"; do view="$view
+member: ${uuids[$((n - 1))]} 0"; done
+  view="$view
+#vwend"
+  sed -i 's/^safe_to_bootstrap: *1/safe_to_bootstrap: 0/' "$(db_dir 1)/data/grastate.dat"
   for n in "${DB_NODES[@]}"; do
-    [ "$n" = 1 ] && continue
-    rm -rf "$(db_dir "$n")/data"
-    cp -a "$(db_dir 1)/data" "$(db_dir "$n")/data"
-    rm -f "$(db_dir "$n")/data/gvwstate.dat"
-    sed -i 's/^safe_to_bootstrap: *1/safe_to_bootstrap: 0/' "$(db_dir "$n")/data/grastate.dat"
+    if [ "$n" != 1 ]; then
+      rm -rf "$(db_dir "$n")/data"
+      cp -a "$(db_dir 1)/data" "$(db_dir "$n")/data"
+    fi
+    printf 'my_uuid: %s\n%s\n' "${uuids[$((n - 1))]}" "$view" >"$(db_dir "$n")/data/gvwstate.dat"
   done
-  start_node 1 --wsrep-new-cluster
+  for n in "${DB_NODES[@]}"; do start_node "$n" --seeded; done
 }
 
 any_db_running() { local n; for n in "${DB_NODES[@]}"; do alive "db$n" && return 0; done; return 1; }
