@@ -42,10 +42,12 @@ LoginResult refused(LoginOutcome outcome) { return {outcome, 0, {}}; }
 // are skipped. Hashing runs before the transaction, so no lock waits on it.
 void upgrade_hash(core::Context& ctx, db::UserRepo& users, const db::User& user, const std::string& password) {
   const std::string fresh = ctx.hasher.hash(password);
-  db::Transaction tx(ctx.db);
-  if (!users.replace_password_hash(user.id, user.password, fresh)) return;  // rolls back: nothing was written
-  record_user_version(ctx, users.table(), user, "update");
-  tx.commit();
+  db::with_transaction_retry(ctx.db, [&] {
+    db::Transaction tx(ctx.db);
+    if (!users.replace_password_hash(user.id, user.password, fresh)) return;  // rolls back: nothing was written
+    record_user_version(ctx, users.table(), user, "update");
+    tx.commit();
+  });
 }
 
 }  // namespace

@@ -144,15 +144,15 @@ void request_password_reset(core::Context& ctx, const http::Request& request, co
   const db::OutboxEntry entry = reset_mail(ctx, request, *site, to, link);
   const long long user_id = user ? user->id : 0;
   const char* detail = !user ? "unknown e-mail" : mail ? "" : "no mail: inactive, no password or e-mail disabled";
-  {
+  const bool committed = db::with_transaction_retry(ctx.db, [&] {
     db::Transaction tx(ctx.db);
     messaging::enqueue(ctx, entry);
-    if (mail) {
-      audit(ctx, request, "reset_requested", table.str(), user_id, site->id, detail);
-      tx.commit();
-      return;
-    }
-  }  // rolled back: nothing of the stand-in's mail remains
+    if (!mail) return false;  // rolled back: nothing of the stand-in's mail remains
+    audit(ctx, request, "reset_requested", table.str(), user_id, site->id, detail);
+    tx.commit();
+    return true;
+  });
+  if (committed) return;
   audit(ctx, request, "reset_requested", table.str(), user_id, site->id, detail);
 }
 
@@ -182,11 +182,13 @@ void reset_password(core::Context& ctx, const http::Request& request, const std:
     // All or nothing: a new password with the old refresh tokens still
     // valid would leave a session an attacker holds alive, and one without
     // its version row would be a change the history does not show.
-    db::Transaction tx(ctx.db);
-    if (!users.replace_password_hash(user->id, user->password, fresh)) throw invalid();  // raced with another reset
-    users.bump_token_version(user->id);
-    record_user_version(ctx, *table, *user, "update");
-    tx.commit();
+    db::with_transaction_retry(ctx.db, [&] {
+      db::Transaction tx(ctx.db);
+      if (!users.replace_password_hash(user->id, user->password, fresh)) throw invalid();  // raced with another reset
+      users.bump_token_version(user->id);
+      record_user_version(ctx, *table, *user, "update");
+      tx.commit();
+    });
   }
   audit(ctx, request, "reset_done", table->str(), user->id, verified.claims.app);
   queue_changed_mail(ctx, request, verified.claims.app, *user);

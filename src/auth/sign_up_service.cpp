@@ -14,17 +14,23 @@ std::optional<Session> register_user(const NewAccount& account, const http::Requ
   fresh.last_name = account.last_name;
 
   const std::string& table = account.table.str();
-  db::Transaction tx(ctx.db);
-  auto id = db::UserRepo(ctx.db, account.table).insert(fresh);
-  if (!id) return std::nullopt;  // the transaction rolls back (nothing was written)
   Session session;
-  session.user.id = *id;
   session.user.email = fresh.email;
   session.user.first_name = fresh.first_name;
   session.user.last_name = fresh.last_name;
   session.user.role = fresh.role;
-  record_user_version(ctx, account.table, session.user, "insert");
-  tx.commit();
+  // Run again whole if Galera's certification refuses the commit (the hash
+  // is made once, before).
+  auto id = db::with_transaction_retry(ctx.db, [&]() -> std::optional<long long> {
+    db::Transaction tx(ctx.db);
+    auto inserted = db::UserRepo(ctx.db, account.table).insert(fresh);
+    if (!inserted) return std::nullopt;  // the transaction rolls back (nothing was written)
+    session.user.id = *inserted;
+    record_user_version(ctx, account.table, session.user, "insert");
+    tx.commit();
+    return inserted;
+  });
+  if (!id) return std::nullopt;
   audit(ctx, request, "sign_up", table, *id, account.app_id);
 
   session.tokens = issue_tokens(session.user, table, account.app_id, ctx);

@@ -112,6 +112,23 @@ class Reader {
   std::set<std::string> seen_;
 };
 
+// [database] hosts: "host:port, host:port, ..." (a port left out is `port`).
+void read_db_hosts(Reader& r, const std::string& s, DbSettings& db) {
+  std::vector<std::string> items;
+  r.list(s + ".hosts", items);
+  for (const auto& item : items) {
+    auto node = parse_host_port(item, db.port);
+    if (!node) {
+      throw ConfigError("configuration key " + Reader::label(s + ".hosts") + ": '" + item +
+                        "' is not host, host:port or [IPv6]:port");
+    }
+    db.hosts.push_back(*node);
+  }
+  if (!db.hosts.empty() && !db.socket.empty()) {
+    throw ConfigError("configuration key " + Reader::label(s + ".hosts") + ": set either socket or hosts, not both");
+  }
+}
+
 void read_db(Reader& r, const std::string& s, DbSettings& db) {
   r.str(s + ".host", db.host);
   r.integer(s + ".port", db.port, 1, 65535);
@@ -120,6 +137,11 @@ void read_db(Reader& r, const std::string& s, DbSettings& db) {
   r.str(s + ".password", db.password);
   r.str(s + ".name", db.name);
   r.integer(s + ".connect_timeout", db.connect_timeout, 1, 300);
+  read_db_hosts(r, s, db);
+  std::string sync_wait = "reads_writes";
+  r.one_of(s + ".sync_wait", sync_wait, {"reads_writes", "reads", "off"});
+  db.sync_wait = sync_wait == "off" ? SyncWait::kOff : sync_wait == "reads" ? SyncWait::kReads : SyncWait::kReadsWrites;
+  r.integer(s + ".transaction_attempts", db.transaction_attempts, 1, 20);
 }
 
 void check_identifier(const std::string& key, const std::string& name) {
@@ -131,16 +153,54 @@ void check_identifier(const std::string& key, const std::string& name) {
 // One reader per section. parse_config calls them in file-documentation
 // order, and that order decides which of several bad keys is reported.
 
+// [server] socket / hashing_socket: an absolute unix path or a numeric TCP
+// address. Binding every interface must be written out (0.0.0.0:port,
+// [::]:port): a bare ":port" is refused, so no one opens the FastCGI port
+// to the world by leaving the host out.
+void check_socket_address(const std::string& key, const std::string& value) {
+  if (!value.empty() && value.front() == '/') return;
+  if (!value.empty() && value.front() == ':') {
+    throw ConfigError("configuration key " + key + ": '" + value +
+                      "' would listen on every interface; write the address to bind (e.g. 10.1.0.5" + value +
+                      "), or 0.0.0.0" + value + " / [::]" + value + " if every interface is meant");
+  }
+  if (!parse_listen_address(value)) {
+    throw ConfigError("configuration key " + key +
+                      ": expected an absolute unix socket path, IPv4:port or [IPv6]:port, got '" + value + "'");
+  }
+}
+
+void read_allowed_peers(Reader& r, ServerSettings& server) {
+  std::vector<std::string> items;
+  r.list("server.allowed_peers", items);
+  if (!r.raw("server.allowed_peers")) return;
+  server.allowed_peers.clear();
+  for (const auto& item : items) {
+    auto block = parse_cidr(item);
+    if (!block) {
+      throw ConfigError("configuration key [server] allowed_peers: '" + item +
+                        "' is not an address or CIDR block (e.g. 10.1.0.0/24, ::1/128) with the host bits clear");
+    }
+    server.allowed_peers.push_back(*block);
+  }
+  if (server.allowed_peers.empty()) {
+    throw ConfigError("configuration key [server] allowed_peers: empty; leave the key out for loopback only");
+  }
+}
+
 void read_server(Reader& r, ServerSettings& server) {
   r.str("server.socket", server.socket);
+  check_socket_address("[server] socket", server.socket);
   r.integer("server.socket_mode", server.socket_mode, 0, 0777);
   r.integer("server.backlog", server.backlog, 1, 65535);
   r.integer("server.workers", server.workers, 0, 1024);
   r.integer("server.max_requests", server.max_requests, 0, 1000000000);
   r.integer("server.drain_seconds", server.drain_seconds, 1, 3600);
   r.str("server.hashing_socket", server.hashing_socket);
+  if (!server.hashing_socket.empty()) check_socket_address("[server] hashing_socket", server.hashing_socket);
   r.integer("server.hashing_workers", server.hashing_workers, 0, 1024);
   r.integer("server.site_cache_seconds", server.site_cache_seconds, 0, 3600);
+  read_allowed_peers(r, server);
 }
 
 // [database] (user required) and the optional [database.merge] account.

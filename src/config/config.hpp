@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "config/ini.hpp"
+#include "config/net.hpp"
 #include "crypto/jwt.hpp"
 
 namespace svc::config {
@@ -12,7 +13,7 @@ namespace svc::config {
 // Every key is documented in docs/configuration.md with its default.
 
 struct ServerSettings {
-  std::string socket = "/run/svc/svc-fcgi.sock";  // unix path, or host:port / :port
+  std::string socket = "/run/svc/svc-fcgi.sock";  // unix path, or IPv4:port / [IPv6]:port
   int socket_mode = 0660;
   int backlog = 256;
   int workers = 0;  // 0 = number of online CPUs
@@ -21,7 +22,15 @@ struct ServerSettings {
   std::string hashing_socket;  // "" = one pool; else a second pool for the Argon2id routes
   int hashing_workers = 0;     // 0 = number of online CPUs
   int site_cache_seconds = 1;  // how long a worker reuses a site row for /message/*; 0 = never
+  // Peers a TCP socket accepts FastCGI connections from (unix sockets
+  // ignore it). Default: loopback only.
+  std::vector<Cidr> allowed_peers = loopback_peers();
 };
+
+// wsrep_sync_wait for the session on a Galera node (never sent to a server
+// with wsrep off): off = 0, reads = 1 (SELECT, SHOW, START TRANSACTION),
+// reads_writes = 7 (also UPDATE, DELETE, INSERT, REPLACE).
+enum class SyncWait { kOff, kReads, kReadsWrites };
 
 struct DbSettings {
   std::string host = "localhost";
@@ -32,7 +41,21 @@ struct DbSettings {
   std::string name = "svc";
   int connect_timeout = 5;
   int statement_timeout_ms = 2000;  // [database.merge] only
+  // [database] hosts: Galera (or any) nodes tried in order; an entry that
+  // is an absolute path is a unix socket (port 0). Empty = the one node
+  // socket, else host:port. Never set together with socket.
+  std::vector<HostPort> hosts;
+  SyncWait sync_wait = SyncWait::kReadsWrites;
+  // How many times a whole write transaction runs when the server answers
+  // deadlock / certification failure (1213) or "node not ready" (1047).
+  int transaction_attempts = 4;
   bool configured() const { return !user.empty(); }
+  // The nodes to try, in order: `hosts`; else socket (as {path, 0}); else host:port.
+  std::vector<HostPort> nodes() const {
+    if (!hosts.empty()) return hosts;
+    if (!socket.empty()) return {{socket, 0}};
+    return {{host, port}};
+  }
 };
 
 struct AuthSettings {

@@ -5,6 +5,7 @@
 #include <mysql_connection.h>
 #include <mysql_driver.h>
 
+#include "core/log.hpp"
 #include "metrics/metrics.hpp"
 
 namespace svc::db {
@@ -16,6 +17,72 @@ bool is_connection_lost(int code) {
   return code == 2006 || code == 2013 || code == 2055 || code == 2002 || code == 2003;
 }
 
+// ER_LOCK_DEADLOCK: InnoDB chose this transaction as a deadlock victim, or
+// Galera aborted it (certification failure, or a replicated write that
+// needed its locks). Either way the transaction was rolled back whole.
+constexpr int kDeadlock = 1213;
+// ER_UNKNOWN_COM_ERROR as Galera uses it: "WSREP has not yet prepared node
+// for application use" (not Synced, or not in the Primary component). The
+// statement did not run.
+constexpr int kNodeNotReady = 1047;
+// ER_UNKNOWN_SYSTEM_VARIABLE: the server has no wsrep_on (not a Galera build).
+constexpr int kUnknownVariable = 1193;
+
+int sql_code(const std::exception& e) {
+  auto* se = dynamic_cast<const sql::SQLException*>(&e);
+  return se ? se->getErrorCode() : 0;
+}
+
+// Galera's view of one node, read in one statement on connect. Status
+// tables are readable on a node outside the Primary component (it refuses
+// only statements on data tables), so a minority node answers "not ready"
+// here instead of an error.
+struct NodeState {
+  bool galera = false;
+  std::string not_ready;  // why the node is skipped; "" when ready
+};
+
+NodeState node_state(sql::Connection& c) {
+  std::unique_ptr<sql::Statement> st(c.createStatement());
+  std::unique_ptr<sql::ResultSet> rs;
+  try {
+    rs.reset(st->executeQuery(
+        "SELECT @@wsrep_on,"
+        " (SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'WSREP_READY'),"
+        " (SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'WSREP_LOCAL_STATE'),"
+        " (SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'WSREP_CLUSTER_STATUS')"));
+  } catch (const sql::SQLException& e) {
+    if (e.getErrorCode() == kUnknownVariable) return {};  // no wsrep at all: a plain server is ready
+    throw;
+  }
+  NodeState state;
+  if (!rs->next() || rs->getInt(1) == 0) return state;  // wsrep off: a plain server
+  state.galera = true;
+  const std::string ready = rs->isNull(2) ? "" : std::string(rs->getString(2));
+  const std::string local_state = rs->isNull(3) ? "" : std::string(rs->getString(3));
+  const std::string cluster = rs->isNull(4) ? "" : std::string(rs->getString(4));
+  if (ready != "ON" || local_state != "4" || cluster != "Primary") {
+    state.not_ready = "wsrep_ready=" + ready + " wsrep_local_state=" + local_state + " wsrep_cluster_status=" + cluster;
+  }
+  return state;
+}
+
+const char* sync_wait_value(config::SyncWait w) {
+  switch (w) {
+    case config::SyncWait::kOff:
+      return "0";
+    case config::SyncWait::kReads:
+      return "1";
+    case config::SyncWait::kReadsWrites:
+      return "7";
+  }
+  return "0";
+}
+
+std::string node_label(const config::HostPort& node) {
+  return node.port == 0 ? node.host : node.host + ":" + std::to_string(node.port);
+}
+
 }  // namespace
 
 Database::Database(config::DbSettings settings) : settings_(std::move(settings)) {}
@@ -25,14 +92,18 @@ Database::~Database() {
   conn_.reset();
 }
 
-sql::Connection& Database::connection() {
-  if (conn_) return *conn_;
+// One node: connect, check it is ready (Synced and Primary when it runs
+// Galera), set up the session. Throws DbUnavailable with the reason.
+std::unique_ptr<sql::Connection> Database::connect_node(std::size_t index) {
+  const config::HostPort node = settings_.nodes().at(index);
   sql::ConnectOptionsMap opts;
-  if (!settings_.socket.empty()) {
+  if (node.port == 0) {  // a unix socket path
     opts["hostName"] = sql::SQLString("localhost");
-    opts["socket"] = sql::SQLString(settings_.socket);
+    opts["socket"] = sql::SQLString(node.host);
   } else {
-    opts["hostName"] = sql::SQLString("tcp://" + settings_.host + ":" + std::to_string(settings_.port));
+    const bool v6 = node.host.find(':') != std::string::npos;
+    opts["hostName"] =
+        sql::SQLString("tcp://" + (v6 ? "[" + node.host + "]" : node.host) + ":" + std::to_string(node.port));
   }
   opts["userName"] = sql::SQLString(settings_.user);
   opts["password"] = sql::SQLString(settings_.password);
@@ -42,19 +113,65 @@ sql::Connection& Database::connection() {
   opts["OPT_WRITE_TIMEOUT"] = 30;
   opts["OPT_RECONNECT"] = false;
   opts["OPT_CHARSET_NAME"] = sql::SQLString("utf8mb4");
+  std::unique_ptr<sql::Connection> conn;
   try {
-    conn_.reset(sql::mysql::get_mysql_driver_instance()->connect(opts));
-    std::unique_ptr<sql::Statement> st(conn_->createStatement());
-    st->execute("SET SESSION time_zone = '+00:00', sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ENGINE_SUBSTITUTION'");
+    conn.reset(sql::mysql::get_mysql_driver_instance()->connect(opts));
+    const NodeState state = node_state(*conn);
+    if (!state.not_ready.empty()) throw DbUnavailable("node not ready: " + state.not_ready);
+    galera_ = state.galera;
+    std::string setup =
+        "SET SESSION time_zone = '+00:00', sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ENGINE_SUBSTITUTION'";
+    // Only a Galera node knows the variable worth setting; on a plain
+    // server there is nothing to wait for.
+    if (galera_) setup += std::string(", wsrep_sync_wait = ") + sync_wait_value(settings_.sync_wait);
+    std::unique_ptr<sql::Statement> st(conn->createStatement());
+    st->execute(setup);
   } catch (const sql::SQLException& e) {
-    conn_.reset();
-    metrics::count(metrics::Counter::kDbConnectFailures);
     // The message names host/socket and the error, never the password.
-    throw DbUnavailable(std::string("database connection failed: ") + e.what());
+    throw DbUnavailable(std::string("database connection failed: ") + node_label(node) + ": " + e.what());
+  } catch (const DbUnavailable& e) {
+    throw DbUnavailable(std::string("database connection failed: ") + node_label(node) + ": " + e.what());
   }
-  if (connected_before_) metrics::count(metrics::Counter::kDbReconnects);
-  connected_before_ = true;
-  return *conn_;
+  return conn;
+}
+
+// Every worker tries the nodes in the order written, so they all write to
+// the first ready node and Galera certification conflicts stay rare; a node
+// that failed in the last kNodeHoldOffSeconds goes to the back of the line.
+sql::Connection& Database::connection() {
+  if (conn_) return *conn_;
+  const std::size_t count = settings_.nodes().size();
+  node_failed_at_.resize(count);
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<std::size_t> order;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::size_t i = 0; i < count; ++i) {
+      const bool held_off = node_failed_at_[i] != std::chrono::steady_clock::time_point{} &&
+                            now - node_failed_at_[i] < std::chrono::seconds(kNodeHoldOffSeconds);
+      if (held_off == (pass == 1)) order.push_back(i);
+    }
+  }
+  std::string last_error;
+  for (std::size_t i : order) {
+    try {
+      conn_ = connect_node(i);
+    } catch (const DbUnavailable& e) {
+      last_error = e.what();
+      node_failed_at_[i] = std::chrono::steady_clock::now();
+      metrics::count(metrics::Counter::kDbConnectFailures);
+      if (count > 1) {
+        metrics::count(metrics::Counter::kDbNodeSkipped);
+        core::LogLine("warn", "db_node_skipped").str("error", last_error).emit();
+      }
+      continue;
+    }
+    node_ = i;
+    node_failed_at_[i] = {};
+    if (connected_before_) metrics::count(metrics::Counter::kDbReconnects);
+    connected_before_ = true;
+    return *conn_;
+  }
+  throw DbUnavailable(count > 1 ? "no database node ready; last: " + last_error : last_error);
 }
 
 sql::PreparedStatement& Database::statement(const std::string& sql) {
@@ -88,10 +205,40 @@ void Database::begin_read_only() {
   in_transaction_ = true;
 }
 
-bool Database::retryable(const std::exception& e) const {
-  if (in_transaction_) return false;
-  if (auto* se = dynamic_cast<const sql::SQLException*>(&e)) return is_connection_lost(se->getErrorCode());
+Database::Failure Database::failure_kind(const std::exception& e) {
+  if (in_transaction_) return Failure::kOther;
+  const int code = sql_code(e);
+  if (code == kNodeNotReady) {
+    forget_node();
+    return Failure::kNotRun;
+  }
+  if (code == kDeadlock) return Failure::kNotRun;
+  return is_connection_lost(code) ? Failure::kLost : Failure::kOther;
+}
+
+void Database::forget_node() {
+  if (connected_before_ && node_ < node_failed_at_.size()) node_failed_at_[node_] = std::chrono::steady_clock::now();
+  reset();
+}
+
+bool Database::transaction_may_rerun(const std::exception& e) {
+  if (dynamic_cast<const TransactionConflict*>(&e)) return true;
+  const int code = sql_code(e);
+  const bool during_commit = commit_sent_;
+  commit_sent_ = false;
+  if (code == kDeadlock) return true;
+  if (code == kNodeNotReady || (is_connection_lost(code) && !during_commit)) {
+    // A node that went away or out of the Primary component: the next run
+    // connects to another one.
+    forget_node();
+    return true;
+  }
   return false;
+}
+
+void note_transaction_retry(int attempt, const std::exception& e) {
+  metrics::count(metrics::Counter::kDbTxnRetries);
+  core::LogLine("warn", "db_transaction_retry").num("attempt", attempt).str("error", e.what()).emit();
 }
 
 // A write is never re-run after a lost connection, so find a connection the
@@ -120,6 +267,7 @@ bool Database::ping() {
 
 void Database::begin() {
   if (in_transaction_) throw std::logic_error("nested transaction");
+  commit_sent_ = false;
   // One statement (autocommit stays on outside transactions). A lost
   // connection is found here, before any work, so retry once.
   try {
@@ -134,7 +282,11 @@ void Database::begin() {
 
 void Database::commit() {
   in_transaction_ = false;
+  // A connection lost while COMMIT is in flight leaves the outcome unknown:
+  // transaction_may_rerun must not run such a transaction again.
+  commit_sent_ = true;
   conn_->commit();
+  commit_sent_ = false;
 }
 
 void Database::rollback() {

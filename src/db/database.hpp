@@ -27,6 +27,14 @@ struct DbUnavailable : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown by a repository inside a transaction when a conditional write
+// found its rows taken by someone else (e.g. another sender's claim that a
+// Galera node applied meanwhile). Like a deadlock, nothing of the
+// transaction is committed: with_transaction_retry runs it again.
+struct TransactionConflict : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // Reads the columns of the current row in SELECT-list order, by index (a
 // lookup by name costs Connector/C++ an upper-casing search per column, which
 // showed in profiles of the hot lookups). NULL reads as "" / 0. One reader
@@ -116,6 +124,10 @@ class Database {
   // returns its result. When the server connection was lost, no transaction
   // is open and `retry` is kIdempotent, reconnects and runs fn once more;
   // otherwise the error propagates (the work may or may not have happened).
+  // Outside a transaction, an answer that says the statement did not run
+  // (1047: the Galera node is not ready; 1213: the statement was rolled
+  // back as a deadlock or certification loser) is retried once whatever
+  // `retry` says, after a reconnect for 1047 (to another node).
   // A prepare that finds the connection lost is repeated in either case: it
   // runs nothing.
   // Before a kNever statement on a connection idle for more than
@@ -128,13 +140,20 @@ class Database {
     try {
       return fn(prepared(sql));
     } catch (const std::exception& e) {
-      if (!retryable(e)) throw;
-      if (retry == Retry::kNever) {
-        reset();  // the next statement starts on a new connection
-        throw;
+      switch (failure_kind(e)) {
+        case Failure::kOther:
+          throw;
+        case Failure::kNotRun:
+          break;
+        case Failure::kLost:
+          if (retry == Retry::kNever) {
+            reset();  // the next statement starts on a new connection
+            throw;
+          }
+          reset();
+          break;
       }
     }
-    reset();
     return fn(statement(sql));
   }
 
@@ -227,11 +246,30 @@ class Database {
 
   const config::DbSettings& settings() const { return settings_; }
 
+  // After a failure inside a transaction (the transaction is over, the
+  // Transaction guard rolled it back): true when nothing of it can have
+  // been committed, so running it again is safe. That holds for a deadlock
+  // or Galera certification failure (1213), a node that is not ready
+  // (1047), a TransactionConflict, and a lost connection that was not
+  // during COMMIT. Drops the connection when the node is the problem, so
+  // the next attempt connects (to the next node in [database] hosts).
+  bool transaction_may_rerun(const std::exception& e);
+
+  // Whether the server runs Galera (wsrep_on), as found on connect.
+  bool galera() const { return galera_; }
+
  private:
+  enum class Failure { kOther, kNotRun, kLost };
+  // kNotRun: the server refused or rolled back the statement (1047, or 1213
+  // outside a transaction), so it may run again; the connection is dropped
+  // for 1047. kLost: the connection was lost outside a transaction.
+  Failure failure_kind(const std::exception& e);
+  // Drops the connection and holds its node off (kNodeHoldOffSeconds).
+  void forget_node();
   sql::Connection& connection();
+  std::unique_ptr<sql::Connection> connect_node(std::size_t index);
   sql::PreparedStatement& statement(const std::string& sql);
   sql::PreparedStatement& prepared(const std::string& sql);
-  bool retryable(const std::exception& e) const;
   void refresh_if_idle();
   template <class Bind>
   int run_update(const std::string& sql, Bind& bind, Retry retry) {
@@ -246,6 +284,9 @@ class Database {
   }
 
   static constexpr int kIdleCheckSeconds = 30;
+  // A node that failed is tried after the others for this long (per worker),
+  // so a dead node costs one connect timeout, not one per reconnect.
+  static constexpr int kNodeHoldOffSeconds = 10;
 
   config::DbSettings settings_;
   std::unique_ptr<sql::Connection> conn_;
@@ -253,7 +294,38 @@ class Database {
   bool in_transaction_ = false;
   bool connected_before_ = false;                      // a later connect counts as a reconnect (metrics)
   std::chrono::steady_clock::time_point last_used_{};  // when statement() was last asked for
+  bool galera_ = false;                                // the connected node has wsrep_on
+  bool commit_sent_ = false;                           // a COMMIT was sent and its answer not yet seen
+  std::size_t node_ = 0;                               // index in settings_.nodes() of the connection
+  std::vector<std::chrono::steady_clock::time_point> node_failed_at_;
 };
+
+// Logs and counts one re-run of a transaction (with_transaction_retry).
+void note_transaction_retry(int attempt, const std::exception& e);
+
+// Runs fn(), which opens a Transaction on `db` and commits it (or returns
+// early, rolling back), and runs it again, whole, when it fails in a way
+// that left nothing committed (Database::transaction_may_rerun: a Galera
+// certification failure or deadlock, 1213; a node not ready, 1047; a
+// connection lost before COMMIT): at most [database] transaction_attempts
+// runs, each retry logged (db_transaction_retry) and counted; then the last
+// error propagates. Returns what fn returns.
+// REQUIRES: fn has no effect outside the database before its commit that
+// would be wrong to repeat (hash, render and look up before or inside it,
+// send mail and audit after it). Inside an open transaction (a nested
+// call) fn runs once: the outermost call is the one that may re-run.
+template <class Fn>
+auto with_transaction_retry(Database& db, Fn&& fn) -> decltype(fn()) {
+  if (db.in_transaction()) return fn();
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return fn();
+    } catch (const std::exception& e) {
+      if (attempt >= db.settings().transaction_attempts || !db.transaction_may_rerun(e)) throw;
+      note_transaction_retry(attempt, e);
+    }
+  }
+}
 
 // Rolls back unless commit() was called. REQUIRES: no transaction open.
 class Transaction {

@@ -18,6 +18,19 @@
 // for the rest of the transaction, so concurrent senders never overshoot it;
 // across priorities the order can differ, and the rare deadlock that allows
 // ends one claim with an error (its pass fails; the next pass claims again).
+//
+// Senders on several Galera nodes: row locks and SKIP LOCKED hold only on
+// the node that takes them, so two senders can pick the same rows. The
+// claim stays one transaction whose UPDATE takes a row only while it is
+// still Pending and unclaimed; then exactly one claim of a row commits:
+// - the other node already applied the rival claim: the UPDATE matches
+//   fewer rows than were picked, and TransactionConflict ends the attempt;
+// - the rival claim arrives while ours runs: the node aborts ours (1213);
+// - both run at once: certification lets the first commit and fails the
+//   other's COMMIT (1213).
+// Nothing of a losing claim is committed, so with_transaction_retry runs it
+// again (it then sees the winner's claims and takes other rows), and the
+// sender only ever sends rows claim() returned, i.e. whose claim committed.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -89,14 +102,18 @@ std::vector<OutboxMessage> take_rows(Database& db, int priority, long long site_
   if (rows.empty()) return rows;
   std::string ids = "?";
   for (std::size_t i = 1; i < rows.size(); ++i) ids += ", ?";
-  db.execute(
+  const int claimed = db.execute(
       "UPDATE svc_notification_log SET claimed_until = DATE_ADD(NOW(), INTERVAL ? SECOND), claimed_by = ?"
       " WHERE id IN (" +
-          ids + ")",
+          ids + ") AND status = 'Pending' AND (claimed_until IS NULL OR claimed_until < NOW())",
       [&](Params& p) {
         p.integer(lease_seconds).text(claimer);
         for (const auto& row : rows) p.integer(row.id);
       });
+  if (claimed != static_cast<int>(rows.size())) {
+    throw TransactionConflict("outbox claim: " + std::to_string(rows.size() - static_cast<std::size_t>(claimed)) +
+                              " of the picked rows were claimed by another sender meanwhile");
+  }
   return rows;
 }
 
@@ -176,17 +193,19 @@ void claim_priority(Database& db, int priority, int limit, int lease_seconds, co
 }  // namespace
 
 std::vector<OutboxMessage> OutboxRepo::claim(int limit, int lease_seconds, const std::string& claimer) {
-  // READ COMMITTED: the locking reads then keep locks only on the rows they
-  // return, so concurrent claims skip just those rows and nothing else.
-  // (SET TRANSACTION applies to the next transaction: it comes first.)
-  db_.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", kNoParams);
-  Transaction tx(db_);
-  std::vector<OutboxMessage> out;
-  for (int priority = 0; priority < kPriorities && static_cast<int>(out.size()) < limit; ++priority) {
-    claim_priority(db_, priority, limit, lease_seconds, claimer, out);
-  }
-  tx.commit();
-  return out;
+  return with_transaction_retry(db_, [&] {
+    // READ COMMITTED: the locking reads then keep locks only on the rows they
+    // return, so concurrent claims skip just those rows and nothing else.
+    // (SET TRANSACTION applies to the next transaction: it comes first.)
+    db_.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", kNoParams);
+    Transaction tx(db_);
+    std::vector<OutboxMessage> out;
+    for (int priority = 0; priority < kPriorities && static_cast<int>(out.size()) < limit; ++priority) {
+      claim_priority(db_, priority, limit, lease_seconds, claimer, out);
+    }
+    tx.commit();
+    return out;
+  });
 }
 
 }  // namespace svc::db

@@ -82,7 +82,12 @@ class OutboxRepo final : public OutboxQueue {
   // sites with due rows, oldest waiting site first; a site's hourly quota
   // (svc_sites.mail_per_hour) caps its normal and bulk rows, and the rest of
   // them move to the next hour. The result interleaves sites, priority
-  // order kept. REQUIRES: no transaction open.
+  // order kept. On Galera, where locks are node-local, the UPDATE takes a
+  // row only while it is still unclaimed and a claim that loses to another
+  // node's (TransactionConflict, or 1213 at any statement or at COMMIT)
+  // commits nothing and runs again ([database] transaction_attempts): a row
+  // is returned only when this claim of it committed. REQUIRES: no
+  // transaction open.
   std::vector<OutboxMessage> claim(int limit, int lease_seconds, const std::string& claimer) override;
 
   // The rows claim() would take now, without locking or changing anything.

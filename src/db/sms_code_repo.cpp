@@ -52,6 +52,11 @@ void SmsCodeRepo::remove(long long user_id, const std::string& table) {
 
 SmsAttempt SmsCodeRepo::try_code(long long user_id, const std::string& table, const std::string& guess_hash,
                                  int max_attempts, long long now) {
+  return with_transaction_retry(db_, [&] { return try_code_once(user_id, table, guess_hash, max_attempts, now); });
+}
+
+SmsAttempt SmsCodeRepo::try_code_once(long long user_id, const std::string& table, const std::string& guess_hash,
+                                      int max_attempts, long long now) {
   Transaction tx(db_);
   // The attempt is counted before the guess is looked at: reading the count
   // first and comparing after let every parallel request pass the check.

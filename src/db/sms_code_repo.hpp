@@ -41,11 +41,15 @@ class SmsCodeRepo {
   // the row's lock from the count to the verdict, so of any number of
   // parallel guesses at most the attempts left are ever compared, and a
   // resend cannot swap the code in between. kDead: no attempt was left,
-  // nothing was compared. REQUIRES: no transaction open.
+  // nothing was compared. The transaction runs again whole after a Galera
+  // certification failure (with_transaction_retry). REQUIRES: no
+  // transaction open.
   SmsAttempt try_code(long long user_id, const std::string& table, const std::string& guess_hash, int max_attempts,
                       long long now);
 
  private:
+  SmsAttempt try_code_once(long long user_id, const std::string& table, const std::string& guess_hash, int max_attempts,
+                           long long now);
   Database& db_;
 };
 

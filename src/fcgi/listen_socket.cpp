@@ -40,20 +40,26 @@ ListenSocket open_unix(const std::string& path, const config::ServerSettings& s)
   return {fd, false, path};
 }
 
+// Binds exactly the configured address: config load has already refused a
+// bare ":port", so every interface is bound only when 0.0.0.0 or [::] is
+// written out. Numeric only (AI_NUMERICHOST): no resolver at start-up.
 ListenSocket open_tcp(const std::string& address, const config::ServerSettings& s) {
-  size_t colon = address.rfind(':');
-  std::string host = address.substr(0, colon);
-  std::string port = address.substr(colon + 1);
-  if (host.empty()) host = "0.0.0.0";
+  auto where = config::parse_listen_address(address);
+  if (!where) throw std::runtime_error("[server] socket: not IPv4:port or [IPv6]:port: '" + address + "'");
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV;
   addrinfo* res = nullptr;
-  if (int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &res); rc != 0) {
+  const std::string port = std::to_string(where->port);
+  if (int rc = ::getaddrinfo(where->host.c_str(), port.c_str(), &hints, &res); rc != 0) {
     throw std::runtime_error("[server] socket " + address + ": " + gai_strerror(rc));
   }
   int fd = ::socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    ::freeaddrinfo(res);
+    fail("socket");
+  }
   int one = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   int rc = ::bind(fd, res->ai_addr, res->ai_addrlen);
@@ -73,10 +79,8 @@ ListenSocket open_listen_socket(const std::string& address, const config::Server
     s = {fd, true, ""};
   else if (!address.empty() && address[0] == '/')
     s = open_unix(address, settings);
-  else if (address.find(':') != std::string::npos)
-    s = open_tcp(address, settings);
   else
-    throw std::runtime_error("[server] socket must be an absolute unix path or host:port, got '" + address + "'");
+    s = open_tcp(address, settings);
   // Workers poll, then accept; a worker that loses the race must not block.
   int flags = ::fcntl(s.fd, F_GETFL);
   if (flags < 0 || ::fcntl(s.fd, F_SETFL, flags | O_NONBLOCK) < 0) fail("fcntl O_NONBLOCK");

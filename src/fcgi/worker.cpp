@@ -1,6 +1,8 @@
 #include "fcgi/worker.hpp"
 
+#include <arpa/inet.h>
 #include <fcgiapp.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sodium.h>
@@ -114,16 +116,53 @@ http::Request build_request(const FCGX_Request& fr) {
   return r;
 }
 
+// The peer's address as text ("10.1.0.7", "::1"), for the log.
+std::string peer_text(const sockaddr_storage& peer) {
+  char buf[INET6_ADDRSTRLEN] = "?";
+  if (peer.ss_family == AF_INET) {
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&peer)->sin_addr, buf, sizeof buf);
+  } else if (peer.ss_family == AF_INET6) {
+    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_addr, buf, sizeof buf);
+  }
+  return buf;
+}
+
+// A refused peer is logged at most once a second per worker (a scan or a
+// flood must not fill the log); the line says how many went unlogged since.
+void log_refused(const sockaddr_storage& peer) {
+  static auto last = std::chrono::steady_clock::time_point{};
+  static long unlogged = 0;
+  const auto now = std::chrono::steady_clock::now();
+  if (last != std::chrono::steady_clock::time_point{} && now - last < std::chrono::seconds(1)) {
+    ++unlogged;
+    return;
+  }
+  core::LogLine("warn", "fcgi_peer_refused").str("peer", peer_text(peer)).num("unlogged_before", unlogged).emit();
+  last = now;
+  unlogged = 0;
+}
+
 // Waits (signals unblocked) until a connection can be accepted; -1 when a
 // stop was requested. The listening socket is non-blocking, so losing the
 // race for a connection to another worker just means waiting again.
-int accept_connection(int listen_fd, const sigset_t& idle_mask) {
+// libfcgi's own accept checks FCGI_WEB_SERVER_ADDRS; this one replaces it:
+// a TCP peer outside [server] allowed_peers is closed before a byte is
+// read, since whoever can send FastCGI records sets REMOTE_ADDR and every
+// header the application trusts. Unix socket peers pass (file modes guard
+// those).
+int accept_connection(int listen_fd, const sigset_t& idle_mask, const std::vector<config::Cidr>& allowed) {
   while (!g_stop) {
     pollfd p{listen_fd, POLLIN, 0};
     timespec timeout{1, 0};
     if (::ppoll(&p, 1, &timeout, &idle_mask) <= 0) continue;
-    int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd >= 0) return fd;
+    sockaddr_storage peer{};
+    socklen_t length = sizeof peer;
+    int fd = ::accept4(listen_fd, reinterpret_cast<sockaddr*>(&peer), &length, SOCK_CLOEXEC);
+    if (fd < 0) continue;
+    if (config::peer_allowed(allowed, reinterpret_cast<const sockaddr*>(&peer))) return fd;
+    ::close(fd);
+    metrics::count(metrics::Counter::kPeerRefused);
+    log_refused(peer);
   }
   return -1;
 }
@@ -201,7 +240,7 @@ int run_worker(int listen_fd, const config::Config& config, ApplicationFactory m
       core::LogLine("info", "worker_recycle").num("served", served).emit();
       break;
     }
-    int conn = accept_connection(listen_fd, idle_mask);
+    int conn = accept_connection(listen_fd, idle_mask, config.server.allowed_peers);
     if (conn < 0) break;
     metrics::set_busy(true);
     fr.ipcFd = conn;

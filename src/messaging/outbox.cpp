@@ -8,10 +8,12 @@ void enqueue(core::Context& ctx, const db::OutboxEntry& entry) {
     repo.enqueue(entry);
     return;
   }
-  db::Transaction tx(ctx.db);
-  repo.enqueue(entry);
-  repo.link(entry.table_name, entry.record_id, "svc_notification_log", ctx.db.last_insert_id());
-  tx.commit();
+  db::with_transaction_retry(ctx.db, [&] {
+    db::Transaction tx(ctx.db);
+    repo.enqueue(entry);
+    repo.link(entry.table_name, entry.record_id, "svc_notification_log", ctx.db.last_insert_id());
+    tx.commit();
+  });
 }
 
 }  // namespace svc::messaging

@@ -137,6 +137,12 @@ void counters(Writer& w, const SharedBlock& b) {
       {Counter::kLoginThrottled, "svc_logins_throttled_total", "Logins answered 429 (failed-login lock)."},
       {Counter::kDbReconnects, "svc_db_reconnects_total", "Database connections made again after one was lost."},
       {Counter::kDbConnectFailures, "svc_db_connect_failures_total", "Database connection attempts that failed."},
+      {Counter::kPeerRefused, "svc_fcgi_peers_refused_total",
+       "FastCGI TCP connections closed unread: the peer is outside [server] allowed_peers."},
+      {Counter::kDbNodeSkipped, "svc_db_nodes_skipped_total",
+       "Database nodes passed over on connect (unreachable, or not Synced/Primary)."},
+      {Counter::kDbTxnRetries, "svc_db_transaction_retries_total",
+       "Write transactions run again after a deadlock or Galera certification failure (1213) or 1047."},
   };
   for (const auto& row : kRows) {
     w.head(row.name, "counter", row.help);

@@ -37,6 +37,9 @@ enum class Counter : int {
   kLoginThrottled,     // /auth/login answered 429 (the failed-login lock)
   kDbReconnects,       // a Database connected again after having had a connection
   kDbConnectFailures,  // a connection attempt failed (DbUnavailable thrown)
+  kPeerRefused,        // a FastCGI TCP connection from outside [server] allowed_peers, closed unread
+  kDbNodeSkipped,      // a database node was unreachable or not Synced/Primary on connect
+  kDbTxnRetries,       // a write transaction re-run after a deadlock / certification failure
   kCount
 };
 

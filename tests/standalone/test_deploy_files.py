@@ -303,6 +303,16 @@ class NginxFilesTest(unittest.TestCase):
         self.assertRegex(code, r"add_header X-Request-Id \$request_id always;")
         self.assertRegex(code, r"fastcgi_keep_conn off;")
 
+    def test_upstream_failover_never_replays_a_request(self):
+        # Issue 11: with several app hosts nginx tries the next one on a
+        # connect error or timeout, but never re-sends a POST that may have run.
+        code = strip_comments(read(NGINX_DIR / "snippets" / "svc-fastcgi-params.conf"))
+        self.assertRegex(code, r"fastcgi_next_upstream\s+error\s+timeout;")
+        self.assertRegex(code, r"fastcgi_next_upstream_tries\s+2;")
+        self.assertRegex(code, r"fastcgi_connect_timeout\s+[1-3]s;")
+        for name in ("snippets/svc-fastcgi-params.conf", "snippets/svc-locations.conf", "svc.conf", "stack.conf.in"):
+            self.assertNotIn("non_idempotent", strip_comments(read(NGINX_DIR / name)), name)
+
     def test_locations(self):
         blocks = location_blocks(read(NGINX_DIR / "snippets" / "svc-locations.conf"))
         for name in ("= /health", "/auth/", "/message/", "/"):

@@ -311,4 +311,89 @@ BOOST_AUTO_TEST_CASE(load_config_names_an_unreadable_file) {
   }
 }
 
+// Issue 11: FastCGI over TCP binds what is written and accepts the peers
+// listed; a database may be a list of nodes.
+BOOST_AUTO_TEST_CASE(cluster_keys_are_parsed) {
+  IniValues values = required_values();
+  values["server.socket"] = "10.1.0.5:9000";
+  values["server.hashing_socket"] = "[::1]:9001";
+  values["server.allowed_peers"] = "10.1.0.0/24, 127.0.0.1/32 , ::1/128";
+  values["database.hosts"] = "10.2.0.11:3306, db2, [fd00::13]:3307";
+  values["database.port"] = "3308";
+  values["database.sync_wait"] = "reads";
+  values["database.transaction_attempts"] = "6";
+  const Config c = parse_config(values, "svc.conf");
+  BOOST_TEST(c.server.socket == "10.1.0.5:9000");
+  BOOST_TEST(c.server.hashing_socket == "[::1]:9001");
+  BOOST_TEST_REQUIRE(c.server.allowed_peers.size() == 3u);
+  BOOST_TEST(c.server.allowed_peers[0].text == "10.1.0.0/24");
+  BOOST_TEST(c.server.allowed_peers[2].text == "::1/128");
+  BOOST_TEST_REQUIRE(c.database.hosts.size() == 3u);
+  BOOST_TEST(c.database.hosts[0].host == "10.2.0.11");
+  BOOST_TEST(c.database.hosts[1].host == "db2");
+  BOOST_TEST(c.database.hosts[1].port == 3308);  // [database] port is the default
+  BOOST_TEST(c.database.hosts[2].host == "fd00::13");
+  BOOST_TEST(c.database.hosts[2].port == 3307);
+  BOOST_TEST(c.database.nodes().size() == 3u);
+  BOOST_TEST((c.database.sync_wait == svc::config::SyncWait::kReads));
+  BOOST_TEST(c.database.transaction_attempts == 6);
+
+  const Config d = parse_config(required_values(), "min.conf");
+  BOOST_TEST_REQUIRE(d.server.allowed_peers.size() == 2u);  // loopback only
+  BOOST_TEST(d.server.allowed_peers[0].text == "127.0.0.0/8");
+  BOOST_TEST(d.server.allowed_peers[1].text == "::1/128");
+  BOOST_TEST(d.database.hosts.empty());
+  BOOST_TEST_REQUIRE(d.database.nodes().size() == 1u);
+  BOOST_TEST(d.database.nodes()[0].host == "localhost");
+  BOOST_TEST((d.database.sync_wait == svc::config::SyncWait::kReadsWrites));
+  BOOST_TEST(d.database.transaction_attempts == 4);
+}
+
+BOOST_AUTO_TEST_CASE(cluster_keys_refuse_what_they_cannot_mean) {
+  struct Row {
+    std::string key;
+    std::string value;
+    std::string error;
+  };
+  const std::vector<Row> rows = {
+      {"server.socket", ":9000",
+       "configuration key [server] socket: ':9000' would listen on every interface; write the address to bind (e.g. "
+       "10.1.0.5:9000), or 0.0.0.0:9000 / [::]:9000 if every interface is meant"},
+      {"server.hashing_socket", ":9001",
+       "configuration key [server] hashing_socket: ':9001' would listen on every interface; write the address to bind "
+       "(e.g. 10.1.0.5:9001), or 0.0.0.0:9001 / [::]:9001 if every interface is meant"},
+      {"server.socket", "localhost:9000",
+       "configuration key [server] socket: expected an absolute unix socket path, IPv4:port or [IPv6]:port, got "
+       "'localhost:9000'"},
+      {"server.socket", "relative.sock",
+       "configuration key [server] socket: expected an absolute unix socket path, IPv4:port or [IPv6]:port, got "
+       "'relative.sock'"},
+      {"server.allowed_peers", "10.1.0.0/24, 10.2.0.1/16",
+       "configuration key [server] allowed_peers: '10.2.0.1/16' is not an address or CIDR block (e.g. 10.1.0.0/24, "
+       "::1/128) with the host bits clear"},
+      {"server.allowed_peers", "app-host",
+       "configuration key [server] allowed_peers: 'app-host' is not an address or CIDR block (e.g. 10.1.0.0/24, "
+       "::1/128) with the host bits clear"},
+      {"server.allowed_peers", " , ",
+       "configuration key [server] allowed_peers: empty; leave the key out for loopback only"},
+      {"database.hosts", "db1:3306, fd00::1",
+       "configuration key [database] hosts: 'fd00::1' is not host, host:port or [IPv6]:port"},
+      {"database.sync_wait", "always",
+       "configuration key [database] sync_wait: expected one of reads_writes, reads, off, got 'always'"},
+      {"database.transaction_attempts", "0",
+       "configuration key [database] transaction_attempts: expected an integer in [1, 20], got '0'"},
+  };
+  for (const Row& row : rows) {
+    BOOST_TEST_CONTEXT(row.key << " = " << row.value) {
+      IniValues values = required_values();
+      values[row.key] = row.value;
+      BOOST_TEST(error_of(values) == row.error);
+    }
+  }
+  IniValues both = required_values();
+  both["database.socket"] = "/run/mysqld/mysqld.sock";
+  both["database.hosts"] = "db1, db2";
+  BOOST_TEST(error_of(both) == "configuration key [database] hosts: set either socket or hosts, not both");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
