@@ -378,6 +378,8 @@ port = 3306
 user = svc
 password = $db_password
 name = svc
+# Per node: a node that does not answer is passed quickly.
+connect_timeout = 2
 
 [database.merge]
 host = $(db_addr "$own")
@@ -385,6 +387,7 @@ port = 3306
 user = svc_merge
 password = $merge_password
 name = svc
+connect_timeout = 2
 statement_timeout_ms = 2000
 
 [auth]
