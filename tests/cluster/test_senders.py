@@ -43,6 +43,10 @@ class SendersTest(unittest.TestCase):
                            "%d distinct recipients in the sink" % ROWS)
         dupes = {k: v for k, v in got.items() if v != 1}
         print("delivered %d distinct, duplicates %d" % (len(got), len(dupes)))
+        if dupes:  # what the outbox says about a few of them, for the report
+            sample = sorted(dupes)[:5]
+            print("duplicated rows:", C.sql(1, "SELECT id, status, attempts, claimed_by FROM svc_notification_log"
+                                            " WHERE recipient IN (%s)" % ", ".join(C.q(r) for r in sample)))
         self.assertEqual(dupes, {}, "mails delivered more than once by two senders")
 
     def test_dead_sender_rows_are_delivered_after_the_lease(self):
