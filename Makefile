@@ -2,6 +2,7 @@
 #   make run    serve the API locally on :8080 (scripts/stack.sh: its own
 #               MariaDB, nginx and svc-fcgi under .run/, demo data)
 #   make test   install what is missing, build, run every test with ctest
+#               (but the cluster's: make test-cluster)
 # CI (.ci/run) adds test-asan, format-check and fuzz.
 BUILD ?= build
 TEST_BUILD ?= build-test
@@ -16,7 +17,7 @@ FUZZ_SECONDS ?= 60
 FUZZERS := $(patsubst tests/fuzz/%_fuzz.cpp,%,$(wildcard tests/fuzz/*_fuzz.cpp))
 FORMAT_FILES = $(shell find src tests -name '*.cpp' -o -name '*.hpp')
 
-.PHONY: all build deps run stop status test test-asan fuzz bench format format-check clean install deb
+.PHONY: all build deps run stop status test test-cluster test-asan fuzz bench format format-check clean install deb
 
 all: build
 
@@ -46,7 +47,15 @@ status:
 test: deps
 	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DSVC_WERROR=ON $(CMAKE_FLAGS)
 	cmake --build $(TEST_BUILD) -j $(JOBS)
-	cd $(TEST_BUILD) && ctest --output-on-failure --timeout 900
+	cd $(TEST_BUILD) && ctest --output-on-failure --timeout 900 -LE cluster
+
+# The cluster tests (tests/cluster, docs/cluster.md): three Galera nodes and
+# two app hosts in network namespaces, faults injected; needs root. Same build
+# dir as `make test`; the cluster's state goes to $(TEST_BUILD)/cluster.
+test-cluster: deps
+	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DSVC_WERROR=ON $(CMAKE_FLAGS)
+	cmake --build $(TEST_BUILD) -j $(JOBS) --target svc-fcgi svc-admin svc-sender
+	cd $(TEST_BUILD) && ctest --output-on-failure --timeout 900 -L cluster
 
 # The unit tests under AddressSanitizer and UBSan (gcc, Debug). Any report
 # fails its test: ASan always stops the process, UBSan is built without

@@ -86,6 +86,9 @@ cleanup() {
       wait "$pid" 2>/dev/null || true
     fi
   done
+  if [ -n "${cluster_dir:-}" ] && [ -d "$cluster_dir" ]; then  # the cluster arm's, on error or Ctrl-C
+    SVC_CLUSTER_DIR="$cluster_dir" "$repo/scripts/cluster.sh" clean >/dev/null 2>&1 || true
+  fi
   mkdir -p "$out/last-run"
   cp "$stack"/*.log "$stack/nginx.conf" "$stack/bench-nginx.conf" "$out/last-run/" 2>/dev/null || true
   if [ "${BENCH_KEEP_STACK:-0}" = "1" ]; then say "stack directory kept: $stack"; else rm -rf "$stack"; fi
@@ -148,3 +151,22 @@ say "outbound pool arms (bench/outbound_bench.py)"
 SVC_STACK_DIR="$stack" "$py" "$repo/bench/outbound_bench.py" --seconds "${BENCH_SECONDS:-5}" \
   --rounds "${BENCH_ROUNDS:-3}" --conns "${BENCH_CONNECTIONS:-32}" --out "$out" >"$out/outbound.json"
 "$py" "$repo/bench/outbound_bench.py" --markdown "$out/outbound.json" >>"$repo/docs/benchmarks.md"
+# Cluster arm (bench/cluster_bench.py, docs/cluster.md): refresh-token and
+# notification through two app hosts vs one, on a local Galera cluster of
+# its own (names and subnet apart from a developer's .cluster/). Needs root;
+# when the cluster cannot come up this prints a skip line, not a failure.
+cluster_dir="$(mktemp -d /tmp/svc-bench-cluster.XXXXXX)"
+cluster_env=(SVC_CLUSTER_DIR="$cluster_dir" SVC_CLUSTER_NAME=svcb SVC_CLUSTER_NET=10.233.0 SVC_BIN_DIR="$build"
+  SVC_CLUSTER_ACCESS_LOG="access_log off;")
+say "cluster arm (bench/cluster_bench.py)"
+if [ "$(id -u)" -eq 0 ] && env "${cluster_env[@]}" "$repo/scripts/cluster.sh" up >"$out/cluster-up.log" 2>&1; then
+  if env "${cluster_env[@]}" "$py" "$repo/bench/cluster_bench.py" --cluster-dir "$cluster_dir" \
+      --seconds "${BENCH_SECONDS:-5}" --rounds "${BENCH_ROUNDS:-3}" >"$out/cluster.json"; then
+    "$py" "$repo/bench/cluster_bench.py" --markdown "$out/cluster.json" >>"$repo/docs/benchmarks.md"
+  else
+    say "cluster arm failed (bench/out/cluster.json)"
+  fi
+else
+  say "skip: the cluster did not come up (root, galera-4, mariadb-backup needed; bench/out/cluster-up.log)"
+fi
+env "${cluster_env[@]}" "$repo/scripts/cluster.sh" clean >>"$out/cluster-up.log" 2>&1 || true

@@ -24,6 +24,9 @@ packages=(
   # make bench only: the other packaged Argon2id implementations that
   # bench/argon2_impls.cpp compares with libsodium (docs/decisions.md)
   libargon2-dev libbotan-2-dev
+  # scripts/cluster.sh (make test-cluster): Galera, SST by mariabackup (which
+  # streams through socat), network namespaces and bridges (iproute2)
+  galera-4 mariadb-backup socat rsync iproute2
 )
 
 # The web push test decrypts with node's built-in crypto (no npm packages).
