@@ -12,6 +12,9 @@ Services::Services(const config::Config& config)
       push_(push::PushOptions{config.push.allow_insecure_endpoints, 5000, config.push.timeout_ms,
                               config.push.allowed_ports}),
       site_cache_(config.server.site_cache_seconds),
-      context_{config_, db_, merge_db_.get(), clock_, random_, hasher_, *sms_, push_, &site_cache_} {}
+      user_cache_(config.auth.user_cache_seconds),
+      template_cache_(config.server.template_cache_seconds),
+      context_{config_, db_,   merge_db_.get(), clock_,       random_,         hasher_,
+               *sms_,   push_, &site_cache_,    &user_cache_, &template_cache_} {}
 
 }  // namespace svc::app

@@ -1,5 +1,6 @@
 #include "auth/tokens.hpp"
 
+#include "auth/user_cache.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/text.hpp"
@@ -62,8 +63,9 @@ Refreshed refresh_session(const std::string& refresh_jwt, core::Context& ctx) {
   if (!table || user_id <= 0) return {RefreshOutcome::kMalformed, {}};
 
   // The user must still exist, be active, and not have changed the password
-  // since the token was issued (token_version).
-  auto user = db::UserRepo(ctx.db, *table).find_by_id(user_id);
+  // since the token was issued (token_version), as of at most [auth]
+  // user_cache_seconds ago (auth/user_cache.hpp).
+  auto user = find_user_recent(ctx, *table, user_id);
   if (!user || !user->active || user->token_version != claims.ver) return {RefreshOutcome::kRevoked, {}};
   return {RefreshOutcome::kOk, issue_tokens(*user, table->str(), claims.app, ctx)};
 }

@@ -21,6 +21,7 @@ struct ServerSettings {
   std::string hashing_socket;  // "" = one pool; else a second pool for the Argon2id routes
   int hashing_workers = 0;     // 0 = number of online CPUs
   int site_cache_seconds = 1;  // how long a worker reuses a site row for /message/*; 0 = never
+  int template_cache_seconds = 1;  // how long a worker reuses a notification template; 0 = never
 };
 
 struct DbSettings {
@@ -58,6 +59,10 @@ struct AuthSettings {
   // token for userId, or the appID site's x-site-key) or "none" (anyone: the
   // literal spec, unsafe).
   std::string folder_limits_auth = "token_or_site_key";
+  // How long a worker may answer /auth/refresh-token and /auth/user-email
+  // from a user row it read (auth/user_cache.hpp); 0 = read it every time.
+  // At most 1: it is how late a revocation may apply.
+  int user_cache_seconds = 1;
 };
 
 struct KeySettings {
