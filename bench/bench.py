@@ -546,6 +546,9 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--results", default=str(REPO / "bench" / "results.json"))
     p.add_argument("--doc", default=str(REPO / "docs" / "benchmarks.md"))
+    # For iterating on one endpoint: only these arms (comma-separated) and
+    # their floors, no keep_conn or sender runs; results go to --out only.
+    p.add_argument("--only", default="")
     args = p.parse_args()
     started = time.monotonic()
     out = Path(args.out)
@@ -574,10 +577,10 @@ def main():
         Arm("static", "/static", port=stack.bench_port),
         Arm("hello", "/hello", port=stack.bench_port, floor="static"),
         Arm("health", "/health", floor="hello", target=0.7),
-        Arm("refresh-token", "/auth/refresh-token", "POST", files["refresh-token"], floor="hello", target=0.5),
-        Arm("user-email", "/auth/user-email", "POST", files["user-email"], floor="hello", target=0.5),
-        Arm("getFolderLimits", "/auth/getFolderLimits", "POST", files["getFolderLimits"], floor="hello", target=0.5),
-        Arm("notification", "/message/notification", "POST", files["notification"], floor="hello", target=0.3),
+        Arm("refresh-token", "/auth/refresh-token", "POST", files["refresh-token"], floor="hello", target=0.7),
+        Arm("user-email", "/auth/user-email", "POST", files["user-email"], floor="hello", target=0.7),
+        Arm("getFolderLimits", "/auth/getFolderLimits", "POST", files["getFolderLimits"], floor="hello", target=0.6),
+        Arm("notification", "/message/notification", "POST", files["notification"], floor="hello", target=0.5),
         Arm("sign-out", "/auth/sign-out", "POST", floor="hello"),
         Arm("login", "/auth/login", "POST", files["login"], conns=args.hash_conns, floor="argon2-verify-fastest",
             target=0.9),
@@ -601,6 +604,8 @@ def main():
     flood = Arm("login-flood", "/auth/login", "POST", files["login"], conns=args.hash_conns)
     for a in arms:
         a.port = a.port or H
+    if args.only:
+        arms = only_arms(arms, args.only.split(","))
 
     # Warm-up: every arm once, short (connections, prepared statements, caches).
     log(f"warm-up: {len(arms)} arms x {args.warmup}s")
@@ -622,6 +627,9 @@ def main():
             log(f"  {a.name:34s} {res['rps']:9.1f} {'ops' if a.kind == 'raw' else 'req'}/s{lat}"
                 f"{'' if res['valid'] else '  INVALID ' + res['unexpected_statuses'] + ' ' + str(res['socket_errors'])}")
 
+    if args.only:
+        write_only_results(args, out, arms, runs)
+        return
     # fastcgi_keep_conn: the production setting (off) against on + keepalive pool, once.
     log("fastcgi_keep_conn on vs off (GET /health, POST /auth/sign-out)")
     keep = {}
@@ -652,6 +660,38 @@ def main():
     Path(args.doc).write_text(render_markdown(results))
     log(f"wrote {args.results} and {args.doc} ({results['run_seconds']:.0f}s)")
     print(render_table(results))
+
+
+def only_arms(arms, names):
+    """The named arms and, before them, the floors they are measured against."""
+    by_name = {a.name: a for a in arms}
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        raise SystemExit(f"bench: unknown arm(s) {', '.join(unknown)}; known: {', '.join(by_name)}")
+    keep = set(names)
+    for n in names:
+        floor = by_name[n].floor
+        while floor:
+            keep.add(floor)
+            floor = by_name[floor].floor
+    return [a for a in arms if a.name in keep]
+
+
+def write_only_results(args, out, arms, runs):
+    """--only: medians and same-run ratios to stdout and out/only.json; the
+    committed results and docs/benchmarks.md stay as they are."""
+    summary = {a.name: summarize(runs[a.name]) for a in arms}
+    lines = []
+    for a in arms:
+        s = summary[a.name]
+        ratio = ""
+        if a.floor and summary.get(a.floor, {}).get("rps"):
+            ratio = f"  {a.name} ÷ {a.floor} = {s['rps'] / summary[a.floor]['rps']:.2f}" + (
+                f" (target {a.target})" if a.target else "")
+        cpu = f"  {s['cpu_us_per_req']:.0f} µs CPU/req" if s.get("cpu_us_per_req") else ""
+        lines.append(f"{a.name:34s} {s['rps']:9.1f}/s{cpu}{ratio}{'' if s['valid'] else '  INVALID'}")
+    (out / "only.json").write_text(json.dumps({"rounds": runs, "summary": summary}, indent=2) + "\n")
+    print("\n".join(lines))
 
 
 def cpu_model():

@@ -16,6 +16,9 @@ Services::Services(const config::Config& config)
                               std::min(config.push.connect_timeout_ms, config.push.timeout_ms), config.push.timeout_ms,
                               config.push.allowed_ports}),
       site_cache_(config.server.site_cache_seconds),
-      context_{config_, db_, merge_db_.get(), clock_, random_, hasher_, *sms_, push_, &site_cache_} {}
+      user_cache_(config.auth.user_cache_seconds),
+      template_cache_(config.server.template_cache_seconds),
+      context_{config_, db_,   merge_db_.get(), clock_,       random_,         hasher_,
+               *sms_,   push_, &site_cache_,    &user_cache_, &template_cache_} {}
 
 }  // namespace svc::app

@@ -8,7 +8,9 @@
 #include "core/random.hpp"
 #include "crypto/password_hasher.hpp"
 #include "db/database.hpp"
+#include "auth/user_cache.hpp"
 #include "http/site_cache.hpp"
+#include "messaging/template_cache.hpp"
 #include "push/push_client.hpp"
 #include "sms/sms_gateway.hpp"
 
@@ -31,6 +33,8 @@ class Services {
   std::unique_ptr<sms::SmsGateway> sms_;
   push::CurlPushClient push_;
   http::SiteCache site_cache_;
+  auth::UserCache user_cache_;
+  messaging::TemplateCache template_cache_;
   core::Context context_;
 };
 

@@ -1,5 +1,6 @@
 #include "auth/sealed_user.hpp"
 
+#include "auth/user_cache.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "crypto/sealed_id.hpp"
@@ -10,12 +11,13 @@ namespace svc::auth {
 
 const std::string& sealed_user_table(const core::Context& ctx) { return ctx.config.auth.tables.front(); }
 
-db::User sealed_user(const std::string& token, core::Context& ctx) {
+db::User sealed_user(const std::string& token, core::Context& ctx, UserRead read) {
   auto opened = crypto::open_id(token, crypto::IdPurpose::User, ctx.config.keys.id_key);
   if (!opened) throw http::ApiError::failed(500, http::kGenericError);
   if (opened->exp <= ctx.clock.now()) throw http::ApiError::failed(400, "Token expired");
   auto table = db::allowlisted(sealed_user_table(ctx), ctx.config.auth.tables);
-  auto user = db::UserRepo(ctx.db, *table).find_by_id(opened->id);
+  auto user = read == UserRead::kRecent ? find_user_recent(ctx, *table, opened->id)
+                                        : db::UserRepo(ctx.db, *table).find_by_id(opened->id);
   // An inactive account answers like a missing one (and so is never sent an SMS code).
   if (!user || !user->active) throw http::ApiError::failed(404, "User not found");
   return *user;

@@ -15,7 +15,11 @@ namespace svc::auth {
 // expired" once its exp has passed at the context's clock, 404 "User not
 // found" when no row has the id or the row is inactive (so an inactive
 // account gets no e-mail reply and no SMS code, and looks like no account).
-db::User sealed_user(const std::string& token, core::Context& ctx);
+// kRecent reads the row through ctx.user_cache (auth/user_cache.hpp: at most
+// [auth] user_cache_seconds old, without the password hash): only for
+// /auth/user-email, which answers from the row and changes nothing.
+enum class UserRead { kNow, kRecent };
+db::User sealed_user(const std::string& token, core::Context& ctx, UserRead read = UserRead::kNow);
 
 // The auth table sealed_user() reads, and the one SMS codes are kept for.
 // REQUIRES: [auth] tables is not empty.

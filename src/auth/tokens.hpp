@@ -59,7 +59,8 @@ struct Refreshed {
 
 // Verifies `refresh_jwt` against [keys] jwt at the context's clock and, when
 // its user still holds it, issues a new pair for the same table and app.
-// Reads the user; writes nothing.
+// Reads the user (through ctx.user_cache: a revocation applies within [auth]
+// user_cache_seconds); writes nothing.
 Refreshed refresh_session(const std::string& refresh_jwt, core::Context& ctx);
 
 }  // namespace svc::auth

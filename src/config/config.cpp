@@ -204,6 +204,7 @@ void read_server(Reader& r, ServerSettings& server) {
   if (!server.outbound_socket.empty()) check_socket_address("[server] outbound_socket", server.outbound_socket);
   r.integer("server.outbound_workers", server.outbound_workers, 1, 1024);
   read_allowed_peers(r, server);
+  r.integer("server.template_cache_seconds", server.template_cache_seconds, 0, 3600);
 }
 
 // [database] (user required) and the optional [database.merge] account.
@@ -238,6 +239,7 @@ void read_auth(Reader& r, AuthSettings& auth) {
   r.integer("auth.sms_max_attempts", auth.sms_max_attempts, 1, 100);
   r.boolean("auth.allow_weak_hashing", auth.allow_weak_hashing);
   r.one_of("auth.folder_limits_auth", auth.folder_limits_auth, {"token_or_site_key", "none"});
+  r.integer("auth.user_cache_seconds", auth.user_cache_seconds, 0, 1);
   // tables.front() is every request's default table: an empty list would
   // leave no table at all.
   if (auth.tables.empty()) throw ConfigError("configuration key [auth] tables: at least one table is required");

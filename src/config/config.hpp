@@ -29,6 +29,7 @@ struct ServerSettings {
   // Peers a TCP socket accepts FastCGI connections from (unix sockets
   // ignore it). Default: loopback only.
   std::vector<Cidr> allowed_peers = loopback_peers();
+  int template_cache_seconds = 1;  // how long a worker reuses a notification template; 0 = never
 };
 
 // wsrep_sync_wait for the session on a Galera node (never sent to a server
@@ -85,6 +86,10 @@ struct AuthSettings {
   // token for userId, or the appID site's x-site-key) or "none" (anyone: the
   // literal spec, unsafe).
   std::string folder_limits_auth = "token_or_site_key";
+  // How long a worker may answer /auth/refresh-token and /auth/user-email
+  // from a user row it read (auth/user_cache.hpp); 0 = read it every time.
+  // At most 1: it is how late a revocation may apply.
+  int user_cache_seconds = 1;
 };
 
 struct KeySettings {

@@ -18,6 +18,12 @@ class PushClient;
 namespace svc::http {
 class SiteCache;
 }
+namespace svc::auth {
+class UserCache;
+}
+namespace svc::messaging {
+class TemplateCache;
+}
 
 namespace svc::core {
 
@@ -40,6 +46,12 @@ struct Context {
   sms::SmsGateway& sms;
   push::PushClient& push;
   http::SiteCache* site_cache;  // sites of recent requests; null = always read them
+  // Users of recent token requests ([auth] user_cache_seconds, at most 1 s);
+  // null = always read them.
+  auth::UserCache* user_cache = nullptr;
+  // Templates of recent notifications ([server] template_cache_seconds);
+  // null = always read them.
+  messaging::TemplateCache* template_cache = nullptr;
 };
 
 }  // namespace svc::core

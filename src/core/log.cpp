@@ -1,5 +1,6 @@
 #include "core/log.hpp"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -11,6 +12,17 @@ namespace svc::core {
 namespace {
 
 char g_process[16] = "svc";
+
+// getpid() is a system call on every line otherwise (glibc no longer caches
+// it). The cache is cleared in the child of every fork, so a worker never
+// logs its master's pid.
+pid_t g_pid = 0;
+
+pid_t log_pid() {
+  static const bool registered = pthread_atfork(nullptr, nullptr, [] { g_pid = 0; }) == 0;
+  if (g_pid == 0 || !registered) g_pid = getpid();
+  return g_pid;
+}
 
 std::string iso_time_now() {
   using namespace std::chrono;
@@ -38,7 +50,7 @@ LogLine::LogLine(std::string_view level, std::string_view event) : writer_(buffe
   str("ts", iso_time_now());
   str("level", level);
   str("proc", g_process);
-  num("pid", getpid());
+  num("pid", log_pid());
   str("event", event);
 }
 

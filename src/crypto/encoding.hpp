@@ -33,6 +33,9 @@ std::string hex_encode(std::string_view bytes);
 bool constant_time_equal(std::string_view a, std::string_view b);
 
 // HMAC-SHA256 (RFC 2104) with a key of any length; returns the raw 32 bytes.
+// The one function here with state: each thread keeps an OpenSSL context
+// keyed with the last key it saw (and a copy of that key, wiped when
+// replaced), so repeated MACs with one key skip hashing the padded key.
 std::string hmac_sha256(std::string_view key, std::string_view message);
 
 // n bytes from the OS CSPRNG (libsodium randombytes_buf).

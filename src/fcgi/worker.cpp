@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <fcgiapp.h>
 #include <netinet/in.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <sodium.h>
@@ -142,6 +143,19 @@ void log_refused(const sockaddr_storage& peer) {
   unlogged = 0;
 }
 
+// glibc gives the top of the heap back to the kernel (brk) once more than
+// M_TRIM_THRESHOLD (128 KiB by default) is free there. A request builds and
+// frees a few rapidjson documents with 64 KiB pools, so every refresh-token
+// grew the heap and trimmed it again: 4 brk calls and about 50 page faults
+// per request, the largest item of the worker's CPU in a perf profile
+// (docs/benchmarks.md). A worker keeps up to 1 MiB of free heap instead;
+// allocations of 128 KiB and more (large bodies) still use mmap and go back
+// when freed.
+void keep_heap_between_requests() {
+  mallopt(M_TRIM_THRESHOLD, 1 << 20);
+  mallopt(M_MMAP_THRESHOLD, 128 << 10);
+}
+
 // Waits (signals unblocked) until a connection can be accepted; -1 when a
 // stop was requested. The listening socket is non-blocking, so losing the
 // race for a connection to another worker just means waiting again.
@@ -222,6 +236,7 @@ void serve(FCGX_Request& fr, Application& app) {
 int run_worker(int listen_fd, const config::Config& config, ApplicationFactory make_app) {
   sigset_t idle_mask = install_worker_signals();
   core::set_log_process("worker");
+  keep_heap_between_requests();
   if (sodium_init() < 0) {
     core::LogLine("error", "sodium_init_failed").emit();
     return 1;

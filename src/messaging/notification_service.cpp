@@ -16,6 +16,7 @@
 #include "messaging/compose.hpp"
 #include "messaging/outbox.hpp"
 #include "metrics/outbound_slots.hpp"
+#include "messaging/template_cache.hpp"
 
 namespace svc::messaging {
 namespace {
@@ -111,7 +112,7 @@ void add_copies(core::Context& ctx, const db::Site& site, const db::Template& tm
 
 NotifyOutcome notify(core::Context& ctx, const db::Site& site, const Notification& n) {
   if (site.disable_email) return NotifyOutcome::Disabled;
-  auto tmpl = db::NotificationRepo(ctx.db).find_enabled(site.id, n.event);
+  auto tmpl = find_template_recent(ctx, site.id, n.event);
   if (!tmpl) return NotifyOutcome::NoTemplate;
 
   MergeValues values = n.data;

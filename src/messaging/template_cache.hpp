@@ -1,0 +1,45 @@
+#pragma once
+// The templates of recent notifications, per worker, for [server]
+// template_cache_seconds (docs/configuration.md): every /message/notification
+// needs its site's template for the event, and a site sends few distinct
+// events, so a worker reuses the row instead of a round trip per e-mail. An
+// admin change to a template (`svc-admin template ...`: content, disable,
+// priority) reaches every worker within that time, as a site change does
+// with [server] site_cache_seconds.
+//
+// Not thread-safe: one per worker process. An entry is used only while
+// fetched <= now < fetched + ttl, so a clock stepped back never stretches
+// it. A missing or disabled template is never cached: adding or enabling
+// one applies at once.
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "core/context.hpp"
+#include "db/notification_repo.hpp"
+
+namespace svc::messaging {
+
+class TemplateCache {
+ public:
+  // ttl_seconds <= 0: nothing is kept.
+  explicit TemplateCache(long long ttl_seconds) : ttl_(ttl_seconds) {}
+  // The enabled template of `site_id` for `event` while fresh at `now`, else nullptr.
+  const db::Template* get(long long site_id, const std::string& event, long long now) const;
+  void put(const db::Template& t, long long now);
+
+ private:
+  struct Entry {
+    db::Template tmpl;
+    long long fetched = 0;
+  };
+  static std::string key(long long site_id, const std::string& event);
+  long long ttl_;
+  std::unordered_map<std::string, Entry> entries_;
+};
+
+// NotificationRepo::find_enabled through ctx.template_cache when there is one.
+std::optional<db::Template> find_template_recent(core::Context& ctx, long long site_id, const std::string& event);
+
+}  // namespace svc::messaging

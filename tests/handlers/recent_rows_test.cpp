@@ -1,0 +1,158 @@
+// The per-worker caches of rows that requests read on every call (issue 17,
+// throughput): a user row for /auth/refresh-token and /auth/user-email
+// ([auth] user_cache_seconds, at most 1 s) and a template for
+// /message/notification ([server] template_cache_seconds). A revocation, a
+// deactivation or an admin change applies once the cached row is older than
+// the bound; within it, the old row answers (the documented behaviour).
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <cstdlib>
+#include <string>
+
+#include "auth/tokens.hpp"
+#include "auth/user_cache.hpp"
+#include "crypto/sealed_id.hpp"
+#include "db/notification_repo.hpp"
+#include "db/site_repo.hpp"
+#include "db/table_name.hpp"
+#include "db/user_repo.hpp"
+#include "db_fixture.hpp"
+#include "messaging/template_cache.hpp"
+
+using svc::testing::DbFixture;
+
+BOOST_AUTO_TEST_SUITE(recent_rows_test)
+
+namespace {
+
+const std::string kRevoked = R"({"status":"Failed","message":"Refresh token is no longer valid"})";
+const std::string kNotFound = R"({"status":"Failed","message":"User not found"})";
+
+svc::db::TableName users_table(DbFixture& f) {
+  return *svc::db::allowlisted(f.config.auth.tables.front(), f.config.auth.tables);
+}
+
+svc::db::User make_user(DbFixture& f) {
+  static int serial = 0;
+  svc::db::NewUser u;
+  u.email = "recent." + std::to_string(::getpid()) + "." + std::to_string(std::rand()) + "." +
+            std::to_string(++serial) + "@example.com";
+  u.password_hash = "$argon2id$v=19$m=8192,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA";
+  auto id = svc::db::UserRepo(f.db, users_table(f)).insert(u);
+  BOOST_REQUIRE(id);
+  auto user = svc::db::UserRepo(f.db, users_table(f)).find_by_id(*id);
+  BOOST_REQUIRE(user);
+  return *user;
+}
+
+svc::http::Response refresh(DbFixture& f, const svc::auth::TokenPair& pair) {
+  return f.post("/auth/refresh-token", R"({"payload":{"access_token":")" + pair.access_token +
+                                           R"(","refresh_token":")" + pair.refresh_token + R"("}})");
+}
+
+svc::http::Response user_email(DbFixture& f, long long id) {
+  return f.post("/auth/user-email",
+                R"({"userId":")" +
+                    svc::crypto::seal_id(id, f.clock.now() + 3600, svc::crypto::IdPurpose::User, f.config.keys.id_key) +
+                    R"("})");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_revoked_refresh_token_is_refused_once_the_cached_row_is_a_second_old) {
+  DbFixture f;
+  svc::auth::UserCache cache(1);
+  f.ctx.user_cache = &cache;
+  svc::db::User user = make_user(f);
+  svc::auth::TokenPair old = svc::auth::issue_tokens(user, users_table(f).str(), 1, f.ctx);
+  BOOST_CHECK_EQUAL(refresh(f, old).status, 200);  // reads the row, keeps it
+
+  svc::db::UserRepo(f.db, users_table(f)).bump_token_version(user.id);  // a password reset
+  BOOST_CHECK_EQUAL(refresh(f, old).status, 200);                       // same second: the cached row
+
+  f.clock.value += 1;
+  auto refused = refresh(f, old);
+  BOOST_CHECK_EQUAL(refused.status, 401);
+  BOOST_CHECK_EQUAL(refused.body, kRevoked);
+  f.clock.value += 5;
+  BOOST_CHECK_EQUAL(refresh(f, old).body, kRevoked);  // the current row is cached now, and it refuses
+}
+
+BOOST_AUTO_TEST_CASE(without_a_cache_a_revocation_applies_at_once) {
+  DbFixture f;
+  svc::db::User user = make_user(f);
+  svc::auth::TokenPair old = svc::auth::issue_tokens(user, users_table(f).str(), 1, f.ctx);
+  BOOST_CHECK_EQUAL(refresh(f, old).status, 200);
+  svc::db::UserRepo(f.db, users_table(f)).bump_token_version(user.id);
+  BOOST_CHECK_EQUAL(refresh(f, old).body, kRevoked);
+}
+
+BOOST_AUTO_TEST_CASE(a_deactivated_user_has_no_email_reply_once_the_cached_row_is_a_second_old) {
+  DbFixture f;
+  svc::auth::UserCache cache(1);
+  f.ctx.user_cache = &cache;
+  svc::db::User user = make_user(f);
+  BOOST_CHECK_EQUAL(user_email(f, user.id).status, 200);
+  f.exec("UPDATE " + users_table(f).quoted() + " SET active = 0 WHERE id = " + std::to_string(user.id));
+  BOOST_CHECK_EQUAL(user_email(f, user.id).status, 200);  // same second: the cached row
+  f.clock.value += 1;
+  auto gone = user_email(f, user.id);
+  BOOST_CHECK_EQUAL(gone.status, 404);
+  BOOST_CHECK_EQUAL(gone.body, kNotFound);
+}
+
+BOOST_AUTO_TEST_CASE(a_cached_row_is_never_used_after_the_clock_stepped_back_or_with_ttl_zero) {
+  DbFixture f;
+  svc::db::User user = make_user(f);
+  svc::auth::UserCache cache(1);
+  cache.put("svc_users", user, 1000);
+  BOOST_REQUIRE(cache.get("svc_users", user.id, 1000) != nullptr);
+  BOOST_CHECK(cache.get("svc_users", user.id, 1000)->password.empty());  // no hash kept
+  BOOST_CHECK(cache.get("svc_users", user.id, 999) == nullptr);          // clock stepped back
+  BOOST_CHECK(cache.get("svc_users", user.id, 1001) == nullptr);         // a second old
+  BOOST_CHECK(cache.get("svc_staff", user.id, 1000) == nullptr);         // another table
+  svc::auth::UserCache off(0);
+  off.put("svc_users", user, 1000);
+  BOOST_CHECK(off.get("svc_users", user.id, 1000) == nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(a_disabled_template_stops_notifications_once_the_cached_row_expires) {
+  DbFixture f;
+  svc::messaging::TemplateCache cache(1);
+  f.ctx.template_cache = &cache;
+  svc::db::Site s;
+  s.name = "recent-rows-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand());
+  s.email_from = "Recent <recent@example.com>";
+  long long site = svc::db::SiteRepo(f.db).create(s);
+  BOOST_REQUIRE_GT(site, 0);
+  svc::db::Template t;
+  t.site_id = site;
+  t.event = "recent-rows";
+  t.subject = "Hello";
+  t.content = "<p>Hello</p>";
+  svc::db::NotificationRepo templates(f.db);
+  long long id = templates.upsert(t);
+  auto notify = [&] {
+    return f
+        .post("/message/notification", R"({"event":"recent-rows","email":"someone@example.com"})",
+              {{"site-id", std::to_string(site)}})
+        .body;
+  };
+  const std::string queued = R"({"status":"Success"})";
+  const std::string no_template = R"({"status":"Failed","message":"Notification event not found or disabled"})";
+  BOOST_CHECK_EQUAL(notify(), queued);
+  templates.set_enabled(id, false);
+  BOOST_CHECK_EQUAL(notify(), queued);  // same second: the cached template
+  f.clock.value += 1;
+  BOOST_CHECK_EQUAL(notify(), no_template);
+  templates.set_enabled(id, true);
+  BOOST_CHECK_EQUAL(notify(), queued);  // a missing or disabled template is never cached
+  const std::string where = " WHERE site_id = " + std::to_string(site);
+  BOOST_CHECK_EQUAL(f.count("SELECT COUNT(*) FROM svc_notification_log" + where), 3);
+  f.exec("DELETE FROM svc_notification_log" + where);
+  f.exec("DELETE FROM svc_notifications" + where);
+  f.exec("DELETE FROM svc_sites WHERE id = " + std::to_string(site));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
