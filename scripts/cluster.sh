@@ -48,6 +48,7 @@ PROVIDER_OPTIONS="gcache.size=128M; evs.keepalive_period=PT1S; evs.suspect_timeo
 APP_HOSTS=(1 2)
 FCGI_PORT=9000
 HASHING_PORT=9001
+OUTBOUND_PORT=9002
 
 say() { printf 'cluster: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -367,8 +368,10 @@ write_app_conf() {  # write_app_conf N  (needs keys.conf, ports, secrets)
 # (the bridge address) may connect.
 socket = $a:$FCGI_PORT
 hashing_socket = $a:$HASHING_PORT
+outbound_socket = $a:$OUTBOUND_PORT
 workers = $workers
 hashing_workers = $workers
+outbound_workers = ${SVC_CLUSTER_OUTBOUND_WORKERS:-4}
 max_requests = 10000
 drain_seconds = 10
 
@@ -453,10 +456,10 @@ start_sender() {
     "$bin/svc-sender" --config "$(app_conf "$1")" --loop "${SVC_SENDER_LOOP:-1}"
 }
 
-app_listening() {  # app_listening N: both pools accept on the host's address
+app_listening() {  # app_listening N: the three pools accept on the host's address
   ip netns exec "$(app_ns "$1")" "$py" -c "
 import socket
-for p in ($FCGI_PORT, $HASHING_PORT):
+for p in ($FCGI_PORT, $HASHING_PORT, $OUTBOUND_PORT):
     socket.create_connection(('$(app_addr "$1")', p), 1).close()"
 }
 
@@ -486,14 +489,15 @@ SQL
 
 # --- front nginx and sinks --------------------------------------------------
 render_front() {  # render_front OUT PORT "APP NUMBERS" PREFIX
-  local out=$1 fport=$2 apps=$3 prefix=$4 n fcgi="" hashing=""
+  local out=$1 fport=$2 apps=$3 prefix=$4 n fcgi="" hashing="" outbound=""
   for n in $apps; do
     fcgi="$fcgi        server $(app_addr "$n"):$FCGI_PORT max_fails=1 fail_timeout=5s;\n"
     hashing="$hashing        server $(app_addr "$n"):$HASHING_PORT max_fails=1 fail_timeout=5s;\n"
+    outbound="$outbound        server $(app_addr "$n"):$OUTBOUND_PORT max_fails=1 fail_timeout=5s;\n"
   done
   mkdir -p "$prefix/nginx-tmp"
   sed -e "s|@PREFIX@|$prefix|g" -e "s|@HTTP_PORT@|$fport|g" -e "/^#/!s|@FCGI_SERVERS@|$fcgi|" \
-    -e "/^#/!s|@HASHING_SERVERS@|$hashing|" -e "s|@ACCESS_LOG@|${SVC_CLUSTER_ACCESS_LOG:-access_log $prefix/nginx-access.log;}|" \
+    -e "/^#/!s|@HASHING_SERVERS@|$hashing|" -e "/^#/!s|@OUTBOUND_SERVERS@|$outbound|" -e "s|@ACCESS_LOG@|${SVC_CLUSTER_ACCESS_LOG:-access_log $prefix/nginx-access.log;}|" \
     -e "s|@SOURCE_DIR@|$repo|g" "$repo/nginx/cluster.conf.in" >"$out"
 }
 
@@ -526,6 +530,7 @@ write_env() {
       echo "APP${n}_CONFIG=$(app_conf "$n")"
       echo "APP${n}_FCGI=$(app_addr "$n"):$FCGI_PORT"
       echo "APP${n}_HASHING=$(app_addr "$n"):$HASHING_PORT"
+      echo "APP${n}_OUTBOUND=$(app_addr "$n"):$OUTBOUND_PORT"
     done
     echo "DB_NODES=${DB_NODES[*]}"
     for n in "${DB_NODES[@]}"; do

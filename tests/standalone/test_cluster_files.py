@@ -19,12 +19,14 @@ def render(prefix, apps=("10.9.0.21", "10.9.0.22")):
     """What render_front in scripts/cluster.sh writes (placeholders outside comments)."""
     fcgi = "".join("        server %s:9000 max_fails=1 fail_timeout=5s;\n" % a for a in apps)
     hashing = "".join("        server %s:9001 max_fails=1 fail_timeout=5s;\n" % a for a in apps)
+    outbound = "".join("        server %s:9002 max_fails=1 fail_timeout=5s;\n" % a for a in apps)
     out = []
     for line in (SOURCE_DIR / "nginx" / "cluster.conf.in").read_text().splitlines(keepends=True):
         line = line.replace("@PREFIX@", str(prefix)).replace("@HTTP_PORT@", "18080")
         line = line.replace("@ACCESS_LOG@", "access_log off;").replace("@SOURCE_DIR@", str(SOURCE_DIR))
         if not line.startswith("#"):
             line = line.replace("@FCGI_SERVERS@", fcgi).replace("@HASHING_SERVERS@", hashing)
+            line = line.replace("@OUTBOUND_SERVERS@", outbound)
         out.append(line)
     return "".join(out)
 
@@ -48,6 +50,7 @@ class ClusterFilesTest(unittest.TestCase):
             self.assertIn("nginx/snippets/" + snippet, text)
         self.assertEqual(text.count("server 10.9.0.21:9000"), 1)
         self.assertEqual(text.count("server 10.9.0.22:9001"), 1)
+        self.assertEqual(text.count("server 10.9.0.21:9002"), 1)
         self.assertNotIn("keepalive ", text.replace("keepalive_", ""))
 
     def test_never_replays_non_idempotent_requests(self):
