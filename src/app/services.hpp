@@ -2,13 +2,13 @@
 
 #include <memory>
 
+#include "auth/user_cache.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/context.hpp"
 #include "core/random.hpp"
 #include "crypto/password_hasher.hpp"
 #include "db/database.hpp"
-#include "auth/user_cache.hpp"
 #include "http/site_cache.hpp"
 #include "messaging/template_cache.hpp"
 #include "push/push_client.hpp"

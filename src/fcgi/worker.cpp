@@ -2,8 +2,8 @@
 
 #include <arpa/inet.h>
 #include <fcgiapp.h>
-#include <netinet/in.h>
 #include <malloc.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sodium.h>

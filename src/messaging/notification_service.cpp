@@ -15,8 +15,8 @@
 #include "messaging/address.hpp"
 #include "messaging/compose.hpp"
 #include "messaging/outbox.hpp"
-#include "metrics/outbound_slots.hpp"
 #include "messaging/template_cache.hpp"
+#include "metrics/outbound_slots.hpp"
 
 namespace svc::messaging {
 namespace {
