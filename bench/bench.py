@@ -961,6 +961,9 @@ def render_markdown(r):
     argon_notes = REPO / "bench" / "argon2-notes.md"
     if argon_notes.exists():
         lines += ["", argon_notes.read_text().rstrip()]
+    outbound_notes = REPO / "bench" / "outbound-notes.md"
+    if outbound_notes.exists():
+        lines += ["", outbound_notes.read_text().rstrip()]
     notes = REPO / "bench" / "profile-notes.md"
     if notes.exists():
         lines += ["", notes.read_text().rstrip()]
