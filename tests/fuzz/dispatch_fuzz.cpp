@@ -71,6 +71,14 @@ std::string parse_transcript(std::string_view input, svc::http::Request& request
 void check_reply(const svc::http::Response& res) {
   static const std::set<int> kKnown{200, 400, 401, 404, 405, 409, 410, 413, 415, 429, 500, 503};
   if (!kKnown.count(res.status)) fail("unexpected status", res);
+  // GET /metrics answers in the Prometheus text format, the one reply that
+  // declares a content type of its own; everything else is JSON.
+  for (const auto& [name, value] : res.headers) {
+    if (name == "Content-Type" && value.rfind("text/plain", 0) == 0 && res.status == 200) {
+      if (res.body.rfind("# HELP ", 0) != 0) fail("text reply that is not the metrics exposition", res);
+      return;
+    }
+  }
   rapidjson::Document doc;
   doc.Parse(res.body.data(), res.body.size());
   if (doc.HasParseError() || !doc.IsObject()) fail("reply is not a JSON object", res);
