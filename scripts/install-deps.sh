@@ -19,6 +19,9 @@ packages=(
   python3-jsonschema python3-yaml phpunit php-curl chromium fonts-dejavu-core
   # DKIM signing (messaging/dkim.cpp) and its independent verifier in the tests
   libopendkim-dev python3-dkim python3-nacl
+  # the token interop test: PyJWT's PyJWKClient verifies access tokens through
+  # the JWKS URL as a Python backend would
+  python3-jwt
   # promtool: checks GET /metrics output and ops/prometheus/svc-alerts.yml
   prometheus
   # make bench only: the other packaged Argon2id implementations that
