@@ -49,10 +49,17 @@ std::string reset_base(const std::optional<std::string>& url, const db::Site& si
 }
 
 // The token goes into the query, before any #fragment (a fragment never
-// reaches the reset page's server); a base ending in "#" (the ready page,
-// which reads it in the browser) gets it as the fragment "#token=...".
-std::string reset_link(const std::string& base, const std::string& token) {
+// reaches the reset page's server); a base ending in "#" gets it as the
+// fragment "#token=...". So does any base that is the ready page itself
+// (a site's reset_url or a request's url spelling it out): that page takes
+// the token only from the fragment, and nginx answers a query there with a
+// redirect that drops it, so the token never lands in a log.
+std::string reset_link(const std::string& base, const std::string& token, const std::string& ready_page) {
   if (!base.empty() && base.back() == '#') return base + "token=" + token;
+  const std::string page_only = base.substr(0, base.find_first_of("?#"));
+  if (!ready_page.empty() && core::ascii_lower(page_only) == core::ascii_lower(ready_page)) {
+    return ready_page + "#token=" + token;
+  }
   size_t hash = base.find('#');
   std::string page = base.substr(0, hash);
   return page + (page.find('?') == std::string::npos ? "?" : "&") + "token=" + token +
@@ -140,7 +147,8 @@ void request_password_reset(core::Context& ctx, const http::Request& request, co
   db::User stand_in;
   stand_in.email = email;
   const db::User& to = mail ? *user : stand_in;
-  const std::string link = reset_link(base, reset_token(ctx, mail ? &*user : nullptr, table.str(), site->id));
+  const std::string link =
+      reset_link(base, reset_token(ctx, mail ? &*user : nullptr, table.str(), site->id), ctx.config.auth.reset_page);
   const db::OutboxEntry entry = reset_mail(ctx, request, *site, to, link);
   const long long user_id = user ? user->id : 0;
   const char* detail = !user ? "unknown e-mail" : mail ? "" : "no mail: inactive, no password or e-mail disabled";

@@ -2,10 +2,13 @@
 // from the repo-root package-lock.json; no browser is downloaded) and prints
 // what it saw as one JSON object. test_reset_page.py runs it and asserts.
 //
-// usage: node reset_page_browser.js LINK OUT_DIR NEW_PASSWORD
+// usage: node reset_page_browser.js LINK OUT_DIR NEW_PASSWORD [QUERY_LINK]
 //   LINK          the reset link of the e-mail (a fresh, unused token)
 //   OUT_DIR       where the screenshots of each state go
 //   NEW_PASSWORD  the strong password to set
+//   QUERY_LINK    the page with the same token in the query string instead:
+//                 opened first through nginx, then served as is (another
+//                 server, no redirect); neither may honour the token
 'use strict';
 
 const fs = require('fs');
@@ -13,7 +16,7 @@ const os = require('os');
 const path = require('path');
 const puppeteer = require('puppeteer-core');
 
-const [link, outDir, strong] = process.argv.slice(2);
+const [link, outDir, strong, queryLink] = process.argv.slice(2);
 const CHROMIUM = process.env.SVC_CHROMIUM || '/usr/bin/chromium';
 
 async function state(page) {
@@ -49,6 +52,34 @@ async function retype(page, selector, value) {
   if (value) await page.type(selector, value);
 }
 
+// A "?token=" link: through nginx (which redirects to the bare page), then
+// with the page served at that very address (as a server that does not
+// redirect would), so the script itself sees the query. Both must show the
+// page's "link is incomplete" state, never the form.
+async function queryToken(page, out) {
+  const viaNginx = await page.goto(queryLink, { waitUntil: 'networkidle0' });
+  out.queryRedirects = viaNginx.request().redirectChain().map((r) => r.response().status());
+  out.states.queryViaNginx = await state(page);
+
+  const bare = queryLink.split('?')[0];
+  const served = await fetch(bare);
+  const html = await served.text();
+  const headers = { 'content-type': served.headers.get('content-type'),
+                    'content-security-policy': served.headers.get('content-security-policy') };
+  const asIs = (r) => {
+    if (r.isNavigationRequest() && r.url() === queryLink) r.respond({ status: 200, headers, body: html });
+    else r.continue();
+  };
+  await page.goto('about:blank');
+  await page.setRequestInterception(true);
+  page.on('request', asIs);
+  await page.goto(queryLink, { waitUntil: 'networkidle0' });
+  out.states.queryServedAsIs = await state(page);
+  page.off('request', asIs);
+  await page.setRequestInterception(false);
+  await page.goto('about:blank');
+}
+
 async function main() {
   fs.mkdirSync(outDir, { recursive: true });
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-chromium-'));
@@ -72,8 +103,10 @@ async function main() {
       out.screenshots.push(file);
     };
 
-    // Wide screen: weak password, then a strong one, then submit.
     await page.setViewport({ width: 1280, height: 800 });
+    if (queryLink) await queryToken(page, out);
+
+    // Wide screen: weak password, then a strong one, then submit.
     await page.goto(link, { waitUntil: 'networkidle0' });
     out.states.initial = await state(page);
     await shot('1-initial-1280');

@@ -1,5 +1,5 @@
-// The ready reset page: reads the token from the URL fragment (#token=...,
-// or ?token=... for links built for a site's own page), checks the strength
+// The ready reset page: reads the token from the URL fragment (#token=...;
+// never from the query string, which servers log), checks the strength
 // rule as the user types (the server's rule: src/auth/password_policy.cpp),
 // posts to /auth/reset-pass on this origin and shows the reply's errors next
 // to the fields. No cookies, no external requests, no inline script (the
@@ -25,12 +25,15 @@
     return r;
   }
 
+  // Only the fragment counts: a token in the query string has been sent to
+  // (and perhaps logged by) every server and proxy on the way, so a link
+  // that carries one is treated as incomplete rather than honoured.
   function takeToken() {
-    const fromHash = new URLSearchParams(location.hash.replace(/^#/, '')).get('token');
-    const fromQuery = new URLSearchParams(location.search).get('token');
-    const token = fromHash || fromQuery || '';
+    const token = new URLSearchParams(location.hash.replace(/^#/, '')).get('token') || '';
     // Keep the token out of the address bar, history and screenshots.
-    if (token && window.history && history.replaceState) history.replaceState(null, '', location.pathname);
+    if ((token || location.search) && window.history && history.replaceState) {
+      history.replaceState(null, '', location.pathname);
+    }
     return token;
   }
 
