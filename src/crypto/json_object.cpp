@@ -2,9 +2,12 @@
 
 #include <set>
 
+#include "core/json_depth.hpp"
+
 namespace svc::crypto {
 
 std::optional<rapidjson::Document> parse_json_object(std::string_view json) {
+  if (!core::json_depth_within(json)) return std::nullopt;  // tokens come from clients
   rapidjson::Document doc;
   doc.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;

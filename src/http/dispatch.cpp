@@ -3,9 +3,11 @@
 #include <exception>
 #include <optional>
 #include <set>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/json_depth.hpp"
 #include "core/log.hpp"
 #include "core/text.hpp"
 #include "db/failure.hpp"
@@ -126,6 +128,14 @@ void reject_duplicate_members(const rapidjson::Value& root) {
 void parse_json(Request& request) {
   if (request.body.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw ApiError::validation("body", "Request body must be a JSON object");
+  }
+  // The parser is iterative, but a handler may walk a value recursively
+  // (send_push writes `data` back out with Accept): a body of a hundred
+  // thousand "[" would overflow the worker's stack there. Refused before a
+  // DOM is built, for every route.
+  if (!core::json_depth_within(request.body)) {
+    throw ApiError::validation(
+        "body", "JSON must not be nested deeper than " + std::to_string(core::kMaxJsonDepth) + " levels");
   }
   // Iterative (no recursion on deep nesting) and strict about UTF-8, so no
   // invalid text reaches the database or a reply.

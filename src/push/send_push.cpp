@@ -12,6 +12,8 @@
 namespace svc::push {
 namespace {
 
+// Accept recurses once per level of `data`: safe only because the dispatcher
+// refused any body nested deeper than core::kMaxJsonDepth.
 std::string payload_json(const std::string& title, const std::string& message, const rapidjson::Value* data) {
   http::JsonWriter w;
   w.open().kv("title", title).kv("message", message);

@@ -48,6 +48,14 @@ std::string duplicate(const std::string& field) {
 }
 
 const std::string kLogin = R"({"email":"a@example.com","password":"Passw0rd!"})";
+const std::string kTooDeep = R"({"status":"Failed","message":"Validation error","errors":[)"
+                             R"({"field":"body","message":"JSON must not be nested deeper than 64 levels"}]})";
+// A login body whose extra member holds `arrays` nested arrays inside an
+// object: arrays + 2 levels deep.
+std::string nested_login(size_t arrays) {
+  return R"({"email":"a@example.com","password":"Passw0rd!","x":{"y":)" + std::string(arrays, '[') +
+         std::string(arrays, ']') + "}}";
+}
 const std::string kNotification = R"({"event":"welcome","email":"a@example.com"})";
 
 std::vector<Row> rows() {
@@ -81,6 +89,10 @@ std::vector<Row> rows() {
        400,
        kBadAuthTable},
       {"login reaching the database", "POST", "/auth/login", {}, kLogin, -2, 500, kGeneric},
+      // Nesting: 64 levels (the body itself is one) reach the handler, 65 do not.
+      {"64 levels", "POST", "/auth/login", {}, nested_login(62), -2, 500, kGeneric},
+      {"65 levels", "POST", "/auth/login", {}, nested_login(63), -2, 400, kTooDeep},
+      {"deep and malformed", "POST", "/auth/login", {}, std::string(30000, '['), -2, 400, kTooDeep},
       // Content-Type: application/json only (parameters and case are free).
       {"no content type", "POST", "/auth/login", {{"content-type", ""}}, kLogin, -2, 415, kUnsupported},
       {"text/plain", "POST", "/auth/request-pass", {{"content-type", "text/plain"}}, kLogin, -2, 415, kUnsupported},

@@ -40,6 +40,8 @@ BOOST_AUTO_TEST_CASE(table) {
       // rapidjson reads a NUL byte as the end of the text (see the header).
       {"NUL byte after the object ends the text", "{}\0x"s, 0},
       {"deep nesting is refused without recursion", R"({"a":)" + std::string(100000, '['), -1},
+      {"64 levels are accepted", R"({"a":)" + std::string(63, '[') + std::string(63, ']') + "}", 1},
+      {"65 levels are refused", R"({"a":)" + std::string(64, '[') + std::string(64, ']') + "}", -1},
   };
   for (const Case& c : cases) {
     BOOST_TEST_CONTEXT(c.name) {
