@@ -110,7 +110,11 @@ http::Request build_request(const FCGX_Request& fr) {
     if (!eq) continue;
     std::string name = core::ascii_lower(std::string_view(*p + 5, static_cast<size_t>(eq - (*p + 5))));
     std::replace(name.begin(), name.end(), '_', '-');
-    r.headers[name] = eq + 1;
+    // nginx before 1.23 passes a repeated header line as a second parameter
+    // of the same name (1.23 joins them itself): join them the same way, with
+    // ", " (RFC 9110, 5.3), so no reader silently gets the first or the last.
+    auto [it, fresh] = r.headers.try_emplace(name, eq + 1);
+    if (!fresh) it->second.append(", ").append(eq + 1);
   }
   std::string ct = param(fr.envp, "CONTENT_TYPE");
   if (!ct.empty()) r.headers["content-type"] = ct;

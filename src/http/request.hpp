@@ -9,7 +9,8 @@
 namespace svc::http {
 
 // One HTTP request as nginx hands it over FastCGI. Header names are lower-case
-// with '-' separators ("x-site-id"). The body is read by the dispatcher only
+// with '-' separators ("x-site-id"); a header sent on several lines has one
+// entry, its values joined with ", ". The body is read by the dispatcher only
 // after the route is known and only up to the route's limit; `json` is parsed
 // from it for routes that take a JSON body (an object, or the dispatcher has
 // already answered 400).

@@ -28,8 +28,14 @@ std::string hash_site_key(std::string_view key) {
 
 db::Site authenticate_site(const Request& request, core::Context& ctx) {
   auto unauthorized = [] { return ApiError::error(401, "Unauthorized"); };
+  // nginx keys the rate limit on one of these headers and the worker must
+  // authenticate the very same value: two site-id lines (joined into
+  // "999, 1" by nginx or the worker, which parse_site_id refuses), or a
+  // site-id and an x-site-id that name different sites, are refused.
   std::string_view header = request.header("site-id");
-  if (header.empty()) header = request.header("x-site-id");
+  std::string_view x_header = request.header("x-site-id");
+  if (!header.empty() && !x_header.empty() && header != x_header) throw unauthorized();
+  if (header.empty()) header = x_header;
   auto id = parse_site_id(header);
   if (!id) throw unauthorized();
   auto site = find_site(ctx, *id);
@@ -39,7 +45,11 @@ db::Site authenticate_site(const Request& request, core::Context& ctx) {
 }
 
 bool site_key_matches(const Request& request, const db::Site& site) {
+  // Two x-site-key lines arrive joined ("k1, k2"). Refused outright rather
+  // than left to the hash: an operator's own key could hold ", " (generated
+  // keys are base64url and never do) and then match two half-keys.
   if (site.api_key_hash.empty() || request.header("x-site-key").empty()) return false;
+  if (request.header("x-site-key").find(", ") != std::string_view::npos) return false;
   std::string given = hash_site_key(request.header("x-site-key"));
   return given.size() == site.api_key_hash.size() &&
          sodium_memcmp(given.data(), site.api_key_hash.data(), given.size()) == 0;
