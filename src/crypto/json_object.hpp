@@ -18,9 +18,10 @@ namespace svc::crypto {
 // parsers disagree on which one wins, so two readers could see two different
 // tokens. Parsing is iterative (kParseIterativeFlag), and text nested deeper
 // than core::kMaxJsonDepth is refused before it is parsed, so hostile nesting
-// can exhaust the stack neither here nor in a later walk of the value. Names are compared as bytes (embedded NUL and
-// escapes decoded), so "a" and "\u0061" are the same name. A raw NUL byte
-// in `json` ends the text for rapidjson: what follows it is not read.
+// can exhaust the stack neither here nor in a later walk of the value. Names
+// are compared as bytes (embedded NUL and escapes decoded), so "a" and
+// "\u0061" are the same name. A raw NUL byte in `json` ends the text for
+// rapidjson: what follows it is not read.
 std::optional<rapidjson::Document> parse_json_object(std::string_view json);
 
 }  // namespace svc::crypto
