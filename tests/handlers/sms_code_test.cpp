@@ -47,6 +47,11 @@ struct SmsUser {
     auto inserted = svc::db::UserRepo(f.db, *svc::db::allowlisted(table, f.config.auth.tables)).insert(fresh);
     BOOST_REQUIRE(inserted);
     id = *inserted;
+    renew(f);
+  }
+  // A fresh encrypted userId, valid for an hour from the fixed clock's now
+  // (for tests that move the clock by a day).
+  void renew(DbFixture& f) {
     token = svc::crypto::seal_id(id, f.clock.now() + 3600, svc::crypto::IdPurpose::User, f.config.keys.id_key);
   }
   std::string send_body() const { return R"({"userId":")" + token + R"("})"; }
@@ -178,6 +183,7 @@ BOOST_AUTO_TEST_CASE(codes_sent_per_day_are_capped_over_a_rolling_window) {
                     R"({"status":"Failed","message":"Too many requests","retry_after":)" + std::to_string(wait) + "}");
   BOOST_CHECK_EQUAL(f.sms.sent, 5);
   f.clock.value += wait - 1;  // the first code is still inside the window
+  user.renew(f);
   BOOST_CHECK_EQUAL(f.post("/auth/user-sms-code", user.send_body()).status, 429);
   f.clock.value += 1;  // now it has left it: one more code may go out
   BOOST_CHECK_EQUAL(f.post("/auth/user-sms-code", user.send_body()).body, kSent);
@@ -215,6 +221,7 @@ BOOST_AUTO_TEST_CASE(wrong_guesses_per_day_are_capped_across_codes) {
   // code has expired by then: a fresh one), still nothing is heard; a
   // second later the fresh code verifies.
   f.clock.value += wait - 1;
+  user.renew(f);
   f.random.values = {654321};
   BOOST_REQUIRE_EQUAL(f.post("/auth/user-sms-code", user.send_body()).status, 200);
   BOOST_CHECK_EQUAL(f.post("/auth/verify-sms-code", user.verify_body("654321")).body,
