@@ -6,11 +6,11 @@
 #include <optional>
 
 #include "admin/command_env.hpp"
-#include "config/config.hpp"
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"
 #include "db/site_mail_repo.hpp"
 #include "db/site_repo.hpp"
+#include "http/reset_url.hpp"
 #include "http/site_auth.hpp"
 
 namespace svc::admin {
@@ -47,12 +47,31 @@ std::string apply_api_key(const std::string& value, db::Site& s) {
   return key;
 }
 
-// A reset link over http:// would carry the reset token in clear to any host
-// but this machine.
-void check_reset_url(const std::string& url) {
-  if (core::ascii_lower(url.substr(0, 7)) == "http://" && !config::is_loopback_host(config::url_host(url))) {
-    throw UsageError("--reset-url: http:// is only allowed for a loopback host; use https://");
+// --reset-url: one or more reset URLs, comma-separated (issue 22); the first
+// is the page of links whose request names none, and a request's url must
+// lie within one of them. A reset link over http:// would carry the reset
+// token in clear to any host but this machine: the rule request-pass
+// applies to its url too (http/reset_url.hpp). "" = none (the ready page).
+std::vector<std::string> parse_reset_urls(const std::string& value) {
+  std::vector<std::string> urls;
+  size_t start = 0;
+  while (start <= value.size()) {
+    size_t comma = value.find(',', start);
+    if (comma == std::string::npos) comma = value.size();
+    std::string url = value.substr(start, comma - start);
+    url.erase(0, url.find_first_not_of(" \t"));
+    url.erase(url.find_last_not_of(" \t") + 1);
+    start = comma + 1;
+    if (url.empty()) continue;
+    const auto parsed = http::parse_reset_url(url);
+    if (!parsed) throw UsageError("--reset-url: '" + url + "' is not an absolute http(s) URL a link can carry");
+    if (!http::reset_transport_ok(*parsed)) {
+      throw UsageError("--reset-url: http:// is only allowed for a loopback host; use https://");
+    }
+    urls.push_back(url);
   }
+  if (core::join(urls, " ").size() > 2048) throw UsageError("--reset-url: at most 2048 characters in all");
+  return urls;
 }
 
 // kSiteOptions plus the mail delivery options (apply_mail_options).
@@ -64,11 +83,11 @@ std::vector<std::string> with_mail_options(std::vector<std::string> options) {
 void apply_options(const Args& args, db::Site& s) {
   if (auto v = args.get("name")) s.name = *v;
   if (auto v = args.get("domain")) s.domain = *v;
-  if (auto v = args.get("reset-url")) {
-    check_reset_url(*v);
-    s.reset_url = *v;
-  }
+  if (auto v = args.get("reset-url")) s.reset_urls = parse_reset_urls(*v);
   if (auto v = args.get("allowed-hosts")) {
+    std::fprintf(stderr,
+                 "note: --allowed-hosts no longer admits request-pass urls; list reset URL prefixes in "
+                 "--reset-url\n");
     s.allowed_redirect_hosts.clear();
     std::string item;
     for (char c : *v + ",") {
@@ -98,11 +117,12 @@ void print_site(const db::Site& s) {
   std::string hosts;
   for (const auto& h : s.allowed_redirect_hosts) hosts += (hosts.empty() ? "" : ",") + h;
   std::printf(
-      "id:              %lld\nname:            %s\ndomain:          %s\nreset_url:       %s\n"
-      "allowed_hosts:   %s\ndisable_email:   %s\nemail_from:      %s\nemail_cc:        %lld\n"
+      "id:              %lld\nname:            %s\ndomain:          %s\nreset_urls:      %s\n"
+      "allowed_hosts:   %s%s\ndisable_email:   %s\nemail_from:      %s\nemail_cc:        %lld\n"
       "email_bcc:       %lld\napi_key:         %s\nallow_sql_merge: %s\nactive:          %s\n"
       "vapid_public:    %s\nvapid_subject:   %s\n",
-      s.id, s.name.c_str(), s.domain.c_str(), s.reset_url.c_str(), hosts.c_str(), s.disable_email ? "true" : "false",
+      s.id, s.name.c_str(), s.domain.c_str(), core::join(s.reset_urls, ", ").c_str(), hosts.c_str(),
+      hosts.empty() ? "" : " (unused: reset urls must lie within reset_urls)", s.disable_email ? "true" : "false",
       s.email_from.c_str(), s.email_cc, s.email_bcc,
       s.api_key_hash.empty() ? "(none: KEYLESS, any caller naming this site-id is accepted)" : "(set)",
       s.allow_sql_merge ? "true" : "false", s.active ? "true" : "false", s.vapid_public_key.c_str(),
@@ -137,7 +157,7 @@ void print_site_mail(db::Database& db, long long site_id) {
 }  // namespace
 
 std::string site_options_help() {
-  return "site options: --name N --domain D --reset-url URL --allowed-hosts h1,h2 --disable-email true|false\n"
+  return "site options: --name N --domain D --reset-url URL[,URL...] --allowed-hosts h1,h2 --disable-email true|false\n"
          "  --email-from ADDR --email-cc USER_ID --email-bcc USER_ID --api-key generate|none|KEY\n"
          "  --allow-sql-merge true|false --active true|false --vapid-subject mailto:...|https://...\n"
          "  --mail-per-hour N|unlimited\n"

@@ -27,6 +27,14 @@ std::optional<db::TableName> auth_table(http::Fields& fields, const core::Contex
   return table;
 }
 
+std::optional<db::TableName> signup_table(http::Fields& fields, const core::Context& ctx) {
+  auto table = auth_table(fields, ctx);
+  if (!table) return table;
+  auto open = db::allowlisted(table->str(), ctx.config.auth.signup_tables);
+  if (!open) fields.add("authTable", "authTable is not open for sign-up");
+  return open;
+}
+
 std::optional<std::string> email_field(http::Fields& fields) {
   auto email = fields.required_string("email", 254);
   if (email && !http::is_valid_email(*email)) {

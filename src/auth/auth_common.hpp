@@ -17,6 +17,11 @@ namespace svc::auth {
 // table (svc_users by default) when absent. nullopt only when an error was added.
 std::optional<db::TableName> auth_table(http::Fields& fields, const core::Context& ctx);
 
+// auth_table() for /auth/sign-up: the table must also be one of [auth]
+// signup_tables (else a field error on authTable), whether the request named
+// it or it is the default.
+std::optional<db::TableName> signup_table(http::Fields& fields, const core::Context& ctx);
+
 // The `authTable` field as the request gave it: the table when it is in
 // [auth] tables, nullopt when the field is absent or when a field error on
 // authTable was added (so after Fields::throw_if_errors(), nullopt means

@@ -13,27 +13,37 @@
 namespace svc::auth {
 namespace {
 
-// A bearer access token of `user_id` in the default auth table (the users
-// svc_related links to folders), not issued for another application.
-bool bearer_token_matches(const http::Request& request, core::Context& ctx, long long user_id, long long app_id) {
+// The auth table of a bearer access token of `user_id` not issued for another
+// application: the table whose user svc_related links must name (issue 22:
+// ids overlap between tables). nullopt without such a token, or when its
+// table is not one of [auth] tables.
+std::optional<db::TableName> bearer_token_table(const http::Request& request, core::Context& ctx, long long user_id,
+                                                long long app_id) {
   std::string_view header = request.header("authorization");
-  if (header.size() <= 7 || core::ascii_lower(header.substr(0, 7)) != "bearer ") return false;
+  if (header.size() <= 7 || core::ascii_lower(header.substr(0, 7)) != "bearer ") return std::nullopt;
   auto verified = crypto::jwt_verify(header.substr(7), ctx.config.keys.jwt, "access", ctx.clock.now());
-  if (!verified.ok()) return false;
+  if (!verified.ok()) return std::nullopt;
   const crypto::Claims& c = verified.claims;
-  return core::parse_id(c.sub) == user_id && c.tbl == ctx.config.auth.tables.front() && (c.app == 0 || c.app == app_id);
+  if (core::parse_id(c.sub) != user_id || (c.app != 0 && c.app != app_id)) return std::nullopt;
+  return db::allowlisted(c.tbl, ctx.config.auth.tables);
 }
 
-// [auth] folder_limits_auth = token_or_site_key: the user's own access token,
-// or a backend call from the application itself (site-id = appID with its
-// x-site-key). A keyless site has no key to prove, so only the token path is
-// open for it.
-bool may_read_folders(const http::Request& request, core::Context& ctx, long long user_id, const db::Site& site) {
-  if (ctx.config.auth.folder_limits_auth == "none") return true;
-  if (bearer_token_matches(request, ctx, user_id, site.id)) return true;
+// Whose folders a caller may read, as the auth table of `user_id`; nullopt =
+// nobody's. [auth] folder_limits_auth = token_or_site_key: the user's own
+// access token (its table), or a backend call from the application itself
+// (site-id = appID with its x-site-key; the default auth table). A keyless
+// site has no key to prove, so only the token path is open for it. "none":
+// the default auth table for anyone.
+std::optional<db::TableName> folder_reader_table(const http::Request& request, core::Context& ctx, long long user_id,
+                                                 const db::Site& site) {
+  const auto& tables = ctx.config.auth.tables;
+  auto default_table = db::allowlisted(tables.front(), tables);
+  if (ctx.config.auth.folder_limits_auth == "none") return default_table;
+  if (auto table = bearer_token_table(request, ctx, user_id, site.id)) return table;
   std::string_view header = request.header("site-id");
   if (header.empty()) header = request.header("x-site-id");
-  return core::parse_id(header) == site.id && http::site_key_matches(request, site);
+  if (core::parse_id(header) == site.id && http::site_key_matches(request, site)) return default_table;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -51,11 +61,12 @@ http::Response get_folder_limits(const http::Request& request, core::Context& ct
   fields.throw_if_errors();
   auto site = http::find_site(ctx, *app_id);
   if (!site || !site->active) throw http::ApiError::validation("appID", "appID does not name an application");
-  if (!may_read_folders(request, ctx, *user_id, *site)) throw http::ApiError::failed(401, "Unauthorized");
+  auto users = folder_reader_table(request, ctx, *user_id, *site);
+  if (!users) throw http::ApiError::failed(401, "Unauthorized");
 
   http::JsonWriter w;
   w.open().kv("status", "Success").open_array("data");
-  for (long long id : db::FolderRepo(ctx.db, *table).linked_folders(*user_id, site->id)) {
+  for (long long id : db::FolderRepo(ctx.db, *table).linked_folders(*users, *user_id, site->id)) {
     w.open().kv("linked", id).close();
   }
   w.close_array().close();

@@ -21,8 +21,9 @@ struct Checked {
 // parameters (docs/decisions.md "Equal work for every failed login"): an
 // unknown user, an unusable column ("!", NULL), a wrong legacy password (AES
 // takes microseconds) and a right password of an inactive account all run
-// the dummy verify after whatever cheaper check they got. A granted legacy
-// password pays the same through its Argon2id re-hash instead.
+// the dummy verify after whatever cheaper check they got. An Argon2id hash
+// with older parameters is its own one verify: no dummy on top (issue 22). A
+// granted legacy password pays the same through its Argon2id re-hash instead.
 Checked check_password(core::Context& ctx, const std::optional<db::User>& user, const std::string& password) {
   if (!user) {
     ctx.hasher.dummy_verify(password);

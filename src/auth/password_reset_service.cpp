@@ -15,6 +15,7 @@
 #include "db/site_repo.hpp"
 #include "db/user_repo.hpp"
 #include "http/api_error.hpp"
+#include "http/reset_url.hpp"
 #include "messaging/compose.hpp"
 #include "messaging/outbox.hpp"
 
@@ -28,23 +29,23 @@ constexpr const char* kDefaultResetContent =
     "<p><a href=\"[link]\">Choose a new password</a> (the link is valid for [minutes] minutes).</p>"
     "<p>If it was not you, you can ignore this e-mail.</p>";
 
-// The reset page: the request's url when its host is one of the site's
-// allowed hosts, else the site's reset_url, else the server's ready page
-// ([auth] reset_page, with "#": the token goes into the fragment). Never the
-// Host header.
+// The reset page: the request's url when it lies within one of the site's
+// reset URLs (https, or http to loopback; http/reset_url.hpp), else the
+// site's first reset URL, else the server's ready page ([auth] reset_page,
+// with "#": the token goes into the fragment). Never the Host header.
 std::string reset_base(const std::optional<std::string>& url, const db::Site& site, const std::string& ready_page) {
   if (!url) {
-    if (site.reset_url.empty() && !ready_page.empty()) return ready_page + "#";
-    if (site.reset_url.empty()) {
+    if (site.reset_urls.empty() && !ready_page.empty()) return ready_page + "#";
+    if (site.reset_urls.empty()) {
       throw http::ApiError::validation("url", "url is required: the application has no reset page configured");
     }
-    return site.reset_url;
+    return site.reset_urls.front();
   }
-  std::string host = core::url_host(*url);
-  bool allowed = !host.empty() && url->find_first_of(" \r\n\t\"<>") == std::string::npos &&
-                 std::any_of(site.allowed_redirect_hosts.begin(), site.allowed_redirect_hosts.end(),
-                             [&](const std::string& h) { return core::ascii_lower(h) == host; });
-  if (!allowed) throw http::ApiError::validation("url", "url must be on a host this application allows");
+  const auto parsed = http::parse_reset_url(*url);
+  if (parsed && !http::reset_transport_ok(*parsed)) throw http::ApiError::validation("url", "url must use https");
+  if (!http::reset_url_allowed(*url, site.reset_urls)) {
+    throw http::ApiError::validation("url", "url must start with a reset URL this application allows");
+  }
   return *url;
 }
 

@@ -14,9 +14,10 @@
 namespace svc::auth {
 
 // Step 1: finds the active site `app_id` (else a 400 Validation error on
-// appID), picks the reset page (`url` when its host is one of the site's
-// allowed_redirect_hosts, else a 400 on url; the site's reset_url when `url`
-// is absent, a 400 on url when that is empty too), signs a reset token for
+// appID), picks the reset page (`url` when it is https, or http to
+// loopback, and lies within one of the site's reset URLs
+// (http/reset_url.hpp), else a 400 on url; the site's first reset URL when
+// `url` is absent, a 400 on url when it has none), signs a reset token for
 // the user of `email` in `table` (the token names that table; signed with
 // reset_token_keys(), tokens.hpp) and queues the reset mail (the site's
 // enabled `password-reset` template, or a built-in one) with the link. Only

@@ -28,7 +28,7 @@ http::Response sign_up(const http::Request& request, core::Context& ctx) {
   auto first = name_field(fields, "firstname");
   auto last = name_field(fields, "lastname");
   auto app_id = optional_app_id(fields, ctx);
-  auto table = auth_table(fields, ctx);
+  auto table = signup_table(fields, ctx);
   fields.throw_if_errors();
   require_strong_password(*password);
 

@@ -19,6 +19,9 @@
 namespace svc::auth {
 namespace {
 
+// The rolling window of [auth] sms_max_sent_daily and sms_max_wrong_daily.
+constexpr long long kSmsCapWindow = 24 * 3600;
+
 std::string code_hash(const core::Context& ctx, long long user_id, std::string_view code) {
   return crypto::hmac_sha256(ctx.config.keys.sms_key, std::to_string(user_id) + ":" + std::string(code));
 }
@@ -38,6 +41,10 @@ SmsSendResult send_sms_code(const db::User& user, const http::Request& request, 
   const std::string& table = sealed_user_table(ctx);
   const long long now = ctx.clock.now();
   db::SmsCodeRepo codes(ctx.db);
+
+  if (auto wait = codes.window_full(user.id, table, db::SmsEvent::kSent, cfg.sms_max_sent_daily, kSmsCapWindow, now)) {
+    return {SmsSendOutcome::kTooSoon, *wait};  // the daily cap on codes sent: no code drawn, nothing paid
+  }
 
   char code[8];
   Wipe wipe_code{code, sizeof code};
@@ -62,6 +69,7 @@ SmsSendResult send_sms_code(const db::User& user, const http::Request& request, 
         .emit();
     return {SmsSendOutcome::kGatewayFailed, 0};
   }
+  codes.record_sent(user.id, table, kSmsCapWindow, now);
   audit(ctx, request, "sms_code_sent", table, user.id);
   return {SmsSendOutcome::kSent, 0};
 }
@@ -71,9 +79,10 @@ SmsCheckResult check_sms_code(const db::User& user, const std::string& code, con
   const auto& cfg = ctx.config.auth;
   const std::string& table = sealed_user_table(ctx);
   db::SmsCodeRepo codes(ctx.db);
-  const auto verdict =
-      codes.try_code(user.id, table, code_hash(ctx, user.id, code), cfg.sms_max_attempts, ctx.clock.now());
+  const db::SmsGuessLimits limits{cfg.sms_max_attempts, cfg.sms_max_wrong_daily, kSmsCapWindow};
+  const auto verdict = codes.try_code(user.id, table, code_hash(ctx, user.id, code), limits, ctx.clock.now());
   if (verdict.outcome == db::SmsAttempt::Outcome::kDead) return {SmsCheckOutcome::kDead, 0};
+  if (verdict.outcome == db::SmsAttempt::Outcome::kCapped) return {SmsCheckOutcome::kTooMany, 0, verdict.retry_after};
   if (verdict.outcome == db::SmsAttempt::Outcome::kVerified) {
     audit(ctx, request, "sms_code_verified", table, user.id);
     return {SmsCheckOutcome::kVerified, 0};

@@ -15,6 +15,19 @@ http::ApiError code_refused(const char* message, int attempts_left) {
   return http::ApiError(400, w.str());
 }
 
+// 429 {"status":"Failed","message":"Too many attempts","attempts_left":0,"retry_after":N}:
+// the daily cap on wrong guesses, in this route's shape plus retry_after.
+http::ApiError too_many_guesses(long long retry_after) {
+  http::JsonWriter w;
+  w.open()
+      .kv("status", "Failed")
+      .kv("message", "Too many attempts")
+      .kv("attempts_left", 0)
+      .kv("retry_after", retry_after)
+      .close();
+  return http::ApiError(429, w.str());
+}
+
 }  // namespace
 
 http::Response user_sms_code(const http::Request& request, core::Context& ctx) {
@@ -53,6 +66,8 @@ http::Response verify_sms_code(const http::Request& request, core::Context& ctx)
       throw code_refused("Invalid code", checked.attempts_left);
     case SmsCheckOutcome::kDead:
       throw code_refused("Code expired or invalid", 0);
+    case SmsCheckOutcome::kTooMany:
+      throw too_many_guesses(checked.retry_after);
   }
   return http::Response::json(200, R"({"status":"Success","message":"SMS code verified"})");
 }

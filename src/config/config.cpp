@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -237,12 +238,21 @@ void read_auth(Reader& r, AuthSettings& auth) {
   r.integer("auth.sms_code_ttl", auth.sms_code_ttl, 30, 86400);
   r.integer("auth.sms_resend_seconds", auth.sms_resend_seconds, 0, 86400);
   r.integer("auth.sms_max_attempts", auth.sms_max_attempts, 1, 100);
+  r.integer("auth.sms_max_wrong_daily", auth.sms_max_wrong_daily, 1, 1000);
+  r.integer("auth.sms_max_sent_daily", auth.sms_max_sent_daily, 1, 1000);
   r.boolean("auth.allow_weak_hashing", auth.allow_weak_hashing);
   r.one_of("auth.folder_limits_auth", auth.folder_limits_auth, {"token_or_site_key", "none"});
   r.integer("auth.user_cache_seconds", auth.user_cache_seconds, 0, 1);
   // tables.front() is every request's default table: an empty list would
   // leave no table at all.
   if (auth.tables.empty()) throw ConfigError("configuration key [auth] tables: at least one table is required");
+  r.list("auth.signup_tables", auth.signup_tables);
+  if (auth.signup_tables.empty()) auth.signup_tables = {auth.tables.front()};
+  for (const auto& t : auth.signup_tables) {
+    if (std::find(auth.tables.begin(), auth.tables.end(), t) == auth.tables.end()) {
+      throw ConfigError("configuration key [auth] signup_tables: '" + t + "' is not one of [auth] tables");
+    }
+  }
   if (!auth.allow_weak_hashing && auth.argon2_memlimit < 19ULL * 1024 * 1024) {
     throw ConfigError(
         "configuration key [auth] argon2_memlimit: below 19 MiB (19922944) needs [auth] allow_weak_hashing = true");

@@ -66,6 +66,9 @@ struct DbSettings {
 struct AuthSettings {
   std::vector<std::string> tables{"svc_users"};
   std::vector<std::string> folder_tables{"svc_folders"};
+  // The tables /auth/sign-up may insert into: each one of `tables`; unset or
+  // empty = the first of `tables` only (issue 22).
+  std::vector<std::string> signup_tables;
   long long access_ttl = 3600;
   long long refresh_ttl = 30LL * 24 * 3600;
   long long reset_ttl = 3600;
@@ -80,6 +83,11 @@ struct AuthSettings {
   int sms_code_ttl = 600;
   int sms_resend_seconds = 60;
   int sms_max_attempts = 5;
+  // Per user over a rolling 24 h, across codes (issue 22): wrong guesses,
+  // and codes the gateway accepted. Counted in the database (svc_sms_events),
+  // so shared by every worker and host.
+  int sms_max_wrong_daily = 10;
+  int sms_max_sent_daily = 5;
   // Argon2id below m = 19 MiB or t = 2 is refused unless this is set (tests).
   bool allow_weak_hashing = false;
   // Who may call /auth/getFolderLimits: "token_or_site_key" (a bearer access

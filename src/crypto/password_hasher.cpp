@@ -143,12 +143,13 @@ VerifyResult Argon2PasswordHasher::verify_argon2id(const std::string& stored, st
     const Argon2ArenaScope arena(params_.memlimit);
     rc = crypto_pwhash_str_verify(stored.c_str(), data_or_empty(password), password.size());
   }
-  if (rc != 0) {
-    const bool current = crypto_pwhash_str_needs_rehash(stored.c_str(), params_.opslimit, params_.memlimit) == 0;
-    return {false, false, current};
-  }
-  const bool rehash = crypto_pwhash_str_needs_rehash(stored.c_str(), params_.opslimit, params_.memlimit) != 0;
-  return {true, rehash, !rehash};
+  // needs_rehash: 0 = configured parameters, 1 = other ones, -1 = not a
+  // string libsodium could parse (then no Argon2id ran at all). A parsed hash
+  // cost one Argon2id computation whatever its parameters, so a failure adds
+  // no dummy on top (docs/decisions.md, issue 22 "hash timing").
+  const int rehash = crypto_pwhash_str_needs_rehash(stored.c_str(), params_.opslimit, params_.memlimit);
+  if (rc != 0) return {false, false, rehash >= 0};
+  return {true, rehash != 0, true};
 }
 
 bool Argon2PasswordHasher::verify_legacy_aes(std::string_view stored, std::string_view password) const {

@@ -25,10 +25,12 @@ struct VerifyResult {
   // AES-encrypted) or Argon2id with parameters other than the configured
   // ones. The caller should store hash(password) in its place.
   bool needs_upgrade = false;
-  // True when `stored` is an Argon2id hash with the configured parameters,
-  // i.e. when this call cost what dummy_verify() costs, whatever the
-  // outcome. A caller that must spend the same time on every failure runs
-  // dummy_verify() after a failed verify() whose full_cost is false.
+  // True when this call ran one Argon2id computation, whatever the outcome:
+  // `stored` is a well-formed Argon2id hash, with the configured parameters
+  // or older ones (a hash with other parameters costs what its own
+  // parameters cost; a successful login re-hashes it). A caller that must
+  // spend one Argon2id on every failure runs dummy_verify() after a failed
+  // verify() whose full_cost is false, and only then: never two.
   bool full_cost = false;
 };
 

@@ -23,13 +23,26 @@ std::vector<std::string> split_hosts(const std::string& s) {
   return out;
 }
 
+// The reset_url column: URLs separated by spaces (a URL never holds one).
+std::vector<std::string> split_urls(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t end = s.find_first_of(" \n", start);
+    if (end == std::string::npos) end = s.size();
+    if (end > start) out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 // In the order of kColumns.
 Site read_site(RowReader& r) {
   Site s;
   s.id = r.integer();
   s.name = r.text();
   s.domain = r.text();
-  s.reset_url = r.text();
+  s.reset_urls = split_urls(r.text());
   s.allowed_redirect_hosts = split_hosts(r.text());
   s.disable_email = r.flag();
   s.email_from = r.text();
@@ -46,7 +59,7 @@ Site read_site(RowReader& r) {
 
 // The 14 columns INSERT and UPDATE both write, in the order of their SQL.
 void bind_site(Params& p, const Site& s) {
-  p.text(s.name).text(s.domain).text(s.reset_url).text(core::join(s.allowed_redirect_hosts, ","));
+  p.text(s.name).text(s.domain).text(core::join(s.reset_urls, " ")).text(core::join(s.allowed_redirect_hosts, ","));
   p.flag(s.disable_email).text(s.email_from).id_or_null(s.email_cc).id_or_null(s.email_bcc);
   p.text_or_null(s.vapid_public_key).text_or_null(s.vapid_private_key).text_or_null(s.vapid_subject);
   p.text_or_null(s.api_key_hash).flag(s.allow_sql_merge).flag(s.active);

@@ -13,7 +13,12 @@ struct Site {
   long long id = 0;
   std::string name;
   std::string domain;
-  std::string reset_url;
+  // The reset_url column, space-separated (issue 22): the first is the
+  // reset page of links whose request names none; a request's url must lie
+  // within one of them (http/reset_url.hpp).
+  std::vector<std::string> reset_urls;
+  // No longer consulted (issue 22: a reset url must lie within reset_urls,
+  // not merely share a host); kept so existing rows and scripts stay valid.
   std::vector<std::string> allowed_redirect_hosts;
   bool disable_email = false;
   std::string email_from;

@@ -1,10 +1,16 @@
 #include "db/sms_code_repo.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "crypto/encoding.hpp"
 
 namespace svc::db {
+namespace {
+
+const char* kind_label(SmsEvent kind) { return kind == SmsEvent::kSent ? "sent" : "wrong"; }
+
+}  // namespace
 
 std::optional<SmsCode> SmsCodeRepo::find(long long user_id, const std::string& table) {
   return db_.one(
@@ -50,13 +56,44 @@ void SmsCodeRepo::remove(long long user_id, const std::string& table) {
                          [&](Params& p) { p.integer(user_id).text(table); });
 }
 
+int SmsCodeRepo::events_since(long long user_id, const std::string& table, SmsEvent kind, long long after) {
+  return static_cast<int>(
+      db_.one(
+             "SELECT COUNT(*) FROM svc_sms_events"
+             " WHERE user_id = ? AND auth_table = ? AND kind = ? AND happened_at > ?",
+             [&](Params& p) { p.integer(user_id).text(table).text(kind_label(kind)).integer(after); },
+             [](RowReader& r) { return r.integer(); })
+          .value_or(0));
+}
+
+std::optional<long long> SmsCodeRepo::window_full(long long user_id, const std::string& table, SmsEvent kind, int cap,
+                                                  long long window, long long now) {
+  // The cap-th most recent event of the window: once it leaves the window,
+  // fewer than `cap` remain.
+  auto at = db_.one(
+      "SELECT happened_at FROM svc_sms_events WHERE user_id = ? AND auth_table = ? AND kind = ? AND happened_at > ?"
+      " ORDER BY happened_at DESC LIMIT 1 OFFSET ?",
+      [&](Params& p) { p.integer(user_id).text(table).text(kind_label(kind)).integer(now - window).integer(cap - 1); },
+      [](RowReader& r) { return r.integer(); });
+  if (!at) return std::nullopt;
+  return std::max(1LL, *at + window - now);
+}
+
+void SmsCodeRepo::record_sent(long long user_id, const std::string& table, long long window, long long now) {
+  db_.execute("INSERT INTO svc_sms_events (user_id, auth_table, kind, happened_at) VALUES (?, ?, 'sent', ?)",
+              [&](Params& p) { p.integer(user_id).text(table).integer(now); });
+  db_.execute_idempotent("DELETE FROM svc_sms_events WHERE user_id = ? AND auth_table = ? AND happened_at <= ?",
+                         [&](Params& p) { p.integer(user_id).text(table).integer(now - window); });
+}
+
 SmsAttempt SmsCodeRepo::try_code(long long user_id, const std::string& table, const std::string& guess_hash,
-                                 int max_attempts, long long now) {
-  return with_transaction_retry(db_, [&] { return try_code_once(user_id, table, guess_hash, max_attempts, now); });
+                                 const SmsGuessLimits& limits, long long now) {
+  return with_transaction_retry(db_, [&] { return try_code_once(user_id, table, guess_hash, limits, now); });
 }
 
 SmsAttempt SmsCodeRepo::try_code_once(long long user_id, const std::string& table, const std::string& guess_hash,
-                                      int max_attempts, long long now) {
+                                      const SmsGuessLimits& limits, long long now) {
+  const int max_attempts = limits.per_code;
   Transaction tx(db_);
   // The attempt is counted before the guess is looked at: reading the count
   // first and comparing after let every parallel request pass the check.
@@ -74,14 +111,25 @@ SmsAttempt SmsCodeRepo::try_code_once(long long user_id, const std::string& tabl
         return std::pair(std::move(hash), static_cast<int>(r.integer()));
       });
   if (!current) return {};
+  // Still under the code row's lock: parallel guesses of this user count
+  // their wrong guesses one after the other.
+  const int wrong_today = events_since(user_id, table, SmsEvent::kWrong, now - limits.window);
+  if (wrong_today >= limits.per_window) {
+    SmsAttempt capped{SmsAttempt::Outcome::kCapped, 0, 1};
+    capped.retry_after =
+        window_full(user_id, table, SmsEvent::kWrong, limits.per_window, limits.window, now).value_or(1);
+    return capped;  // rolls back: this attempt is not counted
+  }
   SmsAttempt verdict;
   if (crypto::constant_time_equal(guess_hash, current->first)) {
     db_.execute("UPDATE svc_sms_codes SET spent = 1 WHERE user_id = ? AND auth_table = ?",
                 [&](Params& p) { p.integer(user_id).text(table); });
     verdict.outcome = SmsAttempt::Outcome::kVerified;
   } else {
+    db_.execute("INSERT INTO svc_sms_events (user_id, auth_table, kind, happened_at) VALUES (?, ?, 'wrong', ?)",
+                [&](Params& p) { p.integer(user_id).text(table).integer(now); });
     verdict.outcome = SmsAttempt::Outcome::kWrong;
-    verdict.attempts_left = max_attempts > current->second ? max_attempts - current->second : 0;
+    verdict.attempts_left = std::max(0, std::min(max_attempts - current->second, limits.per_window - wrong_today - 1));
   }
   tx.commit();
   return verdict;

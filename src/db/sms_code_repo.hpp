@@ -17,12 +17,25 @@ struct SmsCode {
   long long created_at = 0;
 };
 
-// The verdict on one guess: kWrong carries the attempts still left.
+// The verdict on one guess: kWrong carries the attempts still left (of the
+// code and of the day, whichever is fewer); kCapped the seconds until the
+// rolling 24 h cap on wrong guesses admits one more.
 struct SmsAttempt {
-  enum class Outcome { kDead, kWrong, kVerified };
+  enum class Outcome { kDead, kWrong, kVerified, kCapped };
   Outcome outcome = Outcome::kDead;
   int attempts_left = 0;
+  long long retry_after = 0;
 };
+
+// The caps one guess is checked against.
+struct SmsGuessLimits {
+  int per_code = 5;          // [auth] sms_max_attempts
+  int per_window = 10;       // [auth] sms_max_wrong_daily: wrong guesses across codes
+  long long window = 86400;  // seconds of the rolling window
+};
+
+// What svc_sms_events counts per user (sql/009).
+enum class SmsEvent { kSent, kWrong };
 
 class SmsCodeRepo {
  public:
@@ -35,21 +48,33 @@ class SmsCodeRepo {
              long long now, int resend_seconds);
   void remove(long long user_id, const std::string& table);
 
+  // The rolling-window caps (issue 22). When at least `cap` events of `kind`
+  // happened in (now - window, now], the seconds until the oldest of the
+  // last `cap` leaves the window (>= 1); nullopt while below the cap.
+  std::optional<long long> window_full(long long user_id, const std::string& table, SmsEvent kind, int cap,
+                                       long long window, long long now);
+  // Counts a code the gateway accepted, and drops the user's events that
+  // have left the window (so the table holds at most a day per user).
+  void record_sent(long long user_id, const std::string& table, long long window, long long now);
+
   // Spends one attempt of the user's live code (not spent, not expired at
-  // `now`, fewer than max_attempts used) and only then compares `guess_hash`
-  // with it (constant time); a match spends the code. One transaction holds
-  // the row's lock from the count to the verdict, so of any number of
-  // parallel guesses at most the attempts left are ever compared, and a
-  // resend cannot swap the code in between. kDead: no attempt was left,
-  // nothing was compared. The transaction runs again whole after a Galera
-  // certification failure (with_transaction_retry). REQUIRES: no
-  // transaction open.
-  SmsAttempt try_code(long long user_id, const std::string& table, const std::string& guess_hash, int max_attempts,
-                      long long now);
+  // `now`, fewer than limits.per_code used) and only then compares
+  // `guess_hash` with it (constant time); a match spends the code, a miss is
+  // recorded as a wrong guess of the user. One transaction holds the code
+  // row's lock from the count to the verdict, so of any number of parallel
+  // guesses at most the attempts left (of the code and of the window) are
+  // ever compared, and a resend cannot swap the code in between. kDead: no
+  // attempt was left, nothing was compared. kCapped: limits.per_window wrong
+  // guesses in the window already; nothing was counted or compared. The
+  // transaction runs again whole after a Galera certification failure
+  // (with_transaction_retry). REQUIRES: no transaction open.
+  SmsAttempt try_code(long long user_id, const std::string& table, const std::string& guess_hash,
+                      const SmsGuessLimits& limits, long long now);
 
  private:
-  SmsAttempt try_code_once(long long user_id, const std::string& table, const std::string& guess_hash, int max_attempts,
-                           long long now);
+  SmsAttempt try_code_once(long long user_id, const std::string& table, const std::string& guess_hash,
+                           const SmsGuessLimits& limits, long long now);
+  int events_since(long long user_id, const std::string& table, SmsEvent kind, long long after);
   Database& db_;
 };
 

@@ -1,5 +1,6 @@
 #include "db_fixture.hpp"
 
+#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -9,6 +10,7 @@
 
 #include "app/routes.hpp"
 #include "auth/tokens.hpp"
+#include "crypto/encoding.hpp"
 #include "crypto/jwt.hpp"
 #include "http/dispatch.hpp"
 
@@ -65,6 +67,23 @@ std::string DbFixture::reset_token(long long user_id, const std::string& table, 
   c.exp = c.iat + 3600;
   c.pwf = crypto::password_fingerprint(password_hash, config.keys.reset_key);
   return crypto::jwt_sign(c, auth::reset_token_keys(config.keys.jwt).current);
+}
+
+std::string php_aes_password(const std::string& password, std::string key) {
+  key.resize(32, '\0');
+  const std::string iv(16, 'i');
+  std::string out(password.size() + 32, '\0');
+  int len = 0, fin = 0;
+  EVP_CIPHER_CTX* c = EVP_CIPHER_CTX_new();
+  auto* o = reinterpret_cast<unsigned char*>(out.data());
+  EVP_EncryptInit_ex(c, EVP_aes_256_cbc(), nullptr, reinterpret_cast<const unsigned char*>(key.data()),
+                     reinterpret_cast<const unsigned char*>(iv.data()));
+  EVP_EncryptUpdate(c, o, &len, reinterpret_cast<const unsigned char*>(password.data()),
+                    static_cast<int>(password.size()));
+  EVP_EncryptFinal_ex(c, o + len, &fin);
+  EVP_CIPHER_CTX_free(c);
+  out.resize(static_cast<std::size_t>(len + fin));
+  return crypto::base64_encode(iv + out);
 }
 
 }  // namespace svc::testing

@@ -19,9 +19,10 @@ namespace svc::testing {
 
 // Counts every verification (real or dummy) and hash; delegates to Argon2id
 // with the cheapest parameters so tests stay fast. `argon2_work` counts the
-// calls that cost one Argon2id computation with the configured parameters
-// (hash, dummy_verify, verify of a current Argon2id hash): what a caller
-// that must spend equal time on every outcome has to keep equal.
+// calls that cost one Argon2id computation (hash, dummy_verify, verify of an
+// Argon2id hash whatever its parameters; bcrypt and legacy AES checks do not
+// count): what a caller that must spend equal time on every outcome has to
+// keep equal.
 class CountingHasher final : public crypto::PasswordHasher {
  public:
   explicit CountingHasher(std::string legacy_key) : inner_(crypto::Argon2Params{1, 8192}, std::move(legacy_key)) {}
@@ -32,7 +33,7 @@ class CountingHasher final : public crypto::PasswordHasher {
   }
   crypto::VerifyResult verify(std::string_view stored, std::string_view password) override {
     ++verifications;
-    if (stored.starts_with("$argon2id$")) ++argon2_work;  // every such hash here is made by hash()
+    if (stored.starts_with("$argon2id$")) ++argon2_work;
     return inner_.verify(stored, password);
   }
   void dummy_verify(std::string_view password) override {
@@ -116,5 +117,9 @@ struct DbFixture {
   // `password_hash`, issued at the fixed clock's time, valid for an hour.
   std::string reset_token(long long user_id, const std::string& table, const std::string& password_hash);
 };
+
+// PHP's openssl_encrypt($pw, 'aes-256-cbc', $key, OPENSSL_RAW_DATA, $iv),
+// base64(iv . ciphertext): the legacy "encrypted" password column.
+std::string php_aes_password(const std::string& password, std::string key);
 
 }  // namespace svc::testing

@@ -3,7 +3,6 @@
 // message"): the same reply, and the same work (Argon2id computations counted
 // by the fixture's hasher; database statements counted by the server's own
 // session status), whatever the account's state.
-#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
@@ -11,7 +10,6 @@
 #include <map>
 #include <string>
 
-#include "crypto/encoding.hpp"
 #include "crypto/sealed_id.hpp"
 #include "db/table_name.hpp"
 #include "db/user_repo.hpp"
@@ -31,25 +29,6 @@ std::string unique_email(const char* tag) {
   static int serial = 0;
   return std::string(tag) + "." + std::to_string(::getpid()) + "." + std::to_string(std::rand()) + "." +
          std::to_string(++serial) + "@example.com";
-}
-
-// PHP's openssl_encrypt($pw, 'aes-256-cbc', $key, OPENSSL_RAW_DATA, $iv),
-// base64(iv . ciphertext): the legacy "encrypted" password column.
-std::string php_aes(const std::string& password, std::string key) {
-  key.resize(32, '\0');
-  const std::string iv(16, 'i');
-  std::string out(password.size() + 32, '\0');
-  int len = 0, fin = 0;
-  EVP_CIPHER_CTX* c = EVP_CIPHER_CTX_new();
-  auto* o = reinterpret_cast<unsigned char*>(out.data());
-  EVP_EncryptInit_ex(c, EVP_aes_256_cbc(), nullptr, reinterpret_cast<const unsigned char*>(key.data()),
-                     reinterpret_cast<const unsigned char*>(iv.data()));
-  EVP_EncryptUpdate(c, o, &len, reinterpret_cast<const unsigned char*>(password.data()),
-                    static_cast<int>(password.size()));
-  EVP_EncryptFinal_ex(c, o + len, &fin);
-  EVP_CIPHER_CTX_free(c);
-  out.resize(static_cast<std::size_t>(len + fin));
-  return svc::crypto::base64_encode(iv + out);
 }
 
 struct Account {
@@ -113,7 +92,7 @@ std::map<std::string, long long> work_of(DbFixture& f, const std::string& path, 
 BOOST_AUTO_TEST_CASE(every_refused_login_costs_one_argon2id_and_answers_invalid_credentials) {
   DbFixture f;
   BOOST_REQUIRE(!f.config.keys.legacy_password_key.empty());
-  const std::string aes = php_aes(kPassword, f.config.keys.legacy_password_key);
+  const std::string aes = svc::testing::php_aes_password(kPassword, f.config.keys.legacy_password_key);
   const std::string argon = f.hasher.hash(kPassword);
   struct Case {
     const char* label;
@@ -148,7 +127,8 @@ BOOST_AUTO_TEST_CASE(every_refused_login_costs_one_argon2id_and_answers_invalid_
 // A right legacy password pays the same through its re-hash: one Argon2id.
 BOOST_AUTO_TEST_CASE(a_granted_legacy_login_costs_one_argon2id_too) {
   DbFixture f;
-  Account a = make_user(f, "enum-legacy-ok", php_aes(kPassword, f.config.keys.legacy_password_key));
+  Account a =
+      make_user(f, "enum-legacy-ok", svc::testing::php_aes_password(kPassword, f.config.keys.legacy_password_key));
   f.hasher.argon2_work = 0;
   auto r = login(f, a.email, kPassword);
   BOOST_TEST(r.status == 200);

@@ -3,6 +3,8 @@
 // counting, not by timing.
 #include <boost/test/unit_test.hpp>
 
+#include "db/table_name.hpp"
+#include "db/user_repo.hpp"
 #include "db_fixture.hpp"
 
 using svc::testing::DbFixture;
@@ -39,6 +41,52 @@ BOOST_AUTO_TEST_CASE(one_verification_per_attempt_whether_or_not_the_user_exists
     BOOST_TEST_CONTEXT(c.email << " / " << c.password) {
       BOOST_CHECK_EQUAL(r.status, c.status);
       BOOST_CHECK_EQUAL(f.hasher.verifications, 1);
+    }
+  }
+}
+
+// Issue 22: a refused login costs one Argon2id computation whatever the
+// stored format. An Argon2id hash with older parameters used to cost its own
+// verify plus the dummy (two); bcrypt and legacy AES are cheaper checks that
+// the dummy completes; an unknown user gets the dummy alone.
+BOOST_AUTO_TEST_CASE(every_refused_login_costs_one_argon2id_whatever_the_stored_format) {
+  DbFixture f;
+  BOOST_REQUIRE(!f.config.keys.legacy_password_key.empty());
+  const std::string password = "Right@Pass1";
+  svc::crypto::Argon2PasswordHasher older(svc::crypto::Argon2Params{2, 8192}, "");
+  struct Case {
+    const char* label;
+    std::string stored;  // "" = no such user
+  };
+  const Case cases[] = {
+      {"current Argon2id", f.hasher.hash(password)},
+      {"Argon2id with older parameters", older.hash(password)},
+      // PHP password_hash("Right@Pass1", PASSWORD_BCRYPT, ["cost" => 4])
+      {"bcrypt", "$2y$04$qkPKW87jBbmB/m5Wd.s6TOXI86k5YyunY1wxwRSPgkTghxcfBGmU2"},
+      {"legacy AES", svc::testing::php_aes_password(password, f.config.keys.legacy_password_key)},
+      {"unknown user", ""},
+  };
+  const auto& table = f.config.auth.tables.front();
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.label) {
+      std::string email = fresh_email("format");
+      if (!c.stored.empty()) {
+        svc::db::NewUser u;
+        u.email = email;
+        u.password_hash = c.stored;
+        BOOST_REQUIRE(svc::db::UserRepo(f.db, *svc::db::allowlisted(table, f.config.auth.tables)).insert(u));
+      }
+      f.hasher.argon2_work = 0;
+      f.hasher.verifications = 0;
+      auto r = f.post("/auth/login", R"({"email":")" + email + R"(","password":"Wrong@Pass1"})");
+      BOOST_CHECK_EQUAL(r.status, 401);
+      BOOST_CHECK_EQUAL(f.hasher.argon2_work, 1);
+      BOOST_CHECK_LE(f.hasher.verifications, 2);  // a cheaper check, then at most the dummy
+      if (!c.stored.empty()) {                    // the right password still logs in
+        f.hasher.argon2_work = 0;
+        BOOST_CHECK_EQUAL(
+            f.post("/auth/login", R"({"email":")" + email + R"(","password":")" + password + R"("})").status, 200);
+      }
     }
   }
 }

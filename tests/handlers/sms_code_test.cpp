@@ -47,6 +47,11 @@ struct SmsUser {
     auto inserted = svc::db::UserRepo(f.db, *svc::db::allowlisted(table, f.config.auth.tables)).insert(fresh);
     BOOST_REQUIRE(inserted);
     id = *inserted;
+    renew(f);
+  }
+  // A fresh encrypted userId, valid for an hour from the fixed clock's now
+  // (for tests that move the clock by a day).
+  void renew(DbFixture& f) {
     token = svc::crypto::seal_id(id, f.clock.now() + 3600, svc::crypto::IdPurpose::User, f.config.keys.id_key);
   }
   std::string send_body() const { return R"({"userId":")" + token + R"("})"; }
@@ -154,6 +159,75 @@ BOOST_AUTO_TEST_CASE(a_user_without_mobile_draws_no_code) {
   BOOST_CHECK_EQUAL(r.body, R"({"status":"Failed","message":"Mobile number missing"})");
   BOOST_CHECK_EQUAL(f.sms.sent, 0);
   BOOST_CHECK_EQUAL(f.random.values.size(), 1u);
+}
+
+// Issue 22: the per-code cap alone let a resend every 60 s bring 5 fresh
+// guesses, forever. Per user over a rolling 24 h, at most
+// sms_max_sent_daily codes go out and sms_max_wrong_daily wrong guesses are
+// heard, across codes; counted on the fixed clock.
+BOOST_AUTO_TEST_CASE(codes_sent_per_day_are_capped_over_a_rolling_window) {
+  DbFixture f;
+  f.config.auth.sms_max_sent_daily = 5;
+  SmsUser user(f, "sms-daily-sent");
+  const long long first = f.clock.value;
+  for (int i = 0; i < 5; ++i) {
+    BOOST_TEST_CONTEXT("code " << i + 1) {
+      BOOST_CHECK_EQUAL(f.post("/auth/user-sms-code", user.send_body()).body, kSent);
+      f.clock.value += 61;  // past the resend rule
+    }
+  }
+  auto capped = f.post("/auth/user-sms-code", user.send_body());
+  BOOST_CHECK_EQUAL(capped.status, 429);
+  const long long wait = first + 86400 - f.clock.value;
+  BOOST_CHECK_EQUAL(capped.body,
+                    R"({"status":"Failed","message":"Too many requests","retry_after":)" + std::to_string(wait) + "}");
+  BOOST_CHECK_EQUAL(f.sms.sent, 5);
+  f.clock.value += wait - 1;  // the first code is still inside the window
+  user.renew(f);
+  BOOST_CHECK_EQUAL(f.post("/auth/user-sms-code", user.send_body()).status, 429);
+  f.clock.value += 1;  // now it has left it: one more code may go out
+  BOOST_CHECK_EQUAL(f.post("/auth/user-sms-code", user.send_body()).body, kSent);
+  BOOST_CHECK_EQUAL(f.sms.sent, 6);
+}
+
+BOOST_AUTO_TEST_CASE(wrong_guesses_per_day_are_capped_across_codes) {
+  DbFixture f;
+  f.config.auth.sms_max_attempts = 5;
+  f.config.auth.sms_max_wrong_daily = 10;
+  SmsUser user(f, "sms-daily-wrong");
+  const long long first_wrong = f.clock.value;
+  // Two codes, five wrong guesses each: the second code's countdown is the
+  // day's as well, and ends at 0 with the tenth wrong guess.
+  for (std::uint32_t round = 0; round < 2; ++round) {
+    f.random.values = {100000 + round};
+    BOOST_REQUIRE_EQUAL(f.post("/auth/user-sms-code", user.send_body()).status, 200);
+    for (int k = 1; k <= 5; ++k) {
+      auto wrong = f.post("/auth/verify-sms-code", user.verify_body("99999" + std::to_string(k)));
+      BOOST_CHECK_EQUAL(wrong.body, invalid_code(5 - k));
+    }
+    f.clock.value += 61;
+  }
+  // A third code goes out, but no guess is heard, not even the right one.
+  f.random.values = {123456};
+  BOOST_REQUIRE_EQUAL(f.post("/auth/user-sms-code", user.send_body()).status, 200);
+  const long long wait = first_wrong + 86400 - f.clock.value;
+  const std::string capped = R"({"status":"Failed","message":"Too many attempts","attempts_left":0,"retry_after":)" +
+                             std::to_string(wait) + "}";
+  auto right = f.post("/auth/verify-sms-code", user.verify_body("123456"));
+  BOOST_CHECK_EQUAL(right.status, 429);
+  BOOST_CHECK_EQUAL(right.body, capped);
+  BOOST_CHECK_EQUAL(f.count("SELECT attempts FROM svc_sms_codes WHERE user_id = " + std::to_string(user.id)), 0);
+  // A second before the first wrong guesses leave the window (the third
+  // code has expired by then: a fresh one), still nothing is heard; a
+  // second later the fresh code verifies.
+  f.clock.value += wait - 1;
+  user.renew(f);
+  f.random.values = {654321};
+  BOOST_REQUIRE_EQUAL(f.post("/auth/user-sms-code", user.send_body()).status, 200);
+  BOOST_CHECK_EQUAL(f.post("/auth/verify-sms-code", user.verify_body("654321")).body,
+                    R"({"status":"Failed","message":"Too many attempts","attempts_left":0,"retry_after":1})");
+  f.clock.value += 1;
+  BOOST_CHECK_EQUAL(f.post("/auth/verify-sms-code", user.verify_body("654321")).body, kVerified);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -6,8 +6,8 @@ checked with PHP's password_verify; the svc_versions row whose snapshot holds
 no secret; the sign_up audit row; the strength rule with its requirements
 object, table-driven over passwords missing each class; name lengths counted
 in characters; 409 for a taken e-mail in any letter case; mass-assignment
-fields ignored; the 1024-byte password bound; authTable svc_staff and the
-allowlist; validation errors field by field.
+fields ignored; the 1024-byte password bound; authTable svc_staff (not open
+for sign-up) and the allowlist; validation errors field by field.
 """
 
 import json
@@ -265,17 +265,32 @@ class SignUpTest(ApiTest):
 
     # --- authTable ---------------------------------------------------------------------
 
-    def test_sign_up_into_staff_table(self):
+    def test_sign_up_into_a_table_not_open_for_sign_up_is_400(self):
+        # Issue 22: svc_staff is in [auth] tables (login, reset) but not in
+        # signup_tables (the stack keeps the default: the first table only).
+        # Ids overlap between tables, so a public sign-up there would hand
+        # out a staff account whose id is some svc_users user's id.
         email = unique_email("signup-staff")
-        token = self.assertSignedUp(sign_up({"email": email, "password": STRONG, "authTable": "svc_staff"}), email)
-        uid = token["user"]["id"]
+        count = sql_value("SELECT COUNT(*) FROM svc_staff")
+        reply = sign_up({"email": email, "password": STRONG, "authTable": "svc_staff"})
+        self.assertReply(reply, 400, {"status": "Failed", "message": "Validation error",
+                                      "errors": [{"field": "authTable",
+                                                  "message": "authTable is not open for sign-up"}]})
+        self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_staff"), count)
+        self.assertIsNone(user_row(email, "svc_staff"))
         self.assertIsNone(user_row(email))
+        # The default table, named or not, stays open.
+        self.assertSignedUp(sign_up({"email": email, "password": STRONG, "authTable": "svc_users"}), email)
+
+    def test_a_staff_account_made_by_the_admin_logs_in_to_its_table(self):
+        email = unique_email("signup-staff-admin")
+        uid = int(svc_stack.admin("user", "create", "--email", email, "--first", "St", "--last", "Aff",
+                                  "--table", "svc_staff", stdin=STRONG + "\n").stdout.strip().splitlines()[-1])
         row = user_row(email, "svc_staff")
         self.assertEqual(row[0], str(uid))
         self.assertTrue(php_password_verify(STRONG, row[2]))
-        self.assertEqual(sql("SELECT action FROM svc_versions WHERE table_name = 'svc_staff' AND record_id = %d"
-                             % uid), [["insert"]])
-        self.assertReply(post("/auth/login", {"email": email, "password": STRONG, "authTable": "svc_staff"}), 200)
+        reply = post("/auth/login", {"email": email, "password": STRONG, "authTable": "svc_staff"})
+        self.assertEqual(self.assertTokenReply(reply)["user"]["id"], uid)
 
     def test_authtable_outside_the_allowlist_is_400(self):
         email = unique_email("signup-table")

@@ -5,7 +5,9 @@ master_table svc_users, master_id = userId, linked_table svc_folders, joined
 with a folder of the requested site) in link-id order, and everything that
 must not count (a folder of another site, a link of another master table or
 linked table, a link to a folder that does not exist); an empty list; appID and
-userId as decimal strings; one validation entry per missing or malformed field;
+userId as decimal strings; a second auth table's user (svc_staff) with the
+same id as a svc_users user sees only its own table's links; one validation
+entry per missing or malformed field;
 an unknown or inactive site; hostile table names (400 on table, nothing
 touched); hostile strings and numbers where strings belong.
 
@@ -149,6 +151,28 @@ class FolderTest(ApiTest):
         self.assertReply(limits(new_site(), user, headers=bearer), 401, unauthorized)
         self.assertReply(limits(1, user, headers={"Authorization": "Bearer " + tokens["refresh_token"]}), 401,
                          unauthorized)
+
+    def test_a_staff_token_reads_the_staff_users_links_only(self):
+        """Issue 22: ids overlap between auth tables. A user of the second
+        table (svc_staff) whose id is also a svc_users id gets the links of
+        its own table, never those of the svc_users user with that id."""
+        email, password = unique_email("folders-staff"), "Staff@Folders1"
+        staff = int(svc_stack.admin("user", "create", "--email", email, "--table", "svc_staff",
+                                    stdin=password + "\n").stdout.strip().splitlines()[-1])
+        if sql_value("SELECT COUNT(*) FROM svc_users WHERE id = %d" % staff) == "0":
+            insert("INSERT INTO svc_users (id, user_email, password) VALUES (%d, %s, NULL)"
+                   % (staff, q(unique_email("folders-twin"))))
+        users_folder, staff_folder = new_folder(1, "of-the-svc_users-twin"), new_folder(1, "of-staff")
+        link(staff, users_folder)
+        link(staff, staff_folder, master_table="svc_staff")
+        login = post("/auth/login", {"email": email, "password": password, "authTable": "svc_staff", "appID": 1})
+        self.assertEqual(login.status, 200, login)
+        bearer = {"Authorization": "Bearer " + login.json["token"]["access_token"]}
+        self.assertData(limits(1, staff, headers=bearer), [staff_folder])
+        # The backend call names no table: the default one's user, who never sees the staff link.
+        backend_view = [d["linked"] for d in limits(1, staff).json["data"]]
+        self.assertIn(users_folder, backend_view)
+        self.assertNotIn(staff_folder, backend_view)
 
     def test_missing_fields(self):
         full = {"appID": 1, "table": "svc_folders", "userId": 1}

@@ -4,8 +4,10 @@ MariaDB + svc-sender + the SMTP sink.
 Covers: request-pass validation (one entry per missing field, e-mail format,
 unknown / malformed appID); a byte-identical reply for a registered and an
 unregistered address, with a `password-reset` outbox row only for the
-registered one; the link base (site reset_url, an allowed request url, 400 on
-any other url, never the Host / X-Forwarded-Host headers); the full round trip
+registered one; the link base (site reset_url, a request url that is https
+(or http to loopback) and lies within one of the site's reset URLs at a path
+segment boundary, 400 on any other url, never the Host / X-Forwarded-Host
+headers); the full round trip
 with the link read out of the real e-mail svc-sender delivered (token works
 once, new password logs in, old one fails, earlier refresh tokens die, audit
 rows, Argon2id hash); reset-pass errors (weak, mismatch, tampered, typ access,
@@ -17,8 +19,8 @@ never with the access tokens' key);
 hostile input on both endpoints.
 
 Every user is fresh (unique e-mail), so the file is re-runnable on one stack
-and independent of the other test files; site 1 is only read (its reset_url
-and allowed hosts), and one extra site is created per run.
+and independent of the other test files; site 1 is only read (its reset_url),
+and the extra sites a test needs are created per run.
 """
 
 import hashlib
@@ -152,6 +154,14 @@ def delivered_link(email, already):
 SITE1_RESET_URL = sql_value("SELECT reset_url FROM svc_sites WHERE id = 1")
 
 
+def site_with_reset_urls(urls):
+    """A new site whose --reset-url is `urls` (comma-separated; the first is the default page)."""
+    out = svc_stack.admin("site", "create", "--name", "reset-urls-%s" % secrets.token_hex(4), "--domain",
+                          "reset.example", "--reset-url", urls,
+                          "--email-from", "Reset <no-reply@reset.example>").stdout
+    return int(out.strip().splitlines()[-1])
+
+
 class ResetTest(ApiTest):
     LEAK_WORDS = LEAK_WORDS
 
@@ -232,21 +242,63 @@ class ResetTest(ApiTest):
     # --- request-pass: the link base --------------------------------------------------------
 
     def test_allowed_request_url_is_the_link_base(self):
+        site = site_with_reset_urls("http://localhost/custom, https://127.0.0.1:8443/app/reset,"
+                                    "http://localhost/upper,http://localhost/r")
         _, email = create_user("rpurl")
-        for url in ("http://localhost/custom", "https://127.0.0.1:8443/app/reset", "HTTP://LOCALHOST/upper"):
+        for url in ("http://localhost/custom", "https://127.0.0.1:8443/app/reset", "HTTP://LOCALHOST/upper",
+                    "https://127.0.0.1:8443/app/reset/deeper/page", "http://localhost/custom/"):
             with self.subTest(url=url):
                 before = len(outbox_rows(email))
-                self.assertReply(request_pass(email, url=url), 200)
+                self.assertReply(request_pass(email, site, url=url), 200)
                 rows = outbox_rows(email)
                 self.assertEqual(len(rows), before + 1)
                 link = links_in(rows[-1][5])[0]
                 self.assertTrue(link.startswith(url + "?token="), link)
         # A url that has a query keeps it; the token is one more parameter.
-        self.assertReply(request_pass(email, url="http://localhost/r?lang=en"), 200)
+        self.assertReply(request_pass(email, site, url="http://localhost/r?lang=en"), 200)
         link = links_in(outbox_rows(email)[-1][5])[0]
         self.assertTrue(link.startswith("http://localhost/r?lang=en&token="), link)
         self.assertEqual(urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)["lang"], ["en"])
         token_of(link)
+
+    def test_url_must_lie_within_a_reset_url_of_the_site(self):
+        """Issue 22: sharing a host with a reset page is not enough. The url
+        must be https (http only to loopback, the rule of svc-admin's
+        --reset-url) and continue one of the site's reset URLs at a path
+        segment boundary, with the same scheme, host and port."""
+        site = site_with_reset_urls("https://shop.example/reset,https://shop.example:8443/account/,"
+                                    "http://127.0.0.1:9/reset")
+        _, email = create_user("rpprefix")
+        for url in ("https://shop.example/reset", "https://shop.example/reset/", "https://shop.example/reset/step2",
+                    "https://SHOP.example/reset?lang=en", "https://shop.example:443/reset",
+                    "https://shop.example:8443/account/reset", "http://127.0.0.1:9/reset/x"):
+            with self.subTest(url=url):
+                self.assertReply(request_pass(email, site, url=url), 200)
+        refused = [
+            ("http://shop.example/reset", "url must use https"),                      # the token in clear
+            ("http://shop.example/reset/x", "url must use https"),
+            ("https://shop.example/reset-evil", None),                                  # not a segment boundary
+            ("https://shop.example/resetx/", None),
+            ("https://shop.example/", None), ("https://shop.example/other", None),       # another path
+            ("https://shop.example.evil.example/reset", None),                          # another host
+            ("https://evil.example/reset", None), ("https://shop.example./reset", None),
+            ("https://shop.example:444/reset", None),                                   # another port
+            ("https://shop.example:8443/account", None),  # prefix "/account/" holds only what is below it
+            ("https://shop.example/reset/../admin", None),                              # dot segments
+            ("https://shop.example/reset/%2e%2e/admin", None), ("https://shop.example/reset/..;/admin", None),
+            ("https://shop.example/reset%2f..%2fadmin", None), ("https://shop.example/reset\\..\\admin", None),
+            ("https://user@shop.example/reset", None),                                  # userinfo
+            ("https://shop.example@evil.example/reset", None),
+            ("http://127.0.0.1:9/resetx", None), ("http://localhost:9/reset", None),
+        ]
+        for url, message in refused:
+            with self.subTest(url=url):
+                reply = request_pass(email, site, url=url)
+                self.assertOnlyFields(reply, "url")
+                self.assertEqual(reply.json["errors"][0]["message"],
+                                 message or "url must start with a reset URL this application allows", reply)
+        # Site 1's reset URL is its own: another site's prefixes mean nothing there.
+        self.assertOnlyFields(request_pass(email, 1, url="https://shop.example/reset"), "url")
 
     def test_url_with_fragment_keeps_the_token_in_the_query(self):
         # The token must reach the reset page's server: in the query, not after '#'
@@ -297,8 +349,8 @@ class ResetTest(ApiTest):
 
     def test_site_without_template_uses_the_built_in_one(self):
         site = int(svc_stack.admin("site", "create", "--name", "reset-test-%s" % secrets.token_hex(4),
-                                   "--domain", "reset.example", "--reset-url", "https://reset.example/pw",
-                                   "--allowed-hosts", "accounts.example",
+                                   "--domain", "reset.example",
+                                   "--reset-url", "https://reset.example/pw,https://accounts.example/r",
                                    "--email-from", "Reset <no-reply@reset.example>").stdout.strip().splitlines()[-1])
         self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_notifications WHERE site_id = %d" % site), "0")
         _, email = create_user("rpsite")
@@ -310,8 +362,8 @@ class ResetTest(ApiTest):
         self.assertTrue(subject)
         link = links_in(body)[0]
         self.assertTrue(link.startswith("https://reset.example/pw?token="), link)
-        # Site 1's allowed hosts mean nothing for this site, and vice versa.
-        self.assertOnlyFields(request_pass(email, site, url="http://localhost/custom"), "url")
+        # Site 1's reset URLs mean nothing for this site, and vice versa.
+        self.assertOnlyFields(request_pass(email, site, url=SITE1_RESET_URL), "url")
         self.assertReply(request_pass(email, site, url="https://accounts.example/r"), 200)
         self.assertTrue(links_in(outbox_rows(email)[-1][5])[0].startswith("https://accounts.example/r?token="))
         self.assertOnlyFields(request_pass(email, 1, url="https://accounts.example/r"), "url")

@@ -6,7 +6,8 @@ the user's mobile, a 6-digit code, the configured Authorization header); the
 code is stored only as a keyed hash (never as text, nor inside its hex) and
 never appears in the audit log; 400 Mobile number missing ('' and NULL);
 429 Too many requests with retry_after inside 60 s, and a new code once the 60 s
-have passed (which kills the old one); a failing gateway (sink answers 500):
+have passed (which kills the old one); the rolling 24 h caps on codes sent
+and on wrong guesses across codes (429); a failing gateway (sink answers 500):
 500 generic, the code that reached the gateway is not valid, and an immediate
 retry is not blocked by the 60 s rule; verify: right code 200 exactly once,
 wrong codes count down attempts_left 4..0 and then even the right code is
@@ -239,6 +240,39 @@ class SmsTest(ApiTest):
         self.assertExact(verify(token, second), 200, VERIFIED)
         # Verifying does not reset the 60 s window of the last send.
         self.assertEqual(send(token).status, 429)
+
+    def test_daily_caps_answer_429_through_nginx(self):
+        """Issue 22: per user and rolling 24 h, at most [auth]
+        sms_max_sent_daily codes (default 5) and sms_max_wrong_daily wrong
+        guesses (default 10). The day's earlier events are written straight
+        into svc_sms_events (the rules themselves run on the handler tests'
+        fake clock); what counts here is the reply through nginx."""
+        uid, token, mobile = create_user("sms-daily")
+        now = int(sql_value("SELECT UNIX_TIMESTAMP()"))
+
+        def earlier(kind, n):
+            for i in range(n):
+                sql("INSERT INTO svc_sms_events (user_id, auth_table, kind, happened_at)"
+                    " VALUES (%d, 'svc_users', '%s', %d)" % (uid, kind, now - 3600 - i))
+
+        earlier("wrong", 10)
+        code = self.sent_code(token, mobile)  # codes still go out: 1 of 5 today
+        reply = verify(token, code)
+        self.assertEqual(reply.status, 429, reply)
+        self.assertEqual(set(reply.json), {"status", "message", "attempts_left", "retry_after"}, reply)
+        self.assertEqual((reply.json["status"], reply.json["message"], reply.json["attempts_left"]),
+                         ("Failed", "Too many attempts", 0))
+        self.assertTrue(82800 - 60 <= reply.json["retry_after"] <= 82800 - 9 + 60, reply)
+        self.assertEqual(row(uid)[3], "0")  # the refused guess was not counted against the code
+
+        earlier("sent", 4)  # with the code above: 5 today
+        sql("UPDATE svc_sms_codes SET created_at = created_at - 61 WHERE user_id = %d" % uid)
+        reply = send(token)
+        self.assertEqual(reply.status, 429, reply)
+        self.assertEqual(set(reply.json), {"status", "message", "retry_after"}, reply)
+        self.assertEqual((reply.json["status"], reply.json["message"]), ("Failed", "Too many requests"))
+        self.assertTrue(82800 - 60 <= reply.json["retry_after"] <= 82800 - 3 + 60, reply)
+        self.assertEqual(len(messages_to(mobile)), 1)
 
     def test_concurrent_sends_send_one_sms(self):
         # Design: one send per 60 s per user, also when the requests arrive

@@ -141,6 +141,9 @@ BOOST_AUTO_TEST_CASE(unset_keys_keep_their_documented_defaults) {
   BOOST_TEST(!c.merge.configured());
   BOOST_TEST(c.auth.tables == (std::vector<std::string>{"svc_users"}), boost::test_tools::per_element());
   BOOST_TEST(c.auth.folder_tables == (std::vector<std::string>{"svc_folders"}), boost::test_tools::per_element());
+  BOOST_TEST(c.auth.signup_tables == (std::vector<std::string>{"svc_users"}), boost::test_tools::per_element());
+  BOOST_TEST(c.auth.sms_max_wrong_daily == 10);
+  BOOST_TEST(c.auth.sms_max_sent_daily == 5);
   BOOST_TEST(c.auth.argon2_memlimit == 19ULL * 1024 * 1024);
   BOOST_TEST(c.keys.jwt.previous.empty());
   BOOST_TEST(c.keys.legacy_password_key == "");
@@ -149,6 +152,29 @@ BOOST_AUTO_TEST_CASE(unset_keys_keep_their_documented_defaults) {
   BOOST_TEST(c.sms.driver == "log");
   BOOST_TEST(c.push.urgency == "normal");
   BOOST_TEST(c.push.ttl == 2419200);
+}
+
+// [auth] signup_tables (issue 22): a subset of tables; unset or empty = the
+// first of tables, whatever it is.
+BOOST_AUTO_TEST_CASE(signup_tables_default_to_the_first_auth_table) {
+  struct Row {
+    std::string tables, signup;
+    std::vector<std::string> expected;
+  };
+  const std::vector<Row> rows = {
+      {"svc_staff, svc_users", "", {"svc_staff"}},
+      {"svc_users, svc_staff", " , ", {"svc_users"}},
+      {"svc_users, svc_staff", "svc_staff", {"svc_staff"}},
+      {"svc_users, svc_staff", "svc_users, svc_staff", {"svc_users", "svc_staff"}},
+  };
+  for (const Row& row : rows) {
+    BOOST_TEST_CONTEXT(row.tables << " / " << row.signup) {
+      IniValues values = required_values();
+      values["auth.tables"] = row.tables;
+      if (!row.signup.empty()) values["auth.signup_tables"] = row.signup;
+      BOOST_TEST(parse_config(values, "svc.conf").auth.signup_tables == row.expected, boost::test_tools::per_element());
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(missing_required_key_is_named) {
@@ -203,6 +229,12 @@ BOOST_AUTO_TEST_CASE(bad_value_is_named_with_what_was_expected) {
        "configuration key [auth] argon2_memlimit: expected an integer in [8192, 4294967296], got '8191'"},
       {"auth.tables", "svc_users, bad-name", "configuration key [auth] tables: 'bad-name' is not a plain table name"},
       {"auth.folder_tables", "f`x", "configuration key [auth] folder_tables: 'f`x' is not a plain table name"},
+      {"auth.signup_tables", "svc_staff",
+       "configuration key [auth] signup_tables: 'svc_staff' is not one of [auth] tables"},
+      {"auth.sms_max_wrong_daily", "0",
+       "configuration key [auth] sms_max_wrong_daily: expected an integer in [1, 1000], got '0'"},
+      {"auth.sms_max_sent_daily", "1001",
+       "configuration key [auth] sms_max_sent_daily: expected an integer in [1, 1000], got '1001'"},
       {"auth.reset_page", "svc.example.com/account/reset",
        "configuration key [auth] reset_page: 'svc.example.com/account/reset' is not an http(s) URL without query or "
        "fragment"},
