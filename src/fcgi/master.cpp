@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sodium.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -272,13 +273,22 @@ int run_master(config::Config config, ApplicationFactory make_app) {
   if (!config.server.outbound_socket.empty() || passed_count >= 3) {
     outbound = open_listen_socket(config.server.outbound_socket, config.server, kOutboundPool);
   }
-  // A test configuration is one whose every socket is local; a socket
-  // systemd passes is not in the file, so it cannot be checked.
-  if (config.server.test_mode && passed_count > 0) {
-    core::LogLine("error", "test_mode_with_socket_activation")
-        .str("detail", "[server] test_mode is for local test stacks, not for sockets systemd passes")
-        .emit();
-    return 1;
+  // A test configuration listens on this machine only: the file's sockets
+  // were checked when it was read, the ones systemd passes are checked here.
+  if (config.server.test_mode) {
+    for (const ListenSocket* s : {&socket, &hashing, &outbound}) {
+      if (s->fd < 0) continue;
+      sockaddr_storage address{};
+      socklen_t length = sizeof address;
+      const auto* a = reinterpret_cast<const sockaddr*>(&address);
+      if (::getsockname(s->fd, reinterpret_cast<sockaddr*>(&address), &length) != 0 ||
+          !config::peer_allowed(config::loopback_peers(), a)) {
+        core::LogLine("error", "test_mode_socket_not_local")
+            .str("detail", "[server] test_mode needs unix or loopback sockets, also those systemd passes")
+            .emit();
+        return 1;
+      }
+    }
   }
   unsetenv("LISTEN_PID");
   unsetenv("LISTEN_FDS");
