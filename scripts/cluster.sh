@@ -221,6 +221,13 @@ wsrep_sst_auth = sst:$sst_password
 wsrep_slave_threads = 2
 # Failure detection shortened for the fault tests (see PROVIDER_OPTIONS in cluster.sh).
 wsrep_provider_options = "$PROVIDER_OPTIONS"
+# Clients reach the node over TLS only (docs/cluster.md): a certificate of
+# the cluster's CA for this node's address; a connection without TLS is
+# refused (a unix socket counts as secure: root's admin work, the SST).
+ssl_ca = $dir/tls/ca.pem
+ssl_cert = $d/server.pem
+ssl_key = $d/server.key
+require_secure_transport = ON
 
 [sst]
 sockopt = ",reuseaddr"
@@ -268,8 +275,34 @@ bootstrap_node() {
   echo 1
 }
 
+# The cluster's CA and one server certificate per DB node (its bridge
+# address as IP and as DNS name: Connector/C checks the name it dialled).
+# Made once; kept with the state directory.
+make_tls() {
+  local n d
+  mkdir -p "$dir/tls"
+  if [ ! -s "$dir/tls/ca.pem" ]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 \
+      -subj "/CN=$name cluster CA" -keyout "$dir/tls/ca.key" -out "$dir/tls/ca.pem" >/dev/null 2>&1 \
+      || die "openssl could not make the cluster CA"
+  fi
+  for n in "${DB_NODES[@]}"; do
+    d=$(db_dir "$n")
+    mkdir -p "$d"
+    [ -s "$d/server.pem" ] && continue
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=$(db_addr "$n")" \
+      -keyout "$d/server.key" -out "$d/server.csr" >/dev/null 2>&1 || die "openssl: no key for node $n"
+    printf 'subjectAltName=IP:%s,DNS:%s\nbasicConstraints=CA:FALSE\n' "$(db_addr "$n")" "$(db_addr "$n")" >"$d/server.ext"
+    openssl x509 -req -in "$d/server.csr" -CA "$dir/tls/ca.pem" -CAkey "$dir/tls/ca.key" -CAcreateserial \
+      -days 3650 -extfile "$d/server.ext" -out "$d/server.pem" >/dev/null 2>&1 || die "openssl: no certificate for node $n"
+    chmod 600 "$d/server.key"
+  done
+  chmod 600 "$dir/tls/ca.key"
+}
+
 db_up() {
   local n first fresh=0
+  make_tls
   [ -f "$dir/secrets" ] || printf 'sst_password=%s\ndb_password=%s\nmerge_password=%s\n' \
     "$(secret)" "$(secret)" "$(secret)" >"$dir/secrets"
   # shellcheck disable=SC1091
@@ -374,6 +407,8 @@ hashing_workers = $workers
 outbound_workers = ${SVC_CLUSTER_OUTBOUND_WORKERS:-4}
 max_requests = 10000
 drain_seconds = 10
+# The front nginx passes this secret (svc-front-secret.conf in its prefix).
+front_secret_file = $dir/front-secret
 
 [database]
 host = $(db_addr "$own")
@@ -383,6 +418,8 @@ password = $db_password
 name = svc
 # Per node: a node that does not answer is passed quickly.
 connect_timeout = 2
+# Every node requires TLS; their certificates come from the cluster's CA.
+ssl_ca = $dir/tls/ca.pem
 
 [database.merge]
 host = $(db_addr "$own")
@@ -392,6 +429,7 @@ password = $merge_password
 name = svc
 connect_timeout = 2
 statement_timeout_ms = 2000
+ssl_ca = $dir/tls/ca.pem
 
 [auth]
 tables = svc_users, svc_staff
@@ -418,7 +456,6 @@ auth_header = Authorization: Bearer local-sms-token
 timeout_ms = 3000
 
 [push]
-allow_insecure_endpoints = true
 timeout_ms = 3000
 CONF
   cp "$(app_conf "$n").base" "$(app_conf "$n")"
@@ -501,10 +538,20 @@ render_front() {  # render_front OUT PORT "APP NUMBERS" PREFIX
     -e "s|@SOURCE_DIR@|$repo|g" "$repo/nginx/cluster.conf.in" >"$out"
 }
 
+# The front secret (docs/deploy.md): made once; every app host reads it
+# ([server] front_secret_file), every front nginx passes it from a 0600
+# include in its prefix.
+make_front_secret() {
+  [ -s "$dir/front-secret" ] || (umask 077 && "$py" -c 'import secrets; print(secrets.token_urlsafe(32))' \
+    >"$dir/front-secret")
+}
+
 start_front() {  # start_front PNAME PORT "APPS" PREFIX
   local pname=$1 fport=$2 apps=$3 prefix=$4
   alive "$pname" && return
   mkdir -p "$prefix"
+  (umask 077 && printf 'fastcgi_param  SVC_FRONT_SECRET  "%s";\n' "$(cat "$dir/front-secret")" \
+    >"$prefix/svc-front-secret.conf")
   render_front "$prefix/nginx.conf" "$fport" "$apps" "$prefix"
   nginx -c "$prefix/nginx.conf" -p "$prefix" -e "$prefix/nginx-error.log" -g "daemon off;" \
     >>"$prefix/nginx-stderr.log" 2>&1 &
@@ -584,6 +631,7 @@ up() {
     --port "$sms_port" --log "$dir/sms.log"
   db_up
   [ -f "$dir/keys.conf" ] || "$bin/svc-admin" keygen | grep -v '^#' >"$dir/keys.conf"
+  make_front_secret
   for n in "${APP_HOSTS[@]}"; do write_app_conf "$n"; done
   seed
   for n in "${APP_HOSTS[@]}"; do start_app "$n"; done

@@ -65,8 +65,9 @@ const std::vector<Command>& commands() {
       {{"keygen"}, cmd_keygen, "keygen                           print a fresh [keys] section"},
       {{"doctor"},
        cmd_doctor,
-       "doctor [--socket ADDR] [--nginx-snippet PATH] [--sql-dir DIR] [--max-pending-age 1h]\n"
-       "               [--sender-max-age 10m] [--timeout 5]   check the deployment, one row per check"},
+       "doctor [--socket ADDR] [--nginx-snippet PATH] [--nginx-front-secret PATH] [--sql-dir DIR]\n"
+       "               [--max-pending-age 1h] [--sender-max-age 10m] [--timeout 5]\n"
+       "                                 check the deployment, one row per check"},
       {{"hash-password"}, cmd_hash_password, "hash-password < password         print an Argon2id hash"},
       {{"site", "create"}, cmd_site_create, "site create --name N [site options]   create a site (prints its id)"},
       {{"site", "set"}, cmd_site_set, "site set --site ID [site options]     change a site"},

@@ -1,6 +1,7 @@
 #include "admin/doctor.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <exception>
@@ -25,6 +26,7 @@ namespace {
 struct Options {
   std::string socket;  // "" = [server] socket
   std::string nginx_snippet = "/etc/nginx/snippets/svc-locations.conf";
+  std::string nginx_front_secret = "/etc/nginx/svc-front-secret.conf";
   std::string sql_dir;
   long long max_pending_age = 3600;
   long long sender_max_age = 600;
@@ -32,10 +34,12 @@ struct Options {
 };
 
 Options read_options(const Args& args) {
-  args.allow_only({"socket", "nginx-snippet", "sql-dir", "max-pending-age", "sender-max-age", "timeout"});
+  args.allow_only(
+      {"socket", "nginx-snippet", "nginx-front-secret", "sql-dir", "max-pending-age", "sender-max-age", "timeout"});
   Options o;
   o.socket = args.get("socket").value_or("");
   o.nginx_snippet = args.get("nginx-snippet").value_or(o.nginx_snippet);
+  o.nginx_front_secret = args.get("nginx-front-secret").value_or(o.nginx_front_secret);
   o.sql_dir = args.get("sql-dir").value_or(default_sql_dir());
   if (auto v = args.get("max-pending-age")) o.max_pending_age = parse_duration(*v);
   if (auto v = args.get("sender-max-age")) o.sender_max_age = parse_duration(*v);
@@ -226,12 +230,14 @@ int cmd_doctor(const Args& args, const std::string& config_path) {
   if (c) {
     struct stat st {};
     rows.push_back(check_keys(c->keys, ::stat(config_path.c_str(), &st) == 0 ? st.st_mode : 0));
+    rows.push_back(check_protective_settings(*c));
     database_rows(rows, *c, o);
     rows.push_back(check_smtp(c->smtp, o.timeout));
     rows.push_back(check_sms(c->sms, o.timeout));
   }
   rows.push_back(check_nginx_snippet(o.nginx_snippet));
   if (c) {
+    rows.push_back(check_front_secret(c->server.front_secret_file, o.nginx_front_secret, ::geteuid()));
     rows.push_back(check_socket("fastcgi", o.socket.empty() ? c->server.socket : o.socket, o.timeout));
     if (!c->server.hashing_socket.empty()) {
       rows.push_back(check_socket("fastcgi hashing", c->server.hashing_socket, o.timeout));

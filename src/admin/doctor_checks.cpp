@@ -1,9 +1,14 @@
 #include "admin/doctor_checks.hpp"
 
+#include <sys/stat.h>
+
+#include <exception>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <utility>
+
+#include "fcgi/front_secret.hpp"
 
 namespace svc::admin {
 namespace {
@@ -14,6 +19,28 @@ bool looks_weak(const std::string& key) {
   std::set<unsigned char> distinct(key.begin(), key.end());
   const size_t wanted = key.size() >= 32 ? 16 : key.size() / 2;
   return distinct.size() < wanted;
+}
+
+// The value of "fastcgi_param SVC_FRONT_SECRET value;" (quoted or not) in
+// the nginx include at `path`; "" when there is none.
+std::string passed_secret(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::istringstream words(text.str());
+  std::string word;
+  bool directive = false;
+  while (words >> word) {
+    if (directive && word != fcgi::kFrontSecretParam) {
+      std::string value = word.substr(0, word.find(';'));
+      if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front()) {
+        value = value.substr(1, value.size() - 2);
+      }
+      return value;
+    }
+    directive = word == fcgi::kFrontSecretParam;
+  }
+  return "";
 }
 
 }  // namespace
@@ -75,6 +102,54 @@ Check check_nginx_snippet(const std::string& path) {
   text << in.rdbuf();
   if (text.str().find("fastcgi_pass") == std::string::npos) return fail("nginx", path + " has no fastcgi_pass", fix);
   return ok("nginx", path + " installed");
+}
+
+Check check_front_secret(const std::string& svc_file, const std::string& nginx_include, unsigned euid) {
+  const std::string name = "front secret";
+  const std::string fix =
+      "docs/deploy.md, \"The front secret\": the package's postinst writes both files (root:svc 0640 and "
+      "root 0600)";
+  if (svc_file.empty()) {
+    return fail(name, "off ([server] front_secret_file = none): any process that can open the socket skips nginx", fix);
+  }
+  std::string secret;
+  try {
+    secret = fcgi::load_front_secret(svc_file);
+  } catch (const std::exception& e) {
+    return fail(name, e.what(), fix);
+  }
+  struct stat st {};
+  if (::stat(svc_file.c_str(), &st) == 0 && (st.st_mode & 0007)) {
+    return fail(name, svc_file + " is readable by other users",
+                "chown root:svc " + svc_file + " && chmod 0640 " + svc_file);
+  }
+  if (::stat(nginx_include.c_str(), &st) != 0) return fail(name, nginx_include + " is missing", fix);
+  if (st.st_uid != 0 && st.st_uid != euid) {
+    return fail(name, nginx_include + " is not owned by root", "chown root:root " + nginx_include);
+  }
+  if (st.st_mode & 0077) {
+    return fail(name, nginx_include + " is readable by other users than its owner (PHP-FPM could read the secret)",
+                "chmod 0600 " + nginx_include);
+  }
+  if (passed_secret(nginx_include) != secret) {
+    return fail(name, nginx_include + " does not pass [server] front_secret_file's secret as SVC_FRONT_SECRET",
+                "write fastcgi_param SVC_FRONT_SECRET \"<the secret>\"; into it, then nginx -s reload");
+  }
+  return ok(name, nginx_include + " (root only) and " + svc_file + " agree");
+}
+
+Check check_protective_settings(const config::Config& c) {
+  const std::string name = "settings";
+  if (c.server.test_mode) {
+    std::string on;
+    if (c.push.allow_insecure_endpoints) on += "; [push] allow_insecure_endpoints = true (no SSRF guard)";
+    if (c.server.front_secret_file.empty()) on += "; [server] front_secret_file = none";
+    return fail(name, "[server] test_mode = true: a test configuration" + on,
+                "remove test_mode and the tests-only settings from a production configuration "
+                "(docs/configuration.md)");
+  }
+  return ok(name, "no tests-only setting; a revoked site key stops working within " +
+                      std::to_string(c.server.site_cache_seconds) + " s ([server] site_cache_seconds)");
 }
 
 std::string format_table(const std::vector<Check>& rows) {

@@ -38,6 +38,19 @@ Check check_config_templates(const config::SmsSettings& sms);
 // (contains "fastcgi_pass").
 Check check_nginx_snippet(const std::string& path);
 
+// The front secret (fcgi/front_secret.hpp): svc's [server] front_secret_file
+// ("" = the check is off: fails) holds a valid secret and no other user may
+// read it; nginx's include `nginx_include` exists, is owned by root (or by
+// `euid`, the user running this command: a local stack), is readable by its
+// owner only, and passes the same secret as SVC_FRONT_SECRET.
+Check check_front_secret(const std::string& svc_file, const std::string& nginx_include, unsigned euid);
+
+// The settings that switch a protection off or make it late: fails when
+// [server] test_mode is on (and says which tests-only settings it allows
+// that are on); otherwise reports [server] site_cache_seconds, how long a
+// revoked site key may still work.
+Check check_protective_settings(const config::Config& c);
+
 // The table: one line per row (name, ok/FAIL/skip, detail), then an indented
 // "fix:" line under every row that did not pass.
 std::string format_table(const std::vector<Check>& rows);

@@ -7,6 +7,7 @@
 
 #include "app/application.hpp"
 #include "config/config.hpp"
+#include "fcgi/front_secret.hpp"
 #include "fcgi/master.hpp"
 
 namespace {
@@ -39,6 +40,8 @@ int main(int argc, char** argv) {
   try {
     auto config = svc::config::load_config(svc::config::config_path_from(argc, argv));
     if (check) {
+      // The front secret too: a reload with an unreadable one is refused.
+      if (!config.server.front_secret_file.empty()) svc::fcgi::load_front_secret(config.server.front_secret_file);
       std::printf("svc-fcgi: configuration %s is valid\n", config.path.c_str());
       return 0;
     }

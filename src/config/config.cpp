@@ -10,6 +10,7 @@
 #include <cstring>
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "crypto/encoding.hpp"
@@ -130,6 +131,29 @@ void read_db_hosts(Reader& r, const std::string& s, DbSettings& db) {
   }
 }
 
+// [database] ssl_*: absolute paths; a client certificate needs its key and
+// a CA to check the server with (TLS is on exactly when ssl_ca is set).
+void read_db_tls(Reader& r, const std::string& s, DbSettings& db) {
+  const std::pair<const char*, std::string*> paths[] = {
+      {".ssl_ca", &db.ssl_ca}, {".ssl_cert", &db.ssl_cert}, {".ssl_key", &db.ssl_key}};
+  for (const auto& [key, out] : paths) {
+    r.str(s + key, *out);
+    if (!out->empty() && out->front() != '/') {
+      throw ConfigError("configuration key " + Reader::label(s + key) + ": expected an absolute path, got '" + *out +
+                        "'");
+    }
+  }
+  r.boolean(s + ".ssl_verify", db.ssl_verify);
+  if (db.ssl_cert.empty() != db.ssl_key.empty()) {
+    throw ConfigError("configuration key " + Reader::label(s + (db.ssl_cert.empty() ? ".ssl_cert" : ".ssl_key")) +
+                      ": ssl_cert and ssl_key go together (a client certificate and its key)");
+  }
+  if (!db.tls() && (!db.ssl_cert.empty() || !db.ssl_verify)) {
+    throw ConfigError("configuration key " + Reader::label(s + ".ssl_ca") +
+                      ": required with ssl_cert or ssl_verify (TLS to the database is on exactly when ssl_ca is set)");
+  }
+}
+
 void read_db(Reader& r, const std::string& s, DbSettings& db) {
   r.str(s + ".host", db.host);
   r.integer(s + ".port", db.port, 1, 65535);
@@ -143,6 +167,7 @@ void read_db(Reader& r, const std::string& s, DbSettings& db) {
   r.one_of(s + ".sync_wait", sync_wait, {"reads_writes", "reads", "off"});
   db.sync_wait = sync_wait == "off" ? SyncWait::kOff : sync_wait == "reads" ? SyncWait::kReads : SyncWait::kReadsWrites;
   r.integer(s + ".transaction_attempts", db.transaction_attempts, 1, 20);
+  read_db_tls(r, s, db);
 }
 
 void check_identifier(const std::string& key, const std::string& name) {
@@ -169,6 +194,13 @@ void check_socket_address(const std::string& key, const std::string& value) {
     throw ConfigError("configuration key " + key +
                       ": expected an absolute unix socket path, IPv4:port or [IPv6]:port, got '" + value + "'");
   }
+}
+
+// A unix socket path, a loopback TCP address, or "" (no such pool).
+bool is_local_socket(const std::string& value) {
+  if (value.empty() || value.front() == '/') return true;
+  auto address = parse_listen_address(value);
+  return address && is_loopback_host(address->host);
 }
 
 void read_allowed_peers(Reader& r, ServerSettings& server) {
@@ -200,12 +232,45 @@ void read_server(Reader& r, ServerSettings& server) {
   r.str("server.hashing_socket", server.hashing_socket);
   if (!server.hashing_socket.empty()) check_socket_address("[server] hashing_socket", server.hashing_socket);
   r.integer("server.hashing_workers", server.hashing_workers, 0, 1024);
-  r.integer("server.site_cache_seconds", server.site_cache_seconds, 0, 3600);
+  // At most a minute: it is how long a revoked or deactivated site key
+  // still works on a worker that read the row before the change.
+  r.integer("server.site_cache_seconds", server.site_cache_seconds, 0, 60);
   r.str("server.outbound_socket", server.outbound_socket);
   if (!server.outbound_socket.empty()) check_socket_address("[server] outbound_socket", server.outbound_socket);
   r.integer("server.outbound_workers", server.outbound_workers, 1, 1024);
   read_allowed_peers(r, server);
   r.integer("server.template_cache_seconds", server.template_cache_seconds, 0, 3600);
+  r.boolean("server.test_mode", server.test_mode);
+  r.str("server.front_secret_file", server.front_secret_file);
+  if (server.front_secret_file == "none") {
+    if (!server.test_mode) {
+      throw ConfigError(
+          "configuration key [server] front_secret_file: none lets every local process that can open the socket "
+          "skip nginx; tests only, needs [server] test_mode = true");
+    }
+    server.front_secret_file.clear();
+  } else if (server.front_secret_file.empty() || server.front_secret_file.front() != '/') {
+    throw ConfigError("configuration key [server] front_secret_file: expected an absolute path, got '" +
+                      server.front_secret_file + "'");
+  }
+  if (server.test_mode) {
+    for (const std::string* socket : {&server.socket, &server.hashing_socket, &server.outbound_socket}) {
+      if (!is_local_socket(*socket)) {
+        throw ConfigError("configuration key [server] test_mode: only for a test machine, but FastCGI socket '" +
+                          *socket + "' is neither a unix socket nor a loopback address");
+      }
+    }
+  }
+  // Explicit counts of the pools this file configures; 0 (= one per CPU)
+  // and pools whose socket systemd passes are checked by the master, which
+  // knows both (fcgi/master.cpp).
+  const int total = server.workers + (server.hashing_socket.empty() ? 0 : server.hashing_workers) +
+                    (server.outbound_socket.empty() ? 0 : server.outbound_workers);
+  if (total > kMaxWorkers) {
+    throw ConfigError("configuration key [server] workers: " + std::to_string(total) +
+                      " workers in all pools, at most " + std::to_string(kMaxWorkers) +
+                      " (every worker needs a slot of the outbound cap, twice during a reload)");
+  }
 }
 
 // [database] (user required) and the optional [database.merge] account.
@@ -325,8 +390,17 @@ void read_sms(Reader& r, SmsSettings& sms) {
   }
 }
 
-void read_push(Reader& r, PushSettings& push) {
+// REQUIRES: [server] was read (test_mode).
+void read_push(Reader& r, PushSettings& push, bool test_mode) {
   r.boolean("push.allow_insecure_endpoints", push.allow_insecure_endpoints);
+  // It switches the whole SSRF guard off: a push could then reach the
+  // database, the metadata service or any intranet host. Only a loopback
+  // test machine may say so.
+  if (push.allow_insecure_endpoints && !test_mode) {
+    throw ConfigError(
+        "configuration key [push] allow_insecure_endpoints: turns the SSRF guard off; tests only, needs [server] "
+        "test_mode = true");
+  }
   r.integer("push.ttl", push.ttl, 0, 2419200);
   r.one_of("push.urgency", push.urgency, {"very-low", "low", "normal", "high"});
   r.integer("push.timeout_ms", push.timeout_ms, 100, 120000);
@@ -376,7 +450,7 @@ Config parse_config(const IniValues& values, const std::string& path) {
   read_keys(r, c.keys);
   read_smtp(r, c.smtp);
   read_sms(r, c.sms);
-  read_push(r, c.push);
+  read_push(r, c.push, c.server.test_mode);
   r.integer("outbound.per_site", c.outbound.per_site, 0, 1024);
   r.reject_unknown();
   return c;

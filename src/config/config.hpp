@@ -12,6 +12,12 @@ namespace svc::config {
 
 // Every key is documented in docs/configuration.md with its default.
 
+// The most workers one svc-fcgi master may run across its pools. During a
+// reload two generations run side by side, and every worker needs a record
+// in the shared tables (metrics::kMaxWorkerSlots = 2 x this), or the
+// per-site outbound cap has no way to count it.
+inline constexpr int kMaxWorkers = 128;
+
 struct ServerSettings {
   std::string socket = "/run/svc/svc-fcgi.sock";  // unix path, or IPv4:port / [IPv6]:port
   int socket_mode = 0660;
@@ -21,7 +27,7 @@ struct ServerSettings {
   int drain_seconds = 20;
   std::string hashing_socket;  // "" = one pool; else a second pool for the Argon2id routes
   int hashing_workers = 0;     // 0 = number of online CPUs
-  int site_cache_seconds = 1;  // how long a worker reuses a site row for /message/*; 0 = never
+  int site_cache_seconds = 1;  // how long a worker reuses a site row for /message/*; 0 = never; at most 60
   // "" = the outbound routes (push, SMS code, notification) stay in the main
   // pool; else a third pool on this socket, sized for waiting on outside parties.
   std::string outbound_socket;
@@ -30,6 +36,15 @@ struct ServerSettings {
   // ignore it). Default: loopback only.
   std::vector<Cidr> allowed_peers = loopback_peers();
   int template_cache_seconds = 1;  // how long a worker reuses a notification template; 0 = never
+  // Marks a test configuration (the local stack, the test suites): only
+  // accepted when every FastCGI socket is a unix path or a loopback address,
+  // and the only way to enable the tests-only settings ([push]
+  // allow_insecure_endpoints).
+  bool test_mode = false;
+  // The file holding the secret nginx passes as FastCGI parameter
+  // SVC_FRONT_SECRET (fcgi/front_secret.hpp); svc-fcgi refuses to start
+  // without it. "" (written "none") = no check, only with test_mode.
+  std::string front_secret_file = "/etc/svc/front-secret";
 };
 
 // wsrep_sync_wait for the session on a Galera node (never sent to a server
@@ -54,6 +69,16 @@ struct DbSettings {
   // How many times a whole write transaction runs when the server answers
   // deadlock / certification failure (1213) or "node not ready" (1047).
   int transaction_attempts = 4;
+  // TLS to the server (Connector/C++ sslCA, sslCert, sslKey, sslVerify,
+  // sslEnforce): on when ssl_ca is set, and then required (a server that
+  // does not speak TLS is refused). ssl_cert/ssl_key: a client certificate,
+  // both or neither. ssl_verify = false keeps TLS but skips the check of the
+  // server's certificate and name.
+  std::string ssl_ca;
+  std::string ssl_cert;
+  std::string ssl_key;
+  bool ssl_verify = true;
+  bool tls() const { return !ssl_ca.empty(); }
   bool configured() const { return !user.empty(); }
   // The nodes to try, in order: `hosts`; else socket (as {path, 0}); else host:port.
   std::vector<HostPort> nodes() const {

@@ -116,6 +116,19 @@ std::unique_ptr<sql::Connection> Database::connect_node(std::size_t index) {
   opts["OPT_WRITE_TIMEOUT"] = 30;
   opts["OPT_RECONNECT"] = false;
   opts["OPT_CHARSET_NAME"] = sql::SQLString("utf8mb4");
+  if (settings_.tls()) {
+    // Enforced: a server (or a man in the middle) that does not offer TLS
+    // gets no password and no query. Connector/C++ 1.1 over MariaDB
+    // Connector/C maps sslEnforce to MYSQL_OPT_SSL_ENFORCE and sslVerify to
+    // MYSQL_OPT_SSL_VERIFY_SERVER_CERT (certificate chain and host name).
+    opts["sslCA"] = sql::SQLString(settings_.ssl_ca);
+    if (!settings_.ssl_cert.empty()) {
+      opts["sslCert"] = sql::SQLString(settings_.ssl_cert);
+      opts["sslKey"] = sql::SQLString(settings_.ssl_key);
+    }
+    opts["sslEnforce"] = true;
+    opts["sslVerify"] = settings_.ssl_verify;
+  }
   std::unique_ptr<sql::Connection> conn;
   try {
     conn.reset(sql::mysql::get_mysql_driver_instance()->connect(opts));

@@ -1,6 +1,8 @@
 #include "fcgi/master.hpp"
 
 #include <signal.h>
+#include <sodium.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -10,6 +12,7 @@
 #include <thread>
 
 #include "core/log.hpp"
+#include "fcgi/front_secret.hpp"
 #include "fcgi/listen_socket.hpp"
 #include "fcgi/worker.hpp"
 #include "metrics/metrics.hpp"
@@ -17,6 +20,9 @@
 
 namespace svc::fcgi {
 namespace {
+
+static_assert(2 * config::kMaxWorkers <= metrics::kMaxWorkerSlots,
+              "two generations of workers (a reload) must fit the shared slot tables");
 
 volatile sig_atomic_t g_child = 0;
 volatile sig_atomic_t g_reload = 0;
@@ -54,13 +60,21 @@ long long now_ms() {
 
 class Master {
  public:
-  Master(config::Config config, ListenSocket socket, ListenSocket hashing_socket, ListenSocket outbound_socket,
-         ApplicationFactory make_app)
+  Master(config::Config config, std::string front_secret, ListenSocket socket, ListenSocket hashing_socket,
+         ListenSocket outbound_socket, ApplicationFactory make_app)
       : config_(std::move(config)),
+        front_secret_(std::move(front_secret)),
         sockets_{std::move(socket), std::move(hashing_socket), std::move(outbound_socket)},
         make_app_(make_app) {}
 
   int run() {
+    // More workers than the shared tables hold would leave some without a
+    // slot, and the outbound cap refuses those every call (it fails closed):
+    // refuse the configuration instead.
+    if (total_workers() > config::kMaxWorkers) {
+      core::LogLine("error", "too_many_workers").num("workers", total_workers()).num("max", config::kMaxWorkers).emit();
+      return 1;
+    }
     spawn_all();
     sigset_t empty;
     sigemptyset(&empty);
@@ -88,6 +102,14 @@ class Master {
     return n > 0 ? static_cast<int>(n) : 1;
   }
 
+  // Every pool's worker count as it will run (CPUs resolved, pools whose
+  // socket is open).
+  int total_workers() const {
+    int total = 0;
+    for (int pool = 0; pool < kPoolCount; ++pool) total += worker_count(pool);
+    return total;
+  }
+
   void spawn_all() {
     for (int pool = 0; pool < kPoolCount; ++pool) {
       for (int i = 0; i < worker_count(pool); ++i) spawn(pool);
@@ -96,6 +118,9 @@ class Master {
 
   void spawn(int pool) {
     int slot = metrics::claim_worker_slot(pool);
+    // Only when reloads overlap (three generations alive): this worker
+    // serves, but its outbound calls are refused until it is replaced.
+    if (slot < 0) core::LogLine("warn", "worker_without_slot").num("pool", pool).emit();
     pid_t pid = fork();
     if (pid < 0) {
       metrics::release_worker_slot(slot);
@@ -111,7 +136,7 @@ class Master {
       metrics::attach_worker(slot, pool);
       int code = 1;
       try {
-        code = run_worker(sockets_[pool].fd, config_, make_app_);
+        code = run_worker(sockets_[pool].fd, config_, front_secret_, make_app_);
       } catch (const std::exception& e) {
         core::LogLine("error", "worker_failed").str("error", e.what()).emit();
       }
@@ -159,7 +184,21 @@ class Master {
             .str("detail", "[server] socket changes need a restart; keeping the open socket")
             .emit();
       }
+      // A new secret (rotation: nginx reloaded with the new include) applies
+      // to the new generation; an unreadable file keeps the old one running.
+      std::string secret =
+          fresh.server.front_secret_file.empty() ? "" : load_front_secret(fresh.server.front_secret_file);
+      config::Config previous = std::move(config_);
       config_ = std::move(fresh);
+      if (total_workers() > config::kMaxWorkers) {
+        core::LogLine("error", "reload_failed")
+            .str("error", "more than " + std::to_string(config::kMaxWorkers) + " workers in all pools")
+            .emit();
+        config_ = std::move(previous);
+        return;
+      }
+      sodium_memzero(front_secret_.data(), front_secret_.size());
+      front_secret_ = std::move(secret);
     } catch (const std::exception& e) {
       core::LogLine("error", "reload_failed").str("error", e.what()).emit();
       return;
@@ -198,6 +237,7 @@ class Master {
   }
 
   config::Config config_;
+  std::string front_secret_;  // "" = no check (test configurations)
   ListenSocket sockets_[kPoolCount];
   ApplicationFactory make_app_;
   std::map<pid_t, WorkerInfo> workers_;
@@ -208,6 +248,10 @@ class Master {
 
 int run_master(config::Config config, ApplicationFactory make_app) {
   core::set_log_process("master");
+  // Before the sockets open: without the secret every request would be
+  // refused, so refuse to start instead (the message names the key).
+  std::string front_secret =
+      config.server.front_secret_file.empty() ? "" : load_front_secret(config.server.front_secret_file);
   // Before any fork: every worker, and every worker that replaces one,
   // counts into this one block; it lives as long as this master.
   metrics::map_shared_block();
@@ -228,6 +272,23 @@ int run_master(config::Config config, ApplicationFactory make_app) {
   }
   if (!config.server.outbound_socket.empty() || passed_count >= 3) {
     outbound = open_listen_socket(config.server.outbound_socket, config.server, kOutboundPool);
+  }
+  // A test configuration listens on this machine only: the file's sockets
+  // were checked when it was read, the ones systemd passes are checked here.
+  if (config.server.test_mode) {
+    for (const ListenSocket* s : {&socket, &hashing, &outbound}) {
+      if (s->fd < 0) continue;
+      sockaddr_storage address{};
+      socklen_t length = sizeof address;
+      const auto* a = reinterpret_cast<const sockaddr*>(&address);
+      if (::getsockname(s->fd, reinterpret_cast<sockaddr*>(&address), &length) != 0 ||
+          !config::peer_allowed(config::loopback_peers(), a)) {
+        core::LogLine("error", "test_mode_socket_not_local")
+            .str("detail", "[server] test_mode needs unix or loopback sockets, also those systemd passes")
+            .emit();
+        return 1;
+      }
+    }
   }
   unsetenv("LISTEN_PID");
   unsetenv("LISTEN_FDS");
@@ -251,7 +312,9 @@ int run_master(config::Config config, ApplicationFactory make_app) {
   core::LogLine("info", "master_started")
       .str("socket", socket.inherited ? "inherited (systemd)" : config.server.socket)
       .emit();
-  return Master(std::move(config), std::move(socket), std::move(hashing), std::move(outbound), make_app).run();
+  return Master(std::move(config), std::move(front_secret), std::move(socket), std::move(hashing), std::move(outbound),
+                make_app)
+      .run();
 }
 
 }  // namespace svc::fcgi

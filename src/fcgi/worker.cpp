@@ -19,6 +19,7 @@
 #include "core/log.hpp"
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"
+#include "fcgi/front_secret.hpp"
 #include "metrics/metrics.hpp"
 
 namespace svc::fcgi {
@@ -205,15 +206,24 @@ void record_queue_wait(FCGX_ParamArray envp) {
   metrics::record_worker_wait(waited < 0 ? 0 : waited);
 }
 
-// Answers the request accepted into `fr`, closes its connection and logs it.
-void serve(FCGX_Request& fr, Application& app) {
-  auto started = std::chrono::steady_clock::now();
-  record_queue_wait(fr.envp);
-  http::Request request = build_request(fr);
-  FcgiBody body(fr.in);
-  http::Response response = app.handle(request, body);
-  std::string out = http::serialize(response);
-  FCGX_PutStr(out.data(), static_cast<int>(out.size()), fr.out);
+// A request without the front secret (another local process on the socket,
+// or an nginx without the include) is logged at most once a second per
+// worker, without anything it sent.
+void log_front_refused() {
+  static auto last = std::chrono::steady_clock::time_point{};
+  static long unlogged = 0;
+  const auto now = std::chrono::steady_clock::now();
+  if (last != std::chrono::steady_clock::time_point{} && now - last < std::chrono::seconds(1)) {
+    ++unlogged;
+    return;
+  }
+  core::LogLine("warn", "fcgi_front_secret_refused").num("unlogged_before", unlogged).emit();
+  last = now;
+  unlogged = 0;
+}
+
+// Finishes the request in `fr` and closes its connection.
+void finish(FCGX_Request& fr) {
   // libfcgi closes with a "lingering close" (shutdown, then up to 2 s of
   // waiting for the peer) unless the connection is kept. When the request
   // body has been read to its end there is nothing to linger for: finish as
@@ -225,6 +235,28 @@ void serve(FCGX_Request& fr, Application& app) {
     ::close(fr.ipcFd);
     fr.ipcFd = -1;
   }
+}
+
+// The same 403 whether the secret was missing or wrong, and nothing of the
+// request is read or answered beyond it: a process that skipped nginx learns
+// only that it must not.
+void refuse_without_front_secret(FCGX_Request& fr) {
+  const std::string out = http::serialize(http::Response::json(403, R"({"status":"Error","message":"Forbidden"})"));
+  FCGX_PutStr(out.data(), static_cast<int>(out.size()), fr.out);
+  finish(fr);
+  log_front_refused();
+}
+
+// Answers the request accepted into `fr`, closes its connection and logs it.
+void serve(FCGX_Request& fr, Application& app) {
+  auto started = std::chrono::steady_clock::now();
+  record_queue_wait(fr.envp);
+  http::Request request = build_request(fr);
+  FcgiBody body(fr.in);
+  http::Response response = app.handle(request, body);
+  std::string out = http::serialize(response);
+  FCGX_PutStr(out.data(), static_cast<int>(out.size()), fr.out);
+  finish(fr);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   core::LogLine(response.status >= 500 ? "error" : "info", "request")
       .str("request_id", request.request_id)
@@ -237,7 +269,8 @@ void serve(FCGX_Request& fr, Application& app) {
 
 }  // namespace
 
-int run_worker(int listen_fd, const config::Config& config, ApplicationFactory make_app) {
+int run_worker(int listen_fd, const config::Config& config, const std::string& front_secret,
+               ApplicationFactory make_app) {
   sigset_t idle_mask = install_worker_signals();
   core::set_log_process("worker");
   keep_heap_between_requests();
@@ -269,7 +302,11 @@ int run_worker(int listen_fd, const config::Config& config, ApplicationFactory m
       metrics::set_busy(false);
       continue;
     }
-    serve(fr, *app);
+    if (!front_secret.empty() && !front_secret_matches(front_secret, FCGX_GetParam(kFrontSecretParam, fr.envp))) {
+      refuse_without_front_secret(fr);
+    } else {
+      serve(fr, *app);
+    }
     metrics::set_busy(false);
     ++served;
   }

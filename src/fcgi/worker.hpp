@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "config/config.hpp"
 #include "http/dispatch.hpp"
@@ -23,7 +24,12 @@ using ApplicationFactory = std::unique_ptr<Application> (*)(const config::Config
 // handlers (SIGTERM/SIGINT: finish the request in flight, then exit), builds
 // its Application with make_app (database connection, crypto init) and serves requests from
 // listen_fd until told to stop or until [server] max_requests is reached.
+// Every request must carry `front_secret` as FastCGI parameter
+// SVC_FRONT_SECRET (fcgi/front_secret.hpp); one that does not is answered
+// 403 without reaching the application. "" = no check ([server]
+// front_secret_file = none, test configurations only).
 // Returns the process exit code. Single-threaded.
-int run_worker(int listen_fd, const config::Config& config, ApplicationFactory make_app);
+int run_worker(int listen_fd, const config::Config& config, const std::string& front_secret,
+               ApplicationFactory make_app);
 
 }  // namespace svc::fcgi

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "metrics/metrics.hpp"
+#include "metrics/robust_mutex.hpp"
 
 namespace svc::metrics {
 namespace {
@@ -31,12 +32,9 @@ OutboundTable* g_table = nullptr;
 bool valid_slot(int slot) { return slot >= 0 && slot < kMaxWorkerSlots; }
 
 // Locks, recovering a mutex whose owner died inside it (its record is
-// cleared by the master's reap, so the state it guards is consistent).
-bool lock_table() {
-  int rc = pthread_mutex_lock(&g_table->lock);
-  if (rc == EOWNERDEAD) rc = pthread_mutex_consistent(&g_table->lock);
-  return rc == 0;
-}
+// cleared by the master's reap, so the state it guards is consistent);
+// false when the mutex cannot be locked.
+bool lock_table() { return lock_robust(&g_table->lock); }
 
 int count_locked(int64_t site_id) {
   int n = 0;
@@ -61,8 +59,10 @@ void map_outbound_slots() {
 }
 
 bool try_outbound_hold(int slot, int64_t site_id, int cap) {
-  if (!g_table || !valid_slot(slot) || cap <= 0) return true;
-  if (!lock_table()) return true;  // never refuse for a fault of ours
+  if (!g_table || cap <= 0) return true;
+  // Fail closed: a worker the table cannot count (no slot) or a table we
+  // cannot lock would otherwise be an uncapped way out for every site.
+  if (!valid_slot(slot) || !lock_table()) return false;
   bool ok = count_locked(site_id) < cap;
   if (ok) g_table->site[slot].store(site_id, std::memory_order_relaxed);
   pthread_mutex_unlock(&g_table->lock);
@@ -83,8 +83,8 @@ int outbound_holders(int64_t site_id) {
 }
 
 OutboundHold::OutboundHold(int64_t site_id, int cap) {
+  if (!g_table || cap <= 0) return;
   const int slot = worker_slot();
-  if (!g_table || !valid_slot(slot) || cap <= 0) return;
   granted_ = try_outbound_hold(slot, site_id, cap);
   if (granted_) slot_ = slot;
 }

@@ -14,8 +14,12 @@
 // until the master reaps it and calls clear_outbound_hold(slot): nothing
 // leaks past the reap.
 //
-// Without the mapping (svc-admin, svc-sender, handler tests) or in a process
-// with no worker slot, every hold is granted and nothing is counted.
+// The cap fails closed: once the table is mapped, a process without a worker
+// slot (more workers than slots, or a fork the master could not give one)
+// and a mutex that cannot be locked (ENOTRECOVERABLE, or any other error)
+// are refused, never granted uncounted. Only a process that never had the
+// mapping (svc-admin, svc-sender, handler tests: no master forked it) is
+// granted without counting, since no other process can share its calls.
 
 #include <cstdint>
 
@@ -28,8 +32,9 @@ void map_outbound_slots();
 
 // True when worker `slot` may call out for `site_id`: fewer than `cap`
 // other records name the site (cap <= 0 = no cap). On true the record names
-// the site until release_outbound_hold(slot). REQUIRES: site_id > 0; the
-// slot holds nothing now.
+// the site until release_outbound_hold(slot). False, with the table mapped
+// and a cap set, for a slot outside the table or a mutex that cannot be
+// locked. REQUIRES: site_id > 0; the slot holds nothing now.
 bool try_outbound_hold(int slot, int64_t site_id, int cap);
 void release_outbound_hold(int slot);
 // Master side, after reaping the worker of `slot`: drops whatever it held.
@@ -40,7 +45,8 @@ int outbound_holders(int64_t site_id);
 // RAII for the calling worker's own slot (metrics::worker_slot()).
 class OutboundHold {
  public:
-  // Tries to take a place for site_id under `cap`; granted() says whether it did.
+  // Tries to take a place for site_id under `cap` in this worker's slot;
+  // granted() says whether it did (false for a worker without a slot).
   OutboundHold(int64_t site_id, int cap);
   ~OutboundHold();
   OutboundHold(const OutboundHold&) = delete;

@@ -8,6 +8,7 @@ fastcgi_keep_conn off.
 Standard library only.
 """
 
+import os
 import socket
 import struct
 
@@ -118,10 +119,25 @@ def connect(socket_path, timeout=10):
     return sock
 
 
-def request(socket_path, method, uri, body=b"", params=None, request_id=None, content_length=True, timeout=10):
+STACK_SECRET = object()
+
+
+def stack_front_secret():
+    """The test stack's front secret (scripts/stack.sh writes it to
+    $SVC_STACK_DIR/front-secret), or None without a stack."""
+    path = os.path.join(os.environ.get("SVC_STACK_DIR", ""), "front-secret")
+    if not os.environ.get("SVC_STACK_DIR") or not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return f.read().strip()
+
+
+def request(socket_path, method, uri, body=b"", params=None, request_id=None, content_length=True, timeout=10,
+            front_secret=STACK_SECRET):
     """One complete request. `params` adds or overrides FastCGI parameters;
     content_length=False leaves CONTENT_LENGTH out (the app must then rely on
-    the STDIN stream's end)."""
+    the STDIN stream's end). Sends SVC_FRONT_SECRET as nginx does: by default
+    the stack's (stack_front_secret()), else `front_secret` (None = none)."""
     if isinstance(body, str):
         body = body.encode()
     p = {"REQUEST_METHOD": method, "REQUEST_URI": uri, "DOCUMENT_URI": uri.split("?")[0],
@@ -129,6 +145,9 @@ def request(socket_path, method, uri, body=b"", params=None, request_id=None, co
          "REMOTE_ADDR": "127.0.0.1"}
     if request_id:
         p["REQUEST_ID"] = request_id
+    secret = stack_front_secret() if front_secret is STACK_SECRET else front_secret
+    if secret is not None:
+        p["SVC_FRONT_SECRET"] = secret
     if body:
         p["CONTENT_TYPE"] = "application/json"
         if content_length:

@@ -19,6 +19,8 @@ from svc_stack import BIN_DIR, CONFIG, SOURCE_DIR, STACK_DIR, sql
 
 DB = "svc_doctor"
 SNIPPET = os.path.join(SOURCE_DIR, "nginx", "snippets", "svc-locations.conf")
+# The stack's front secret include (scripts/stack.sh writes it, 0600).
+FRONT_SECRET_INCLUDE = os.path.join(STACK_DIR, "svc-front-secret.conf")
 SQL_DIR = os.path.join(SOURCE_DIR, "sql")
 ROW = re.compile(r"^(\S.*?)\s{2,}(ok|FAIL|skip)\s{2,}(.*)$")
 
@@ -49,6 +51,10 @@ class Doctor(unittest.TestCase):
         with open(CONFIG) as f:
             base = f.read()
         base = set_key(base, "database", "name", DB)
+        # A production-like file: the stack's test-only settings off (the
+        # `settings` row fails while they are on: test_settings_are_reported).
+        base = set_key(base, "server", "test_mode", "false")
+        base = set_key(base, "push", "allow_insecure_endpoints", "false")
         cls.base = set_key(base, "database.merge", "name", DB)
         cls.conf = cls.write("good.conf", cls.base)
         sql("DROP DATABASE IF EXISTS %s" % DB, database="mysql")
@@ -80,7 +86,7 @@ class Doctor(unittest.TestCase):
     def doctor(self, *args, conf=None):
         result = subprocess.run(
             [os.path.join(BIN_DIR, "svc-admin"), "--config", conf or self.conf, "doctor",
-             "--nginx-snippet", SNIPPET, "--sql-dir", SQL_DIR, "--timeout", "3"] + list(args),
+             "--nginx-snippet", SNIPPET, "--nginx-front-secret", FRONT_SECRET_INCLUDE, "--sql-dir", SQL_DIR, "--timeout", "3"] + list(args),
             capture_output=True, text=True, timeout=60)
         rows = {}
         for line in result.stdout.splitlines()[1:]:
@@ -100,7 +106,7 @@ class Doctor(unittest.TestCase):
 
     def test_healthy_deployment_passes_every_row(self):
         code, rows, out = self.doctor()
-        expected = {"config", "keys", "database", "database.merge", "migrations", "site keys", "templates", "sender",
+        expected = {"config", "keys", "settings", "front secret", "database", "database.merge", "migrations", "site keys", "templates", "sender",
                     "pending", "smtp", "sms", "nginx", "fastcgi", "fastcgi hashing",
                     "fastcgi outbound"}
         self.assertEqual(set(rows), expected, out)
@@ -189,6 +195,31 @@ class Doctor(unittest.TestCase):
     def test_sms_gateway_unreachable(self):
         conf = self.write("sms.conf", set_key(self.base, "sms", "url", "http://127.0.0.1:%d/sms" % free_port()))
         self.assert_only_failure("sms", r"127\.0\.0\.1", conf=conf)
+
+    def test_test_settings_are_reported(self):
+        conf = self.write("test-mode.conf", set_key(self.base, "server", "test_mode", "true"))
+        self.assert_only_failure("settings", r"^\[server\] test_mode = true: a test configuration$", conf=conf)
+        conf = self.write("insecure.conf", set_key(set_key(self.base, "server", "test_mode", "true"), "push",
+                                                   "allow_insecure_endpoints", "true"))
+        self.assert_only_failure("settings", r"allow_insecure_endpoints = true \(no SSRF guard\)", conf=conf)
+        code, rows, out = self.doctor()
+        self.assertRegex(rows["settings"][1], r"revoked site key stops working within 1 s", out)
+
+    def test_front_secret_include_wrong_or_open(self):
+        other = os.path.join(self.tmp, "other-front-secret.conf")
+        with open(other, "w") as f:
+            f.write('fastcgi_param  SVC_FRONT_SECRET  "%s";\n' % ("x" * 43))
+        os.chmod(other, 0o600)
+        self.assert_only_failure("front secret", r"does not pass \[server\] front_secret_file's secret",
+                                 "--nginx-front-secret", other)
+        with open(FRONT_SECRET_INCLUDE) as f:
+            text = f.read()
+        with open(other, "w") as f:
+            f.write(text)
+        os.chmod(other, 0o644)
+        self.assert_only_failure("front secret", r"readable by other users", "--nginx-front-secret", other)
+        self.assert_only_failure("front secret", r"missing", "--nginx-front-secret",
+                                 os.path.join(self.tmp, "none.conf"))
 
     def test_nginx_snippet_missing(self):
         self.assert_only_failure("nginx", r"missing", "--nginx-snippet", os.path.join(self.tmp, "none.conf"))

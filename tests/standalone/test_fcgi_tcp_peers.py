@@ -93,7 +93,7 @@ class FcgiTcpPeersTest(unittest.TestCase):
     def write_config(self, server_lines):
         path = os.path.join(self.dir, "svc.conf")
         with open(path, "w") as f:
-            f.write("[server]\n%s\nworkers = 1\n\n[database]\nsocket = %s\nuser = x\nname = svc\n"
+            f.write("[server]\n%s\ntest_mode = true\nfront_secret_file = none\nworkers = 1\n\n[database]\nsocket = %s\nuser = x\nname = svc\n"
                     "connect_timeout = 1\n\n%s" % (server_lines, os.path.join(self.dir, "no-mysql.sock"), self.keys))
         return path
 

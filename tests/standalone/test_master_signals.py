@@ -70,7 +70,7 @@ class MasterSignalsTest(unittest.TestCase):
     def write_config(self, server_extra="", keys=None):
         path = os.path.join(self.dir, "svc.conf")
         with open(path, "w") as f:
-            f.write("[server]\nsocket = %s\nworkers = 2\nmax_requests = %d\ndrain_seconds = %d\n%s\n"
+            f.write("[server]\nsocket = %s\ntest_mode = true\nfront_secret_file = none\nworkers = 2\nmax_requests = %d\ndrain_seconds = %d\n%s\n"
                     "[database]\nsocket = %s\nuser = x\nname = svc\nconnect_timeout = 1\n\n%s"
                     % (self.socket, MAX_REQUESTS, DRAIN_SECONDS, server_extra,
                        os.path.join(self.dir, "no-such-mysql.sock"), self.keys if keys is None else keys))

@@ -30,6 +30,8 @@ workers = 3
 max_requests = 500
 hashing_socket = /run/svc/hashing.sock
 site_cache_seconds = 0
+test_mode = yes
+front_secret_file = none
 
 [database]
 socket = /run/mysqld/mysqld.sock
@@ -102,6 +104,8 @@ BOOST_AUTO_TEST_CASE(good_file_gives_typed_values) {
   BOOST_TEST(c.server.max_requests == 500);
   BOOST_TEST(c.server.hashing_socket == "/run/svc/hashing.sock");
   BOOST_TEST(c.server.site_cache_seconds == 0);
+  BOOST_TEST(c.server.test_mode);
+  BOOST_TEST(c.server.front_secret_file == "", "none = no check");
   BOOST_TEST(c.database.socket == "/run/mysqld/mysqld.sock");
   BOOST_TEST(c.database.user == "svc");
   BOOST_TEST(c.database.password == "  two spaces  ");
@@ -135,7 +139,11 @@ BOOST_AUTO_TEST_CASE(unset_keys_keep_their_documented_defaults) {
   BOOST_TEST(c.server.workers == 0);
   BOOST_TEST(c.server.hashing_socket == "");
   BOOST_TEST(c.server.site_cache_seconds == 1);
+  BOOST_TEST(!c.server.test_mode);
+  BOOST_TEST(c.server.front_secret_file == "/etc/svc/front-secret");
   BOOST_TEST(c.database.host == "localhost");
+  BOOST_TEST(!c.database.tls());
+  BOOST_TEST(c.database.ssl_verify);
   BOOST_TEST(c.database.port == 3306);
   BOOST_TEST(c.database.name == "svc");
   BOOST_TEST(!c.merge.configured());
@@ -214,6 +222,20 @@ BOOST_AUTO_TEST_CASE(bad_value_is_named_with_what_was_expected) {
       {"server.workers", "-1", "configuration key [server] workers: expected an integer in [0, 1024], got '-1'"},
       {"server.workers", "", "configuration key [server] workers: expected an integer in [0, 1024], got ''"},
       {"server.workers", "3 ", "configuration key [server] workers: expected an integer in [0, 1024], got '3 '"},
+      {"server.site_cache_seconds", "61",
+       "configuration key [server] site_cache_seconds: expected an integer in [0, 60], got '61'"},
+      {"server.site_cache_seconds", "3600",
+       "configuration key [server] site_cache_seconds: expected an integer in [0, 60], got '3600'"},
+      {"server.test_mode", "maybe", "configuration key [server] test_mode: expected true or false, got 'maybe'"},
+      {"server.front_secret_file", "front-secret",
+       "configuration key [server] front_secret_file: expected an absolute path, got 'front-secret'"},
+      {"server.front_secret_file", "",
+       "configuration key [server] front_secret_file: expected an absolute path, got ''"},
+      {"database.ssl_ca", "ca.pem", "configuration key [database] ssl_ca: expected an absolute path, got 'ca.pem'"},
+      {"database.merge.ssl_key", "k.pem",
+       "configuration key [database.merge] ssl_key: expected an absolute path, got 'k.pem'"},
+      {"database.ssl_verify", "sometimes",
+       "configuration key [database] ssl_verify: expected true or false, got 'sometimes'"},
       {"server.socket_mode", "0778",
        "configuration key [server] socket_mode: expected an integer in [0, 511], got '0778'"},
       {"server.drain_seconds", "0",
@@ -293,6 +315,48 @@ BOOST_AUTO_TEST_CASE(unsafe_settings_are_refused) {
       {{{"auth.folder_limits_auth", "maybe"}},
        "configuration key [auth] folder_limits_auth: expected one of token_or_site_key, none, got 'maybe'"},
       {{{"push.allowed_ports", "8443, x"}}, "configuration key [push] allowed_ports: expected port numbers, got 'x'"},
+      // Issue 22: a switch that turns the SSRF guard off needs a test configuration...
+      {{{"push.allow_insecure_endpoints", "true"}},
+       "configuration key [push] allow_insecure_endpoints: turns the SSRF guard off; tests only, needs [server] "
+       "test_mode = true"},
+      {{{"push.allow_insecure_endpoints", "true"}, {"server.test_mode", "false"}},
+       "configuration key [push] allow_insecure_endpoints: turns the SSRF guard off; tests only, needs [server] "
+       "test_mode = true"},
+      {{{"server.front_secret_file", "none"}},
+       "configuration key [server] front_secret_file: none lets every local process that can open the socket skip "
+       "nginx; tests only, needs [server] test_mode = true"},
+      // ... and a test configuration listens on this machine only.
+      {{{"server.test_mode", "true"}, {"server.socket", "10.1.0.5:9000"}, {"server.allowed_peers", "10.1.0.2"}},
+       "configuration key [server] test_mode: only for a test machine, but FastCGI socket '10.1.0.5:9000' is neither "
+       "a unix socket nor a loopback address"},
+      {{{"server.test_mode", "true"}, {"server.outbound_socket", "0.0.0.0:9002"}},
+       "configuration key [server] test_mode: only for a test machine, but FastCGI socket '0.0.0.0:9002' is neither "
+       "a unix socket nor a loopback address"},
+      {{{"server.test_mode", "true"}, {"server.hashing_socket", "[::]:9001"}},
+       "configuration key [server] test_mode: only for a test machine, but FastCGI socket '[::]:9001' is neither a "
+       "unix socket nor a loopback address"},
+      // More workers than the outbound cap can count (twice, during a reload).
+      {{{"server.workers", "129"}},
+       "configuration key [server] workers: 129 workers in all pools, at most 128 (every worker needs a slot of the "
+       "outbound cap, twice during a reload)"},
+      {{{"server.workers", "100"}, {"server.outbound_socket", "/run/svc/o.sock"}, {"server.outbound_workers", "29"}},
+       "configuration key [server] workers: 129 workers in all pools, at most 128 (every worker needs a slot of the "
+       "outbound cap, twice during a reload)"},
+      {{{"server.workers", "64"},
+        {"server.hashing_socket", "/run/svc/h.sock"},
+        {"server.hashing_workers", "64"},
+        {"server.outbound_socket", "/run/svc/o.sock"}},
+       "configuration key [server] workers: 144 workers in all pools, at most 128 (every worker needs a slot of the "
+       "outbound cap, twice during a reload)"},
+      // Database TLS: a client certificate without its key, or without a CA.
+      {{{"database.ssl_ca", "/etc/svc/ca.pem"}, {"database.ssl_cert", "/etc/svc/client.pem"}},
+       "configuration key [database] ssl_key: ssl_cert and ssl_key go together (a client certificate and its key)"},
+      {{{"database.ssl_cert", "/etc/svc/client.pem"}, {"database.ssl_key", "/etc/svc/client.key"}},
+       "configuration key [database] ssl_ca: required with ssl_cert or ssl_verify (TLS to the database is on exactly "
+       "when ssl_ca is set)"},
+      {{{"database.merge.ssl_verify", "false"}},
+       "configuration key [database.merge] ssl_ca: required with ssl_cert or ssl_verify (TLS to the database is on "
+       "exactly when ssl_ca is set)"},
   };
   for (const Row& row : rows) {
     IniValues values = required_values();
@@ -315,10 +379,47 @@ BOOST_AUTO_TEST_CASE(safe_variants_of_refused_settings_pass) {
     for (const auto& [k, v] : extra) values[k] = v;
     BOOST_TEST(error_of(values) == "(no error)");
   }
+  // Test configurations on local sockets, and the worker count at the limit.
+  const std::vector<IniValues> test_configs = {
+      {{"server.test_mode", "true"}, {"push.allow_insecure_endpoints", "true"}},
+      {{"server.test_mode", "true"}, {"server.front_secret_file", "none"}},
+      {{"server.test_mode", "true"},
+       {"server.socket", "127.0.0.1:9000"},
+       {"server.hashing_socket", "[::1]:9001"},
+       {"server.outbound_socket", "/run/o.sock"},
+       {"push.allow_insecure_endpoints", "on"}},
+      {{"server.workers", "100"}, {"server.outbound_workers", "1000"}},  // no outbound pool: not counted
+      {{"server.workers", "112"}, {"server.outbound_socket", "/run/svc/o.sock"}},
+      {{"server.site_cache_seconds", "60"}},
+  };
+  for (const auto& extra : test_configs) {
+    IniValues values = required_values();
+    for (const auto& [k, v] : extra) values[k] = v;
+    BOOST_TEST(error_of(values) == "(no error)");
+  }
   IniValues ports = required_values();
   ports["push.allowed_ports"] = "8443, 9000";
   BOOST_TEST((parse_config(ports, "p.conf").push.allowed_ports == std::vector<int>{8443, 9000}));
   BOOST_TEST(parse_config(required_values(), "d.conf").auth.folder_limits_auth == "token_or_site_key");
+}
+
+BOOST_AUTO_TEST_CASE(database_tls_keys) {
+  IniValues values = required_values();
+  values["database.ssl_ca"] = "/etc/svc/db-ca.pem";
+  values["database.ssl_cert"] = "/etc/svc/db-client.pem";
+  values["database.ssl_key"] = "/etc/svc/db-client.key";
+  values["database.merge.user"] = "svc_merge";
+  values["database.merge.ssl_ca"] = "/etc/svc/db-ca.pem";
+  values["database.merge.ssl_verify"] = "false";
+  const Config c = parse_config(values, "tls.conf");
+  BOOST_TEST(c.database.tls());
+  BOOST_TEST(c.database.ssl_ca == "/etc/svc/db-ca.pem");
+  BOOST_TEST(c.database.ssl_cert == "/etc/svc/db-client.pem");
+  BOOST_TEST(c.database.ssl_key == "/etc/svc/db-client.key");
+  BOOST_TEST(c.database.ssl_verify);
+  BOOST_TEST(c.merge.tls());
+  BOOST_TEST(c.merge.ssl_cert.empty());
+  BOOST_TEST(!c.merge.ssl_verify);
 }
 
 BOOST_AUTO_TEST_CASE(loopback_hosts_and_url_hosts) {

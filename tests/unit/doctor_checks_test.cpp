@@ -3,6 +3,7 @@
 // exit status.
 #include "admin/doctor_checks.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
@@ -12,6 +13,7 @@
 #include <vector>
 
 using namespace svc::admin;
+using svc::config::Config;
 using svc::config::KeySettings;
 using svc::config::SmsSettings;
 
@@ -94,6 +96,79 @@ BOOST_AUTO_TEST_CASE(nginx_snippet) {
   BOOST_TEST((check_nginx_snippet(path).status == Check::Status::Ok));
   std::remove(path);
   BOOST_TEST(check_nginx_snippet(path).detail == std::string(path) + " is missing or unreadable");
+}
+
+// The front secret row: svc's file and nginx's root-only include, each
+// spoiled in one way.
+BOOST_AUTO_TEST_CASE(front_secret_table) {
+  char dir[] = "/tmp/doctor-front-XXXXXX";
+  BOOST_REQUIRE(mkdtemp(dir) != nullptr);
+  const std::string svc_file = std::string(dir) + "/front-secret";
+  const std::string include = std::string(dir) + "/svc-front-secret.conf";
+  const std::string secret(43, 'q');
+  const auto write = [](const std::string& path, const std::string& text, mode_t mode) {
+    std::ofstream(path) << text;
+    chmod(path.c_str(), mode);
+  };
+  const auto good = [&] {
+    write(svc_file, secret + "\n", 0640);
+    write(include, "fastcgi_param  SVC_FRONT_SECRET  \"" + secret + "\";\n", 0600);
+  };
+  const unsigned me = geteuid();
+  const unsigned stranger = me + 1;
+
+  good();
+  Check row = check_front_secret(svc_file, include, me);
+  BOOST_TEST((row.status == Check::Status::Ok), row.detail);
+  BOOST_TEST(row.detail == include + " (root only) and " + svc_file + " agree");
+  if (me == 0) {
+    BOOST_TEST((check_front_secret(svc_file, include, stranger).status == Check::Status::Ok),
+               "owned by root: passes whoever runs doctor");
+  } else {
+    BOOST_TEST(check_front_secret(svc_file, include, stranger).detail == include + " is not owned by root");
+  }
+  BOOST_TEST(check_front_secret("", include, me).detail ==
+             "off ([server] front_secret_file = none): any process that can open the socket skips nginx");
+
+  write(include, "fastcgi_param  SVC_FRONT_SECRET  \"" + secret + "\";\n", 0640);
+  BOOST_TEST(check_front_secret(svc_file, include, me).detail ==
+             include + " is readable by other users than its owner (PHP-FPM could read the secret)");
+  write(include, "fastcgi_param  SVC_FRONT_SECRET  \"" + std::string(43, 'r') + "\";\n", 0600);
+  BOOST_TEST(check_front_secret(svc_file, include, me).detail ==
+             include + " does not pass [server] front_secret_file's secret as SVC_FRONT_SECRET");
+  write(include, "fastcgi_param  SVC_FRONT_SECRET  \"" + secret + "x\";\n", 0600);
+  BOOST_TEST((check_front_secret(svc_file, include, me).status == Check::Status::Fail), "a longer value differs");
+  std::remove(include.c_str());
+  BOOST_TEST(check_front_secret(svc_file, include, me).detail == include + " is missing");
+
+  good();
+  chmod(svc_file.c_str(), 0644);
+  BOOST_TEST(check_front_secret(svc_file, include, me).detail == svc_file + " is readable by other users");
+  write(svc_file, "short\n", 0640);
+  BOOST_TEST((check_front_secret(svc_file, include, me).status == Check::Status::Fail));
+  std::remove(svc_file.c_str());
+  BOOST_TEST(check_front_secret(svc_file, include, me).detail.find("cannot read " + svc_file) != std::string::npos);
+  std::remove(include.c_str());
+  rmdir(dir);
+}
+
+BOOST_AUTO_TEST_CASE(protective_settings) {
+  Config c;
+  Check row = check_protective_settings(c);
+  BOOST_TEST((row.status == Check::Status::Ok));
+  BOOST_TEST(row.detail ==
+             "no tests-only setting; a revoked site key stops working within 1 s ([server] site_cache_seconds)");
+  c.server.site_cache_seconds = 60;
+  BOOST_TEST(check_protective_settings(c).detail.find("within 60 s") != std::string::npos);
+  c.server.test_mode = true;
+  BOOST_TEST(check_protective_settings(c).detail == "[server] test_mode = true: a test configuration");
+  c.push.allow_insecure_endpoints = true;
+  c.server.front_secret_file.clear();
+  row = check_protective_settings(c);
+  BOOST_TEST((row.status == Check::Status::Fail));
+  BOOST_TEST(row.detail ==
+             "[server] test_mode = true: a test configuration; [push] allow_insecure_endpoints = true (no SSRF "
+             "guard); [server] front_secret_file = none");
 }
 
 BOOST_AUTO_TEST_CASE(table_and_exit_status) {
