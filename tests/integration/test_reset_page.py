@@ -14,10 +14,10 @@ import json
 import os
 import re
 import subprocess
-import unittest
 
 import svc_stack
 from svc_stack import ApiTest, HTTP_PORT, admin, post, request, unique_email, wait_for_mail
+import runner
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BROWSER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reset_page_browser.js")
@@ -132,4 +132,4 @@ class ResetPageBrowserTest(ApiTest):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    runner.main()

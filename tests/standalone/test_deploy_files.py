@@ -29,6 +29,8 @@ import time
 import unittest
 from pathlib import Path
 
+import runner
+
 SOURCE_DIR = Path(os.environ.get("SVC_SOURCE_DIR") or Path(__file__).resolve().parents[2])
 NGINX_DIR = SOURCE_DIR / "nginx"
 SYSTEMD_DIR = SOURCE_DIR / "systemd"
@@ -36,6 +38,14 @@ SEARCH_PATH = os.environ.get("PATH", "") + ":/usr/sbin:/sbin:/usr/bin:/bin"
 NGINX = shutil.which("nginx", path=SEARCH_PATH)
 OPENSSL = shutil.which("openssl", path=SEARCH_PATH)
 SYSTEMD_ANALYZE = shutil.which("systemd-analyze", path=SEARCH_PATH)
+
+
+def require(tool, name):
+    """A tool scripts/install-deps.sh installs: its absence fails the test
+    (runner.py), it is never a reason to skip."""
+    if not tool:
+        raise AssertionError("%s not found on PATH: scripts/install-deps.sh installs it" % name)
+    return tool
 
 PLACEHOLDERS = {"@PREFIX@", "@HTTP_PORT@", "@FCGI_SOCKET@", "@HASHING_SOCKET@", "@OUTBOUND_SOCKET@", "@USER_LINE@",
                 "@ACCESS_LOG@", "@SOURCE_DIR@"}
@@ -263,9 +273,12 @@ class EchoFastCGI:
         return Handler
 
 
-@unittest.skipUnless(NGINX, "nginx not installed")
 class NginxFilesTest(unittest.TestCase):
     """Static rules the nginx files must keep (see the comments in them)."""
+
+    @classmethod
+    def setUpClass(cls):
+        require(NGINX, "nginx")
 
     def test_stack_template_placeholders_and_shape(self):
         text = read(NGINX_DIR / "stack.conf.in")
@@ -370,19 +383,20 @@ class NginxFilesTest(unittest.TestCase):
         self.assertRegex(strip_comments(dev), r"zone=svc_auth:10m\s+rate=10000r/s;")
 
 
-@unittest.skipUnless(NGINX, "nginx not installed")
 class NginxConfigTestTest(unittest.TestCase):
     """`nginx -t` on every way the files are meant to be included."""
+
+    @classmethod
+    def setUpClass(cls):
+        require(NGINX, "nginx")
 
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="svc-deploy-"))
         self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
 
     def self_signed_cert(self):
-        if not OPENSSL:
-            self.skipTest("openssl not installed")
         cert, key = self.tmp / "fullchain.pem", self.tmp / "privkey.pem"
-        r = run([OPENSSL, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+        r = run([require(OPENSSL, "openssl"), "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
                  "-nodes", "-days", "1", "-subj", "/CN=localhost", "-keyout", str(key), "-out", str(cert)])
         self.assertEqual(r.returncode, 0, r.stderr)
         return cert, key
@@ -421,8 +435,8 @@ http {{
 
     def test_production_site_in_debian_layout(self):
         """Installed as docs/deploy.md says, next to Debian's default nginx.conf and site."""
-        if not Path("/etc/nginx/nginx.conf").is_file():
-            self.skipTest("no /etc/nginx/nginx.conf to copy")
+        # Debian's nginx package ships it: missing means a broken nginx install.
+        self.assertTrue(Path("/etc/nginx/nginx.conf").is_file(), "no /etc/nginx/nginx.conf to copy")
         etc = self.tmp / "etc-nginx"
         shutil.copytree("/etc/nginx", etc, symlinks=False, ignore_dangling_symlinks=True)
         main = read(etc / "nginx.conf").replace("/etc/nginx/", f"{etc}/")
@@ -445,10 +459,13 @@ http {{
         self.assertEqual(r.returncode, 0, r.stderr)
 
 
-@unittest.skipUnless(NGINX, "nginx not installed")
 class NginxLiveTest(unittest.TestCase):
     """nginx on the rendered stack template with no FastCGI backend: every
     answer comes from nginx, so these are exactly nginx's JSON error pages."""
+
+    @classmethod
+    def setUpClass(cls):
+        require(NGINX, "nginx")
 
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="svc-deploy-live-"))
@@ -786,4 +803,4 @@ class DeployDocTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    runner.main()
