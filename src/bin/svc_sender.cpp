@@ -27,6 +27,7 @@
 #include "db/site_mail_repo.hpp"
 #include "messaging/sender.hpp"
 #include "messaging/sender_run_record.hpp"
+#include "messaging/smtp_config.hpp"
 #include "messaging/smtp_session.hpp"
 
 namespace {

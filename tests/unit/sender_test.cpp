@@ -1,5 +1,6 @@
-// The sender's pure parts (From parsing, Message-ID, backoff, outcome) and
-// its batch loop against an in-memory outbox and a scripted mailer.
+// The sender's batch loop against an in-memory outbox and a scripted mailer,
+// and the pure parts it uses (messaging/address: From parsing;
+// outgoing_mail: Message-ID, row -> mail; retry_policy: backoff, outcome).
 #include "messaging/sender.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -13,7 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "messaging/address.hpp"
 #include "messaging/mime.hpp"
+#include "messaging/outgoing_mail.hpp"
+#include "messaging/retry_policy.hpp"
 
 namespace m = svc::messaging;
 namespace db = svc::db;
