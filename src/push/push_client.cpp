@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/printable.hpp"
 #include "core/text.hpp"
 #include "push/address_policy.hpp"
 
@@ -94,14 +95,6 @@ const char* invalid_request_reason(const PushRequest& r) {
     return "control character in endpoint or Authorization";
   }
   return nullptr;
-}
-
-std::string printable(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (!std::isprint(static_cast<unsigned char>(c))) c = '?';
-  }
-  return out;
 }
 
 PushOutcome classify(long status) {
@@ -213,7 +206,7 @@ PushResult CurlPushClient::perform(void* handle, const PushRequest& request) {
   long status = 0;
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
   return {classify(status), status,
-          "HTTP " + std::to_string(status) + (response_start.empty() ? "" : ": " + printable(response_start))};
+          "HTTP " + std::to_string(status) + (response_start.empty() ? "" : ": " + core::printable(response_start))};
 }
 
 }  // namespace svc::push
