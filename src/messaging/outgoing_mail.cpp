@@ -32,16 +32,16 @@ std::string message_id_for(long long log_id, long long site_id, std::string_view
 
 OutgoingMail outgoing_mail_for(const db::OutboxMessage& row) {
   OutgoingMail mail;
-  const Mailbox from = parse_mailbox(row.from);
+  const Mailbox from = parse_mailbox(row.mail.from);
   mail.from = from.address;
   mail.from_name = from.name;
-  mail.to = addresses(row.recipient);
-  mail.cc = addresses(row.cc);
-  mail.bcc = addresses(row.bcc);
-  mail.subject = row.subject;
-  mail.html = row.body;
+  mail.to = addresses(row.mail.recipient);
+  mail.cc = addresses(row.mail.cc);
+  mail.bcc = addresses(row.mail.bcc);
+  mail.subject = row.mail.subject;
+  mail.html = row.mail.body;
   mail.date_unix = row.created_unix;
-  mail.message_id = message_id_for(row.id, row.site_id, from.address);
+  mail.message_id = message_id_for(row.id, row.mail.site_id, from.address);
   return mail;
 }
 

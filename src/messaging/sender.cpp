@@ -77,7 +77,7 @@ BatchCounts Sender::run_batch() {
   state.counts.claimed = static_cast<int>(state.rows.size());
   if (dkim_lookup_) {
     for (const auto& row : state.rows) {
-      if (!dkim_keys_.count(row.site_id)) dkim_keys_[row.site_id] = dkim_lookup_(row.site_id);
+      if (!dkim_keys_.count(row.mail.site_id)) dkim_keys_[row.mail.site_id] = dkim_lookup_(row.mail.site_id);
     }
   }
   const std::size_t sessions = std::min(mailers_.size(), state.rows.size());
@@ -144,7 +144,7 @@ void Sender::run_session(Mailer& mailer, BatchState& state) {
 // follows (the slow part) runs unlocked.
 void Sender::send_one(Mailer& mailer, const db::OutboxMessage& row, BatchState& state) {
   OutgoingMail mail = outgoing_mail_for(row);
-  if (auto key = dkim_keys_.find(row.site_id); key != dkim_keys_.end()) mail.dkim = key->second;
+  if (auto key = dkim_keys_.find(row.mail.site_id); key != dkim_keys_.end()) mail.dkim = key->second;
   const SendResult result = mailer.send(mail);
   std::lock_guard lock(queue_mutex_);
   BatchCounts& counts = state.counts;
@@ -181,7 +181,10 @@ void Sender::send_one(Mailer& mailer, const db::OutboxMessage& row, BatchState& 
   if (!recorded) ++counts.claim_lost;
   if (outcome != Outcome::Sent || !recorded) {
     core::LogLine line(outcome == Outcome::Failed ? "error" : "warn", recorded ? outcome_event(outcome) : "claim_lost");
-    line.num("id", row.id).num("site_id", row.site_id).str("mail_event", row.event).num("attempts", row.attempts + 1);
+    line.num("id", row.id)
+        .num("site_id", row.mail.site_id)
+        .str("mail_event", row.mail.event)
+        .num("attempts", row.attempts + 1);
     if (outcome == Outcome::Retry) line.num("retry_in", delay);
     if (outcome != Outcome::Sent) line.str("error", result.detail);
     line.emit();
