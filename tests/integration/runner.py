@@ -5,7 +5,7 @@ unittest exits 0 when tests were skipped, so ctest would print "Passed" for
 a file that tested nothing. Here a file whose tests all passed exits 0, a
 file with any failure or error exits 1, and a file that passed but skipped
 something exits SKIP_EXIT (77), which tests/CMakeLists.txt declares as the
-SKIP_RETURN_CODE: ctest then reports the file as "Not Run" (skipped), and
+SKIP_RETURN_CODE: ctest then reports the file as "Skipped" (under "did not run"), and
 its output names each skipped test with the reason. A file that ran no test
 at all fails.
 
@@ -29,7 +29,7 @@ def main():
         print("runner: no test ran", file=sys.stderr)
         sys.exit(1)
     if result.skipped:
-        print("runner: %d skipped (exit %d, ctest shows Not Run):" % (len(result.skipped), SKIP_EXIT),
+        print("runner: %d skipped (exit %d: ctest reports the file as Skipped):" % (len(result.skipped), SKIP_EXIT),
               file=sys.stderr)
         for test, reason in result.skipped:
             print("  SKIPPED %s: %s" % (test, reason), file=sys.stderr)
