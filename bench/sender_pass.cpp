@@ -23,11 +23,10 @@
 #include "db/database.hpp"
 #include "db/outbox_repo.hpp"
 #include "messaging/sender.hpp"
+#include "messaging/smtp_config.hpp"
 #include "messaging/smtp_session.hpp"
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 int main(int argc, char** argv) {
   bool reuse = true;
@@ -46,10 +45,10 @@ int main(int argc, char** argv) {
     settings.backoff_seconds = config.smtp.backoff_seconds;
     svc::messaging::SmtpMailer mailer(svc::messaging::smtp_settings(config.smtp), reuse);
     svc::core::SystemClock clock;
-    svc::messaging::Sender sender(repo, mailer, clock, settings,
-                                  "bench:" + std::to_string(getpid()) + ":" +
-                                      svc::crypto::hex_encode(svc::crypto::random_bytes(4)),
-                                  [](std::uint32_t upper) { return randombytes_uniform(upper); });
+    svc::messaging::Sender sender(
+        repo, mailer, clock, settings,
+        "bench:" + std::to_string(getpid()) + ":" + svc::crypto::hex_encode(svc::crypto::random_bytes(4)),
+        [](std::uint32_t upper) { return randombytes_uniform(upper); });
     const auto started = std::chrono::steady_clock::now();
     const auto totals = sender.run_pass();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

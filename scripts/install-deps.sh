@@ -8,6 +8,8 @@ packages=(
   libfcgi-dev rapidjson-dev libsodium-dev libmysqlcppconn-dev
   libcurl4-openssl-dev libpoco-dev libboost-test-dev libssl-dev
   nginx mariadb-server mariadb-client
+  # the deploy-file tests make a self-signed certificate for `nginx -t`
+  openssl
   python3-aiosmtpd php-cli curl wrk
   # make format-check; make fuzz (clang only recommends libclang-rt-dev,
   # which holds libFuzzer and clang's sanitizer runtimes)

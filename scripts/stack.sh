@@ -301,7 +301,9 @@ up() {
   wait_for 20 "svc-fcgi hashing pool" test -S "$(hashing_socket)"
   wait_for 20 "svc-fcgi outbound pool" test -S "$(outbound_socket)"
   local sender_loop=${SVC_SENDER_LOOP:-1}
-  if [ "$sender_loop" != "0" ] && "$bin/svc-sender" --help 2>/dev/null | grep -q -- '--loop'; then
+  # No probe of the sender's --help: a changed help text would silently
+  # skip every delivery test (issue 28). The build always has --loop.
+  if [ "$sender_loop" != "0" ]; then
     start_bg svc-sender "$dir/svc-sender.log" "$bin/svc-sender" --config "$dir/svc.conf" --loop "$sender_loop"
   fi
   if ! alive nginx; then

@@ -8,7 +8,6 @@
 #include "db/notification_repo.hpp"
 #include "http/validate.hpp"
 #include "messaging/address.hpp"
-#include "messaging/sender.hpp"
 
 namespace svc::admin {
 namespace {

@@ -27,6 +27,7 @@
 #include "db/site_mail_repo.hpp"
 #include "messaging/sender.hpp"
 #include "messaging/sender_run_record.hpp"
+#include "messaging/smtp_config.hpp"
 #include "messaging/smtp_session.hpp"
 
 namespace {
@@ -118,9 +119,10 @@ void print_due(svc::db::OutboxRepo& repo, int batch) {
   std::printf("%zu row(s) due (showing at most %d; nothing claimed, nothing sent)\n", rows.size(), batch);
   for (const auto& r : rows) {
     using svc::core::mask_controls;  // a stored value on one output line
-    std::printf("id=%lld site=%lld event=%s attempts=%d to=%s cc=%s bcc=%s subject=%s\n", r.id, r.site_id,
-                mask_controls(r.event).c_str(), r.attempts, mask_controls(r.recipient).c_str(),
-                mask_controls(r.cc).c_str(), mask_controls(r.bcc).c_str(), mask_controls(r.subject).c_str());
+    std::printf("id=%lld site=%lld event=%s attempts=%d to=%s cc=%s bcc=%s subject=%s\n", r.id, r.mail.site_id,
+                mask_controls(r.mail.event).c_str(), r.attempts, mask_controls(r.mail.recipient).c_str(),
+                mask_controls(r.mail.cc).c_str(), mask_controls(r.mail.bcc).c_str(),
+                mask_controls(r.mail.subject).c_str());
   }
 }
 

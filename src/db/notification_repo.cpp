@@ -71,15 +71,19 @@ void NotificationRepo::enqueue(const OutboxEntry& e) {
   // ("ab", "c") apart. LAST_INSERT_ID(id) makes a duplicate report the row
   // that is already there.
   const std::string dedup =
-      e.request_id.empty() ? std::string() : e.request_id + '\x1f' + e.event + '\x1f' + e.recipient;
+      e.request_id.empty() ? std::string() : e.request_id + '\x1f' + e.mail.event + '\x1f' + e.mail.recipient;
   db_.execute_idempotent(
       "INSERT INTO svc_notification_log (site_id, notification_id, event, recipient, `from`, cc, bcc, subject, body,"
       " status, next_attempt_at, table_name, record_id, request_id, priority, dedup_key)"
       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'Pending', NOW(), ?, ?, ?, ?, UNHEX(SHA2(?, 256)))"
       " ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id)",
       [&](Params& p) {
-        p.integer(e.site_id).id_or_null(e.notification_id).text(e.event).text(e.recipient).text(e.from);
-        p.text(e.cc).text(e.bcc).text(e.subject).text(e.body);
+        p.integer(e.mail.site_id)
+            .id_or_null(e.notification_id)
+            .text(e.mail.event)
+            .text(e.mail.recipient)
+            .text(e.mail.from);
+        p.text(e.mail.cc).text(e.mail.bcc).text(e.mail.subject).text(e.mail.body);
         p.text_or_null(e.table_name).id_or_null(e.record_id).text_or_null(e.request_id);
         p.integer(e.priority).text_or_null(dedup);
       });

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "db/database.hpp"
+#include "db/outbox_mail.hpp"
 
 namespace svc::db {
 
@@ -29,15 +30,8 @@ struct Template {
 
 // A rendered e-mail queued in the outbox (svc_notification_log), status Pending.
 struct OutboxEntry {
-  long long site_id = 0;
+  OutboxMail mail;
   long long notification_id = 0;
-  std::string event;
-  std::string recipient;  // comma-separated; "" when only BCC
-  std::string from;
-  std::string cc;
-  std::string bcc;
-  std::string subject;
-  std::string body;
   std::string table_name;  // "" = no linked record
   long long record_id = 0;
   std::string request_id;

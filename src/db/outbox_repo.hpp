@@ -12,20 +12,14 @@
 #include <vector>
 
 #include "db/database.hpp"
+#include "db/outbox_mail.hpp"
 
 namespace svc::db {
 
 // One claimed (or, for --dry-run, due) outbox row: what the sender needs.
 struct OutboxMessage {
   long long id = 0;
-  long long site_id = 0;
-  std::string event;
-  std::string recipient;  // comma-separated; "" when only BCC
-  std::string cc;
-  std::string bcc;
-  std::string from;  // "Name <addr>" or a bare address
-  std::string subject;
-  std::string body;  // HTML
+  OutboxMail mail;
   int attempts = 0;  // failed attempts so far
   long long created_unix = 0;
 };

@@ -6,14 +6,14 @@ namespace svc::db {
 OutboxMessage read_message(RowReader& r) {
   OutboxMessage m;
   m.id = r.integer();
-  m.site_id = r.integer();
-  m.event = r.text();
-  m.recipient = r.text();
-  m.cc = r.text();
-  m.bcc = r.text();
-  m.from = r.text();
-  m.subject = r.text();
-  m.body = r.text();
+  m.mail.site_id = r.integer();
+  m.mail.event = r.text();
+  m.mail.recipient = r.text();
+  m.mail.cc = r.text();
+  m.mail.bcc = r.text();
+  m.mail.from = r.text();
+  m.mail.subject = r.text();
+  m.mail.body = r.text();
   m.attempts = static_cast<int>(r.integer());
   m.created_unix = r.integer();
   return m;

@@ -17,15 +17,15 @@ bool is_account_event(const std::string& event) { return event == "password-rese
 db::OutboxEntry compose(const db::Site& site, const db::Template& tmpl, const MergeValues& values,
                         const Recipients& recipients, const std::string& request_id, const RecordLink& link) {
   db::OutboxEntry e;
-  e.site_id = site.id;
+  e.mail.site_id = site.id;
   e.notification_id = tmpl.id;
-  e.event = tmpl.event;
-  e.recipient = core::join(recipients.to, ",");
-  e.from = core::strip_controls(tmpl.from.empty() ? site.email_from : tmpl.from);
-  e.cc = core::join(recipients.cc, ",");
-  e.bcc = core::join(recipients.bcc, ",");
-  e.subject = core::utf8_clean(merge_plain_line(tmpl.subject, values), kMaxSubjectBytes);
-  e.body = merge_html(tmpl.content, values);
+  e.mail.event = tmpl.event;
+  e.mail.recipient = core::join(recipients.to, ",");
+  e.mail.from = core::strip_controls(tmpl.from.empty() ? site.email_from : tmpl.from);
+  e.mail.cc = core::join(recipients.cc, ",");
+  e.mail.bcc = core::join(recipients.bcc, ",");
+  e.mail.subject = core::utf8_clean(merge_plain_line(tmpl.subject, values), kMaxSubjectBytes);
+  e.mail.body = merge_html(tmpl.content, values);
   e.table_name = link.table;
   e.record_id = link.record_id;
   e.request_id = request_id;

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/text.hpp"
+#include "crypto/encoding.hpp"
 #include "messaging/html_text.hpp"
 
 namespace svc::messaging {
@@ -22,33 +23,6 @@ constexpr std::size_t kWordBytes = 39;
 // An ASCII header word longer than this is sent as encoded-words instead, so
 // no line can reach 998 however the value looks.
 constexpr std::size_t kLongestPlainWord = 900;
-
-std::string base64(std::string_view in) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const std::uint32_t n = static_cast<std::uint32_t>(static_cast<unsigned char>(in[i]) << 16) |
-                            static_cast<std::uint32_t>(static_cast<unsigned char>(in[i + 1]) << 8) |
-                            static_cast<unsigned char>(in[i + 2]);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += kAlphabet[(n >> 6) & 63];
-    out += kAlphabet[n & 63];
-  }
-  if (i < in.size()) {
-    std::uint32_t n = static_cast<std::uint32_t>(static_cast<unsigned char>(in[i]) << 16);
-    if (i + 1 < in.size()) {
-      n |= static_cast<std::uint32_t>(static_cast<unsigned char>(in[i + 1]) << 8);
-    }
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += i + 1 < in.size() ? kAlphabet[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
 
 bool is_plain_ascii(std::string_view s) {
   for (char c : s) {
@@ -68,7 +42,7 @@ std::vector<std::string> encoded_words(std::string_view utf8) {
       // Back off while the next byte is a continuation byte (10xxxxxx).
       while (n > 1 && (static_cast<unsigned char>(utf8[i + n]) & 0xc0) == 0x80) --n;
     }
-    words.push_back("=?UTF-8?B?" + base64(utf8.substr(i, n)) + "?=");
+    words.push_back("=?UTF-8?B?" + crypto::base64_encode(utf8.substr(i, n)) + "?=");
     i += n;
   }
   return words;

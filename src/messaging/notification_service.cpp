@@ -128,7 +128,7 @@ NotifyOutcome notify(core::Context& ctx, const db::Site& site, const Notificatio
 
   db::OutboxEntry entry = compose(site, *tmpl, values, r, n.request_id, RecordLink{n.table, n.master_id});
   entry.priority = std::max(entry.priority, db::kPriorityNormal);  // high is for the account flows only
-  if (entry.recipient.size() > kMaxRecipientBytes) {
+  if (entry.mail.recipient.size() > kMaxRecipientBytes) {
     throw http::ApiError::validation(to.field, "too many recipients (2048 bytes at most)");
   }
   enqueue(ctx, entry);

@@ -1,25 +1,15 @@
 #include "messaging/sender.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <exception>
 #include <thread>
 #include <utility>
 
 #include "core/log.hpp"
-#include "core/text.hpp"
-#include "messaging/address.hpp"
+#include "messaging/outgoing_mail.hpp"
 
 namespace svc::messaging {
 namespace {
-
-constexpr long long kMaxRetryDelaySeconds = 86400;
-
-std::vector<std::string> addresses(std::string_view list) {
-  std::vector<std::string> out;
-  for (const auto& item : split_addresses(list)) out.push_back(parse_mailbox(item).address);
-  return out;
-}
 
 const char* outcome_event(Outcome o) {
   switch (o) {
@@ -34,73 +24,6 @@ const char* outcome_event(Outcome o) {
 }
 
 }  // namespace
-
-Mailbox parse_mailbox(std::string_view text) {
-  const std::string clean = core::strip_controls(text);
-  std::string_view s = core::trim_blanks(clean);
-  const auto open = s.rfind('<');
-  if (s.empty() || s.back() != '>' || open == std::string_view::npos) return {"", std::string(s)};
-  Mailbox m;
-  m.address = std::string(core::trim_blanks(s.substr(open + 1, s.size() - open - 2)));
-  std::string_view name = core::trim_blanks(s.substr(0, open));
-  if (name.size() >= 2 && name.front() == '"' && name.back() == '"') {
-    name = name.substr(1, name.size() - 2);
-    for (std::size_t i = 0; i < name.size(); ++i) {
-      if (name[i] == '\\' && i + 1 < name.size()) ++i;
-      m.name.push_back(name[i]);
-    }
-  } else {
-    m.name = std::string(name);
-  }
-  return m;
-}
-
-std::string message_id_for(long long log_id, long long site_id, std::string_view from_address) {
-  std::string domain;
-  if (auto at = from_address.rfind('@'); at != std::string_view::npos) {
-    domain = core::ascii_lower(from_address.substr(at + 1));
-  }
-  const bool usable = !domain.empty() && std::all_of(domain.begin(), domain.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '-' || c == '.';
-  });
-  if (!usable) domain = "localhost";
-  return "<svc." + std::to_string(log_id) + "." + std::to_string(site_id) + "@" + domain + ">";
-}
-
-long long retry_delay_seconds(long long base_seconds, int failures_before, unsigned jitter_permille) {
-  long long nominal = std::clamp(base_seconds, 1LL, kMaxRetryDelaySeconds);
-  for (int i = 0; i < failures_before && nominal < kMaxRetryDelaySeconds; ++i) nominal *= 2;
-  nominal = std::min(nominal, kMaxRetryDelaySeconds);
-  const long long scaled = nominal * (800 + std::min(jitter_permille, 400u)) / 1000;
-  return std::max(1LL, scaled);
-}
-
-Outcome decide_outcome(SendStatus status, int failures_before, int max_attempts) {
-  switch (status) {
-    case SendStatus::Sent:
-      return Outcome::Sent;
-    case SendStatus::PermanentFailure:
-      return Outcome::Failed;
-    case SendStatus::TemporaryFailure:
-      return failures_before + 1 >= max_attempts ? Outcome::Failed : Outcome::Retry;
-  }
-  return Outcome::Failed;
-}
-
-OutgoingMail outgoing_mail_for(const db::OutboxMessage& row) {
-  OutgoingMail mail;
-  const Mailbox from = parse_mailbox(row.from);
-  mail.from = from.address;
-  mail.from_name = from.name;
-  mail.to = addresses(row.recipient);
-  mail.cc = addresses(row.cc);
-  mail.bcc = addresses(row.bcc);
-  mail.subject = row.subject;
-  mail.html = row.body;
-  mail.date_unix = row.created_unix;
-  mail.message_id = message_id_for(row.id, row.site_id, from.address);
-  return mail;
-}
 
 BatchCounts& BatchCounts::operator+=(const BatchCounts& o) {
   claimed += o.claimed;
@@ -154,7 +77,7 @@ BatchCounts Sender::run_batch() {
   state.counts.claimed = static_cast<int>(state.rows.size());
   if (dkim_lookup_) {
     for (const auto& row : state.rows) {
-      if (!dkim_keys_.count(row.site_id)) dkim_keys_[row.site_id] = dkim_lookup_(row.site_id);
+      if (!dkim_keys_.count(row.mail.site_id)) dkim_keys_[row.mail.site_id] = dkim_lookup_(row.mail.site_id);
     }
   }
   const std::size_t sessions = std::min(mailers_.size(), state.rows.size());
@@ -210,10 +133,18 @@ void Sender::run_session(Mailer& mailer, BatchState& state) {
 }
 
 // Sends without the lock (the sessions' SMTP exchanges overlap), then
-// records the outcome with it.
+// records the outcome with it. Why the database call runs under
+// queue_mutex_: the OutboxQueue is one database connection, which is not
+// thread-safe, and every session (and run_batch's claims and releases) goes
+// through it, so each call on it must be serialised anyway. Holding the lock
+// across the write and the counting also keeps the counts and
+// temporary_in_a_row in the order the outcomes were written, so the
+// relay-trouble decision sees what the table shows. The price is small: the
+// write is one short UPDATE by primary key, while the SMTP exchange it
+// follows (the slow part) runs unlocked.
 void Sender::send_one(Mailer& mailer, const db::OutboxMessage& row, BatchState& state) {
   OutgoingMail mail = outgoing_mail_for(row);
-  if (auto key = dkim_keys_.find(row.site_id); key != dkim_keys_.end()) mail.dkim = key->second;
+  if (auto key = dkim_keys_.find(row.mail.site_id); key != dkim_keys_.end()) mail.dkim = key->second;
   const SendResult result = mailer.send(mail);
   std::lock_guard lock(queue_mutex_);
   BatchCounts& counts = state.counts;
@@ -250,7 +181,10 @@ void Sender::send_one(Mailer& mailer, const db::OutboxMessage& row, BatchState& 
   if (!recorded) ++counts.claim_lost;
   if (outcome != Outcome::Sent || !recorded) {
     core::LogLine line(outcome == Outcome::Failed ? "error" : "warn", recorded ? outcome_event(outcome) : "claim_lost");
-    line.num("id", row.id).num("site_id", row.site_id).str("mail_event", row.event).num("attempts", row.attempts + 1);
+    line.num("id", row.id)
+        .num("site_id", row.mail.site_id)
+        .str("mail_event", row.mail.event)
+        .num("attempts", row.attempts + 1);
     if (outcome == Outcome::Retry) line.num("retry_in", delay);
     if (outcome != Outcome::Sent) line.str("error", result.detail);
     line.emit();
@@ -272,24 +206,6 @@ BatchCounts Sender::run_pass() {
 
 void Sender::close_sessions() {
   for (Mailer* m : mailers_) m->close();
-}
-
-SmtpSettings smtp_settings(const config::SmtpSettings& c) {
-  SmtpSettings s;
-  s.host = c.host;
-  s.port = c.port;
-  s.security = c.security == "tls"        ? SmtpSettings::Security::Tls
-               : c.security == "starttls" ? SmtpSettings::Security::StartTls
-                                          : SmtpSettings::Security::Plain;
-  s.auth = c.auth == "login"   ? SmtpSettings::AuthMethod::Login
-           : c.auth == "plain" ? SmtpSettings::AuthMethod::Plain
-                               : SmtpSettings::AuthMethod::None;
-  s.username = c.username;
-  s.password = c.password;
-  s.timeout_seconds = c.timeout;
-  s.verify_peer = c.verify_peer;
-  s.helo_name = c.helo_name;
-  return s;
 }
 
 }  // namespace svc::messaging

@@ -18,52 +18,14 @@
 #include <string_view>
 #include <vector>
 
-#include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
 #include "db/outbox_repo.hpp"
 #include "messaging/mime.hpp"
+#include "messaging/retry_policy.hpp"
 #include "messaging/smtp_session.hpp"
 
 namespace svc::messaging {
-
-// --- pure helpers ---
-
-struct Mailbox {
-  std::string name;     // display name, "" when none
-  std::string address;  // bare address (not validated here)
-};
-
-// "Name <addr>", "\"Last, First\" <addr>", "<addr>" or a bare "addr".
-// Blanks are trimmed, a quoted name is unquoted, controls are removed.
-Mailbox parse_mailbox(std::string_view text);
-
-// "<svc.{log_id}.{site_id}@{domain of from_address}>": the same for every
-// attempt of one row, so a receiver can drop the duplicate that
-// at-least-once delivery may produce. "localhost" when the address has no
-// usable domain.
-std::string message_id_for(long long log_id, long long site_id, std::string_view from_address);
-
-// Delay before the next attempt after a temporary failure:
-// base_seconds * 2^failures_before (failures_before = attempts already
-// recorded, so the first retry waits base_seconds), capped at one day, then
-// scaled by (800 + jitter_permille) / 1000, i.e. -20%..+20% for
-// jitter_permille in [0, 400] (larger values are clamped). At least 1.
-long long retry_delay_seconds(long long base_seconds, int failures_before, unsigned jitter_permille);
-
-enum class Outcome { Sent, Retry, Failed };
-
-// What to record for a send result of a row with `failures_before` recorded
-// attempts: a temporary failure that would be attempt number max_attempts
-// is final.
-Outcome decide_outcome(SendStatus status, int failures_before, int max_attempts);
-
-// The e-mail for one outbox row: From split into name and address, the
-// address lists split, Date = the row's creation time (stable across
-// retries, like the Message-ID), text part derived from the HTML.
-OutgoingMail outgoing_mail_for(const db::OutboxMessage& row);
-
-// --- the batch loop ---
 
 struct SenderSettings {
   int batch = 50;
@@ -143,8 +105,5 @@ class Sender {
   Uniform uniform_;
   const volatile std::sig_atomic_t* stop_;
 };
-
-// The SMTP session settings for a [smtp] configuration section.
-SmtpSettings smtp_settings(const config::SmtpSettings& c);
 
 }  // namespace svc::messaging

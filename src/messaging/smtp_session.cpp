@@ -1,6 +1,5 @@
 #include "messaging/smtp_session.hpp"
 
-#include <Poco/Base64Encoder.h>
 #include <Poco/Exception.h>
 #include <Poco/Net/Context.h>
 #include <Poco/Net/DNS.h>
@@ -19,7 +18,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/printable.hpp"
 #include "core/text.hpp"
+#include "crypto/encoding.hpp"
 #include "http/validate.hpp"
 
 // Why not Poco::Net::SMTPClientSession: its DialogSocket reply reader spins
@@ -80,23 +81,8 @@ class SigpipeGuard {
   bool was_pending_ = false;
 };
 
-std::string base64(const std::string& in) {
-  std::ostringstream out;
-  Poco::Base64Encoder encoder(out);
-  encoder.rdbuf()->setLineLength(0);
-  encoder << in;
-  encoder.close();
-  return out.str();
-}
-
 SendResult temporary(std::string detail) { return {SendStatus::TemporaryFailure, std::move(detail)}; }
 SendResult permanent(std::string detail) { return {SendStatus::PermanentFailure, std::move(detail)}; }
-
-std::string printable(std::string_view s) {
-  std::string out = core::strip_controls(s);
-  if (out.size() > 200) out = out.substr(0, 200) + "...";
-  return out;
-}
 
 // One SMTP connection: a (possibly TLS) socket and the bytes received but not
 // yet consumed. Transport failures surface as Poco exceptions.
@@ -128,7 +114,7 @@ class Connection {
       const bool digits =
           line.size() >= 3 && std::all_of(line.begin(), line.begin() + 3, [](char c) { return c >= '0' && c <= '9'; });
       if (!digits || (line.size() > 3 && line[3] != ' ' && line[3] != '-')) {
-        return {0, "malformed reply: " + printable(line)};
+        return {0, "malformed reply: " + core::printable(line)};
       }
       if (reply.code < 0) reply.code = std::stoi(line.substr(0, 3));
       if (reply.text.size() < kMaxReplyText) reply.text += (reply.text.empty() ? "" : " ") + line;
@@ -247,14 +233,14 @@ class SessionOpener {
       case Method::None:
         return {250, ""};
       case Method::Plain:
-        return conn.command("AUTH PLAIN " +
-                            base64(std::string(1, '\0') + settings_.username + '\0' + settings_.password));
+        return conn.command("AUTH PLAIN " + crypto::base64_encode(std::string(1, '\0') + settings_.username + '\0' +
+                                                                  settings_.password));
       case Method::Login: {
         Reply r = conn.command("AUTH LOGIN");
         if (r.code != 334) return r;
-        r = conn.command(base64(settings_.username));
+        r = conn.command(crypto::base64_encode(settings_.username));
         if (r.code != 334) return r;
-        return conn.command(base64(settings_.password));
+        return conn.command(crypto::base64_encode(settings_.password));
       }
     }
     return {0, "unknown AUTH method"};
@@ -290,10 +276,10 @@ class SessionOpener {
 // Why the envelope cannot be sent at all, checked before any connection is
 // made; nullopt when it can.
 std::optional<SendResult> envelope_problem(const std::string& from, const std::vector<std::string>& recipients) {
-  if (!http::is_valid_email(from)) return permanent("invalid sender address: " + printable(from));
+  if (!http::is_valid_email(from)) return permanent("invalid sender address: " + core::printable(from));
   if (recipients.empty()) return permanent("no recipients");
   for (const auto& r : recipients) {
-    if (!http::is_valid_email(r)) return permanent("invalid recipient address: " + printable(r));
+    if (!http::is_valid_email(r)) return permanent("invalid recipient address: " + core::printable(r));
   }
   return std::nullopt;
 }
@@ -306,10 +292,10 @@ std::optional<SendResult> open_session(const SmtpSettings& settings, Poco::Net::
   try {
     conn = SessionOpener(settings, tls).open(connections_opened, failure);
   } catch (const Poco::Exception& e) {
-    failure =
-        temporary("connect " + settings.host + ":" + std::to_string(settings.port) + ": " + printable(e.displayText()));
+    failure = temporary("connect " + settings.host + ":" + std::to_string(settings.port) + ": " +
+                        core::printable(e.displayText()));
   } catch (const std::exception& e) {
-    failure = temporary(std::string("connect: ") + printable(e.what()));
+    failure = temporary(std::string("connect: ") + core::printable(e.what()));
   }
   return failure;
 }
@@ -338,7 +324,7 @@ class Transaction {
     } catch (const std::exception& e) {
       lost_ = true;
       const auto* poco = dynamic_cast<const Poco::Exception*>(&e);
-      result_ = temporary("SMTP session failed: " + printable(poco ? poco->displayText() : e.what()));
+      result_ = temporary("SMTP session failed: " + core::printable(poco ? poco->displayText() : e.what()));
       conn_.reset();
     }
     return *result_;

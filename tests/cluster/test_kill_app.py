@@ -9,6 +9,7 @@ import time
 import unittest
 
 import cluster_common as C
+import runner
 
 
 class KillAppTest(unittest.TestCase):
@@ -49,4 +50,4 @@ class KillAppTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    runner.main()

@@ -8,6 +8,7 @@ import time
 import unittest
 
 import cluster_common as C
+import runner
 
 
 class KillDbTest(unittest.TestCase):
@@ -53,4 +54,4 @@ class KillDbTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    runner.main()

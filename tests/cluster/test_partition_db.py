@@ -8,6 +8,7 @@ those rows."""
 import unittest
 
 import cluster_common as C
+import runner
 
 
 class PartitionDbTest(unittest.TestCase):
@@ -53,4 +54,4 @@ class PartitionDbTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    runner.main()

@@ -8,6 +8,7 @@ any, are printed: at-least-once is the contract when a sender dies)."""
 import unittest
 
 import cluster_common as C
+import runner
 
 ROWS = 1000
 
@@ -71,4 +72,4 @@ class SendersTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    runner.main()

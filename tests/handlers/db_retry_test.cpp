@@ -50,12 +50,12 @@ const std::string kInsertThrottle =
 
 svc::db::OutboxEntry outbox_entry(const std::string& request_id, const std::string& body = "<p>hello</p>") {
   svc::db::OutboxEntry e;
-  e.site_id = 1;
-  e.event = "db-retry-test";
-  e.recipient = "retry@example.com";
-  e.from = "sender@example.com";
-  e.subject = "retry";
-  e.body = body;
+  e.mail.site_id = 1;
+  e.mail.event = "db-retry-test";
+  e.mail.recipient = "retry@example.com";
+  e.mail.from = "sender@example.com";
+  e.mail.subject = "retry";
+  e.mail.body = body;
   e.request_id = request_id;
   return e;
 }
@@ -113,7 +113,7 @@ BOOST_AUTO_TEST_CASE(the_same_request_queues_one_mail_and_two_requests_two) {
   BOOST_CHECK_EQUAL(f.db.last_insert_id(), id);  // the link of a retried insert names the one row
   // Another recipient in the same request is another mail.
   auto other = outbox_entry(first);
-  other.recipient = "someone.else@example.com";
+  other.mail.recipient = "someone.else@example.com";
   repo.enqueue(other);
   BOOST_CHECK_EQUAL(outbox_rows(f, first), 2);
   // The same mail from another request is another mail.

@@ -1,5 +1,6 @@
 """Process helpers shared by the tests of the prefork master: live worker
-pids from /proc, and polling until a condition holds."""
+pids, their sockets and pending signals from /proc, and polling until a
+condition holds (the way a test waits for an event, with a deadline)."""
 
 import os
 import time
@@ -44,3 +45,34 @@ def wait_until(predicate, timeout, step=0.05):
             return value
         time.sleep(step)
     return predicate()
+
+
+def socket_inodes(pid):
+    """The inodes of the sockets pid holds open (its /proc fd links
+    "socket:[N]"); an empty set when it is gone. A worker that accepts a
+    connection holds one more."""
+    inodes = set()
+    try:
+        fds = os.listdir("/proc/%d/fd" % pid)
+    except (FileNotFoundError, ProcessLookupError):
+        return inodes
+    for fd in fds:
+        try:
+            target = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+        except OSError:
+            continue  # closed between listing and reading
+        if target.startswith("socket:["):
+            inodes.add(target[len("socket:["):-1])
+    return inodes
+
+
+def signal_pending(pid, signum):
+    """True when signal `signum` waits (blocked) for delivery to pid: the
+    process-wide (ShdPnd) or its main thread's (SigPnd) pending set."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            fields = dict(line.split(":", 1) for line in f if ":" in line)
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    bit = 1 << (signum - 1)
+    return any(int(fields.get(name, "0").strip(), 16) & bit for name in ("ShdPnd", "SigPnd"))

@@ -13,12 +13,14 @@ import glob
 import http.client
 import json
 import os
+import re
 import subprocess
 import threading
 import time
 import unittest
 
 import openapi_check
+import runner
 from jsonio import parse_json
 from procs import pid_alive
 
@@ -164,7 +166,9 @@ def read_mail(path):
 
 
 def wait_for_mail(predicate, timeout=20, after=()):
-    """Waits until a delivered message satisfies predicate(msg); returns it."""
+    """Waits until a delivered message satisfies predicate(msg); returns it.
+    The sink writes each file atomically and never changes it, so a file
+    that did not match is not read again."""
     seen = set(after)
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -174,8 +178,64 @@ def wait_for_mail(predicate, timeout=20, after=()):
             msg = read_mail(path)
             if predicate(msg):
                 return msg
+            seen.add(path)
         time.sleep(0.2)
     raise AssertionError("no matching e-mail within %ss" % timeout)
+
+
+def require_sender(test):
+    """Fails `test` unless the stack's svc-sender runs: stack.sh always starts
+    it, so a delivery test without it is a broken stack, never a skip."""
+    test.assertTrue(stack_process_running("svc-sender"),
+                    "svc-sender is not running in this stack (no live %s): see %s"
+                    % (pid_path("svc-sender"), os.path.join(STACK_DIR, "svc-sender.log")))
+
+
+def newest_outbox_id(recipient):
+    """The id of the newest outbox row addressed to `recipient`, or None."""
+    value = sql_value("SELECT MAX(id) FROM svc_notification_log WHERE recipient = %s" % q(recipient))
+    return int(value) if value is not None else None
+
+
+def wait_for_outbox_mail(row_id, timeout=30):
+    """The e-mail svc-sender delivered for outbox row `row_id`, found by its
+    Message-ID (<svc.{row id}.{site id}@...>, messaging/sender.cpp), so it
+    cannot be confused with another mail to the same address. Read a token
+    from here, never from the row: the sender redacts reset links in the row
+    once the mail is sent (sql/004), so the row is a race."""
+    prefix = "<svc.%d." % row_id
+    deadline = time.time() + timeout
+    while True:
+        for path in reversed(mail_files()):  # the sink numbers its files: newest last
+            if _message_id(path).startswith(prefix):
+                return read_mail(path)
+        if time.time() >= deadline:
+            raise AssertionError("no e-mail for outbox row %d within %ss" % (row_id, timeout))
+        time.sleep(0.2)
+
+
+_MESSAGE_IDS = {}  # mail file -> its Message-ID ("" when none); the sink never changes a file
+_MESSAGE_ID = re.compile(rb"^message-id:[ \t]*(\S*)", re.I | re.M)
+
+
+def _message_id(path):
+    """The Message-ID header of a delivered mail, from its header block only
+    (a stack holds thousands of mails: parsing each whole would take seconds
+    per wait)."""
+    if path not in _MESSAGE_IDS:
+        with open(path, "rb") as f:
+            head = f.read(16384).split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
+        found = _MESSAGE_ID.search(head)
+        _MESSAGE_IDS[path] = found.group(1).decode("ascii", "replace") if found else ""
+    return _MESSAGE_IDS[path]
+
+
+def mail_html(msg):
+    """The text of the HTML part of a delivered e-mail (AssertionError when it has none)."""
+    part = msg.get_body(preferencelist=("html",))
+    if part is None:
+        raise AssertionError("the e-mail has no HTML part: %s" % msg.get("Subject"))
+    return part.get_content()
 
 
 def http_sink_lines(name):
@@ -292,4 +352,4 @@ class ApiTest(unittest.TestCase):
 
 
 def main():
-    unittest.main(verbosity=2)
+    runner.main()

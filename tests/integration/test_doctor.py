@@ -16,6 +16,7 @@ import tempfile
 import unittest
 
 from svc_stack import BIN_DIR, CONFIG, SOURCE_DIR, STACK_DIR, sql
+import runner
 
 DB = "svc_doctor"
 SNIPPET = os.path.join(SOURCE_DIR, "nginx", "snippets", "svc-locations.conf")
@@ -235,4 +236,4 @@ class Doctor(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    runner.main()

@@ -27,7 +27,6 @@ import json
 import os
 import tempfile
 import time
-import unittest
 import uuid
 
 import fcgi_client
@@ -720,13 +719,12 @@ class ValidationTest(NotificationTest):
 
 # --- end to end through svc-sender ---------------------------------------------------
 
-SENDER_REASON = ("svc-sender is not running in this stack (no live $SVC_STACK_DIR/pids/svc-sender.pid): "
-                 "the end-to-end delivery check needs it")
-
-
 class EndToEndTest(NotificationTest):
 
-    @unittest.skipUnless(svc_stack.stack_process_running("svc-sender"), SENDER_REASON)
+    def setUp(self):
+        super().setUp()
+        svc_stack.require_sender(self)
+
     def test_notification_is_delivered_with_bcc_only_in_the_envelope(self):
         to = marker("e2e")
         order = "E2E-" + uuid.uuid4().hex[:10]
@@ -749,7 +747,6 @@ class EndToEndTest(NotificationTest):
             time.sleep(0.2)
         self.assertEqual(rows_of(reply)[0]["status"], "Sent", row)
 
-    @unittest.skipUnless(svc_stack.stack_process_running("svc-sender"), SENDER_REASON)
     def test_none_is_delivered_to_bcc_addresses_only(self):
         order = "NONE-" + uuid.uuid4().hex[:10]
         seen = svc_stack.mail_files()

@@ -9,6 +9,7 @@ cutoff is 30 days, so rows other tests create (dated now) are never old.
 import unittest
 
 from svc_stack import admin, sql, sql_value
+import runner
 
 SITE = 990017
 
@@ -85,4 +86,4 @@ class Purge(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    runner.main()

@@ -20,11 +20,11 @@ import re
 import subprocess
 import threading
 import time
-import unittest
 import urllib.parse
 
 import svc_stack
 from svc_stack import ApiTest, mint_id, post, sql, sql_value, unique_email, config_value
+import runner
 
 VERIFIED = {"status": "Success", "message": "SMS code verified"}
 DEAD = {"status": "Failed", "message": "Code expired or invalid", "attempts_left": 0}
@@ -33,7 +33,6 @@ CODE_TEXT = re.compile(r"^Your verification code is (\d{6})$")
 HREF = re.compile(r'href="([^"]+)"')
 PARALLEL = 16
 WORKERS = int(config_value("server", "workers"))
-SENDER_REASON = "svc-sender is not running in this stack (no live $SVC_STACK_DIR/pids/svc-sender.pid)"
 
 
 class RowLock:
@@ -140,8 +139,8 @@ class RaceTest(ApiTest):
         self.assertEqual(len([b for b in bodies if b != DEAD]), 1, bodies)
         self.assertEqual(sql_value("SELECT attempts FROM svc_sms_codes WHERE user_id = %d" % uid), "5")
 
-    @unittest.skipUnless(svc_stack.stack_process_running("svc-sender"), SENDER_REASON)
     def test_a_delivered_reset_mail_leaves_no_token_in_the_outbox(self):
+        svc_stack.require_sender(self)
         email = unique_email("race-redact")
         svc_stack.admin("user", "create", "--email", email, stdin="Old@Pass123\n")
         already = svc_stack.mail_files()
@@ -170,4 +169,4 @@ class RaceTest(ApiTest):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    runner.main()

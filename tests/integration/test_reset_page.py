@@ -20,11 +20,11 @@ import os
 import re
 import subprocess
 import time
-import unittest
 import uuid
 
 import svc_stack
 from svc_stack import ApiTest, HTTP_PORT, admin, post, request, unique_email, wait_for_mail
+import runner
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BROWSER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reset_page_browser.js")
@@ -228,4 +228,4 @@ class ResetPageBrowserTest(ApiTest):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    runner.main()

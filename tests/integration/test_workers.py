@@ -6,7 +6,6 @@ import os
 import signal
 import sys
 import threading
-import time
 
 import svc_stack
 from svc_stack import ApiTest, request
@@ -25,7 +24,7 @@ class Hammer:
 
     def __init__(self, threads=2):
         self.stop = threading.Event()
-        self.lock = threading.Lock()
+        self.lock = threading.Condition()
         self.ok = 0
         self.failures = []
         self.threads = [threading.Thread(target=self._run, daemon=True) for _ in range(threads)]
@@ -42,6 +41,14 @@ class Hammer:
                     self.ok += 1
                 else:
                     self.failures.append(outcome)
+                self.lock.notify_all()
+
+    def wait_for_more(self, count, timeout=30):
+        """Waits until `count` more requests than so far have succeeded;
+        False when they did not within timeout seconds."""
+        with self.lock:
+            target = self.ok + count
+            return self.lock.wait_for(lambda: self.ok >= target, timeout)
 
     def __enter__(self):
         for t in self.threads:
@@ -69,7 +76,7 @@ class WorkersTest(ApiTest):
         victim = min(self.workers)
         log_offset = os.path.getsize(LOG)
         with Hammer() as hammer:
-            time.sleep(0.3)
+            self.assertTrue(hammer.wait_for_more(20), "the load never got going: %s" % hammer.failures[:5])
             os.kill(victim, signal.SIGKILL)
 
             def respawned_set():
@@ -77,7 +84,7 @@ class WorkersTest(ApiTest):
                 return w if len(w) == normal and victim not in w and len(w - self.workers) == 1 else None
 
             respawned = wait_until(respawned_set, 10)
-            time.sleep(0.3)
+            self.assertTrue(hammer.wait_for_more(20), "no load served after the respawn")
         self.assertTrue(respawned, "no respawn: workers now %s, before %s" % (worker_pids(self.master), self.workers))
         print("\n  kill -9 %d: %d ok, %d failed in flight %s" % (victim, hammer.ok, len(hammer.failures),
                                                                hammer.failures[:5]), file=sys.stderr)
@@ -95,15 +102,16 @@ class WorkersTest(ApiTest):
         normal = len(self.workers)
         log_offset = os.path.getsize(LOG)
         with Hammer(threads=3) as hammer:
-            time.sleep(0.3)
+            self.assertTrue(hammer.wait_for_more(20), "the load never got going: %s" % hammer.failures[:5])
             os.kill(self.master, signal.SIGHUP)
 
             def replaced_set():
                 w = worker_pids(self.master)
                 return w if len(w) == normal and not (w & self.workers) else None
 
-            replaced = wait_until(replaced_set, 5)
-            time.sleep(0.5)  # keep loading the fresh workers for a moment
+            replaced = wait_until(replaced_set, 10)
+            # Keep loading the fresh workers for a while: a count of requests, not a time.
+            self.assertTrue(hammer.wait_for_more(10 * normal), "no load served after the reload")
         print("\n  SIGHUP: %d ok, %d failed %s" % (hammer.ok, len(hammer.failures), hammer.failures[:5]),
               file=sys.stderr)
         self.assertTrue(replaced, "workers not replaced: now %s, before %s" % (worker_pids(self.master),

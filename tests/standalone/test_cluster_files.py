@@ -11,6 +11,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
+import runner
+
 SOURCE_DIR = Path(os.environ.get("SVC_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
@@ -69,4 +71,4 @@ class ClusterFilesTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    runner.main()

@@ -18,6 +18,8 @@ import re
 import unittest
 from pathlib import Path
 
+import runner
+
 SOURCE_DIR = Path(os.environ.get("SVC_SOURCE_DIR") or Path(__file__).resolve().parents[2])
 SRC = SOURCE_DIR / "src"
 
@@ -134,4 +136,4 @@ class FolderLayersTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    runner.main()

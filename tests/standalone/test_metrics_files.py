@@ -12,6 +12,8 @@ import subprocess
 import unittest
 from pathlib import Path
 
+import runner
+
 SOURCE_DIR = Path(os.environ.get("SVC_SOURCE_DIR") or Path(__file__).resolve().parents[2])
 RULES = SOURCE_DIR / "ops" / "prometheus" / "svc-alerts.yml"
 
@@ -35,4 +37,4 @@ class AlertRulesTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    runner.main()

@@ -8,6 +8,7 @@ import json
 import unittest
 
 import openapi_check
+import runner
 
 JSON = {"content-type": "application/json"}
 
@@ -73,4 +74,4 @@ class OpenApiCheckTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    runner.main()

@@ -106,10 +106,10 @@ BOOST_AUTO_TEST_CASE(nginx_sends_exactly_the_flagged_routes_to_the_outbound_pool
 }
 
 BOOST_AUTO_TEST_CASE(benchmark_attributes_the_flagged_routes_to_the_outbound_pool) {
-  const std::string bench = read_file(fs::path(SVC_SOURCE_DIR) / "bench" / "bench.py");
+  const std::string bench = read_file(fs::path(SVC_SOURCE_DIR) / "bench" / "stack.py");
   std::smatch m;
   BOOST_TEST_REQUIRE(std::regex_search(bench, m, std::regex(R"(OUTBOUND_PATHS = \(([^)]*)\))")),
-                     "bench/bench.py: OUTBOUND_PATHS = (...) not found");
+                     "bench/stack.py: OUTBOUND_PATHS = (...) not found");
   std::set<std::string> listed;
   const std::string items = m[1].str();
   const std::regex kQuoted("\"([^\"]*)\"");

@@ -1,5 +1,6 @@
-// The sender's pure parts (From parsing, Message-ID, backoff, outcome) and
-// its batch loop against an in-memory outbox and a scripted mailer.
+// The sender's batch loop against an in-memory outbox and a scripted mailer,
+// and the pure parts it uses (messaging/address: From parsing;
+// outgoing_mail: Message-ID, row -> mail; retry_policy: backoff, outcome).
 #include "messaging/sender.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -13,7 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "messaging/address.hpp"
 #include "messaging/mime.hpp"
+#include "messaging/outgoing_mail.hpp"
+#include "messaging/retry_policy.hpp"
 
 namespace m = svc::messaging;
 namespace db = svc::db;
@@ -63,12 +67,12 @@ struct FakeQueue : db::OutboxQueue {
   void add(long long id, int attempts = 0) {
     Row r;
     r.msg.id = id;
-    r.msg.site_id = 7;
-    r.msg.event = "e";
-    r.msg.recipient = "to@example.com";
-    r.msg.from = "Shop <shop@example.com>";
-    r.msg.subject = "s";
-    r.msg.body = "<p>b</p>";
+    r.msg.mail.site_id = 7;
+    r.msg.mail.event = "e";
+    r.msg.mail.recipient = "to@example.com";
+    r.msg.mail.from = "Shop <shop@example.com>";
+    r.msg.mail.subject = "s";
+    r.msg.mail.body = "<p>b</p>";
     r.msg.attempts = attempts;
     rows[id] = r;
   }
@@ -205,13 +209,13 @@ BOOST_AUTO_TEST_CASE(outcome_table) {
 BOOST_AUTO_TEST_CASE(outgoing_mail_from_row) {
   db::OutboxMessage row;
   row.id = 9;
-  row.site_id = 3;
-  row.recipient = "a@x.example, b@x.example";
-  row.cc = "c@x.example";
-  row.bcc = "d@x.example;e@x.example";
-  row.from = "Shop Team <shop@x.example>";
-  row.subject = "Hi";
-  row.body = "<p>Hello</p>";
+  row.mail.site_id = 3;
+  row.mail.recipient = "a@x.example, b@x.example";
+  row.mail.cc = "c@x.example";
+  row.mail.bcc = "d@x.example;e@x.example";
+  row.mail.from = "Shop Team <shop@x.example>";
+  row.mail.subject = "Hi";
+  row.mail.body = "<p>Hello</p>";
   row.created_unix = 1'700'000'000;
   const auto mail = m::outgoing_mail_for(row);
   BOOST_TEST(mail.from == "shop@x.example");
@@ -224,7 +228,7 @@ BOOST_AUTO_TEST_CASE(outgoing_mail_from_row) {
   const std::string text = m::build_mime(mail);
   BOOST_TEST(text.find("d@x.example") == std::string::npos);  // BCC only in the envelope
 
-  row.recipient = "";  // BCC only
+  row.mail.recipient = "";  // BCC only
   BOOST_TEST(m::outgoing_mail_for(row).to.empty());
   BOOST_TEST(m::envelope_recipients(m::outgoing_mail_for(row)).size() == 3u);
 }

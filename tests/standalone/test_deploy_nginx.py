@@ -1,13 +1,12 @@
 #!/usr/bin/env python3
-"""Checks the deploy files: nginx/ (production site and local-stack template)
-and systemd/ (socket, services, timer).
+"""Checks the nginx deploy files: the production site and the local-stack
+template.
 
-nginx: `nginx -t` on the rendered stack template and on the production site
-inside a wrapper (self-signed certificate) and inside a copy of Debian's
-/etc/nginx layout; then short-lived nginx instances without a FastCGI backend
-show the JSON error bodies (502, 413, 429, 403) and the rate-limit keys.
-systemd: unit contents always; `systemd-analyze verify`, `calendar` and
-`security --offline` when systemd-analyze exists.
+`nginx -t` on the rendered stack template and on the production site inside
+a wrapper (self-signed certificate) and inside a copy of Debian's /etc/nginx
+layout; then short-lived nginx instances without a FastCGI backend show the
+JSON error bodies (502, 413, 429, 403) and the rate-limit keys. nginx and
+openssl are installed by scripts/install-deps.sh: without them this fails.
 
 Stdlib only. Env: SVC_SOURCE_DIR = repository root (default: two levels up).
 """
@@ -29,13 +28,8 @@ import time
 import unittest
 from pathlib import Path
 
-SOURCE_DIR = Path(os.environ.get("SVC_SOURCE_DIR") or Path(__file__).resolve().parents[2])
-NGINX_DIR = SOURCE_DIR / "nginx"
-SYSTEMD_DIR = SOURCE_DIR / "systemd"
-SEARCH_PATH = os.environ.get("PATH", "") + ":/usr/sbin:/sbin:/usr/bin:/bin"
-NGINX = shutil.which("nginx", path=SEARCH_PATH)
-OPENSSL = shutil.which("openssl", path=SEARCH_PATH)
-SYSTEMD_ANALYZE = shutil.which("systemd-analyze", path=SEARCH_PATH)
+import runner
+from deploy_common import NGINX, NGINX_DIR, OPENSSL, SOURCE_DIR, read, require, run
 
 PLACEHOLDERS = {"@PREFIX@", "@HTTP_PORT@", "@FCGI_SOCKET@", "@HASHING_SOCKET@", "@OUTBOUND_SOCKET@", "@USER_LINE@",
                 "@ACCESS_LOG@", "@SOURCE_DIR@"}
@@ -48,10 +42,6 @@ MESSAGE_429 = {"status": "Error", "message": "Too many requests"}
 MESSAGE_403 = {"status": "Error", "message": "Forbidden"}
 
 
-def read(path):
-    return Path(path).read_text()
-
-
 def strip_comments(text):
     return "\n".join(line.split("#", 1)[0] for line in text.splitlines())
 
@@ -60,10 +50,6 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def run(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=60, **kw)
 
 
 def render_stack(workdir, source_dir=SOURCE_DIR, port=None, zones=None, fcgi_socket=None, hashing_socket=None,
@@ -263,9 +249,12 @@ class EchoFastCGI:
         return Handler
 
 
-@unittest.skipUnless(NGINX, "nginx not installed")
 class NginxFilesTest(unittest.TestCase):
     """Static rules the nginx files must keep (see the comments in them)."""
+
+    @classmethod
+    def setUpClass(cls):
+        require(NGINX, "nginx")
 
     def test_stack_template_placeholders_and_shape(self):
         text = read(NGINX_DIR / "stack.conf.in")
@@ -370,19 +359,20 @@ class NginxFilesTest(unittest.TestCase):
         self.assertRegex(strip_comments(dev), r"zone=svc_auth:10m\s+rate=10000r/s;")
 
 
-@unittest.skipUnless(NGINX, "nginx not installed")
 class NginxConfigTestTest(unittest.TestCase):
     """`nginx -t` on every way the files are meant to be included."""
+
+    @classmethod
+    def setUpClass(cls):
+        require(NGINX, "nginx")
 
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="svc-deploy-"))
         self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
 
     def self_signed_cert(self):
-        if not OPENSSL:
-            self.skipTest("openssl not installed")
         cert, key = self.tmp / "fullchain.pem", self.tmp / "privkey.pem"
-        r = run([OPENSSL, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+        r = run([require(OPENSSL, "openssl"), "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
                  "-nodes", "-days", "1", "-subj", "/CN=localhost", "-keyout", str(key), "-out", str(cert)])
         self.assertEqual(r.returncode, 0, r.stderr)
         return cert, key
@@ -421,8 +411,8 @@ http {{
 
     def test_production_site_in_debian_layout(self):
         """Installed as docs/deploy.md says, next to Debian's default nginx.conf and site."""
-        if not Path("/etc/nginx/nginx.conf").is_file():
-            self.skipTest("no /etc/nginx/nginx.conf to copy")
+        # Debian's nginx package ships it: missing means a broken nginx install.
+        self.assertTrue(Path("/etc/nginx/nginx.conf").is_file(), "no /etc/nginx/nginx.conf to copy")
         etc = self.tmp / "etc-nginx"
         shutil.copytree("/etc/nginx", etc, symlinks=False, ignore_dangling_symlinks=True)
         main = read(etc / "nginx.conf").replace("/etc/nginx/", f"{etc}/")
@@ -445,10 +435,13 @@ http {{
         self.assertEqual(r.returncode, 0, r.stderr)
 
 
-@unittest.skipUnless(NGINX, "nginx not installed")
 class NginxLiveTest(unittest.TestCase):
     """nginx on the rendered stack template with no FastCGI backend: every
     answer comes from nginx, so these are exactly nginx's JSON error pages."""
+
+    @classmethod
+    def setUpClass(cls):
+        require(NGINX, "nginx")
 
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="svc-deploy-live-"))
@@ -615,175 +608,5 @@ class NginxLiveTest(unittest.TestCase):
                 self.assertEqual((status, data), (502, UNAVAILABLE), path)
 
 
-def parse_unit(path):
-    """{section: [(key, value), ...]}: systemd allows repeated keys."""
-    sections, current = {}, None
-    for line in read(path).splitlines():
-        line = line.strip()
-        if not line or line[0] in "#;":
-            continue
-        if line.startswith("["):
-            current = sections.setdefault(line.strip("[]"), [])
-        else:
-            key, _, value = line.partition("=")
-            current.append((key.strip(), value.strip()))
-    return sections
-
-
-def values(unit, section, key):
-    return [v for k, v in unit.get(section, []) if k == key]
-
-
-def value(unit, section, key):
-    found = values(unit, section, key)
-    return found[-1] if found else None
-
-
-HARDENING = {
-    "ProtectSystem": "strict", "ProtectHome": "yes", "PrivateTmp": "yes", "NoNewPrivileges": "yes",
-    "PrivateDevices": "yes", "ProtectKernelTunables": "yes", "ProtectKernelModules": "yes",
-    "ProtectControlGroups": "yes", "RestrictAddressFamilies": "AF_UNIX AF_INET AF_INET6",
-    "RestrictNamespaces": "yes", "LockPersonality": "yes", "MemoryDenyWriteExecute": "yes",
-    "SystemCallArchitectures": "native", "CapabilityBoundingSet": "",
-}
-
-
-class SystemdUnitsTest(unittest.TestCase):
-    def setUp(self):
-        self.socket = parse_unit(SYSTEMD_DIR / "svc-fcgi.socket")
-        self.fcgi = parse_unit(SYSTEMD_DIR / "svc-fcgi.service")
-        self.sender = parse_unit(SYSTEMD_DIR / "svc-sender.service")
-        self.timer = parse_unit(SYSTEMD_DIR / "svc-sender.timer")
-
-    def test_socket(self):
-        # Order matters: svc-fcgi takes fd 3 as the main socket, fd 4 as the
-        # hashing pool's, fd 5 as the outbound pool's.
-        self.assertEqual(values(self.socket, "Socket", "ListenStream"),
-                         ["/run/svc/svc-fcgi.sock", "/run/svc/svc-fcgi-hashing.sock",
-                          "/run/svc/svc-fcgi-outbound.sock"])
-        self.assertEqual(value(self.socket, "Socket", "SocketMode"), "0660")
-        self.assertEqual(value(self.socket, "Socket", "SocketUser"), "svc")
-        self.assertEqual(value(self.socket, "Socket", "SocketGroup"), "www-data")
-        self.assertIn(value(self.socket, "Socket", "Accept"), (None, "no", "false"))
-        # nginx's production upstream points at the same path.
-        self.assertIn("unix:/run/svc/svc-fcgi.sock", read(NGINX_DIR / "svc.conf"))
-        self.assertIn("unix:/run/svc/svc-fcgi-hashing.sock", read(NGINX_DIR / "svc.conf"))
-        self.assertIn("unix:/run/svc/svc-fcgi-outbound.sock", read(NGINX_DIR / "svc.conf"))
-
-    def test_fcgi_service(self):
-        s = self.fcgi
-        self.assertIn("svc-fcgi.socket", value(s, "Unit", "Requires").split())
-        self.assertEqual(value(s, "Service", "ExecStart"), "/usr/local/bin/svc-fcgi --config /etc/svc/svc.conf")
-        self.assertEqual(values(s, "Service", "ExecReload"),
-                         ["/usr/local/bin/svc-fcgi --config /etc/svc/svc.conf --check",
-                          "/bin/kill -HUP $MAINPID"])
-        self.assertEqual(value(s, "Service", "KillSignal"), "SIGTERM")
-        self.assertEqual(value(s, "Service", "TimeoutStopSec"), "30")
-        self.assertEqual(value(s, "Service", "Restart"), "on-failure")
-        self.assertEqual(value(s, "Service", "User"), "svc")
-        self.assertEqual(value(s, "Service", "Group"), "svc")
-        for key, want in HARDENING.items():
-            self.assertEqual(value(s, "Service", key), want, key)
-
-    def test_sender_service(self):
-        s = self.sender
-        self.assertEqual(value(s, "Service", "Type"), "oneshot")
-        self.assertEqual(value(s, "Service", "ExecStart"), "/usr/local/bin/svc-sender --config /etc/svc/svc.conf")
-        self.assertEqual(value(s, "Service", "User"), "svc")
-        for key, want in HARDENING.items():
-            self.assertEqual(value(s, "Service", key), want, key)
-        # Same hardening block in both services.
-        skip = {"Type", "ExecStart", "ExecReload", "KillMode", "KillSignal", "TimeoutStopSec",
-                "TimeoutStartSec", "Restart", "RestartSec"}
-        self.assertEqual([kv for kv in self.fcgi["Service"] if kv[0] not in skip],
-                         [kv for kv in self.sender["Service"] if kv[0] not in skip])
-
-    def test_timer_every_minute(self):
-        t = self.timer
-        self.assertIn(value(t, "Timer", "Unit"), (None, "svc-sender.service"))
-        on_calendar = value(t, "Timer", "OnCalendar")
-        if on_calendar is not None:
-            self.assertIn(on_calendar, ("minutely", "*-*-* *:*:00"))
-        else:
-            self.assertIn(value(t, "Timer", "OnUnitActiveSec"), ("60s", "1min", "60"))
-            self.assertIsNotNone(value(t, "Timer", "OnBootSec"))
-        self.assertEqual(value(t, "Timer", "AccuracySec"), "1s")
-        self.assertEqual(value(t, "Timer", "Persistent"), "true")
-        self.assertEqual(values(t, "Install", "WantedBy"), ["timers.target"])
-
-    def test_sysusers(self):
-        lines = [l.split() for l in read(SYSTEMD_DIR / "svc.sysusers.conf").splitlines()
-                 if l.strip() and not l.startswith("#")]
-        self.assertIn(["u", "svc"], [l[:2] for l in lines])
-
-
-class SystemdAnalyzeTest(unittest.TestCase):
-    UNITS = ("svc-fcgi.socket", "svc-fcgi.service", "svc-sender.service", "svc-sender.timer")
-
-    def setUp(self):
-        if not SYSTEMD_ANALYZE:
-            print("systemd-analyze not available: checked unit contents only")
-            self.skipTest("systemd-analyze not available: checked unit contents only")
-        self.tmp = Path(tempfile.mkdtemp(prefix="svc-units-"))
-        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
-        for name in self.UNITS:
-            # The binaries are not installed here: verify would reject ExecStart.
-            text = re.sub(r"/usr/local/bin/svc-[a-z]+", "/bin/true", read(SYSTEMD_DIR / name))
-            (self.tmp / name).write_text(text)
-
-    def test_verify(self):
-        r = run([SYSTEMD_ANALYZE, "verify", *[str(self.tmp / n) for n in self.UNITS]],
-                env={**os.environ, "SYSTEMD_LOG_COLOR": "0"})
-        # Only complaints about our files count (a machine without systemd
-        # running may add unrelated noise about the host's units).
-        ours = [l for l in (r.stdout + r.stderr).splitlines()
-                if any(n in l for n in self.UNITS) or str(self.tmp) in l]
-        self.assertEqual(ours, [], r.stdout + r.stderr)
-        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-
-    def test_timer_fires_every_minute(self):
-        on_calendar = value(parse_unit(SYSTEMD_DIR / "svc-sender.timer"), "Timer", "OnCalendar")
-        if on_calendar is None:
-            self.skipTest("timer uses OnUnitActiveSec, checked in SystemdUnitsTest")
-        r = run([SYSTEMD_ANALYZE, "calendar", "--iterations=3", on_calendar], env={**os.environ, "TZ": "UTC"})
-        if r.returncode != 0:
-            self.skipTest(f"systemd-analyze calendar failed: {r.stderr.strip()}")
-        stamps = re.findall(r"(?:Next elapse|Iter\. #\d+): \S+ (\S+ \S+)", r.stdout)
-        self.assertEqual(len(stamps), 3, r.stdout)
-        times = [time.mktime(time.strptime(s, "%Y-%m-%d %H:%M:%S")) for s in stamps]
-        self.assertEqual([b - a for a, b in zip(times, times[1:])], [60.0, 60.0])
-
-    def test_security_exposure(self):
-        for name in ("svc-fcgi.service", "svc-sender.service"):
-            r = run([SYSTEMD_ANALYZE, "security", "--offline=yes", "--no-pager", str(self.tmp / name)])
-            found = re.search(r"Overall exposure level for \S+: ([0-9.]+)", r.stdout + r.stderr)
-            if not found:
-                self.skipTest("systemd-analyze security --offline not supported here")
-            self.assertLessEqual(float(found.group(1)), 2.0, r.stdout)
-
-
-class DeployDocTest(unittest.TestCase):
-    """What docs/deploy.md tells an operator to run must not undo what svc
-    promises elsewhere."""
-
-    def setUp(self):
-        self.text = (SOURCE_DIR / "docs" / "deploy.md").read_text()
-
-    def test_merge_account_is_never_granted_svc_users(self):
-        # A raw-SQL site reads whatever the merge account reads, other sites' users included.
-        grants = re.findall(r"GRANT[^;]*;", self.text)
-        self.assertTrue(any("svc_merge" in g for g in grants), "no merge-account grant example found")
-        for grant in grants:
-            if "svc_merge" in grant:
-                self.assertNotIn("svc_users", grant)
-                self.assertNotIn("svc.*", grant)
-        self.assertIn("What `allow_sql_merge` trusts", self.text)
-
-    def test_fastcgi_socket_on_a_shared_host(self):
-        section = self.text[self.text.index("### The FastCGI socket on a shared host"):]
-        for words in ("REMOTE_ADDR", "site-id", "0660", "PHP-FPM", "group"):
-            self.assertIn(words, section)
-
-
 if __name__ == "__main__":
-    unittest.main()
+    runner.main()

@@ -1,0 +1,299 @@
+"""The benchmark's arms: wrk runs against the stack, the floors (raw
+programs), the Argon2id implementations and the sender rounds, with their
+medians. Part of bench/bench.py; stdlib only.
+
+A new endpoint arm is one more Arm(...) row in build_arms.
+"""
+
+import json
+import re
+import statistics
+import subprocess
+import time
+
+from dataset import PASSWORD
+from stack import REPO, CLK_TCK, cpu_ticks, log, run, status_kib
+
+# --- wrk arms ----------------------------------------------------------------------
+
+class Arm:
+    """kind: "http" (one wrk run), "flood" (wrk while a login flood runs) or
+    "raw" (a floor program in command, printing ops_per_s)."""
+
+    def __init__(self, name, path=None, method="GET", file="-", port=None, conns=None, expect="2xx", floor=None,
+                 target=None, kind="http", command=None):
+        self.name, self.path, self.method, self.file = name, path, method, file
+        self.port, self.conns, self.expect = port, conns, expect
+        self.floor, self.target, self.kind, self.command = floor, target, kind, command
+
+
+def wrk_cmd(stack, arm, seconds, conns, prefix, timeout="5s"):
+    url = stack.url(arm.path, arm.port)
+    seconds = max(1, int(round(float(seconds))))  # wrk takes whole seconds
+    return ["wrk", "-t1", f"-c{conns}", f"-d{seconds}s", f"--timeout={timeout}", "--latency",
+            "-s", str(REPO / "bench" / "wrk" / "arm.lua"), url, "--", arm.method, arm.file, arm.expect, prefix]
+
+
+def parse_wrk(stdout):
+    for line in stdout.splitlines():
+        if line.startswith("BENCH "):
+            return json.loads(line[6:])
+    raise RuntimeError("wrk printed no BENCH line:\n" + stdout)
+
+
+def measure(stack, arm, seconds, conns, prefix, tail, roots, flood=None, timeout="5s"):
+    """One wrk run of an arm: throughput, latency, unexpected statuses, CPU
+    per request over nginx + svc-fcgi (both pools) + mysqld + hello, and the
+    peak RSS of the workers that served it."""
+    tail.take()
+    flood_proc = None
+    if flood is not None:
+        flood_proc = subprocess.Popen(wrk_cmd(stack, flood, seconds + 2, flood.conns, prefix + "f"),
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+    ticks0, t0 = cpu_ticks(roots), time.monotonic()
+    r = run(wrk_cmd(stack, arm, seconds, conns, prefix, timeout), check=False)
+    ticks1, t1 = cpu_ticks(roots), time.monotonic()
+    if flood_proc is not None:
+        fout, _ = flood_proc.communicate(timeout=seconds + 60)
+        flood_res = parse_wrk(fout)
+    res = parse_wrk(r.stdout)
+    served = {pid for pid, path in tail.take() if path == arm.path}
+    hwm = [status_kib(pid, "VmHWM") for pid in served]
+    hwm = [h for h in hwm if h is not None]
+    reqs = res["requests"]
+    errors = sum(res["errors"].values())
+    out = {
+        "rps": reqs / (res["duration_us"] / 1e6),
+        "requests": reqs,
+        "p50_ms": res["latency_us"]["p50"] / 1000,
+        "p99_ms": res["latency_us"]["p99"] / 1000,
+        "max_ms": res["latency_us"]["max"] / 1000,
+        "unexpected": res["unexpected"],
+        "unexpected_statuses": res["unexpected_statuses"],
+        "socket_errors": res["errors"],
+        "cpu_us_per_req": (ticks1 - ticks0) * 1e6 / CLK_TCK / reqs if reqs else None,
+        "cpu_cores": (ticks1 - ticks0) / CLK_TCK / (t1 - t0),
+        "peak_rss_kib": max(hwm) if hwm else None,
+        "valid": res["unexpected"] == 0 and errors == 0 and reqs > 0,
+    }
+    if flood is not None:
+        out["flood"] = {"rps": flood_res["requests"] / (flood_res["duration_us"] / 1e6),
+                        "unexpected": flood_res["unexpected"], "p50_ms": flood_res["latency_us"]["p50"] / 1000}
+    return out
+
+
+def measure_raw(arm, seconds):
+    """A floor program: ops/s in-process, one process per core."""
+    secs = str(max(1, int(round(float(seconds)))))
+    r = run([part.replace("{seconds}", secs) for part in arm.command], check=False)
+    try:
+        res = json.loads(r.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        res = {"ops_per_s": 0, "error": r.stderr.strip()[-500:]}
+    return {"rps": res["ops_per_s"], "requests": res.get("ops", 0), "p50_ms": None, "p99_ms": None,
+            "max_ms": None, "unexpected": 0, "unexpected_statuses": "",
+            "socket_errors": {"connect": 0, "read": 0, "write": 0, "timeout": 0}, "cpu_us_per_req": None,
+            "cpu_cores": None, "peak_rss_kib": None, "valid": r.returncode == 0 and res["ops_per_s"] > 0,
+            "procs": res.get("procs")}
+
+
+def compare_argon2(stack, password_hash, rounds=3, per_round=5):
+    """Per-verify ms of every Argon2id implementation bench/argon2_impls.cpp was built with,
+    interleaved in one run (each candidate in a fresh process, one untimed warm-up verify)."""
+    exe = stack.helpers / "argon2_impls"
+    if not exe.exists():
+        return []
+    r = run([str(exe), "compare", password_hash, PASSWORD, str(rounds), str(per_round)], check=False)
+    impls = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    for i in impls:
+        log(f"  argon2id {i['impl']:16s} {i['median_ms']:7.2f} ms/verify (p90 {i['p90_ms']:.2f}, n {i['n']}), "
+            f"{i['faults_per_verify']:.0f} faults/verify, peak RSS {i['rss_kib'] / 1024:.1f} MiB")
+    return impls
+
+
+def run_arm(stack, arm, seconds, conns, prefix, tail, roots, flood):
+    if arm.kind == "raw":
+        return measure_raw(arm, seconds)
+    return measure(stack, arm, seconds, conns, prefix, tail, roots, flood=flood if arm.kind == "flood" else None)
+
+
+def median_of(runs, key):
+    vals = [r[key] for r in runs if r.get(key) is not None]
+    return statistics.median(vals) if vals else None
+
+
+def summarize(runs):
+    s = {k: median_of(runs, k) for k in ("rps", "p50_ms", "p99_ms", "max_ms", "cpu_us_per_req", "cpu_cores")}
+    s["peak_rss_kib"] = max((r["peak_rss_kib"] for r in runs if r.get("peak_rss_kib")), default=None)
+    s["unexpected"] = sum(r["unexpected"] for r in runs)
+    s["unexpected_statuses"] = ";".join(r["unexpected_statuses"] for r in runs if r["unexpected_statuses"])
+    s["socket_errors"] = sum(sum(r["socket_errors"].values()) for r in runs)
+    s["valid"] = all(r["valid"] for r in runs)
+    if any("flood" in r for r in runs):
+        s["flood_login_rps"] = statistics.median(r["flood"]["rps"] for r in runs if "flood" in r)
+        s["flood_unexpected"] = sum(r["flood"]["unexpected"] for r in runs if "flood" in r)
+    return s
+
+
+# --- sender arms ---------------------------------------------------------------------
+
+def queue_mails(stack, proto, count):
+    """count fresh Pending copies of the prototype row; returns the id before them."""
+    # Whatever an earlier failed run left Pending must not be sent by this one.
+    stack.sql("UPDATE svc_notification_log SET status = 'Failed' WHERE status = 'Pending';")
+    before = int(stack.sql("SELECT COALESCE(MAX(id), 0) FROM svc_notification_log;").strip())
+    stack.sql(f"""
+INSERT INTO svc_notification_log (site_id, notification_id, event, recipient, `from`, cc, bcc, subject, body,
+                                  status, next_attempt_at)
+  SELECT l.site_id, l.notification_id, l.event, CONCAT('rcpt', s.seq, '@example.com'), l.`from`, l.cc, l.bcc,
+         l.subject, l.body, 'Pending', NOW() - INTERVAL 1 SECOND
+  FROM svc_notification_log l, seq_1_to_{count} s WHERE l.id = {proto};
+""")
+    return before
+
+
+def sent_since(stack, before):
+    return int(stack.sql(f"SELECT COUNT(*) FROM svc_notification_log WHERE id > {before} AND status = 'Sent';").strip())
+
+
+def mail_files(stack):
+    return sorted((stack.dir / "mail").glob("*.eml"))
+
+
+def tls_config(stack, port):
+    """svc.conf with [smtp] pointing at the STARTTLS sink (self-signed: no peer check)."""
+    text = stack.config.read_text()
+    head, _, rest = text.partition("[smtp]\n")
+    section, sep, tail = rest.partition("\n[")
+    section = re.sub(r"^port = \d+$", f"port = {port}", section, flags=re.M)
+    section = re.sub(r"^security = \w+$", "security = starttls\nverify_peer = false", section, flags=re.M)
+    path = stack.dir / "svc-tls.conf"
+    path.write_text(head + "[smtp]\n" + section + sep + tail)
+    path.chmod(0o600)
+    return path
+
+
+def sender_round(stack, proto, count, replay, results, tls_conf=None):
+    # svc-sender, one-shot pass (as the systemd timer runs it)
+    before = queue_mails(stack, proto, count)
+    seen = set(mail_files(stack))
+    t0 = time.monotonic()
+    run([str(stack.bin / "svc-sender"), "--config", str(stack.config)], check=False)
+    seconds = time.monotonic() - t0
+    sent = sent_since(stack, before)
+    results["sender"].append({"sent": sent, "queued": count, "seconds": seconds, "per_s": sent / seconds,
+                              "valid": sent == count})
+    if not replay:
+        replay.extend(str(p) for p in mail_files(stack) if p not in seen)
+    # the minimal SMTP loop, replaying those exact messages over one connection
+    r = run(["/usr/bin/python3", str(REPO / "bench" / "smtp_loop.py"), "--port", str(stack.smtp_port), *replay],
+            check=False)
+    res = json.loads(r.stdout) if r.returncode == 0 else {"sent": 0, "seconds": 1, "per_s": 0}
+    res["valid"] = r.returncode == 0 and res["sent"] == len(replay)
+    results["smtp-loop"].append(res)
+    # session reuse on and off, same Sender/SmtpMailer code (bench/sender_pass.cpp)
+    if not (stack.helpers / "sender_pass").exists():
+        return
+    variants = [("", stack.config, count)]
+    if tls_conf:
+        variants.append(("-starttls", tls_conf, max(50, count // 4)))
+    for (suffix, conf, n), reuse in ((v, r) for v in variants for r in ("1", "0")):
+        key = ("sender-reuse" if reuse == "1" else "sender-no-reuse") + suffix
+        before = queue_mails(stack, proto, n)
+        r = run([str(stack.helpers / "sender_pass"), "--config", str(conf), "--reuse", reuse], check=False)
+        try:
+            res = json.loads(r.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            res = {"sent": 0, "seconds": 1, "connections": None, "error": r.stderr.strip()[-300:]}
+        res["per_s"] = res["sent"] / res["seconds"] if res["seconds"] else 0
+        res["valid"] = res["sent"] == n and sent_since(stack, before) == n
+        results.setdefault(key, []).append(res)
+
+
+def only_arms(arms, names):
+    """The named arms and, before them, the floors they are measured against."""
+    by_name = {a.name: a for a in arms}
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        raise SystemExit(f"bench: unknown arm(s) {', '.join(unknown)}; known: {', '.join(by_name)}")
+    keep = set(names)
+    for n in names:
+        floor = by_name[n].floor
+        while floor:
+            keep.add(floor)
+            floor = by_name[floor].floor
+    return [a for a in arms if a.name in keep]
+
+
+def build_arms(stack, args, files, password_hash, fastest, nproc):
+    """The arms of a run, in the order they run each round, and the login
+    flood the "flood" arm runs beside. `fastest`: the fastest Argon2id
+    implementation compare_argon2 found (None: libsodium's raw loop)."""
+    # The login floor: a raw verify loop of the fastest implementation measured here.
+    fastest_arm = (Arm("argon2-verify-fastest", kind="raw",
+                       command=[str(stack.helpers / "argon2_impls"), "loop", fastest, password_hash, PASSWORD,
+                                "{seconds}", str(nproc)]) if fastest else
+                   Arm("argon2-verify-fastest", kind="raw",
+                       command=[str(stack.helpers / "argon2_raw"), "verify", password_hash, PASSWORD, "{seconds}",
+                                str(nproc)]))
+    H = stack.http_port
+    arms = [
+        Arm("static", "/static", port=stack.bench_port),
+        Arm("hello", "/hello", port=stack.bench_port, floor="static"),
+        Arm("health", "/health", floor="hello", target=0.7),
+        Arm("refresh-token", "/auth/refresh-token", "POST", files["refresh-token"], floor="hello", target=0.7),
+        Arm("user-email", "/auth/user-email", "POST", files["user-email"], floor="hello", target=0.7),
+        Arm("getFolderLimits", "/auth/getFolderLimits", "POST", files["getFolderLimits"], floor="hello", target=0.6),
+        Arm("notification", "/message/notification", "POST", files["notification"], floor="hello", target=0.5),
+        Arm("sign-out", "/auth/sign-out", "POST", floor="hello"),
+        Arm("login", "/auth/login", "POST", files["login"], conns=args.hash_conns, floor="argon2-verify-fastest",
+            target=0.9),
+        Arm("login-unknown", "/auth/login", "POST", files["login-unknown"], conns=args.hash_conns, expect="401"),
+        Arm("login-legacy-wrong", "/auth/login", "POST", files["login-legacy-wrong"], conns=args.hash_conns,
+            expect="401"),
+        Arm("request-pass", "/auth/request-pass", "POST", files["request-pass"]),
+        Arm("request-pass-unknown", "/auth/request-pass", "POST", files["request-pass-unknown"]),
+        Arm("sign-up", "/auth/sign-up", "POST", files["sign-up"], conns=args.hash_conns, floor="argon2-hash"),
+        Arm("push", "/message/sendPush", "POST", files["push"], floor="push-raw"),
+        Arm("refresh-token-under-login-flood", "/auth/refresh-token", "POST", files["refresh-token"],
+            floor="refresh-token", target=0.4, kind="flood"),
+        # Floors measured inside the rounds too, so they share the rounds' conditions.
+        Arm("argon2-verify", kind="raw",
+            command=[str(stack.helpers / "argon2_raw"), "verify", password_hash, PASSWORD, "{seconds}", str(nproc)]),
+        fastest_arm,
+        Arm("argon2-hash", kind="raw",
+            command=[str(stack.helpers / "argon2_raw"), "hash", password_hash, PASSWORD, "{seconds}", str(nproc)]),
+        Arm("push-raw", kind="raw", command=[str(stack.helpers / "push_raw"), "loop", "{seconds}", str(nproc)]),
+    ]
+    flood = Arm("login-flood", "/auth/login", "POST", files["login"], conns=args.hash_conns)
+    for a in arms:
+        a.port = a.port or H
+    return arms, flood
+
+
+def measure_keep_conn(stack, args, tail, roots):
+    """fastcgi_keep_conn: the production setting (off) against on + a
+    keepalive pool, once each."""
+    log("fastcgi_keep_conn on vs off (GET /health, POST /auth/sign-out)")
+    keep = {}
+    for conns in (args.conns, 128):
+        for path, method in (("/health", "GET"), ("/auth/sign-out", "POST")):
+            for label, port in (("off", stack.http_port), ("on", stack.keep_port)):
+                a = Arm(path, path, method, port=port)
+                keep[f"{label} {method} {path} c{conns}"] = measure(stack, a, min(args.seconds, 3), conns,
+                                                                   f"k-{label}-{conns}", tail, roots, timeout="2s")
+    return keep
+
+
+def run_sender_rounds(stack, args, proto):
+    """The sender arms, interleaved per round; {arm: [result per round]}."""
+    log(f"sender: {args.mails} mails per run x {args.rounds} rounds")
+    stack.sql(f"DELETE FROM svc_notification_log WHERE id <> {proto}; "
+              f"UPDATE svc_notification_log SET status = 'Sent' WHERE id = {proto};")
+    mail = {"sender": [], "smtp-loop": []}
+    replay = []
+    tls_conf = tls_config(stack, args.tls_smtp_port) if args.tls_smtp_port else None
+    for _ in range(args.rounds):
+        sender_round(stack, proto, args.mails, replay, mail, tls_conf)
+    return mail

@@ -1,0 +1,23 @@
+#pragma once
+// One outbox row as the e-mail svc-sender delivers for it. Pure; no I/O.
+
+#include <string>
+#include <string_view>
+
+#include "db/outbox_repo.hpp"
+#include "messaging/mime.hpp"
+
+namespace svc::messaging {
+
+// "<svc.{log_id}.{site_id}@{domain of from_address}>": the same for every
+// attempt of one row, so a receiver can drop the duplicate that
+// at-least-once delivery may produce. "localhost" when the address has no
+// usable domain.
+std::string message_id_for(long long log_id, long long site_id, std::string_view from_address);
+
+// The e-mail for one outbox row: From split into name and address, the
+// address lists split, Date = the row's creation time (stable across
+// retries, like the Message-ID), text part derived from the HTML.
+OutgoingMail outgoing_mail_for(const db::OutboxMessage& row);
+
+}  // namespace svc::messaging
