@@ -112,6 +112,16 @@ def compare_argon2(stack, password_hash, rounds=3, per_round=5):
     return impls
 
 
+def compare_token_algs(stack, rounds=5, ms=200):
+    """Access-token sign+verify per token, ES256 vs EdDSA vs HS256 in one run (bench/token_sign.cpp)."""
+    r = run([str(stack.helpers / "token_sign"), str(rounds), str(ms)], check=False)
+    algs = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    for a in algs:
+        log(f"  access token {a['alg']:6s} sign {a['sign_us']:7.1f} us + verify {a['verify_us']:7.1f} us "
+            f"= {a['sign_verify_us']:7.1f} us/token")
+    return algs
+
+
 def run_arm(stack, arm, seconds, conns, prefix, tail, roots, flood):
     if arm.kind == "raw":
         return measure_raw(arm, seconds)

@@ -21,7 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-from arms import (build_arms, compare_argon2, measure_keep_conn, only_arms, run_arm, run_sender_rounds)
+from arms import (build_arms, compare_argon2, compare_token_algs, measure_keep_conn, only_arms, run_arm,
+                  run_sender_rounds)
 from dataset import load_data
 from report import assemble, render_markdown, render_only, render_table, write_only_results
 from stack import REPO, LogTail, Stack, children, log, proc_table, status_kib
@@ -114,6 +115,7 @@ def main():
     results = assemble(args, stack, arms, runs, keep, mail, idle_rss, idle_rss_end, counts, password_hash,
                        time.monotonic() - started)
     results["argon2_impls"] = {"fastest": fastest, "runs": argon2_impls}
+    results["token_algs"] = compare_token_algs(stack)
     Path(args.results).write_text(json.dumps(results, indent=2) + "\n")
     Path(args.doc).write_text(render_markdown(results))
     log(f"wrote {args.results} and {args.doc} ({results['run_seconds']:.0f}s)")

@@ -1,8 +1,8 @@
+#include "auth/access_tokens.hpp"
 #include "auth/handlers.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/text.hpp"
-#include "crypto/jwt.hpp"
 #include "db/folder_repo.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"
@@ -13,19 +13,18 @@
 namespace svc::auth {
 namespace {
 
-// The auth table of a bearer access token of `user_id` not issued for another
-// application: the table whose user svc_related links must name (issue 22:
-// ids overlap between tables). nullopt without such a token, or when its
-// table is not one of [auth] tables.
+// The auth table of a bearer access token of `user_id`, checked as the
+// site's backend would (auth/access_tokens.hpp: its audience, not issued for
+// another application): the table whose user svc_related links must name
+// (issue 22: ids overlap between tables). nullopt without such a token, or
+// when its table is not one of [auth] tables.
 std::optional<db::TableName> bearer_token_table(const http::Request& request, core::Context& ctx, long long user_id,
-                                                long long app_id) {
+                                                const db::Site& site) {
   std::string_view header = request.header("authorization");
   if (header.size() <= 7 || core::ascii_lower(header.substr(0, 7)) != "bearer ") return std::nullopt;
-  auto verified = crypto::jwt_verify(header.substr(7), ctx.config.keys.jwt, "access", ctx.clock.now());
-  if (!verified.ok()) return std::nullopt;
-  const crypto::Claims& c = verified.claims;
-  if (core::parse_id(c.sub) != user_id || (c.app != 0 && c.app != app_id)) return std::nullopt;
-  return db::allowlisted(c.tbl, ctx.config.auth.tables);
+  auto bearer = verify_bearer(header.substr(7), site, ctx);
+  if (!bearer || bearer->user_id != user_id) return std::nullopt;
+  return db::allowlisted(bearer->table, ctx.config.auth.tables);
 }
 
 // Whose folders a caller may read, as the auth table of `user_id`; nullopt =
@@ -39,7 +38,7 @@ std::optional<db::TableName> folder_reader_table(const http::Request& request, c
   const auto& tables = ctx.config.auth.tables;
   auto default_table = db::allowlisted(tables.front(), tables);
   if (ctx.config.auth.folder_limits_auth == "none") return default_table;
-  if (auto table = bearer_token_table(request, ctx, user_id, site.id)) return table;
+  if (auto table = bearer_token_table(request, ctx, user_id, site)) return table;
   std::string_view header = request.header("site-id");
   if (header.empty()) header = request.header("x-site-id");
   if (core::parse_id(header) == site.id && http::site_key_matches(request, site)) return default_table;
