@@ -40,6 +40,15 @@ final class TokenForge
         return openssl_pkey_get_details($key['private'])['key'];
     }
 
+    /** A published P-256 JWK as PEM: the public bytes a confusion attacker has. */
+    public static function pemOfJwk(array $jwk): string
+    {
+        $point = "\x04" . base64_decode(strtr($jwk['x'], '-_', '+/')) . base64_decode(strtr($jwk['y'], '-_', '+/'));
+        // SEQUENCE { SEQUENCE { id-ecPublicKey, prime256v1 }, BIT STRING point }
+        $der = hex2bin('3059301306072a8648ce3d020106082a8648ce3d030107034200') . $point;
+        return "-----BEGIN PUBLIC KEY-----\n" . chunk_split(base64_encode($der), 64, "\n") . "-----END PUBLIC KEY-----\n";
+    }
+
     /** header.payload signed with $key by the algorithm of its JWK (the header is taken as given). */
     public static function sign(array $header, array $claims, array $key): string
     {
