@@ -66,15 +66,16 @@ final class JwksCache
     {
         $now = ($this->clock)();
         if ($this->state === null || $now >= $this->state['expires_at'] || !$this->has($kid)) {
-            $this->withLock(function () use ($kid, $now): void {
-                $this->use($this->load($now) ?? $this->state);
-                $fresh = $this->state !== null && $now < $this->state['expires_at'];
-                $mayFetch = $this->state === null || $now - $this->state['fetched_at'] >= self::REFETCH_INTERVAL;
-                if ($mayFetch && (!$fresh || !$this->has($kid))) {
-                    $this->use($this->fetchState($now));
-                    $this->store();
-                }
-            });
+            $this->use($this->load($now) ?? $this->state);  // another request may have fetched
+            if ($this->mustFetch($kid, $now)) {
+                $this->withLock(function () use ($kid, $now): void {
+                    $this->use($this->load($now) ?? $this->state);  // ... or did while we waited
+                    if ($this->mustFetch($kid, $now)) {
+                        $this->use($this->fetchState($now));
+                        $this->store();
+                    }
+                });
+            }
         }
         return $this->has($kid) ? $this->parsed[$kid] : null;
     }
@@ -123,6 +124,16 @@ final class JwksCache
             return (int) $m[1];
         }
         return null;
+    }
+
+    /** No set, or a stale one, or $kid unknown; and the last fetch is a minute old. */
+    private function mustFetch(string $kid, int $now): bool
+    {
+        if ($this->state === null) {
+            return true;
+        }
+        $mayFetch = $now - $this->state['fetched_at'] >= self::REFETCH_INTERVAL;
+        return $mayFetch && ($now >= $this->state['expires_at'] || !$this->has($kid));
     }
 
     private function has(string $kid): bool
