@@ -416,6 +416,16 @@ def compare_argon2(stack, password_hash, rounds=3, per_round=5):
     return impls
 
 
+def compare_token_algs(stack, rounds=5, ms=200):
+    """Access-token sign+verify per token, ES256 vs EdDSA vs HS256 in one run (bench/token_sign.cpp)."""
+    r = run([str(stack.helpers / "token_sign"), str(rounds), str(ms)], check=False)
+    algs = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    for a in algs:
+        log(f"  access token {a['alg']:6s} sign {a['sign_us']:7.1f} us + verify {a['verify_us']:7.1f} us "
+            f"= {a['sign_verify_us']:7.1f} us/token")
+    return algs
+
+
 def run_arm(stack, arm, seconds, conns, prefix, tail, roots, flood):
     if arm.kind == "raw":
         return measure_raw(arm, seconds)
@@ -656,6 +666,7 @@ def main():
     results = assemble(args, stack, arms, runs, keep, mail, idle_rss, idle_rss_end, counts, password_hash,
                        time.monotonic() - started)
     results["argon2_impls"] = {"fastest": fastest, "runs": argon2_impls}
+    results["token_algs"] = compare_token_algs(stack)
     Path(args.results).write_text(json.dumps(results, indent=2) + "\n")
     Path(args.doc).write_text(render_markdown(results))
     log(f"wrote {args.results} and {args.doc} ({results['run_seconds']:.0f}s)")

@@ -67,6 +67,7 @@ g++ -std=c++20 -O2 -Wall -Wextra -o "$helpers/argon2_impls" bench/argon2_impls.c
 core_libs=("$build/libsvc_core.a" -lsodium -lcurl -lssl -lcrypto -lPocoNetSSL -lPocoNet -lPocoUtil
   -lPocoFoundation -lmysqlcppconn -lfcgi -lcrypt -lopendkim)
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/push_raw" bench/push_raw.cpp "${core_libs[@]}"
+g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/token_sign" bench/token_sign.cpp "${core_libs[@]}"
 # Session reuse on/off needs SmtpMailer's reuse_session: measured only if this builds.
 rm -f "$helpers/sender_pass"
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/sender_pass" bench/sender_pass.cpp "${core_libs[@]}" \

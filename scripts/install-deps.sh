@@ -20,8 +20,9 @@ packages=(
   # DKIM signing (messaging/dkim.cpp) and its independent verifier in the tests
   libopendkim-dev python3-dkim python3-nacl
   # the token interop test: PyJWT's PyJWKClient verifies access tokens through
-  # the JWKS URL as a Python backend would
-  python3-jwt
+  # the JWKS URL as a Python backend would (ES256/EdDSA need python3-cryptography,
+  # only recommended by python3-jwt; the test signs its own keys with it too)
+  python3-jwt python3-cryptography
   # promtool: checks GET /metrics output and ops/prometheus/svc-alerts.yml
   prometheus
   # make bench only: the other packaged Argon2id implementations that

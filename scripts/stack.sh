@@ -74,7 +74,13 @@ start_mariadb() {
 }
 
 write_config() {
-  [ -f "$dir/svc.conf" ] && return
+  if [ -f "$dir/svc.conf" ]; then
+    # A state directory from before signed access tokens: give it the key
+    # that seals the signing keys.
+    grep -q '^signing_kek' "$dir/svc.conf" ||
+      sed -i "/^reset_key = /a $("$bin/svc-admin" keygen | grep '^signing_kek = ')" "$dir/svc.conf"
+    return
+  fi
   local db_password merge_password
   db_password="$("$py" -c 'import secrets; print(secrets.token_urlsafe(18))')"
   merge_password="$("$py" -c 'import secrets; print(secrets.token_urlsafe(18))')"
@@ -123,6 +129,12 @@ CONF
     "$bin/svc-admin" keygen | grep -v '^#'
     cat <<CONF
 legacy_password_key = local-legacy-key
+
+[tokens]
+# Access tokens (docs/configuration.md): the stack's issuer is the default;
+# workers re-read the signing keys every second, so a rotation shows at once.
+issuer = https://svc.localhost
+key_cache_seconds = 1
 
 [smtp]
 host = 127.0.0.1

@@ -11,6 +11,7 @@
 #include "admin/merge_query_commands.hpp"
 #include "admin/outbox_commands.hpp"
 #include "admin/retention_commands.hpp"
+#include "admin/signing_key_commands.hpp"
 #include "admin/site_commands.hpp"
 #include "admin/sql_dir.hpp"
 #include "admin/template_commands.hpp"
@@ -29,6 +30,9 @@ int cmd_migrate(const Args& args, const std::string& config_path) {
   auto migrations = db::load_migrations(dir);
   std::printf("migrate: %zu migration files in %s\n", migrations.size(), dir.c_str());
   db::migrate(env.db, migrations, [](const std::string& line) { std::printf("%s\n", line.c_str()); });
+  // The first access-token signing key, so a fresh install issues tokens.
+  const std::string kid = ensure_signing_key(env.config, env.db);
+  if (!kid.empty()) std::printf("signing key %s created (%s)\n", kid.c_str(), env.config.tokens.access_alg.c_str());
   return 0;
 }
 
@@ -42,8 +46,10 @@ int cmd_keygen(const Args& args, const std::string&) {
       "jwt_secret = %s\n"
       "id_key = %s\n"
       "sms_key = %s\n"
-      "reset_key = %s\n",
-      crypto::hex_encode(crypto::random_bytes(4)).c_str(), key().c_str(), key().c_str(), key().c_str(), key().c_str());
+      "reset_key = %s\n"
+      "signing_kek = %s\n",
+      crypto::hex_encode(crypto::random_bytes(4)).c_str(), key().c_str(), key().c_str(), key().c_str(), key().c_str(),
+      key().c_str());
   return 0;
 }
 
@@ -72,6 +78,16 @@ const std::vector<Command>& commands() {
       {{"site", "set"}, cmd_site_set, "site set --site ID [site options]     change a site"},
       {{"site", "show"}, cmd_site_show, "site show --site ID                   show a site (no secrets)"},
       {{"site", "list"}, cmd_site_list, "site list                             list sites"},
+      {{"signing-keys", "list"},
+       cmd_signing_keys_list,
+       "signing-keys list                     the access-token signing keys and their state"},
+      {{"signing-keys", "rotate"},
+       cmd_signing_keys_rotate,
+       "signing-keys rotate [--alg ES256|EdDSA] [--now]   publish a new key; it signs after 300 s + the\n"
+       "               workers' key cache (--now: at once); prints its kid"},
+      {{"signing-keys", "retire"},
+       cmd_signing_keys_retire,
+       "signing-keys retire KID [--now]       unpublish KID once its last token expired (--now: at once)"},
       {{"mint-user-id"}, cmd_mint_user_id, "mint-user-id --user N [--ttl 1h]      print an encrypted user id"},
       {{"mint-customer-id"},
        cmd_mint_customer_id,

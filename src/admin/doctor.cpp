@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <ctime>
 #include <exception>
 #include <optional>
 #include <vector>
@@ -10,11 +11,13 @@
 #include "admin/doctor_checks.hpp"
 #include "admin/doctor_probes.hpp"
 #include "admin/sql_dir.hpp"
+#include "auth/signing_keys.hpp"
 #include "config/config.hpp"
 #include "db/database.hpp"
 #include "db/doctor_repo.hpp"
 #include "db/migrations.hpp"
 #include "db/outbox_repo.hpp"
+#include "db/signing_key_repo.hpp"
 
 // Every check catches its own exceptions and turns them into a failed row:
 // the point of the command is to report all that is wrong in one run.
@@ -102,6 +105,24 @@ Check check_migrations(db::Database& db, const std::string& sql_dir) {
     return ok("migrations", std::to_string(files.size()) + " applied, current (" + sql_dir + ")");
   } catch (const std::exception& e) {
     return fail("migrations", e.what(), "check --sql-dir and the database account");
+  }
+}
+
+// The access-token key set as a worker builds it: a key signs and
+// [keys] signing_kek opens it.
+Check check_signing_keys(const config::Config& c, db::Database& db) {
+  if (c.tokens.legacy_hs256()) return ok("signing keys", "not used: [tokens] access_alg = HS256 signs with [keys] jwt");
+  try {
+    const long long now = static_cast<long long>(std::time(nullptr));
+    const auto set = auth::build_key_set(db::SigningKeyRepo(db).published(now), now, c.keys.signing_kek, nullptr);
+    if (!set.signer) {
+      return fail("signing keys", "no active signing key: logins fail", "svc-admin signing-keys rotate --now");
+    }
+    return ok("signing keys", std::to_string(set.published.size()) + " published, " + set.signer->kid() + " signs");
+  } catch (const std::exception& e) {
+    return fail(
+        "signing keys", e.what(),
+        "[keys] signing_kek must be the one the keys were sealed with; else svc-admin signing-keys rotate --now");
   }
 }
 
@@ -200,12 +221,13 @@ void database_rows(std::vector<Check>& rows, const config::Config& c, const Opti
   rows.push_back(check_database(db, "database"));
   rows.push_back(check_merge_account(c));
   if (rows[rows.size() - 2].status != Check::Status::Ok) {
-    for (const char* name : {"migrations", "site keys", "templates", "sender", "pending"}) {
+    for (const char* name : {"migrations", "signing keys", "site keys", "templates", "sender", "pending"}) {
       rows.push_back(skip(name, "database unreachable"));
     }
     return;
   }
   rows.push_back(check_migrations(db, o.sql_dir));
+  rows.push_back(check_signing_keys(c, db));
   rows.push_back(check_site_keys(db));
   rows.push_back(check_templates(c, db));
   outbox_rows(rows, db, o);
@@ -226,6 +248,7 @@ int cmd_doctor(const Args& args, const std::string& config_path) {
   if (c) {
     struct stat st {};
     rows.push_back(check_keys(c->keys, ::stat(config_path.c_str(), &st) == 0 ? st.st_mode : 0));
+    rows.push_back(check_access_tokens(c->tokens));
     database_rows(rows, *c, o);
     rows.push_back(check_smtp(c->smtp, o.timeout));
     rows.push_back(check_sms(c->sms, o.timeout));

@@ -28,6 +28,16 @@ Check skip(std::string name, std::string why) {
   return {Check::Status::Skip, std::move(name), std::move(why), "fix the rows above first"};
 }
 
+Check check_access_tokens(const config::TokenSettings& tokens) {
+  if (tokens.legacy_hs256()) {
+    return fail("access tokens",
+                "[tokens] access_alg = HS256: every holder of [keys] jwt_secret can forge any user's access token",
+                "have every backend verify with /.well-known/jwks.json (docs/api.md \"Verifying access tokens\"), "
+                "then remove access_alg (ES256), add [keys] signing_kek (svc-admin keygen) and run svc-admin migrate");
+  }
+  return ok("access tokens", tokens.access_alg + ", issuer " + tokens.issuer);
+}
+
 Check check_keys(const config::KeySettings& keys, unsigned config_mode) {
   const std::string fix = "svc-admin keygen prints fresh keys; rotate per docs/operations.md";
   std::vector<std::pair<std::string, std::string>> named = {
@@ -36,6 +46,7 @@ Check check_keys(const config::KeySettings& keys, unsigned config_mode) {
       {"sms_key", keys.sms_key},
       {"reset_key", keys.reset_key},
   };
+  if (!keys.signing_kek.empty()) named.emplace_back("signing_kek", keys.signing_kek);
   for (const auto& previous : keys.jwt.previous) named.emplace_back("jwt_previous " + previous.kid, previous.secret);
   for (size_t i = 0; i < named.size(); ++i) {
     if (named[i].second.empty()) return fail("keys", "[keys] " + named[i].first + " is missing", fix);

@@ -30,6 +30,10 @@ Check skip(std::string name, std::string why);
 // users (config_mode: st_mode of the file, 0 = unknown).
 Check check_keys(const config::KeySettings& keys, unsigned config_mode);
 
+// [tokens] access_alg: fails the legacy HS256 (whoever holds [keys]
+// jwt_secret, as every backend did, can forge any user's access token).
+Check check_access_tokens(const config::TokenSettings& tokens);
+
 // The configuration's own templates: [sms] message has [code]; with the http
 // driver, body_template has [to] and [text].
 Check check_config_templates(const config::SmsSettings& sms);

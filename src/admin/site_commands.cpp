@@ -2,10 +2,12 @@
 
 #include <sodium.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
 #include "admin/command_env.hpp"
+#include "auth/access_tokens.hpp"
 #include "config/config.hpp"
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"
@@ -55,10 +57,33 @@ void check_reset_url(const std::string& url) {
   }
 }
 
-// kSiteOptions plus the mail delivery options (apply_mail_options).
+// kSiteOptions plus the mail delivery options (apply_mail_options) and
+// --audience (apply_audience).
 std::vector<std::string> with_mail_options(std::vector<std::string> options) {
   options.push_back("mail-per-hour");
+  options.push_back("audience");
   return options;
+}
+
+// --audience URI|default (issue 23): the `aud` of the site's access tokens,
+// stored apart from the Site row's other columns. An absolute URI
+// (scheme:...), at most 255 characters, no spaces or controls.
+void apply_audience(const Args& args, db::Database& db, long long site_id) {
+  auto v = args.get("audience");
+  if (!v) return;
+  std::string audience = *v == "default" ? "" : *v;
+  const std::size_t colon = audience.find(':');
+  const bool bad_char = std::any_of(audience.begin(), audience.end(),
+                                    [](char c) { return static_cast<unsigned char>(c) <= ' ' || c == 0x7f; });
+  if (!audience.empty() && (colon == std::string::npos || colon == 0 || audience.size() > 255 || bad_char)) {
+    throw UsageError("--audience expects an absolute URI such as https://app.example (or 'default')");
+  }
+  db::SiteRepo(db).set_audience(site_id, audience);
+}
+
+void print_site_audience(const CommandEnv& env, const db::Site& site) {
+  std::printf("audience:        %s%s\n", auth::site_audience(site, env.config.tokens.issuer).c_str(),
+              site.audience.empty() ? " (default)" : "");
 }
 
 void apply_options(const Args& args, db::Site& s) {
@@ -140,7 +165,8 @@ std::string site_options_help() {
   return "site options: --name N --domain D --reset-url URL --allowed-hosts h1,h2 --disable-email true|false\n"
          "  --email-from ADDR --email-cc USER_ID --email-bcc USER_ID --api-key generate|none|KEY\n"
          "  --allow-sql-merge true|false --active true|false --vapid-subject mailto:...|https://...\n"
-         "  --mail-per-hour N|unlimited\n"
+         "  --mail-per-hour N|unlimited --audience URI|default (the aud of its access tokens;\n"
+         "  default https://DOMAIN)\n"
          "  (site create also takes --id N to keep an existing appID; it generates a key unless\n"
          "  --api-key none; a generated key is printed once as 'site_key: KEY')\n";
 }
@@ -157,6 +183,7 @@ int cmd_site_create(const Args& args, const std::string& config_path) {
   // The id stays the last line: scripts read it from there.
   if (!key.empty()) std::printf("site_key: %s\n", key.c_str());
   apply_mail_options(args, env.db, id);
+  apply_audience(args, env.db, id);
   std::printf("%lld\n", id);
   return 0;
 }
@@ -170,9 +197,12 @@ int cmd_site_set(const Args& args, const std::string& config_path) {
   if (auto v = args.get("api-key")) key = apply_api_key(*v, site);
   db::SiteRepo(env.db).update(site);
   apply_mail_options(args, env.db, site.id);
+  apply_audience(args, env.db, site.id);
+  site = env.site(site.id);
   print_site(site);
   if (!key.empty()) std::printf("site_key: %s\n", key.c_str());
   print_site_mail(env.db, site.id);
+  print_site_audience(env, site);
   return 0;
 }
 
@@ -182,6 +212,7 @@ int cmd_site_show(const Args& args, const std::string& config_path) {
   const db::Site site = env.site(args.required_integer("site"));
   print_site(site);
   print_site_mail(env.db, site.id);
+  print_site_audience(env, site);
   return 0;
 }
 

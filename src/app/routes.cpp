@@ -23,6 +23,8 @@ std::span<const Route> routes() {
       {"GET", "/health", &http::health, nullptr, 0, kNoFlags},
       // Prometheus scrapes; nginx admits only the scrapers' addresses.
       {"GET", "/metrics", &metrics_endpoint, nullptr, 0, kNoFlags},
+      // The access tokens' public keys (docs/api.md "Verifying access tokens").
+      {"GET", "/.well-known/jwks.json", &auth::jwks, nullptr, 0, kNoFlags},
       {"POST", "/auth/login", &auth::login, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
       {"POST", "/auth/sign-up", &auth::sign_up, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
       {"POST", "/auth/refresh-token", &auth::refresh_token, nullptr, kAuthBodyLimit, kJsonBody},

@@ -18,7 +18,8 @@ Services::Services(const config::Config& config)
       site_cache_(config.server.site_cache_seconds),
       user_cache_(config.auth.user_cache_seconds),
       template_cache_(config.server.template_cache_seconds),
-      context_{config_, db_,   merge_db_.get(), clock_,       random_,         hasher_,
-               *sms_,   push_, &site_cache_,    &user_cache_, &template_cache_} {}
+      signing_keys_(config.tokens.key_cache_seconds),
+      context_{config_, db_,   merge_db_.get(), clock_,       random_,          hasher_,
+               *sms_,   push_, &site_cache_,    &user_cache_, &template_cache_, &signing_keys_} {}
 
 }  // namespace svc::app

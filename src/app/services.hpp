@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "auth/signing_keys.hpp"
 #include "auth/user_cache.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
@@ -35,6 +36,7 @@ class Services {
   http::SiteCache site_cache_;
   auth::UserCache user_cache_;
   messaging::TemplateCache template_cache_;
+  auth::SigningKeyCache signing_keys_;
   core::Context context_;
 };
 

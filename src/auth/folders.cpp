@@ -1,8 +1,8 @@
+#include "auth/access_tokens.hpp"
 #include "auth/handlers.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/text.hpp"
-#include "crypto/jwt.hpp"
 #include "db/folder_repo.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"
@@ -14,14 +14,13 @@ namespace svc::auth {
 namespace {
 
 // A bearer access token of `user_id` in the default auth table (the users
-// svc_related links to folders), not issued for another application.
-bool bearer_token_matches(const http::Request& request, core::Context& ctx, long long user_id, long long app_id) {
+// svc_related links to folders), checked as the site's backend would
+// (auth/access_tokens.hpp: its audience, not issued for another application).
+bool bearer_token_matches(const http::Request& request, core::Context& ctx, long long user_id, const db::Site& site) {
   std::string_view header = request.header("authorization");
   if (header.size() <= 7 || core::ascii_lower(header.substr(0, 7)) != "bearer ") return false;
-  auto verified = crypto::jwt_verify(header.substr(7), ctx.config.keys.jwt, "access", ctx.clock.now());
-  if (!verified.ok()) return false;
-  const crypto::Claims& c = verified.claims;
-  return core::parse_id(c.sub) == user_id && c.tbl == ctx.config.auth.tables.front() && (c.app == 0 || c.app == app_id);
+  auto bearer = verify_bearer(header.substr(7), site, ctx);
+  return bearer && bearer->user_id == user_id && bearer->table == ctx.config.auth.tables.front();
 }
 
 // [auth] folder_limits_auth = token_or_site_key: the user's own access token,
@@ -30,7 +29,7 @@ bool bearer_token_matches(const http::Request& request, core::Context& ctx, long
 // open for it.
 bool may_read_folders(const http::Request& request, core::Context& ctx, long long user_id, const db::Site& site) {
   if (ctx.config.auth.folder_limits_auth == "none") return true;
-  if (bearer_token_matches(request, ctx, user_id, site.id)) return true;
+  if (bearer_token_matches(request, ctx, user_id, site)) return true;
   std::string_view header = request.header("site-id");
   if (header.empty()) header = request.header("x-site-id");
   return core::parse_id(header) == site.id && http::site_key_matches(request, site);

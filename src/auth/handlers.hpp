@@ -22,5 +22,7 @@ http::Response user_sms_code(const http::Request& request, core::Context& ctx);
 // Addition to the spec: checks a code sent by user_sms_code (docs/api.md).
 http::Response verify_sms_code(const http::Request& request, core::Context& ctx);
 http::Response get_folder_limits(const http::Request& request, core::Context& ctx);
+// GET /.well-known/jwks.json: the access tokens' public keys (RFC 7517).
+http::Response jwks(const http::Request& request, core::Context& ctx);
 
 }  // namespace svc::auth

@@ -10,28 +10,26 @@
 
 namespace svc::auth {
 
-TokenPair issue_tokens(const db::User& user, const std::string& table, long long app_id, core::Context& ctx) {
-  const auto& auth = ctx.config.auth;
-  const auto& key = ctx.config.keys.jwt.current;
+TokenPair issue_tokens(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
+                       core::Context& ctx) {
   crypto::Claims c;
   c.sub = std::to_string(user.id);
   c.tbl = table;
   c.app = app_id;
   c.ver = user.token_version;
   c.iat = ctx.clock.now();
-  c.typ = "access";
-  c.exp = c.iat + auth.access_ttl;
-  // Both jti from one draw (jwt_sign's own format: 16 random bytes,
-  // base64url): one getrandom system call per pair instead of two.
-  const std::string ids = crypto::random_bytes(32);
-  c.jti = crypto::base64url_encode(std::string_view(ids).substr(0, 16));
-  TokenPair pair;
-  pair.access_token = crypto::jwt_sign(c, key);
   c.typ = "refresh";
-  c.exp = c.iat + auth.refresh_ttl;
-  c.jti = crypto::base64url_encode(std::string_view(ids).substr(16));
-  pair.refresh_token = crypto::jwt_sign(c, key);
+  c.exp = c.iat + ctx.config.auth.refresh_ttl;
+  c.auth_time = sign_in.auth_time;
+  c.amr = sign_in.amr;
+  TokenPair pair;
+  pair.access_token = issue_access_token(user, table, app_id, sign_in, ctx);
+  pair.refresh_token = crypto::jwt_sign(c, ctx.config.keys.jwt.current);
   return pair;
+}
+
+TokenPair issue_tokens(const db::User& user, const std::string& table, long long app_id, core::Context& ctx) {
+  return issue_tokens(user, table, app_id, SignIn{ctx.clock.now(), {"pwd"}}, ctx);
 }
 
 crypto::JwtKeyRing reset_token_keys(const crypto::JwtKeyRing& jwt_keys) {
@@ -72,7 +70,11 @@ Refreshed refresh_session(const std::string& refresh_jwt, core::Context& ctx) {
   // user_cache_seconds ago (auth/user_cache.hpp).
   auto user = find_user_recent(ctx, *table, user_id);
   if (!user || !user->active || user->token_version != claims.ver) return {RefreshOutcome::kRevoked, {}};
-  return {RefreshOutcome::kOk, issue_tokens(*user, table->str(), claims.app, ctx)};
+  // A refresh token from before issue 23 carries no sign-in: every session
+  // then began with a password, no earlier than the token itself.
+  SignIn sign_in{claims.auth_time != 0 ? claims.auth_time : claims.iat, claims.amr};
+  if (sign_in.amr.empty()) sign_in.amr = {"pwd"};
+  return {RefreshOutcome::kOk, issue_tokens(*user, table->str(), claims.app, sign_in, ctx)};
 }
 
 }  // namespace svc::auth

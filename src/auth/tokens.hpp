@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "auth/access_tokens.hpp"
 #include "core/context.hpp"
 #include "crypto/jwt.hpp"
 #include "db/user_repo.hpp"
@@ -21,9 +22,15 @@ struct Session {
   TokenPair tokens;
 };
 
-// Signs a fresh access (typ "access", [auth] access_ttl) and refresh (typ
-// "refresh", [auth] refresh_ttl) JWT for the user of `table`, carrying the
-// user's token_version so a password reset revokes earlier refresh tokens.
+// Signs a fresh access token (auth/access_tokens.hpp, [auth] access_ttl)
+// and refresh JWT (typ "refresh", [auth] refresh_ttl, HS256 with [keys]
+// jwt) for the user of `table`, both carrying the user's token_version so a
+// password reset revokes earlier refresh tokens; the refresh token also
+// carries `sign_in`, so every access token of the session keeps auth_time
+// and amr.
+TokenPair issue_tokens(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
+                       core::Context& ctx);
+// The same for a sign-in by password now (login, sign-up): amr ["pwd"].
 TokenPair issue_tokens(const db::User& user, const std::string& table, long long app_id, core::Context& ctx);
 
 // The keys reset tokens are signed and verified with: each key of [keys] jwt

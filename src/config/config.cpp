@@ -276,6 +276,23 @@ void read_keys(Reader& r, KeySettings& keys) {
   keys.sms_key = r.secret("keys.sms_key", 32, 256, true);
   keys.reset_key = r.secret("keys.reset_key", 32, 256, true);
   r.str("keys.legacy_password_key", keys.legacy_password_key);
+  keys.signing_kek = r.secret("keys.signing_kek", 32, 32, false);
+}
+
+// [tokens]; after [keys]: the asymmetric algorithms need [keys] signing_kek.
+void read_tokens(Reader& r, TokenSettings& tokens, const KeySettings& keys) {
+  r.str("tokens.issuer", tokens.issuer);
+  const std::string& iss = tokens.issuer;
+  if (iss.rfind("https://", 0) != 0 || iss.size() <= 8 || iss.find_first_of("#? \r\n\t\"<>") != std::string::npos) {
+    throw ConfigError("configuration key [tokens] issuer: '" + iss + "' is not an https URL without query or fragment");
+  }
+  r.one_of("tokens.access_alg", tokens.access_alg, {"ES256", "EdDSA", "HS256"});
+  r.integer("tokens.key_cache_seconds", tokens.key_cache_seconds, 0, 60);
+  if (!tokens.legacy_hs256() && keys.signing_kek.empty()) {
+    throw ConfigError(
+        "missing required configuration key [keys] signing_kek (svc-admin keygen prints one; it seals the "
+        "access-token signing keys)");
+  }
 }
 
 void read_smtp(Reader& r, SmtpSettings& smtp) {
@@ -364,6 +381,7 @@ Config parse_config(const IniValues& values, const std::string& path) {
   read_databases(r, c.database, c.merge);
   read_auth(r, c.auth);
   read_keys(r, c.keys);
+  read_tokens(r, c.tokens, c.keys);
   read_smtp(r, c.smtp);
   read_sms(r, c.sms);
   read_push(r, c.push);

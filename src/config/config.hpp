@@ -98,6 +98,25 @@ struct KeySettings {
   std::string sms_key;              // HMAC key for stored SMS codes
   std::string reset_key;            // HMAC key for password fingerprints in reset tokens
   std::string legacy_password_key;  // the PHP openssl_encrypt key of legacy passwords ("" = none)
+  // 32 raw bytes: seals the private halves of the access-token signing keys
+  // in svc_signing_keys; "" only with [tokens] access_alg = HS256.
+  std::string signing_kek;
+};
+
+// [tokens]: access tokens (docs/decisions.md "Access tokens any backend can
+// verify"). Refresh and reset tokens keep [keys] jwt.
+struct TokenSettings {
+  // The `iss` of every access token: an https URL without query or fragment.
+  std::string issuer = "https://svc.localhost";
+  // "ES256" (default) | "EdDSA": the algorithm of the first key
+  // `svc-admin migrate` makes and of `signing-keys rotate` without --alg;
+  // access tokens are signed by the newest active key of svc_signing_keys
+  // whatever this says. "HS256": the legacy format signed with [keys] jwt
+  // (svc-admin doctor fails it).
+  std::string access_alg = "ES256";
+  bool legacy_hs256() const { return access_alg == "HS256"; }
+  // How long a worker reuses the key set it read from svc_signing_keys.
+  int key_cache_seconds = 5;
 };
 
 struct SmtpSettings {
@@ -150,6 +169,7 @@ struct Config {
   DbSettings merge;  // [database.merge]: read-only account for raw SQL merge fields
   AuthSettings auth;
   KeySettings keys;
+  TokenSettings tokens;
   SmtpSettings smtp;
   SmsSettings sms;
   PushSettings push;

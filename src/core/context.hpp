@@ -20,7 +20,8 @@ class SiteCache;
 }
 namespace svc::auth {
 class UserCache;
-}
+class SigningKeyCache;
+}  // namespace svc::auth
 namespace svc::messaging {
 class TemplateCache;
 }
@@ -52,6 +53,9 @@ struct Context {
   // Templates of recent notifications ([server] template_cache_seconds);
   // null = always read them.
   messaging::TemplateCache* template_cache = nullptr;
+  // The access-token key set for [tokens] key_cache_seconds
+  // (auth/signing_keys.hpp); null = read it for every request.
+  auth::SigningKeyCache* signing_keys = nullptr;
 };
 
 }  // namespace svc::core

@@ -53,7 +53,14 @@ std::optional<Claims> parse_claims(std::string_view json) {
                   read_string(*doc, "aud", c.aud) && read_string(*doc, "tbl", c.tbl) && read_int(*doc, "app", c.app) &&
                   read_int(*doc, "ver", c.ver) && read_int(*doc, "iat", c.iat) && read_int(*doc, "exp", c.exp) &&
                   read_string(*doc, "jti", c.jti) && read_string(*doc, "pwf", c.pwf);
-  if (!ok) return std::nullopt;
+  if (!ok || !read_int(*doc, "auth_time", c.auth_time)) return std::nullopt;
+  if (auto amr = doc->FindMember("amr"); amr != doc->MemberEnd()) {
+    if (!amr->value.IsArray()) return std::nullopt;
+    for (const Value& m : amr->value.GetArray()) {
+      if (!m.IsString()) return std::nullopt;
+      c.amr.emplace_back(view(m));
+    }
+  }
   return c;
 }
 
@@ -102,6 +109,13 @@ std::string payload_json(const Claims& c, std::string_view jti) {
   write_member(w, "exp", c.exp);
   write_member(w, "jti", jti);
   if (!c.pwf.empty()) write_member(w, "pwf", std::string_view(c.pwf));
+  if (c.auth_time != 0) write_member(w, "auth_time", c.auth_time);
+  if (!c.amr.empty()) {
+    w.Key("amr");
+    w.StartArray();
+    for (const std::string& m : c.amr) w.String(m.data(), static_cast<rapidjson::SizeType>(m.size()));
+    w.EndArray();
+  }
   w.EndObject();
   return {buf.GetString(), buf.GetSize()};
 }

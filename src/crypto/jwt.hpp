@@ -6,7 +6,8 @@
 //       secret, base64url(header) "." base64url(payload)))
 // base64url without '=' padding; header {"alg":"HS256","typ":"JWT","kid":K};
 // payload members in this order: sub, typ, aud, tbl (omitted if empty), app
-// (omitted if 0), ver, iat, exp, jti, pwf (omitted if empty). `aud` is
+// (omitted if 0), ver, iat, exp, jti, pwf (omitted if empty), auth_time
+// (omitted if 0), amr (an array of strings, omitted if empty). `aud` is
 // audience_of(typ): every kind of token names its own audience, so a
 // consumer that checks `aud` (docs/api.md "Verifying access tokens") cannot
 // take a refresh or reset token for an access token.
@@ -47,6 +48,10 @@ struct Claims {
   long long exp = 0;
   std::string jti;
   std::string pwf;
+  // Refresh tokens only (auth/tokens.cpp): how the session began, carried
+  // into every access token it yields. 0 / empty = absent.
+  long long auth_time = 0;
+  std::vector<std::string> amr;
 };
 
 enum class JwtError {

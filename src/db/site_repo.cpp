@@ -7,7 +7,7 @@ namespace {
 
 constexpr const char* kColumns =
     "id, name, domain, reset_url, allowed_redirect_hosts, disable_email, email_from, email_cc, email_bcc,"
-    " vapid_public_key, vapid_private_key, vapid_subject, api_key_hash, allow_sql_merge, active";
+    " vapid_public_key, vapid_private_key, vapid_subject, api_key_hash, allow_sql_merge, active, audience";
 
 std::vector<std::string> split_hosts(const std::string& s) {
   std::vector<std::string> out;
@@ -41,6 +41,7 @@ Site read_site(RowReader& r) {
   s.api_key_hash = r.text();
   s.allow_sql_merge = r.flag();
   s.active = r.flag();
+  s.audience = r.text();
   return s;
 }
 
@@ -85,6 +86,10 @@ void SiteRepo::update(const Site& site) {
         bind_site(p, site);
         p.integer(site.id);
       });
+}
+
+void SiteRepo::set_audience(long long id, const std::string& audience) {
+  db_.execute("UPDATE svc_sites SET audience = ? WHERE id = ?", [&](Params& p) { p.text(audience).integer(id); });
 }
 
 }  // namespace svc::db

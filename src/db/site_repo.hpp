@@ -25,6 +25,7 @@ struct Site {
   std::string api_key_hash;  // hex; "" = no key required
   bool allow_sql_merge = false;
   bool active = true;
+  std::string audience;  // the `aud` of its access tokens; "" = https://<domain> (auth/access_tokens.hpp)
 };
 
 class SiteRepo {
@@ -35,6 +36,8 @@ class SiteRepo {
   // Admin only (svc-admin); the API never writes sites.
   long long create(const Site& site);
   void update(const Site& site);
+  // svc-admin site set --audience ("" = the default).
+  void set_audience(long long id, const std::string& audience);
 
  private:
   Database& db_;

@@ -48,11 +48,16 @@ std::string serialize(const Response& response) {
   out += std::to_string(response.status);
   out += ' ';
   out += status_text(response.status);
-  // JSON unless the response names its own type (GET /metrics).
+  // JSON unless the response names its own type (GET /metrics); never
+  // stored unless it names its own caching (GET /.well-known/jwks.json).
   bool typed = false;
-  for (const auto& header : response.headers) typed = typed || header.first == "Content-Type";
-  out += typed ? "\r\nCache-Control: no-store\r\n"
-               : "\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\n";
+  bool cached = false;
+  for (const auto& header : response.headers) {
+    typed = typed || header.first == "Content-Type";
+    cached = cached || header.first == "Cache-Control";
+  }
+  out += typed ? "\r\n" : "\r\nContent-Type: application/json; charset=utf-8\r\n";
+  if (!cached) out += "Cache-Control: no-store\r\n";
   out += "Content-Length: " + std::to_string(response.body.size()) + "\r\n";
   for (const auto& [name, value] : response.headers) out += name + ": " + value + "\r\n";
   out += "\r\n";

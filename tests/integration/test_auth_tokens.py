@@ -1,7 +1,8 @@
 """Tokens through nginx + workers + MariaDB: POST /auth/refresh-token and
 POST /auth/sign-out, and the JWTs of login / sign-up / refresh checked by an
-independent implementation (PHP hash_hmac in jwt_check.php, with the secret
-read from the stack's svc.conf).
+independent implementation (jwt_check.php: access tokens with ext-openssl /
+ext-sodium through the JWKS URL, refresh tokens with PHP hash_hmac and the
+secret read from the stack's svc.conf).
 
 Covers: claims and lifetimes of access and refresh tokens; refresh chains;
 400 Invalid token format for garbage, an access token, alg none, HS512, an
@@ -67,10 +68,19 @@ def refresh_claims(user_id, table="svc_users", ver=0, iat=None, exp=None):
             "exp": iat + REFRESH_TTL if exp is None else exp, "jti": secrets.token_urlsafe(16)}
 
 
-def php_check(*tokens, secret_b64=SECRET_B64):
-    """Verifies tokens with jwt_check.php; returns its per-token verdicts."""
+ISSUER = config_value("tokens", "issuer")
+JWKS_URL = "http://127.0.0.1:%d/.well-known/jwks.json" % svc_stack.HTTP_PORT
+
+
+def php_check(*tokens, secret_b64=SECRET_B64, audience=None):
+    """Verifies tokens with jwt_check.php (HS256 with the secret, or, given
+    an audience, as access tokens through the JWKS URL); returns its
+    per-token verdicts."""
+    env = dict(os.environ, SVC_JWT_SECRET=secret_b64)
+    if audience is not None:
+        env.update(SVC_JWKS_URL=JWKS_URL, SVC_ISSUER=ISSUER, SVC_AUDIENCE=audience)
     out = subprocess.run(["php", JWT_CHECK], input="\n".join(tokens) + "\n", capture_output=True, text=True,
-                         env=dict(os.environ, SVC_JWT_SECRET=secret_b64), timeout=30)
+                         env=env, timeout=30)
     if out.returncode not in (0, 1):
         raise AssertionError("jwt_check.php failed: %s" % out.stderr)
     return [json.loads(line) for line in out.stdout.splitlines()]
@@ -96,33 +106,44 @@ class TokenTest(ApiTest):
         return self.assertTokenReply(reply, ("access_token", "refresh_token"))
 
     def assertClaims(self, pair, user_id, table="svc_users", ver=0, app=None):
-        """Both tokens verify in PHP and carry the claims of the design."""
-        checks = php_check(pair["access_token"], pair["refresh_token"])
-        self.assertEqual(len(checks), 2)
+        """Both tokens verify in PHP and carry the claims of the design: the
+        access token (RFC 9068) through the JWKS URL with the audience of
+        `app` (the issuer without one), the refresh token with the secret."""
+        access = php_check(pair["access_token"], audience="https://localhost" if app == 1 else ISSUER)[0]
+        refresh_check = php_check(pair["refresh_token"])[0]
         now = int(time.time())
-        jtis = []
-        for check, typ, ttl in zip(checks, ("access", "refresh"), (ACCESS_TTL, REFRESH_TTL)):
+        for check in (access, refresh_check):
             self.assertTrue(check["valid"], check)
-            header, payload = check["header"], check["payload"]
-            self.assertEqual(header["alg"], "HS256")
-            self.assertEqual(header["kid"], KID)
-            self.assertLessEqual(set(header), {"alg", "typ", "kid"})
+            payload = check["payload"]
             self.assertEqual(payload["sub"], str(user_id))
             self.assertIsInstance(payload["sub"], str)
-            self.assertEqual(payload["typ"], typ)
-            self.assertEqual(payload["aud"], "svc-" + typ)
             self.assertEqual(payload["tbl"], table)
             self.assertEqual(payload["ver"], ver)
             self.assertIsInstance(payload["iat"], int)
             self.assertLessEqual(abs(payload["iat"] - now), 60)
-            self.assertEqual(payload["exp"], payload["iat"] + ttl)
             self.assertIsInstance(payload["jti"], str)
             self.assertGreaterEqual(len(payload["jti"]), 16)
-            if app is not None:
-                self.assertEqual(payload.get("app"), app)
+            self.assertEqual(payload["amr"], ["pwd"])
+            self.assertIsInstance(payload["auth_time"], int)
+            self.assertLessEqual(payload["auth_time"], payload["iat"])
             for secret_field in ("password", "pwd", "hash", "email", "user_email"):
                 self.assertNotIn(secret_field, payload)
-            jtis.append(payload["jti"])
+        header, payload = access["header"], access["payload"]
+        self.assertIn(header["alg"], ("ES256", "EdDSA"))
+        self.assertEqual(header["typ"], "at+jwt")
+        self.assertEqual(set(header), {"alg", "typ", "kid"})
+        self.assertEqual(payload["iss"], ISSUER)
+        self.assertEqual(payload["aud"], "https://localhost" if app == 1 else ISSUER)
+        self.assertEqual(payload.get("client_id"), None if app is None else str(app))
+        self.assertEqual(payload["exp"], payload["iat"] + ACCESS_TTL)
+        self.assertNotIn("typ", payload)
+        header, payload = refresh_check["header"], refresh_check["payload"]
+        self.assertEqual(header, {"alg": "HS256", "typ": "JWT", "kid": KID})
+        self.assertEqual(payload["typ"], "refresh")
+        self.assertEqual(payload["aud"], "svc-refresh")
+        self.assertEqual(payload["exp"], payload["iat"] + REFRESH_TTL)
+        self.assertEqual(payload.get("app"), app)
+        jtis = [access["payload"]["jti"], payload["jti"]]
         self.assertNotEqual(jtis[0], jtis[1])
         return jtis
 
@@ -132,9 +153,12 @@ class TokenTest(ApiTest):
         # Negative controls: the PHP verifier is able to say no.
         _, token = sign_up()
         other_secret = b64url(secrets.token_bytes(32))
-        self.assertFalse(php_check(token["access_token"], secret_b64=other_secret)[0]["valid"])
-        h, p, s = token["access_token"].split(".")
-        forged = mint(dict(parts(token["access_token"])[1], sub="1"))
+        self.assertFalse(php_check(token["refresh_token"], secret_b64=other_secret)[0]["valid"])
+        self.assertFalse(php_check(token["access_token"])[0]["valid"])  # not HS256 with the secret
+        self.assertTrue(php_check(token["access_token"], audience=ISSUER)[0]["valid"])
+        self.assertFalse(php_check(token["access_token"], audience="https://localhost")[0]["valid"])
+        h, p, s = token["refresh_token"].split(".")
+        forged = mint(dict(parts(token["refresh_token"])[1], sub="1"))
         self.assertTrue(php_check(forged)[0]["valid"])  # minted here with the real key: valid
         self.assertFalse(php_check(h + "." + forged.split(".")[1] + "." + s)[0]["valid"])
 

@@ -100,7 +100,8 @@ class Doctor(unittest.TestCase):
 
     def test_healthy_deployment_passes_every_row(self):
         code, rows, out = self.doctor()
-        expected = {"config", "keys", "database", "database.merge", "migrations", "site keys", "templates", "sender",
+        expected = {"config", "keys", "access tokens", "database", "database.merge", "migrations", "signing keys",
+                    "site keys", "templates", "sender",
                     "pending", "smtp", "sms", "nginx", "fastcgi", "fastcgi hashing",
                     "fastcgi outbound"}
         self.assertEqual(set(rows), expected, out)
@@ -185,6 +186,16 @@ class Doctor(unittest.TestCase):
         id_key = re.search(r"(?m)^id_key = (\S+)", self.base).group(1)
         conf = self.write("dup.conf", set_key(self.base, "keys", "reset_key", id_key))
         self.assert_only_failure("keys", r"reset_key equals id_key", conf=conf)
+
+    def test_legacy_hs256_access_tokens_fail_their_row(self):
+        conf = self.write("hs256.conf", set_key(self.base, "tokens", "access_alg", "HS256"))
+        self.assert_only_failure("access tokens", r"access_alg = HS256: every holder of \[keys\] jwt_secret", conf=conf)
+
+    def test_a_signing_kek_that_does_not_open_the_keys(self):
+        # migrate made svc_doctor's first key with the stack's kek.
+        other = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWY"  # 32 distinct bytes, base64url
+        conf = self.write("kek.conf", set_key(self.base, "keys", "signing_kek", other))
+        self.assert_only_failure("signing keys", r"signing_kek does not open", conf=conf)
 
     def test_sms_gateway_unreachable(self):
         conf = self.write("sms.conf", set_key(self.base, "sms", "url", "http://127.0.0.1:%d/sms" % free_port()))

@@ -319,7 +319,7 @@ class NginxFilesTest(unittest.TestCase):
 
     def test_locations(self):
         blocks = location_blocks(read(NGINX_DIR / "snippets" / "svc-locations.conf"))
-        for name in ("= /health", "/auth/", "/message/", "/"):
+        for name in ("= /health", "= /.well-known/jwks.json", "/auth/", "/message/", "/"):
             self.assertIn("fastcgi_pass svc_fcgi;", blocks[name], name)
         for name, body in blocks.items():
             # These would cancel the inherited server-level params/headers.
@@ -354,7 +354,8 @@ class NginxFilesTest(unittest.TestCase):
             for line in blocks[family].splitlines():
                 if line.strip().startswith(("client_max_body_size", "limit_req", "error_page")):
                     self.assertIn(line.strip(), blocks[name], name)
-        for name in ("= /health", "/auth/", "/message/", "/", hashing, outbound_auth, outbound_message):
+        for name in ("= /health", "= /.well-known/jwks.json", "/auth/", "/message/", "/", hashing, outbound_auth,
+                     outbound_message):
             for code in (413, 502, 503, 504):
                 self.assertRegex(blocks[name], rf"error_page {code} = @svc_{code};", name)
 

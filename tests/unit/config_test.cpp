@@ -56,6 +56,12 @@ jwt_previous = k1:)" + kKey32 +
 id_key = )" + kKey32 + R"(
 sms_key = )" + kKey32 + R"(
 reset_key = )" + kKey32 + R"(
+signing_kek = )" + kKey32 + R"(
+
+[tokens]
+issuer = https://auth.example/svc
+access_alg = EdDSA
+key_cache_seconds = 3
 
 [smtp]
 security = starttls
@@ -76,8 +82,8 @@ IniValues good_values() { return parse_ini(kGoodFile, "svc.conf"); }
 
 // The keys every file must set.
 IniValues required_values() {
-  return {{"database.user", "svc"}, {"keys.jwt_kid", "k1"},   {"keys.jwt_secret", kKey32},
-          {"keys.id_key", kKey32},  {"keys.sms_key", kKey32}, {"keys.reset_key", kKey32}};
+  return {{"database.user", "svc"}, {"keys.jwt_kid", "k1"},     {"keys.jwt_secret", kKey32}, {"keys.id_key", kKey32},
+          {"keys.sms_key", kKey32}, {"keys.reset_key", kKey32}, {"keys.signing_kek", kKey32}};
 }
 
 std::string error_of(const IniValues& values) {
@@ -149,6 +155,53 @@ BOOST_AUTO_TEST_CASE(unset_keys_keep_their_documented_defaults) {
   BOOST_TEST(c.sms.driver == "log");
   BOOST_TEST(c.push.urgency == "normal");
   BOOST_TEST(c.push.ttl == 2419200);
+  BOOST_TEST(c.keys.signing_kek == std::string(32, 'k'));
+  BOOST_TEST(c.tokens.issuer == "https://auth.example/svc");
+  BOOST_TEST(c.tokens.access_alg == "EdDSA");
+  BOOST_TEST(c.tokens.key_cache_seconds == 3);
+}
+
+BOOST_AUTO_TEST_CASE(tokens_defaults_and_refusals) {
+  const Config d = parse_config(required_values(), "svc.conf");
+  BOOST_TEST(d.tokens.issuer == "https://svc.localhost");
+  BOOST_TEST(d.tokens.access_alg == "ES256");
+  BOOST_TEST(!d.tokens.legacy_hs256());
+  BOOST_TEST(d.tokens.key_cache_seconds == 5);
+
+  // The legacy HS256 setting needs no key-encryption key; the others do.
+  IniValues legacy = required_values();
+  legacy.erase("keys.signing_kek");
+  legacy["tokens.access_alg"] = "HS256";
+  BOOST_TEST(parse_config(legacy, "svc.conf").tokens.legacy_hs256());
+  legacy.erase("tokens.access_alg");
+  BOOST_TEST(error_of(legacy).find("missing required configuration key [keys] signing_kek (svc-admin keygen") == 0u);
+
+  struct Row {
+    std::string key;
+    std::string value;
+    std::string error;
+  };
+  const std::vector<Row> rows = {
+      {"tokens.issuer", "http://auth.example",
+       "configuration key [tokens] issuer: 'http://auth.example' is not an https URL without query or fragment"},
+      {"tokens.issuer", "https://",
+       "configuration key [tokens] issuer: 'https://' is not an https URL without query or fragment"},
+      {"tokens.issuer", "https://a.example/?x=1",
+       "configuration key [tokens] issuer: 'https://a.example/?x=1' is not an https URL without query or fragment"},
+      {"tokens.access_alg", "RS256",
+       "configuration key [tokens] access_alg: expected one of ES256, EdDSA, HS256, got 'RS256'"},
+      {"tokens.key_cache_seconds", "61",
+       "configuration key [tokens] key_cache_seconds: expected an integer in [0, 60], got '61'"},
+      {"keys.signing_kek", svc::crypto::base64url_encode(std::string(31, 'k')),
+       "configuration key [keys] signing_kek: expected base64url of 32 bytes"},
+  };
+  for (const Row& row : rows) {
+    BOOST_TEST_CONTEXT(row.key << " = " << row.value) {
+      IniValues v = required_values();
+      v[row.key] = row.value;
+      BOOST_TEST(error_of(v) == row.error);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(missing_required_key_is_named) {

@@ -30,6 +30,7 @@ KeySettings good_keys() {
   k.id_key = random_like('!');
   k.sms_key = random_like('0');
   k.reset_key = random_like('a');
+  k.signing_kek = random_like('P');
   return k;
 }
 
@@ -51,6 +52,10 @@ BOOST_AUTO_TEST_CASE(keys_table) {
       {"short pattern", [](KeySettings& k) { k.reset_key = std::string(8, 'x') + "0123456789" + std::string(14, 'y'); },
        0100640, "[keys] reset_key looks weak"},
       {"duplicate", [](KeySettings& k) { k.reset_key = k.id_key; }, 0100640, "[keys] reset_key equals id_key"},
+      {"weak kek", [](KeySettings& k) { k.signing_kek = std::string(32, 'x'); }, 0100640,
+       "[keys] signing_kek looks weak"},
+      {"kek reused", [](KeySettings& k) { k.signing_kek = k.jwt.current.secret; }, 0100640,
+       "[keys] signing_kek equals jwt_secret"},
       {"previous equals current",
        [](KeySettings& k) {
          k.jwt.previous = {{"k0", k.jwt.current.secret}};
@@ -69,6 +74,19 @@ BOOST_AUTO_TEST_CASE(keys_table) {
       if (*c.detail) BOOST_TEST(!row.fix.empty());
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(access_tokens_row_fails_the_legacy_hs256) {
+  svc::config::TokenSettings tokens;
+  const Check good = check_access_tokens(tokens);
+  BOOST_TEST((good.status == Check::Status::Ok));
+  BOOST_TEST(good.detail == "ES256, issuer https://svc.localhost");
+  tokens.access_alg = "HS256";
+  const Check legacy = check_access_tokens(tokens);
+  BOOST_TEST((legacy.status == Check::Status::Fail));
+  BOOST_TEST(legacy.name == "access tokens");
+  BOOST_TEST(legacy.detail.find("can forge any user's access token") != std::string::npos, legacy.detail);
+  BOOST_TEST(legacy.fix.find("/.well-known/jwks.json") != std::string::npos, legacy.fix);
 }
 
 BOOST_AUTO_TEST_CASE(sms_templates) {

@@ -27,7 +27,8 @@ inline config::Config offline_config() {
   v["database.connect_timeout"] = "1";
   v["keys.jwt_kid"] = "offline";
   const std::string key = crypto::base64url_encode(std::string(32, 'k'));
-  for (const char* k : {"keys.jwt_secret", "keys.id_key", "keys.sms_key", "keys.reset_key"}) v[k] = key;
+  for (const char* k : {"keys.jwt_secret", "keys.id_key", "keys.sms_key", "keys.reset_key", "keys.signing_kek"})
+    v[k] = key;
   v["auth.argon2_opslimit"] = "1";
   v["auth.argon2_memlimit"] = "8192";
   v["auth.allow_weak_hashing"] = "true";

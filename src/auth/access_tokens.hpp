@@ -1,0 +1,51 @@
+#pragma once
+// Access tokens as svc issues and checks them: RFC 9068 JWTs signed with the
+// newest active key of the key set (auth/signing_keys.hpp), or, with
+// [tokens] access_alg = HS256, the legacy HS256 format of crypto/jwt.hpp.
+
+#include <string>
+#include <vector>
+
+#include "core/context.hpp"
+#include "db/site_repo.hpp"
+#include "db/user_repo.hpp"
+
+namespace svc::auth {
+
+// How and when the user proved who they are: carried from the login into
+// every access token of the session (refresh tokens keep it).
+struct SignIn {
+  long long auth_time = 0;       // unix seconds
+  std::vector<std::string> amr;  // RFC 8176, e.g. {"pwd"}
+};
+
+// The `aud` of a site's tokens: its audience (site set --audience), else
+// https://<domain>, else <issuer>/sites/<id> (a site without a domain).
+std::string site_audience(const db::Site& site, const std::string& issuer);
+
+// The `aud` of a token for `app_id`: [tokens] issuer (the service's own)
+// for 0, else site_audience of that site (read through ctx.site_cache); a
+// site that no longer exists gets <issuer>/sites/<id>.
+std::string token_audience(core::Context& ctx, long long app_id);
+
+// A signed access token for `user` of `table`, valid [auth] access_ttl from
+// the context's clock. Throws KeySetError (auth/signing_keys.hpp) when no
+// key is active: a deployment error (svc-admin signing-keys rotate --now).
+std::string issue_access_token(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
+                               core::Context& ctx);
+
+// Who a valid bearer access token names.
+struct Bearer {
+  long long user_id = 0;
+  std::string table;
+};
+
+// The token checked as a backend of `site` is told to (docs/api.md
+// "Verifying access tokens"): key set, alg from the key, typ at+jwt, iss,
+// aud = the site's audience, exp; also client_id, when present, = site.id.
+// A token issued without an appID (aud = issuer, no client_id) passes too:
+// it was made for svc itself. Legacy HS256: the old check (aud svc-access,
+// app absent or site.id). nullopt when anything fails.
+std::optional<Bearer> verify_bearer(std::string_view token, const db::Site& site, core::Context& ctx);
+
+}  // namespace svc::auth

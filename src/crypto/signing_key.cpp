@@ -1,0 +1,226 @@
+// ES256 and EdDSA through OpenSSL 3. OpenSSL signs ECDSA in DER (a SEQUENCE
+// of two INTEGERs); JWS wants the fixed 64-byte r || s (RFC 7518 3.4), so
+// signatures are re-encoded both ways here. Ed25519 (RFC 8037) signs the
+// message itself in one shot: no digest, no re-encoding.
+
+#include "crypto/signing_key.hpp"
+
+#include <openssl/core_names.h>
+#include <openssl/ec.h>
+#include <openssl/evp.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <sodium.h>
+
+#include <stdexcept>
+#include <utility>
+
+#include "crypto/encoding.hpp"
+#include "crypto/openssl_handles.hpp"
+#include "crypto/p256.hpp"
+
+namespace svc::crypto {
+namespace {
+
+constexpr std::size_t kEd25519Size = 32;
+constexpr std::size_t kSignatureSize = 64;  // both algorithms
+constexpr int kHalf = 32;                   // r and s of ES256
+
+PkeyPtr load_ed25519_public(std::string_view raw) {
+  if (raw.size() != kEd25519Size) return nullptr;
+  return PkeyPtr(EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, byte_ptr(raw), raw.size()));
+}
+
+// The pair from its seed, accepted only when the seed's public key is `public_raw`.
+PkeyPtr load_ed25519_pair(std::string_view seed, std::string_view public_raw) {
+  if (seed.size() != kEd25519Size || public_raw.size() != kEd25519Size) return nullptr;
+  PkeyPtr key(EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, byte_ptr(seed), seed.size()));
+  if (!key) return nullptr;
+  std::string derived(kEd25519Size, '\0');
+  std::size_t len = derived.size();
+  if (EVP_PKEY_get_raw_public_key(key.get(), reinterpret_cast<unsigned char*>(derived.data()), &len) != 1 ||
+      len != kEd25519Size || !constant_time_equal(derived, public_raw)) {
+    return nullptr;
+  }
+  return key;
+}
+
+std::string raw_of(EVP_PKEY* key, bool private_half) {
+  std::string out(kEd25519Size, '\0');
+  std::size_t len = out.size();
+  auto* p = reinterpret_cast<unsigned char*>(out.data());
+  const int ok = private_half ? EVP_PKEY_get_raw_private_key(key, p, &len) : EVP_PKEY_get_raw_public_key(key, p, &len);
+  if (ok != 1 || len != kEd25519Size) throw std::runtime_error("Ed25519 key export failed");
+  return out;
+}
+
+// DER ECDSA-Sig-Value -> r || s, each left-padded to 32 bytes.
+std::string der_to_raw(const std::string& der) {
+  const unsigned char* p = byte_ptr(der);
+  EcdsaSigPtr sig(d2i_ECDSA_SIG(nullptr, &p, static_cast<long>(der.size())));
+  if (!sig) throw std::runtime_error("ES256 signature decoding failed");
+  const BIGNUM* r = nullptr;
+  const BIGNUM* s = nullptr;
+  ECDSA_SIG_get0(sig.get(), &r, &s);
+  std::string raw(kSignatureSize, '\0');
+  auto* out = reinterpret_cast<unsigned char*>(raw.data());
+  if (BN_bn2binpad(r, out, kHalf) != kHalf || BN_bn2binpad(s, out + kHalf, kHalf) != kHalf) {
+    throw std::runtime_error("ES256 signature encoding failed");
+  }
+  return raw;
+}
+
+// r || s -> DER; "" when it is not 64 bytes (OpenSSL then checks the range).
+std::string raw_to_der(std::string_view raw) {
+  if (raw.size() != kSignatureSize) return "";
+  EcdsaSigPtr sig(ECDSA_SIG_new());
+  BIGNUM* r = BN_bin2bn(byte_ptr(raw), kHalf, nullptr);
+  BIGNUM* s = BN_bin2bn(byte_ptr(raw) + kHalf, kHalf, nullptr);
+  if (!sig || !r || !s || ECDSA_SIG_set0(sig.get(), r, s) != 1) {
+    BN_free(r);
+    BN_free(s);
+    return "";
+  }
+  const int len = i2d_ECDSA_SIG(sig.get(), nullptr);
+  if (len <= 0) return "";
+  std::string der(static_cast<std::size_t>(len), '\0');
+  auto* p = reinterpret_cast<unsigned char*>(der.data());
+  return i2d_ECDSA_SIG(sig.get(), &p) == len ? der : "";
+}
+
+template <typename Writer>
+void member(Writer& w, const char* name, std::string_view value) {
+  w.Key(name);
+  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
+}  // namespace
+
+struct SigningKey::Parsed {
+  PkeyPtr pkey;
+  bool has_private = false;
+};
+
+std::string_view alg_name(SigningAlg alg) { return alg == SigningAlg::kEdDSA ? "EdDSA" : "ES256"; }
+
+std::optional<SigningAlg> parse_alg(std::string_view name) {
+  if (name == "ES256") return SigningAlg::kES256;
+  if (name == "EdDSA") return SigningAlg::kEdDSA;
+  return std::nullopt;
+}
+
+SigningKeyMaterial generate_signing_key(SigningAlg alg) {
+  if (alg == SigningAlg::kES256) {
+    PkeyPtr key = p256::generate();
+    return {alg, p256::private_scalar(key.get()), p256::public_point(key.get())};
+  }
+  PkeyPtr key(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"));
+  if (!key) throw std::runtime_error("Ed25519 key generation failed");
+  return {alg, raw_of(key.get(), true), raw_of(key.get(), false)};
+}
+
+SigningKey::SigningKey(std::string kid, SigningAlg alg, std::string public_raw, std::shared_ptr<const Parsed> parsed)
+    : kid_(std::move(kid)), alg_(alg), public_raw_(std::move(public_raw)), parsed_(std::move(parsed)) {}
+
+std::optional<SigningKey> SigningKey::load_public(std::string kid, SigningAlg alg, std::string_view public_raw) {
+  PkeyPtr key = alg == SigningAlg::kES256 ? p256::load_public(public_raw) : load_ed25519_public(public_raw);
+  if (!key) return std::nullopt;
+  return SigningKey(std::move(kid), alg, std::string(public_raw),
+                    std::make_shared<const Parsed>(Parsed{std::move(key), false}));
+}
+
+std::optional<SigningKey> SigningKey::load_pair(std::string kid, SigningAlg alg, std::string_view private_raw,
+                                                std::string_view public_raw) {
+  PkeyPtr key = alg == SigningAlg::kES256 ? p256::load_keypair(private_raw, public_raw)
+                                          : load_ed25519_pair(private_raw, public_raw);
+  if (!key) return std::nullopt;
+  return SigningKey(std::move(kid), alg, std::string(public_raw),
+                    std::make_shared<const Parsed>(Parsed{std::move(key), true}));
+}
+
+bool SigningKey::can_sign() const { return parsed_->has_private; }
+
+std::string SigningKey::sign(std::string_view input) const {
+  if (!can_sign()) throw std::logic_error("SigningKey::sign: key " + kid_ + " has no private half");
+  MdCtxPtr md(EVP_MD_CTX_new());
+  const EVP_MD* digest = alg_ == SigningAlg::kES256 ? EVP_sha256() : nullptr;
+  std::size_t len = 0;
+  if (!md || EVP_DigestSignInit(md.get(), nullptr, digest, nullptr, parsed_->pkey.get()) != 1 ||
+      EVP_DigestSign(md.get(), nullptr, &len, byte_ptr(input), input.size()) != 1) {
+    throw std::runtime_error("JWS signing failed");
+  }
+  std::string out(len, '\0');
+  if (EVP_DigestSign(md.get(), reinterpret_cast<unsigned char*>(out.data()), &len, byte_ptr(input), input.size()) !=
+      1) {
+    throw std::runtime_error("JWS signing failed");
+  }
+  out.resize(len);
+  return alg_ == SigningAlg::kES256 ? der_to_raw(out) : out;
+}
+
+bool SigningKey::verify(std::string_view input, std::string_view signature) const {
+  if (signature.size() != kSignatureSize) return false;
+  std::string der;
+  if (alg_ == SigningAlg::kES256) {
+    der = raw_to_der(signature);
+    if (der.empty()) return false;
+    signature = der;
+  }
+  MdCtxPtr md(EVP_MD_CTX_new());
+  const EVP_MD* digest = alg_ == SigningAlg::kES256 ? EVP_sha256() : nullptr;
+  return md && EVP_DigestVerifyInit(md.get(), nullptr, digest, nullptr, parsed_->pkey.get()) == 1 &&
+         EVP_DigestVerify(md.get(), byte_ptr(signature), signature.size(), byte_ptr(input), input.size()) == 1;
+}
+
+std::string SigningKey::jwk() const {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  if (alg_ == SigningAlg::kES256) {
+    const std::string_view point(public_raw_);
+    member(w, "kty", "EC");
+    member(w, "crv", "P-256");
+    member(w, "x", base64url_encode(point.substr(1, 32)));
+    member(w, "y", base64url_encode(point.substr(33, 32)));
+  } else {
+    member(w, "kty", "OKP");
+    member(w, "crv", "Ed25519");
+    member(w, "x", base64url_encode(public_raw_));
+  }
+  member(w, "kid", kid_);
+  member(w, "alg", alg_name(alg_));
+  member(w, "use", "sig");
+  w.EndObject();
+  return {buf.GetString(), buf.GetSize()};
+}
+
+std::string seal_private_key(std::string_view private_raw, std::string_view kek, std::string_view kid) {
+  if (kek.size() != crypto_aead_xchacha20poly1305_ietf_KEYBYTES) {
+    throw std::invalid_argument("seal_private_key: the key-encryption key must be 32 bytes");
+  }
+  std::string out = random_bytes(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES);
+  out.resize(out.size() + private_raw.size() + crypto_aead_xchacha20poly1305_ietf_ABYTES);
+  auto* nonce = reinterpret_cast<unsigned char*>(out.data());
+  unsigned long long len = 0;
+  crypto_aead_xchacha20poly1305_ietf_encrypt(nonce + crypto_aead_xchacha20poly1305_ietf_NPUBBYTES, &len,
+                                             byte_ptr(private_raw), private_raw.size(), byte_ptr(kid), kid.size(),
+                                             nullptr, nonce, byte_ptr(kek));
+  return out;
+}
+
+std::optional<std::string> open_private_key(std::string_view sealed, std::string_view kek, std::string_view kid) {
+  constexpr std::size_t kNonce = crypto_aead_xchacha20poly1305_ietf_NPUBBYTES;
+  constexpr std::size_t kTag = crypto_aead_xchacha20poly1305_ietf_ABYTES;
+  if (kek.size() != crypto_aead_xchacha20poly1305_ietf_KEYBYTES || sealed.size() < kNonce + kTag) return std::nullopt;
+  std::string out(sealed.size() - kNonce - kTag, '\0');
+  unsigned long long len = 0;
+  if (crypto_aead_xchacha20poly1305_ietf_decrypt(reinterpret_cast<unsigned char*>(out.data()), &len, nullptr,
+                                                 byte_ptr(sealed) + kNonce, sealed.size() - kNonce, byte_ptr(kid),
+                                                 kid.size(), byte_ptr(sealed), byte_ptr(kek)) != 0) {
+    return std::nullopt;
+  }
+  out.resize(len);
+  return out;
+}
+
+}  // namespace svc::crypto
