@@ -46,7 +46,7 @@ final class AccessTokenStackTest extends TestCase
     public static function tearDownAfterClass(): void
     {
         if (self::$cacheDir !== '') {
-            array_map('unlink', glob(self::$cacheDir . '/{,.}*', GLOB_BRACE | GLOB_NOSORT) ?: []);
+            array_map('unlink', array_filter(glob(self::$cacheDir . '/{,.}*', GLOB_BRACE) ?: [], 'is_file'));
             rmdir(self::$cacheDir);
         }
     }
