@@ -584,6 +584,8 @@ up() {
     --port "$sms_port" --log "$dir/sms.log"
   db_up
   [ -f "$dir/keys.conf" ] || "$bin/svc-admin" keygen | grep -v '^#' >"$dir/keys.conf"
+  # keys.conf from before signed access tokens: add the key that seals them.
+  grep -q '^signing_kek' "$dir/keys.conf" || "$bin/svc-admin" keygen | grep '^signing_kek = ' >>"$dir/keys.conf"
   for n in "${APP_HOSTS[@]}"; do write_app_conf "$n"; done
   seed
   for n in "${APP_HOSTS[@]}"; do start_app "$n"; done

@@ -184,12 +184,15 @@ class TokenInteropTest(ApiTest):
                     "--api-key", "none", "--audience", "https://other.example/api").stdout
         cls.other_site = int(out.strip().splitlines()[-1])
 
-    def assertAll(self, tokens, audience, expect_ok, labels):
-        """Every consumer gives every token the expected verdict."""
+    def assertAll(self, tokens, audience, expect_ok, labels, php_reasons=None):
+        """Every consumer gives every token the expected verdict (and the PHP
+        check, whose reasons are plain words, the expected reason)."""
         for name in VERIFIERS:
-            for label, verdict in zip(labels, run_verifier(name, tokens, audience)):
+            for i, (label, verdict) in enumerate(zip(labels, run_verifier(name, tokens, audience))):
                 with self.subTest(verifier=name, token=label):
                     self.assertEqual(verdict["ok"], expect_ok, verdict)
+                    if name == "php" and php_reasons:
+                        self.assertEqual(verdict["why"], php_reasons[i], verdict)
         return True
 
     def test_documented_examples_are_the_ones_run_here(self):
@@ -282,24 +285,26 @@ class TokenInteropTest(ApiTest):
         stranger = PublishedTestKey.__new__(PublishedTestKey)  # never published
         stranger.private, stranger.kid = ec.generate_private_key(ec.SECP256R1()), "not-published"
 
+        # (label, token, the PHP check's reason)
         cases = [
-            ("refresh token", pair["refresh_token"]),
-            ("reset token from the mail", reset),
-            ("another site's audience", other["access_token"]),
-            ("expired", test_key.sign(dict(good, iat=now - 7200, exp=now - 3600))),
-            ("wrong issuer", test_key.sign(dict(good, iss="https://evil.example"))),
-            ("typ JWT", test_key.sign(good, {"typ": "JWT"})),
+            ("refresh token", pair["refresh_token"], "typ is not at+jwt"),
+            ("reset token from the mail", reset, "typ is not at+jwt"),
+            ("another site's audience", other["access_token"], "wrong aud"),
+            ("expired", test_key.sign(dict(good, iat=now - 7200, exp=now - 3600)), "expired"),
+            ("wrong issuer", test_key.sign(dict(good, iss="https://evil.example")), "wrong iss"),
+            ("typ JWT", test_key.sign(good, {"typ": "JWT"}), "typ is not at+jwt"),
             ("alg none", b64url(json.dumps({"alg": "none", "typ": "at+jwt", "kid": signer_kid})) + "." +
-             b64url(json.dumps(good)) + "."),
-            ("unknown kid", stranger.sign(good)),
+             b64url(json.dumps(good)) + ".", "alg does not match the key"),
+            ("unknown kid", stranger.sign(good), "unknown kid"),
             ("[keys] jwt_secret, svc's kid", hs256({"alg": "HS256", "typ": "at+jwt", "kid": signer_kid}, good,
-                                                  jwt_secret)),
+                                                  jwt_secret), "alg does not match the key"),
             ("[keys] jwt_secret, its own kid", hs256({"alg": "HS256", "typ": "at+jwt", "kid": jwt_kid}, good,
-                                                    jwt_secret)),
+                                                    jwt_secret), "unknown kid"),
         ] + [("HS256 keyed with the public key #%d" % i,
-              hs256({"alg": "HS256", "typ": "at+jwt", "kid": signer_kid}, good, s))
+              hs256({"alg": "HS256", "typ": "at+jwt", "kid": signer_kid}, good, s), "alg does not match the key")
              for i, s in enumerate(public_secrets)]
-        self.assertAll([t for _, t in cases], SITE1_AUDIENCE, False, [label for label, _ in cases])
+        self.assertAll([t for _, t, _ in cases], SITE1_AUDIENCE, False, [label for label, _, _ in cases],
+                       [reason for _, _, reason in cases])
 
         # The real token's signature is no HMAC of [keys] jwt_secret either.
         h, p, s = pair["access_token"].split(".")

@@ -8,12 +8,18 @@
 #include <rapidjson/document.h>
 
 #include <boost/test/unit_test.hpp>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "crypto/encoding.hpp"
 
 using namespace svc::crypto;
+
+namespace svc::crypto {
+// For BOOST_TEST's messages.
+std::ostream& operator<<(std::ostream& os, AccessTokenError e) { return os << static_cast<int>(e); }
+}  // namespace svc::crypto
 
 namespace {
 
@@ -80,7 +86,7 @@ BOOST_AUTO_TEST_CASE(header_and_claims_are_exactly_rfc_9068) {
              R"({"iss":"https://auth.example","sub":"42","aud":"https://shop.example","client_id":"7",)"
              R"("iat":1799999990,"exp":1800003600,"jti":"jti-1","auth_time":1799999900,"amr":["pwd"],)"
              R"("tbl":"svc_users","ver":3})");
-  BOOST_TEST(base64url_decode(parts[2])->size() == 64u);
+  BOOST_TEST((base64url_decode(parts[2])->size() == 64u));
   const SigningKey ed = make_key(SigningAlg::kEdDSA, "ed-1");
   BOOST_TEST(json_of(split(sign_access_token(claims(), ed))[0]) == R"({"alg":"EdDSA","typ":"at+jwt","kid":"ed-1"})");
   AccessClaims no_client = claims();
@@ -101,7 +107,7 @@ BOOST_AUTO_TEST_CASE(round_trip_through_a_key_set_of_both_algorithms) {
     BOOST_TEST(r.claims.tbl == "svc_users");
     BOOST_TEST(r.claims.ver == 3);
     BOOST_TEST(r.claims.auth_time == kNow - 100);
-    BOOST_TEST(r.claims.amr == std::vector<std::string>{"pwd"});
+    BOOST_TEST((r.claims.amr == std::vector<std::string>{"pwd"}));
   }
 }
 

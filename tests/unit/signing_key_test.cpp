@@ -8,6 +8,7 @@
 #include <rapidjson/document.h>
 
 #include <boost/test/unit_test.hpp>
+#include <ostream>
 #include <string>
 
 #include "crypto/encoding.hpp"
@@ -21,6 +22,11 @@ using svc::crypto::seal_private_key;
 using svc::crypto::SigningAlg;
 using svc::crypto::SigningKey;
 using svc::crypto::SigningKeyMaterial;
+
+namespace svc::crypto {
+// For BOOST_TEST's messages.
+std::ostream& operator<<(std::ostream& os, SigningAlg alg) { return os << alg_name(alg); }
+}  // namespace svc::crypto
 
 namespace {
 
@@ -37,7 +43,7 @@ const SigningAlg kAlgs[] = {SigningAlg::kES256, SigningAlg::kEdDSA};
 BOOST_AUTO_TEST_SUITE(signing_key_test)
 
 BOOST_AUTO_TEST_CASE(alg_names_round_trip_exactly) {
-  for (SigningAlg alg : kAlgs) BOOST_TEST(parse_alg(alg_name(alg)) == alg);
+  for (SigningAlg alg : kAlgs) BOOST_TEST((parse_alg(alg_name(alg)) == alg));
   for (const char* bad : {"es256", "EDDSA", "HS256", "none", "", "RS256", "ES256 "}) {
     BOOST_TEST(!parse_alg(bad).has_value(), bad);
   }
@@ -132,8 +138,8 @@ BOOST_AUTO_TEST_CASE(jwk_has_exactly_the_rfc_members) {
   BOOST_TEST(std::string(d["kid"].GetString()) == "es-1");
   BOOST_TEST(std::string(d["alg"].GetString()) == "ES256");
   BOOST_TEST(std::string(d["use"].GetString()) == "sig");
-  BOOST_TEST(base64url_decode(d["x"].GetString()) == es.public_key.substr(1, 32));
-  BOOST_TEST(base64url_decode(d["y"].GetString()) == es.public_key.substr(33, 32));
+  BOOST_TEST((base64url_decode(d["x"].GetString()) == es.public_key.substr(1, 32)));
+  BOOST_TEST((base64url_decode(d["y"].GetString()) == es.public_key.substr(33, 32)));
   BOOST_TEST(!d.HasMember("d"));  // never the private half
 
   const auto ed = generate_signing_key(SigningAlg::kEdDSA);
@@ -145,7 +151,7 @@ BOOST_AUTO_TEST_CASE(jwk_has_exactly_the_rfc_members) {
   BOOST_TEST(std::string(e["crv"].GetString()) == "Ed25519");
   BOOST_TEST(std::string(e["alg"].GetString()) == "EdDSA");
   BOOST_TEST(std::string(e["use"].GetString()) == "sig");
-  BOOST_TEST(base64url_decode(e["x"].GetString()) == ed.public_key);
+  BOOST_TEST((base64url_decode(e["x"].GetString()) == ed.public_key));
   BOOST_TEST(!e.HasMember("d"));
 }
 
@@ -156,7 +162,7 @@ BOOST_AUTO_TEST_CASE(sealed_private_halves_open_only_with_their_kek_and_kid) {
   const std::string sealed = seal_private_key(secret, kek, "kid-1");
   BOOST_TEST(sealed.size() == 24u + secret.size() + 16u);
   BOOST_TEST(sealed.find(secret) == std::string::npos);
-  BOOST_TEST(open_private_key(sealed, kek, "kid-1") == secret);
+  BOOST_TEST((open_private_key(sealed, kek, "kid-1") == secret));
   BOOST_TEST(!open_private_key(sealed, other, "kid-1").has_value());
   BOOST_TEST(!open_private_key(sealed, kek, "kid-2").has_value());
   std::string flipped = sealed;
