@@ -132,6 +132,10 @@ BOOST_AUTO_TEST_CASE(good_file_gives_typed_values) {
   BOOST_TEST(c.sms.method == "PUT");
   BOOST_TEST(c.push.allow_insecure_endpoints);
   BOOST_TEST(c.push.urgency == "very-low");
+  BOOST_TEST(c.keys.signing_kek == std::string(32, 'k'));
+  BOOST_TEST(c.tokens.issuer == "https://auth.example/svc");
+  BOOST_TEST(c.tokens.access_alg == "EdDSA");
+  BOOST_TEST(c.tokens.key_cache_seconds == 3);
 }
 
 BOOST_AUTO_TEST_CASE(unset_keys_keep_their_documented_defaults) {
@@ -155,10 +159,6 @@ BOOST_AUTO_TEST_CASE(unset_keys_keep_their_documented_defaults) {
   BOOST_TEST(c.sms.driver == "log");
   BOOST_TEST(c.push.urgency == "normal");
   BOOST_TEST(c.push.ttl == 2419200);
-  BOOST_TEST(c.keys.signing_kek == std::string(32, 'k'));
-  BOOST_TEST(c.tokens.issuer == "https://auth.example/svc");
-  BOOST_TEST(c.tokens.access_alg == "EdDSA");
-  BOOST_TEST(c.tokens.key_cache_seconds == 3);
 }
 
 BOOST_AUTO_TEST_CASE(tokens_defaults_and_refusals) {
