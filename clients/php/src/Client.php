@@ -6,7 +6,7 @@ namespace Svc\Client;
 
 /**
  * A small client for the svc API (docs/api.md, docs/openapi.yaml), using
- * ext-curl and ext-json only.
+ * ext-curl and ext-json only (and ext-openssl, ext-sodium to verify tokens).
  *
  * Contract:
  * - Every method returns the decoded reply body (an array) of a 200 whose
@@ -25,6 +25,10 @@ namespace Svc\Client;
  *   expired (by its `exp`, or a 401 reply) is renewed with the refresh token
  *   once and the call repeated once.
  * - The messaging calls send `site-id` and, when configured, `x-site-key`.
+ * - verifyAccessToken checks a bearer token locally with the published keys
+ *   (AccessTokenVerifier, JwksCache): no request per token, one JWKS fetch
+ *   per max-age (or per minute for an unknown kid). InvalidTokenException
+ *   when it is refused.
  *
  * Not thread-safe (one object per request of a PHP site is the intended use).
  */
@@ -37,13 +41,23 @@ final class Client
     private int $timeout;
     private ?string $accessToken = null;
     private ?string $refreshToken = null;
+    private array $verifyOptions;
+    private ?AccessTokenVerifier $verifier = null;
 
     /**
      * @param string $baseUrl the svc base address, e.g. https://svc.example.com
-     * @param array{siteId?: int, siteKey?: string, appId?: int, timeout?: int} $options
+     * @param array{siteId?: int, siteKey?: string, appId?: int, timeout?: int, issuer?: string,
+     *        audience?: string, tokenTable?: string, leeway?: int, jwksUrl?: string, jwksCache?: string} $options
      *        siteId: the application id sent as `site-id` (messaging) and as
      *        appID when appId is not given; siteKey: the site's `x-site-key`;
-     *        timeout: seconds per request (default 10)
+     *        timeout: seconds per request (default 10).
+     *        For verifyAccessToken: issuer (`[tokens] issuer` of svc) and
+     *        audience (your site's, `svc-admin site show`) are required;
+     *        tokenTable: the `tbl` to require; leeway: seconds of clock
+     *        difference on exp/nbf/iat (0-60, default 30); jwksUrl (default
+     *        the base address + /.well-known/jwks.json); jwksCache: the cache
+     *        file, in a folder only the site's user can write (default none:
+     *        the keys are fetched once per Client object).
      */
     public function __construct(string $baseUrl, array $options = [])
     {
@@ -52,6 +66,19 @@ final class Client
         $this->siteKey = isset($options['siteKey']) && $options['siteKey'] !== '' ? (string) $options['siteKey'] : null;
         $this->appId = isset($options['appId']) ? (int) $options['appId'] : $this->siteId;
         $this->timeout = isset($options['timeout']) ? (int) $options['timeout'] : 10;
+        $this->verifyOptions = $options;
+    }
+
+    /**
+     * The claims of a valid access token (sub, aud, client_id, tbl, exp, ...),
+     * checked with the published keys as docs/api.md's checklist says.
+     * @throws InvalidTokenException when the token is refused (reason() says why)
+     * @throws TransportException|ApiException when the key set cannot be fetched,
+     *         or issuer/audience were not configured
+     */
+    public function verifyAccessToken(string $jwt): array
+    {
+        return $this->verifier()->verify($jwt);
     }
 
     /** @return array{access_token: ?string, refresh_token: ?string} */
@@ -171,6 +198,25 @@ final class Client
             $body['topic'] = $topic;
         }
         return $this->post('/message/sendPush', $body, $this->siteHeaders());
+    }
+
+    private function verifier(): AccessTokenVerifier
+    {
+        if ($this->verifier === null) {
+            $o = $this->verifyOptions;
+            if (!isset($o['issuer'], $o['audience']) || $o['issuer'] === '' || $o['audience'] === '') {
+                throw new ApiException('issuer and audience are required to verify access tokens', 0, null, []);
+            }
+            $keys = new JwksCache($o['jwksUrl'] ?? $this->baseUrl . '/.well-known/jwks.json', $o['jwksCache'] ?? null,
+                                  JwksCache::curlFetcher($this->timeout));
+            try {
+                $this->verifier = new AccessTokenVerifier($keys, (string) $o['issuer'], (string) $o['audience'],
+                                                          $o['tokenTable'] ?? null, (int) ($o['leeway'] ?? 30));
+            } catch (\InvalidArgumentException $e) {
+                throw new ApiException($e->getMessage(), 0, null, []);
+            }
+        }
+        return $this->verifier;
     }
 
     /** Runs $call with the auth headers; renews an expired access token once. */

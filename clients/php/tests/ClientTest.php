@@ -12,6 +12,8 @@ use Svc\Client\UnauthorizedException;
 use Svc\Client\ValidationException;
 use Svc\Client\WeakPasswordException;
 
+require_once __DIR__ . '/Stack.php';
+
 /**
  * The client against the stack ctest started (scripts/stack.sh up; its env
  * file in $SVC_STACK_DIR): real nginx, svc-fcgi, MariaDB and sinks.
@@ -23,20 +25,12 @@ final class ClientTest extends TestCase
 
     public static function setUpBeforeClass(): void
     {
-        $dir = getenv('SVC_STACK_DIR') ?: '';
-        $file = $dir . '/env';
-        if ($dir === '' || !is_file($file)) {
-            self::fail('no running stack: SVC_STACK_DIR has no env file (ctest starts it via stack.up)');
-        }
-        foreach (file($file, FILE_IGNORE_NEW_LINES | FILE_SKIP_EMPTY_LINES) as $line) {
-            [$k, $v] = array_pad(explode('=', $line, 2), 2, '');
-            self::$env[$k] = $v;
-        }
+        self::$env = Stack::env();
     }
 
     private static function base(): string
     {
-        return 'http://127.0.0.1:' . self::$env['SVC_HTTP_PORT'];
+        return Stack::base();
     }
 
     /** A client for demo site 1 with the stack's site key (when it has one). */
@@ -53,47 +47,17 @@ final class ClientTest extends TestCase
     /** Runs svc-admin against the stack's configuration; returns its last output line. */
     private static function admin(array $args, string $stdin = ''): string
     {
-        $cmd = array_merge([self::$env['SVC_BIN_DIR'] . '/svc-admin', '--config', self::$env['SVC_CONFIG']], $args);
-        $proc = proc_open($cmd, [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
-        fwrite($pipes[0], $stdin);
-        fclose($pipes[0]);
-        $out = stream_get_contents($pipes[1]);
-        $err = stream_get_contents($pipes[2]);
-        self::assertSame(0, proc_close($proc), 'svc-admin ' . implode(' ', $args) . ': ' . $err);
-        $lines = array_values(array_filter(explode("\n", trim($out))));
-        return (string) end($lines);
+        return Stack::admin($args, $stdin);
     }
 
-    /** Polls $find() (null = not yet) for up to 20 s. */
     private static function waitFor(callable $find, string $what)
     {
-        $deadline = microtime(true) + 20;
-        do {
-            $found = $find();
-            if ($found !== null) {
-                return $found;
-            }
-            usleep(200000);
-        } while (microtime(true) < $deadline);
-        self::fail('nothing within 20 s: ' . $what);
+        return Stack::waitFor($find, $what);
     }
 
-    /** The reset token of the mail the sink received for $email. */
     private static function resetTokenMailedTo(string $email): string
     {
-        return self::waitFor(function () use ($email) {
-            foreach (glob(self::$env['SVC_STACK_DIR'] . '/mail/*.eml') as $path) {
-                $raw = (string) file_get_contents($path);
-                if (stripos($raw, $email) === false) {
-                    continue;
-                }
-                $text = quoted_printable_decode($raw);
-                if (preg_match('/[?#&]token=([A-Za-z0-9_.-]+)/', $text, $m)) {
-                    return $m[1];
-                }
-            }
-            return null;
-        }, 'reset mail to ' . $email);
+        return Stack::resetTokenMailedTo($email);
     }
 
     /** The code of the SMS the sink received for $mobile. */
