@@ -38,7 +38,7 @@ CUSTOMERS = 100
 CUSTOMER_ID_BASE = 1000      # bench customer n has id CUSTOMER_ID_BASE + n
 LEGACY_USERS = 20_000        # PHP openssl_encrypt (AES) passwords; enough that no one hits the login throttle
 LEGACY_ID_BASE = 300_000
-HASHING_PATHS = ("/auth/login", "/auth/sign-up", "/auth/reset-pass")
+HASHING_PATHS = ("/auth/login", "/auth/sign-up", "/auth/reset-pass", "/auth/mfa/disable")
 # The routes nginx sends to the outbound pool (kOutbound; tests/unit/outbound_routes_test.cpp).
 OUTBOUND_PATHS = ("/message/sendPush", "/message/notification", "/auth/user-sms-code")
 

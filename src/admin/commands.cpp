@@ -47,9 +47,10 @@ int cmd_keygen(const Args& args, const std::string&) {
       "id_key = %s\n"
       "sms_key = %s\n"
       "reset_key = %s\n"
-      "signing_kek = %s\n",
+      "signing_kek = %s\n"
+      "mfa_key = %s\n",
       crypto::hex_encode(crypto::random_bytes(4)).c_str(), key().c_str(), key().c_str(), key().c_str(), key().c_str(),
-      key().c_str());
+      key().c_str(), key().c_str());
   return 0;
 }
 
