@@ -169,7 +169,8 @@ class MfaTest(ApiTest):
                          EXPIRED)
 
         # Refresh keeps amr and auth_time.
-        refreshed = post("/auth/refresh-token", {"payload": session})
+        refreshed = post("/auth/refresh-token", {"payload": {"access_token": session["access_token"],
+                                                         "refresh_token": session["refresh_token"]}})
         pair = self.assertTokenReply(refreshed, ("access_token", "refresh_token"))
         again = claims(pair["access_token"])
         self.assertEqual(again["amr"], ["pwd", "otp", "mfa"])
