@@ -103,6 +103,9 @@ const std::vector<Command>& commands() {
       {{"user", "create"},
        cmd_user_create,
        "user create --email E [--first F --last L --role R --mobile M --table T] < password"},
+      {{"users", "mfa-reset"},
+       cmd_users_mfa_reset,
+       "users mfa-reset --email E [--table T]   remove a user's second factor (lost device)"},
       {{"template", "set"},
        cmd_template_set,
        "template set --site N --event E --subject-file F --content-file F [--from ADDR] [--bcc LIST]\n"

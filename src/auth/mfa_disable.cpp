@@ -1,6 +1,7 @@
 #include "auth/auth_common.hpp"
 #include "auth/handlers.hpp"
 #include "auth/mfa_bearer.hpp"
+#include "auth/mfa_mail.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/text.hpp"
@@ -52,6 +53,7 @@ http::Response mfa_disable(const http::Request& request, core::Context& ctx) {
   }
   db::MfaRepo(ctx.db).remove(me.table.str(), me.user.id);
   audit(ctx, request, "mfa_disabled", me.table.str(), me.user.id, me.app_id, code ? "code" : "password");
+  queue_mfa_mail(ctx, request, me.app_id, me.user, MfaChange::kDisabled);
   http::JsonWriter w;
   w.open().kv("status", "Success").close();
   return http::Response::json(200, w.str());

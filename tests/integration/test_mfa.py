@@ -77,8 +77,16 @@ def new_user(prefix="mfa"):
     return email, uid
 
 
-def login(email, password=PASSWORD):
-    return post("/auth/login", {"email": email, "password": password})
+def login(email, password=PASSWORD, app_id=None):
+    body = {"email": email, "password": password}
+    if app_id is not None:
+        body["appID"] = app_id
+    return post("/auth/login", body)
+
+
+def mail_to(email, subject):
+    """Waits (deadline 30 s) for the sink to receive a mail to `email` with `subject`."""
+    return svc_stack.wait_for_mail(lambda m: m["To"] == email and m["Subject"] == subject, timeout=30)
 
 
 class MfaTest(ApiTest):
@@ -264,6 +272,38 @@ class MfaTest(ApiTest):
         self.assertOnlyFields(post("/auth/mfa/verify", {"mfa_token": "x", "code": "123456", "recovery_code": "a"}),
                               "code")
         self.assertExact(post("/auth/mfa/verify", {"mfa_token": "not-a-token", "code": "123456"}), 401, EXPIRED)
+
+    def test_factor_changes_are_mailed_with_high_priority(self):
+        settle()
+        email, _ = new_user("mfa-mail")
+        token = self.assertTokenReply(login(email, app_id=1))  # a site's token: its mail settings send
+        secret = post("/auth/mfa/totp/setup", headers=bearer(token)).json["secret"]
+        step = step_now()
+        self.assertReply(post("/auth/mfa/totp/confirm", {"code": totp(secret, step - 1)}, headers=bearer(token)), 200)
+        on = mail_to(email, "Two-factor authentication is on")
+        self.assertIn("turned on", on.get_body(("html", "plain")).get_content())
+        self.assertReply(post("/auth/mfa/recovery-codes", {"code": totp(secret, step)}, headers=bearer(token)), 200)
+        mail_to(email, "New recovery codes")
+        self.assertReply(post("/auth/mfa/disable", {"code": totp(secret, step + 1)}, headers=bearer(token)), 200)
+        mail_to(email, "Two-factor authentication is off")
+        rows = sql("SELECT event, priority FROM svc_notification_log WHERE recipient = %s ORDER BY id"
+                   % svc_stack.q(email))
+        self.assertEqual(rows, [["mfa-enabled", "0"], ["mfa-recovery-codes", "0"], ["mfa-disabled", "0"]])
+
+    def test_operator_mfa_reset(self):
+        settle()
+        email, uid, _, _, _ = self.enrol("mfa-reset")
+        self.mfa_token(email)
+        out = svc_stack.admin("users", "mfa-reset", "--email", email)
+        self.assertIn("second factor removed", out.stdout)
+        self.assertTokenReply(login(email))
+        self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_audit_log WHERE event = 'mfa_reset' AND user_id = %d"
+                                   % uid), "1")
+        again = svc_stack.admin("users", "mfa-reset", "--email", email)
+        self.assertIn("no active second factor", again.stdout)
+        unknown = svc_stack.admin("users", "mfa-reset", "--email", unique_email("nobody"), check=False)
+        self.assertNotEqual(unknown.returncode, 0)
+        self.assertIn("no user with e-mail", unknown.stderr)
 
     def test_sixteen_concurrent_verifies_of_one_code_one_success(self):
         settle()
