@@ -36,7 +36,7 @@ final class SecondFactorTest extends TestCase
         return 'http://127.0.0.1:' . self::$env['SVC_HTTP_PORT'];
     }
 
-    private static function run(array $cmd, string $stdin = ''): string
+    private static function runCommand(array $cmd, string $stdin = ''): string
     {
         $proc = proc_open($cmd, [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
         fwrite($pipes[0], $stdin);
@@ -49,7 +49,7 @@ final class SecondFactorTest extends TestCase
 
     private static function totp(string $secret, int $step): string
     {
-        return self::run(['oathtool', '--totp', '-b', '--now', '@' . ($step * 30 + 1), $secret]);
+        return self::runCommand(['oathtool', '--totp', '-b', '--now', '@' . ($step * 30 + 1), $secret]);
     }
 
     /** A raw POST with a bearer token (the enrolment endpoints); returns [status, body]. */
@@ -75,7 +75,7 @@ final class SecondFactorTest extends TestCase
             usleep(200000);
         }
         $email = sprintf('php-mfa.%d.%s@example.com', getmypid(), bin2hex(random_bytes(4)));
-        self::run([self::$env['SVC_BIN_DIR'] . '/svc-admin', '--config', self::$env['SVC_CONFIG'], 'user', 'create',
+        self::runCommand([self::$env['SVC_BIN_DIR'] . '/svc-admin', '--config', self::$env['SVC_CONFIG'], 'user', 'create',
                    '--email', $email], self::PASSWORD . "\n");
         $client = new Client(self::base());
         $token = $client->login($email, self::PASSWORD);
