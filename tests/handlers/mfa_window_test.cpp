@@ -12,6 +12,7 @@
 
 #include "auth/totp_factor.hpp"
 #include "crypto/totp.hpp"
+#include "db/mfa_repo.hpp"
 #include "db/table_name.hpp"
 #include "db/user_repo.hpp"
 #include "db_fixture.hpp"
@@ -39,6 +40,7 @@ struct MfaUser {
     svc::db::UserRepo users(f.db, table);
     auto id = users.insert(fresh);
     BOOST_REQUIRE(id);
+    user_id = *id;
     auto user = users.find_by_id(*id);
     BOOST_REQUIRE(user);
     auto setup = svc::auth::set_up_totp(f.ctx, table, *user, "test");
@@ -62,6 +64,7 @@ struct MfaUser {
     return doc["mfa_token"].GetString();
   }
   svc::db::TableName table;
+  long long user_id = 0;
   std::string email, secret;
 };
 
@@ -113,6 +116,27 @@ BOOST_AUTO_TEST_CASE(one_step_of_drift_each_way_and_each_step_once) {
       BOOST_TEST(reply.body == kInvalidCode);
     }
   }
+}
+
+// Two requests (two connections) that both read the factor before either
+// wrote: the conditional UPDATE accepts the step for one of them only, and a
+// step older than the accepted one for neither.
+BOOST_AUTO_TEST_CASE(of_two_connections_that_read_the_same_factor_one_accepts_the_step) {
+  DbFixture f;
+  MfaUser user(f);
+  svc::db::Database other(f.config.database);
+  svc::db::MfaRepo first(f.db), second(other);
+  const std::string& table = user.table.str();
+  auto seen_first = first.find_factor(table, user.user_id);
+  auto seen_second = second.find_factor(table, user.user_id);
+  BOOST_REQUIRE(seen_first && seen_second);
+  BOOST_TEST(seen_first->last_step == seen_second->last_step);
+  const long long now = f.clock.value;
+  const long long step = svc::crypto::totp_step(now);
+  BOOST_TEST(first.accept_step(table, user.user_id, seen_first->secret_sealed, step, false, now));
+  BOOST_TEST(!second.accept_step(table, user.user_id, seen_second->secret_sealed, step, false, now));
+  BOOST_TEST(!second.accept_step(table, user.user_id, seen_second->secret_sealed, step - 1, false, now));
+  BOOST_TEST(second.accept_step(table, user.user_id, seen_second->secret_sealed, step + 1, false, now));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
