@@ -11,8 +11,12 @@ login reply whose tokens say amr ["pwd","otp","mfa"], kept by a refresh with
 auth_time unchanged; the accepted code again → refused (replay); a recovery
 code works once; the sixth try on one mfa_token is refused even with the
 right code; wrong codes count in the account's login throttle; a new set of
-recovery codes voids the old; disable by password and by code; 16 concurrent
-verifies of one code on 16 mfa_tokens → exactly one success.
+recovery codes voids the old; disable by password and by code; the notice
+mails of confirm, recovery-codes and disable in the SMTP sink (priority
+high); svc-admin users mfa-reset with its audit row; 16 concurrent verifies
+of one code on 16 mfa_tokens → exactly one success (the stack's 2 workers
+overlap few of them: handlers.mfa_window_test interleaves two connections
+deterministically).
 
 Time steps: each test works on its own user, and a user's accepted steps must
 rise (no replay), so a test uses the steps now-1, now and now+1 (all inside
