@@ -25,6 +25,8 @@ packages=(
   # the JWKS URL as a Python backend would (ES256/EdDSA need python3-cryptography,
   # only recommended by python3-jwt; the test signs its own keys with it too)
   python3-jwt python3-cryptography
+  # the second factor's tests: an independent RFC 6238 generator for every code
+  oathtool
   # promtool: checks GET /metrics output and ops/prometheus/svc-alerts.yml
   prometheus
   # make bench only: the other packaged Argon2id implementations that

@@ -79,6 +79,9 @@ write_config() {
     # that seals the signing keys.
     grep -q '^signing_kek' "$dir/svc.conf" ||
       sed -i "/^reset_key = /a $("$bin/svc-admin" keygen | grep '^signing_kek = ')" "$dir/svc.conf"
+    # ... and, from before the second factor, the key that seals TOTP secrets.
+    grep -q '^mfa_key' "$dir/svc.conf" ||
+      sed -i "/^reset_key = /a $("$bin/svc-admin" keygen | grep '^mfa_key = ')" "$dir/svc.conf"
     return
   fi
   local db_password merge_password

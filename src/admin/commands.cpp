@@ -47,9 +47,10 @@ int cmd_keygen(const Args& args, const std::string&) {
       "id_key = %s\n"
       "sms_key = %s\n"
       "reset_key = %s\n"
-      "signing_kek = %s\n",
+      "signing_kek = %s\n"
+      "mfa_key = %s\n",
       crypto::hex_encode(crypto::random_bytes(4)).c_str(), key().c_str(), key().c_str(), key().c_str(), key().c_str(),
-      key().c_str());
+      key().c_str(), key().c_str());
   return 0;
 }
 
@@ -103,6 +104,9 @@ const std::vector<Command>& commands() {
       {{"user", "create"},
        cmd_user_create,
        "user create --email E [--first F --last L --role R --mobile M --table T] < password"},
+      {{"users", "mfa-reset"},
+       cmd_users_mfa_reset,
+       "users mfa-reset --email E [--table T]   remove a user's second factor (lost device)"},
       {{"template", "set"},
        cmd_template_set,
        "template set --site N --event E --subject-file F --content-file F [--from ADDR] [--bcc LIST]\n"

@@ -3,6 +3,8 @@
 #include <cstdio>
 
 #include "admin/command_env.hpp"
+#include "db/audit_repo.hpp"
+#include "db/mfa_repo.hpp"
 #include "db/user_repo.hpp"
 
 namespace svc::admin {
@@ -22,6 +24,25 @@ int cmd_user_create(const Args& args, const std::string& config_path) {
   auto id = db::UserRepo(env.db, *table).insert(u);
   if (!id) throw std::runtime_error("a user with e-mail " + u.email + " already exists");
   std::printf("%lld\n", *id);
+  return 0;
+}
+
+int cmd_users_mfa_reset(const Args& args, const std::string& config_path) {
+  args.allow_only({"email", "table"});
+  CommandEnv env(config_path);
+  auto table = db::allowlisted(args.get("table").value_or(env.config.auth.tables.front()), env.config.auth.tables);
+  if (!table) throw UsageError("--table must be one of [auth] tables");
+  const std::string email = args.required("email");
+  auto user = db::UserRepo(env.db, *table).find_by_email(email);
+  if (!user) throw std::runtime_error("no user with e-mail " + email + " in " + table->str());
+  const bool removed = db::MfaRepo(env.db).remove(table->str(), user->id);
+  db::AuditEvent event;
+  event.event = "mfa_reset";
+  event.auth_table = table->str();
+  event.user_id = user->id;
+  event.detail = removed ? "svc-admin users mfa-reset" : "svc-admin users mfa-reset (no active factor)";
+  db::AuditRepo(env.db).record(event);
+  std::printf("%s\n", removed ? "second factor removed" : "no active second factor (pending enrolment removed)");
   return 0;
 }
 

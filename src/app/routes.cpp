@@ -37,6 +37,12 @@ std::span<const Route> routes() {
       // sends these to the outbound pool (svc-locations.conf).
       {"POST", "/auth/user-sms-code", &auth::user_sms_code, nullptr, kAuthBodyLimit, kJsonBody | kOutbound},
       {"POST", "/auth/verify-sms-code", &auth::verify_sms_code, nullptr, kAuthBodyLimit, kJsonBody},
+      // Second factor. Setup reads no body; disable may verify a password.
+      {"POST", "/auth/mfa/totp/setup", &auth::mfa_totp_setup, nullptr, 0, kNoFlags},
+      {"POST", "/auth/mfa/totp/confirm", &auth::mfa_totp_confirm, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/mfa/verify", &auth::mfa_verify, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/mfa/recovery-codes", &auth::mfa_recovery_codes, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/mfa/disable", &auth::mfa_disable, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
       {"POST", "/auth/getFolderLimits", &auth::get_folder_limits, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/message/notification", nullptr, &messaging::notification, kMessageBodyLimit, kJsonBody | kOutbound},
       {"POST", "/message/sendPush", nullptr, &push::send_push, kMessageBodyLimit, kJsonBody | kOutbound},

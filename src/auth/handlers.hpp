@@ -22,6 +22,13 @@ http::Response user_sms_code(const http::Request& request, core::Context& ctx);
 // Addition to the spec: checks a code sent by user_sms_code (docs/api.md).
 http::Response verify_sms_code(const http::Request& request, core::Context& ctx);
 http::Response get_folder_limits(const http::Request& request, core::Context& ctx);
+// Second factor (docs/api.md "Second factor"): the signed-in user's own
+// TOTP factor (Bearer access token) and the login's second step.
+http::Response mfa_totp_setup(const http::Request& request, core::Context& ctx);
+http::Response mfa_totp_confirm(const http::Request& request, core::Context& ctx);
+http::Response mfa_recovery_codes(const http::Request& request, core::Context& ctx);
+http::Response mfa_disable(const http::Request& request, core::Context& ctx);
+http::Response mfa_verify(const http::Request& request, core::Context& ctx);
 // GET /.well-known/jwks.json: the access tokens' public keys (RFC 7517).
 http::Response jwks(const http::Request& request, core::Context& ctx);
 

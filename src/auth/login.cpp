@@ -3,6 +3,7 @@
 #include "auth/handlers.hpp"
 #include "auth/login_service.hpp"
 #include "http/api_error.hpp"
+#include "http/json.hpp"
 
 namespace svc::auth {
 
@@ -22,6 +23,13 @@ http::Response login(const http::Request& request, core::Context& ctx) {
       throw http::ApiError::too_many("Too many attempts", result.retry_after);
     case LoginOutcome::kInvalidCredentials:
       throw http::ApiError::failed(401, "Invalid credentials");
+    case LoginOutcome::kSecondFactor: {
+      // A client that knows nothing of a second factor sees a failed login.
+      http::JsonWriter w;
+      w.open().kv("status", "Failed").kv("message", "Second factor required").kv("mfa_token", result.mfa_token);
+      w.open_array("methods").s("totp").s("recovery_code").close_array().close();
+      return http::Response::json(401, w.str());
+    }
   }
   return session_reply(result.session, Profile::kWithRole);
 }

@@ -1,6 +1,7 @@
 #include "auth/login_service.hpp"
 
 #include "auth/auth_common.hpp"
+#include "auth/mfa_login.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/text.hpp"
@@ -35,7 +36,7 @@ Checked check_password(core::Context& ctx, const std::optional<db::User>& user, 
   return {refusal, verdict.ok && verdict.needs_upgrade};
 }
 
-LoginResult refused(LoginOutcome outcome) { return {outcome, 0, {}}; }
+LoginResult refused(LoginOutcome outcome) { return {outcome, 0, {}, {}}; }
 
 // Re-hashes a password stored in an outdated format. The new hash and its
 // svc_versions row are written together or not at all; when the column no
@@ -60,7 +61,7 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
   const std::string key = core::ascii_lower(attempt.email);
   db::ThrottleRepo throttle(ctx.db);
   if (auto wait = throttle.claim_attempt(table, key, now, cfg.login_max_failures, cfg.login_window)) {
-    return {LoginOutcome::kThrottled, *wait, {}};
+    return {LoginOutcome::kThrottled, *wait, {}, {}};
   }
   db::UserRepo users(ctx.db, attempt.table);
   auto user = users.find_by_email(attempt.email);
@@ -69,12 +70,17 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
     audit(ctx, request, "login_failed", table, user ? user->id : 0, attempt.app_id, checked.refusal);
     return refused(LoginOutcome::kInvalidCredentials);
   }
-  throttle.reset(table, key);
   if (checked.needs_upgrade) upgrade_hash(ctx, users, *user, attempt.password);
+  if (needs_second_factor(ctx, table, user->id)) {
+    throttle.release(table, key, cfg.login_max_failures);
+    audit(ctx, request, "login_mfa_required", table, user->id, attempt.app_id);
+    return {LoginOutcome::kSecondFactor, 0, {}, open_mfa_challenge(ctx, table, user->id, attempt.app_id)};
+  }
+  throttle.reset(table, key);
   audit(ctx, request, "login_ok", table, user->id, attempt.app_id,
         checked.needs_upgrade ? "password hash upgraded" : "");
   TokenPair tokens = issue_tokens(*user, table, attempt.app_id, ctx);
-  return {LoginOutcome::kOk, 0, {std::move(*user), std::move(tokens)}};
+  return {LoginOutcome::kOk, 0, {std::move(*user), std::move(tokens)}, {}};
 }
 
 }  // namespace svc::auth

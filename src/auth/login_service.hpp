@@ -23,12 +23,14 @@ enum class LoginOutcome {
   kThrottled,           // locked by earlier failures; nothing was verified
   kInvalidCredentials,  // unknown e-mail, wrong password, no usable password, or an inactive
                         // account (whatever the password): one reply, so none of them leaks
+  kSecondFactor,        // right password of a user with a confirmed second factor: no tokens yet
 };
 
 struct LoginResult {
   LoginOutcome outcome = LoginOutcome::kInvalidCredentials;
   long long retry_after = 0;  // seconds until the lock ends; kThrottled only
   Session session;            // kOk only
+  std::string mfa_token;      // kSecondFactor only (auth/mfa_login.hpp)
 };
 
 // Spends one Argon2id verify with the configured parameters on every attempt
@@ -40,7 +42,10 @@ struct LoginResult {
 // stored in an outdated format (with its svc_versions "update" row, in one
 // transaction; a database error there propagates and the hash stays as it
 // was), and issues tokens. Every outcome but kThrottled writes a login_ok /
-// login_failed audit row.
+// login_failed audit row. A user with a confirmed second factor gets an
+// mfa_token instead (audit login_mfa_required): the attempt's throttle count
+// is taken back but earlier failures stay, so wrong codes that follow add up
+// with them (auth/mfa_login.hpp).
 LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, core::Context& ctx);
 
 }  // namespace svc::auth

@@ -352,6 +352,7 @@ void read_keys(Reader& r, KeySettings& keys) {
   keys.reset_key = r.secret("keys.reset_key", 32, 256, true);
   r.str("keys.legacy_password_key", keys.legacy_password_key);
   keys.signing_kek = r.secret("keys.signing_kek", 32, 32, false);
+  keys.mfa_key = r.secret("keys.mfa_key", 32, 32, false);
 }
 
 // [tokens]; after [keys]: the asymmetric algorithms need [keys] signing_kek.

@@ -134,6 +134,9 @@ struct KeySettings {
   // 32 raw bytes: seals the private halves of the access-token signing keys
   // in svc_signing_keys; "" only with [tokens] access_alg = HS256.
   std::string signing_kek;
+  // 32 raw bytes: seals TOTP secrets in svc_mfa_factors and keys the hashes
+  // of recovery codes; "" = the second factor cannot be set up.
+  std::string mfa_key;
 };
 
 // [tokens]: access tokens (docs/decisions.md "Access tokens any backend can

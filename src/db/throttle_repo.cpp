@@ -52,4 +52,13 @@ void ThrottleRepo::reset(const std::string& table, const std::string& email) {
                          [&](Params& p) { p.text(table).text(email); });
 }
 
+void ThrottleRepo::release(const std::string& table, const std::string& email, int max_failures) {
+  // Left to right: locked_until sees the lowered count. A count below the
+  // limit holds no lock (claim_attempt locks when the count reaches it).
+  db_.execute(
+      "UPDATE svc_login_throttle SET failures = failures - 1, locked_until = IF(failures >= ?, locked_until, 0)"
+      " WHERE auth_table = ? AND email = ? AND failures > 0",
+      [&](Params& p) { p.integer(max_failures).text(table).text(email); });
+}
+
 }  // namespace svc::db

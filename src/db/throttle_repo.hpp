@@ -24,6 +24,10 @@ class ThrottleRepo {
   std::optional<long long> claim_attempt(const std::string& table, const std::string& email, long long now,
                                          int max_failures, int window_seconds);
   void reset(const std::string& table, const std::string& email);
+  // Takes back the count of one claimed attempt that proved to be no failure
+  // but did not finish the login either (a right password that still needs
+  // the second factor): earlier failures, and wrong codes after it, still count.
+  void release(const std::string& table, const std::string& email, int max_failures);
 
  private:
   Database& db_;

@@ -12,7 +12,8 @@ namespace Svc\Client;
  * - Every method returns the decoded reply body (an array) of a 200 whose
  *   `status` is `Success`, and throws otherwise: ValidationException (400
  *   Validation error, with errors()), WeakPasswordException (requirements()),
- *   UnauthorizedException (401), ConflictException (409), RateLimitException
+ *   UnauthorizedException (401; login() of a user with a second factor:
+ *   SecondFactorRequiredException), ConflictException (409), RateLimitException
  *   (429, retryAfter()), ApiException for every other reply (httpStatus(),
  *   apiStatus(), getMessage(), body()), TransportException when no reply came.
  *   The 200 replies whose status is `Failed` or `Error` (a disabled or
@@ -97,7 +98,25 @@ final class Client
     public function login(string $email, string $password, ?string $authTable = null): array
     {
         $body = ['email' => $email, 'password' => $password] + $this->appIdField() + $this->tableField($authTable);
-        return $this->keepTokens($this->post('/auth/login', $body));
+        try {
+            return $this->keepTokens($this->post('/auth/login', $body));
+        } catch (UnauthorizedException $e) {
+            if (isset($e->body()['mfa_token'])) {
+                throw new SecondFactorRequiredException($e->getMessage(), $e->httpStatus(), $e->apiStatus(), $e->body());
+            }
+            throw $e;
+        }
+    }
+
+    /**
+     * The second step of a login that threw SecondFactorRequiredException: a
+     * 6-digit code of the authenticator app, or (with $isRecoveryCode) one of
+     * the recovery codes. @return array the `token` object, as login()
+     */
+    public function verifySecondFactor(string $mfaToken, string $code, bool $isRecoveryCode = false): array
+    {
+        $body = ['mfa_token' => $mfaToken, $isRecoveryCode ? 'recovery_code' : 'code' => $code];
+        return $this->keepTokens($this->post('/auth/mfa/verify', $body));
     }
 
     /** @return array the `token` object: access_token, refresh_token, user {id, email, firstName, lastName} */

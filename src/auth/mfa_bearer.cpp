@@ -1,0 +1,85 @@
+#include "auth/mfa_bearer.hpp"
+
+#include "auth/access_tokens.hpp"
+#include "auth/auth_common.hpp"
+#include "auth/signing_keys.hpp"
+#include "auth/totp_factor.hpp"
+#include "auth/user_cache.hpp"
+#include "config/config.hpp"
+#include "core/clock.hpp"
+#include "core/text.hpp"
+#include "crypto/access_token.hpp"
+#include "crypto/jwt.hpp"
+#include "db/throttle_repo.hpp"
+#include "http/api_error.hpp"
+
+namespace svc::auth {
+namespace {
+
+struct TokenSubject {
+  std::string sub, tbl;
+  long long app_id = 0;
+  long long ver = 0;
+};
+
+std::optional<TokenSubject> legacy_subject(std::string_view token, core::Context& ctx) {
+  auto verified = crypto::jwt_verify(token, ctx.config.keys.jwt, "access", ctx.clock.now());
+  if (!verified.ok()) return std::nullopt;
+  return TokenSubject{verified.claims.sub, verified.claims.tbl, verified.claims.app, verified.claims.ver};
+}
+
+// Signature and issuer first (an audience no token carries makes the check
+// stop at the audience with the claims filled in), then the audience of the
+// site the token names, then expiry.
+std::optional<TokenSubject> access_subject(std::string_view token, core::Context& ctx) {
+  if (ctx.config.tokens.legacy_hs256()) return legacy_subject(token, ctx);
+  const std::string& issuer = ctx.config.tokens.issuer;
+  auto keys = current_key_set(ctx);
+  auto verified = crypto::verify_access_token(token, keys->published, issuer, "", ctx.clock.now());
+  if (verified.error != crypto::AccessTokenError::WrongAudience) return std::nullopt;
+  const crypto::AccessClaims& c = verified.claims;
+  long long app_id = 0;
+  if (!c.client_id.empty()) {
+    auto id = core::parse_id(c.client_id);
+    if (!id) return std::nullopt;
+    app_id = *id;
+  }
+  if (c.aud != token_audience(ctx, app_id) || ctx.clock.now() >= c.exp) return std::nullopt;
+  return TokenSubject{c.sub, c.tbl, app_id, c.ver};
+}
+
+}  // namespace
+
+SignedInUser require_signed_in(const http::Request& request, core::Context& ctx) {
+  std::string_view header = request.header("authorization");
+  std::optional<TokenSubject> subject;
+  if (header.size() > 7 && core::ascii_lower(header.substr(0, 7)) == "bearer ") {
+    subject = access_subject(header.substr(7), ctx);
+  }
+  auto table = subject ? db::allowlisted(subject->tbl, ctx.config.auth.tables) : std::nullopt;
+  auto user_id = subject ? core::parse_id(subject->sub) : std::nullopt;
+  std::optional<db::User> user;
+  if (table && user_id) user = find_user_recent(ctx, *table, *user_id);
+  if (!user || !user->active || user->token_version != subject->ver) {
+    throw http::ApiError::failed(401, "Unauthorized");
+  }
+  return {std::move(*user), std::move(*table), subject->app_id};
+}
+
+void require_own_code(const http::Request& request, core::Context& ctx, const SignedInUser& me, const std::string& code,
+                      bool confirming) {
+  const auto& cfg = ctx.config.auth;
+  const std::string key = core::ascii_lower(me.user.email);
+  db::ThrottleRepo throttle(ctx.db);
+  if (auto wait =
+          throttle.claim_attempt(me.table.str(), key, ctx.clock.now(), cfg.login_max_failures, cfg.login_window)) {
+    throw http::ApiError::too_many("Too many attempts", *wait);
+  }
+  if (!accept_totp(ctx, me.table.str(), me.user.id, code, confirming)) {
+    audit(ctx, request, "mfa_code_failed", me.table.str(), me.user.id, me.app_id);
+    throw http::ApiError::failed(400, "Invalid code");
+  }
+  throttle.reset(me.table.str(), key);
+}
+
+}  // namespace svc::auth

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "core/context.hpp"
+#include "db/table_name.hpp"
+#include "db/user_repo.hpp"
+#include "http/request.hpp"
+
+namespace svc::auth {
+
+// The user a request's `Authorization: Bearer <access token>` names, for the
+// endpoints where users manage their own second factor.
+struct SignedInUser {
+  db::User user;
+  db::TableName table;
+  long long app_id = 0;  // the token's client_id; 0 = issued without an appID
+};
+
+// Checks the bearer access token against the key set and the audience of the
+// site its client_id names (the service's own issuer without one), and that
+// its user still exists, is active and has not changed the password since
+// (token_version). Throws ApiError 401 Unauthorized otherwise.
+SignedInUser require_signed_in(const http::Request& request, core::Context& ctx);
+
+// Checks a TOTP code of the signed-in user's own factor (auth/totp_factor.hpp
+// accept_totp; `confirming` as there), counted in the account's login
+// throttle like a login attempt. Throws 429 Too many attempts when the
+// throttle is locked and 400 Invalid code (audit mfa_code_failed) when the
+// code is not accepted; a right code resets the throttle.
+void require_own_code(const http::Request& request, core::Context& ctx, const SignedInUser& me, const std::string& code,
+                      bool confirming);
+
+}  // namespace svc::auth

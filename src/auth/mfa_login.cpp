@@ -1,0 +1,66 @@
+#include "auth/mfa_login.hpp"
+
+#include "auth/auth_common.hpp"
+#include "auth/totp_factor.hpp"
+#include "config/config.hpp"
+#include "core/clock.hpp"
+#include "core/text.hpp"
+#include "crypto/encoding.hpp"
+#include "db/mfa_repo.hpp"
+#include "db/throttle_repo.hpp"
+
+namespace svc::auth {
+namespace {
+
+// The stored form of an mfa_token: it carries 256 random bits, so a plain
+// keyed digest is enough to keep the token itself out of the database.
+std::string token_hash(const std::string& token) {
+  return crypto::hex_encode(crypto::hmac_sha256("svc-mfa-token", token));
+}
+
+}  // namespace
+
+bool needs_second_factor(core::Context& ctx, const std::string& table, long long user_id) {
+  return db::MfaRepo(ctx.db).has_confirmed_factor(table, user_id);
+}
+
+std::string open_mfa_challenge(core::Context& ctx, const std::string& table, long long user_id, long long site_id) {
+  const std::string token = crypto::base64url_encode(crypto::random_bytes(32));
+  db::MfaRepo(ctx.db).create_challenge(token_hash(token), {table, user_id, site_id},
+                                       ctx.clock.now() + kMfaTokenSeconds);
+  return token;
+}
+
+MfaResult verify_second_factor(const MfaAttempt& attempt, const http::Request& request, core::Context& ctx) {
+  const auto& cfg = ctx.config.auth;
+  const long long now = ctx.clock.now();
+  db::MfaRepo repo(ctx.db);
+  const std::string hash = token_hash(attempt.mfa_token);
+  auto challenge = repo.claim_try(hash, now, kMfaTokenTries);
+  auto table = challenge ? db::allowlisted(challenge->table, cfg.tables) : std::nullopt;
+  if (!table) return {};
+  db::UserRepo users(ctx.db, *table);
+  auto user = users.find_by_id(challenge->user_id);
+  if (!user || !user->active) return {};
+
+  const std::string key = core::ascii_lower(user->email);
+  db::ThrottleRepo throttle(ctx.db);
+  if (auto wait = throttle.claim_attempt(table->str(), key, now, cfg.login_max_failures, cfg.login_window)) {
+    return {MfaOutcome::kThrottled, *wait, {}};
+  }
+  const bool accepted = attempt.recovery ? use_recovery_code(ctx, table->str(), user->id, attempt.code)
+                                         : accept_totp(ctx, table->str(), user->id, attempt.code, false);
+  const char* method = attempt.recovery ? "recovery code" : "totp";
+  if (!accepted) {
+    audit(ctx, request, "login_failed", table->str(), user->id, challenge->site_id,
+          std::string("wrong second factor (") + method + ")");
+    return {MfaOutcome::kWrong, 0, {}};
+  }
+  if (!repo.spend_challenge(hash)) return {};  // a parallel request finished this login first
+  throttle.reset(table->str(), key);
+  audit(ctx, request, "login_ok", table->str(), user->id, challenge->site_id, std::string("second factor: ") + method);
+  TokenPair tokens = issue_tokens(*user, table->str(), challenge->site_id, SignIn{now, {"pwd", "otp", "mfa"}}, ctx);
+  return {MfaOutcome::kOk, 0, {std::move(*user), std::move(tokens)}};
+}
+
+}  // namespace svc::auth

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <string>
+
+#include "auth/tokens.hpp"
+#include "core/context.hpp"
+#include "http/request.hpp"
+
+// The second step of a login (docs/decisions.md "Second factor: TOTP and
+// recovery codes"): a right password of a user with a confirmed factor earns
+// an mfa_token instead of tokens; POST /auth/mfa/verify trades it and a code
+// for the session.
+namespace svc::auth {
+
+inline constexpr long long kMfaTokenSeconds = 300;
+inline constexpr int kMfaTokenTries = 5;
+
+// Whether the user must give a second factor after the password.
+bool needs_second_factor(core::Context& ctx, const std::string& table, long long user_id);
+
+// A new mfa_token (32 random bytes, base64url) bound to the user, its table
+// and the site, valid kMfaTokenSeconds from the context's clock for
+// kMfaTokenTries tries. Only its hash is stored.
+std::string open_mfa_challenge(core::Context& ctx, const std::string& table, long long user_id, long long site_id);
+
+struct MfaAttempt {
+  std::string mfa_token;
+  std::string code;  // a TOTP code, or a recovery code when `recovery`
+  bool recovery = false;
+};
+
+enum class MfaOutcome {
+  kOk,
+  kExpired,    // unknown, expired, spent or out of tries: log in again
+  kWrong,      // the code was not accepted (one try spent)
+  kThrottled,  // the account's login throttle is locked; nothing was checked
+};
+
+struct MfaResult {
+  MfaOutcome outcome = MfaOutcome::kExpired;
+  long long retry_after = 0;  // kThrottled only
+  Session session;            // kOk only: amr ["pwd","otp","mfa"]
+};
+
+// Spends one try of the mfa_token (before the code is looked at), counts the
+// attempt in the account's login throttle (svc_login_throttle, so wrong codes
+// lock the account like wrong passwords), then checks the code. Success
+// spends the token, resets the throttle and issues the tokens; every
+// checked outcome writes a login_ok / login_failed audit row.
+MfaResult verify_second_factor(const MfaAttempt& attempt, const http::Request& request, core::Context& ctx);
+
+}  // namespace svc::auth

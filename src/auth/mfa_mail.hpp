@@ -1,0 +1,20 @@
+#pragma once
+
+#include "core/context.hpp"
+#include "db/user_repo.hpp"
+#include "http/request.hpp"
+
+namespace svc::auth {
+
+// What changed about a user's second factor; each has a template event:
+// "mfa-enabled", "mfa-disabled", "mfa-recovery-codes".
+enum class MfaChange { kEnabled, kDisabled, kRecoveryCodes };
+
+// Queues the notice of `change` to the user (outbox, high priority): the
+// site's enabled template of that event, else a built-in one. Nothing when
+// `site_id` names no active site with e-mail enabled (a token issued without
+// an appID has no site to send from).
+void queue_mfa_mail(core::Context& ctx, const http::Request& request, long long site_id, const db::User& user,
+                    MfaChange change);
+
+}  // namespace svc::auth
