@@ -293,8 +293,9 @@ class ResetTest(ApiTest):
     def test_url_with_fragment_keeps_the_token_in_the_query(self):
         # The token must reach the reset page's server: in the query, before
         # the '#', and the fragment stays (reset_link in password_reset_service.cpp).
+        site = site_with_reset_urls("http://localhost/r")
         _, email = create_user("rpfrag")
-        reply = request_pass(email, url="http://localhost/r#top")
+        reply = request_pass(email, site, url="http://localhost/r#top")
         self.assertReply(reply, 200)
         link = links_in(outbox_rows(email)[-1][5])[0]  # the link's shape, not its token: the row will do
         self.assertRegex(link, r"^http://localhost/r\?token=[^#&]+#top$")
