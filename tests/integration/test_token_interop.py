@@ -2,8 +2,9 @@
 URL, each exactly as docs/api.md "Verifying access tokens" shows it: npm
 `jose` (jose_verify.mjs, createRemoteJWKSet), PyJWT (pyjwt_verify.py,
 PyJWKClient, run with /usr/bin/python3) and plain PHP with ext-openssl /
-ext-sodium (jwt_check.php). The documented functions and the ones these
-scripts run are the same text (checked here).
+ext-sodium (jwt_check.php); and by the PHP client's own
+Client::verifyAccessToken (php_client_verify.php). The documented functions
+and the ones these scripts run are the same text (checked here).
 
 Covers: GET /.well-known/jwks.json (RFC 7517 members only, public halves,
 Cache-Control max-age=300); real access tokens of login and refresh pass all
@@ -47,6 +48,7 @@ API_MD = os.path.join(REPO, "docs", "api.md")
 JOSE = os.path.join(HERE, "jose_verify.mjs")
 PYJWT = os.path.join(HERE, "pyjwt_verify.py")
 PHP = os.path.join(HERE, "jwt_check.php")
+PHP_CLIENT = os.path.join(HERE, "php_client_verify.php")  # clients/php Client::verifyAccessToken
 BASE = "http://127.0.0.1:%d" % svc_stack.HTTP_PORT
 JWKS_URL = BASE + "/.well-known/jwks.json"
 ISSUER = config_value("tokens", "issuer")
@@ -91,6 +93,8 @@ def run_verifier(name, tokens, audience):
         cmd = ["node", JOSE]
     elif name == "pyjwt":
         cmd = ["/usr/bin/python3", PYJWT]
+    elif name == "php-client":
+        cmd = ["php", PHP_CLIENT]
     else:
         cmd = ["php", PHP]
     out = subprocess.run(cmd, input="\n".join(tokens) + "\n", capture_output=True, text=True, env=env, timeout=60)
@@ -106,7 +110,7 @@ def run_verifier(name, tokens, audience):
     return verdicts
 
 
-VERIFIERS = ("jose", "pyjwt", "php")
+VERIFIERS = ("jose", "pyjwt", "php", "php-client")
 
 
 class PublishedTestKey:
