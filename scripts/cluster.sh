@@ -374,16 +374,6 @@ member: ${uuids[$((n - 1))]} 0"; done
 any_db_running() { local n; for n in "${DB_NODES[@]}"; do alive "db$n" && return 0; done; return 1; }
 
 # --- app hosts -------------------------------------------------------------
-# Does this build's config parser know [section] key? (Until the node list
-# and allowed_peers land, the cluster runs with what the build understands.)
-supports_key() {  # supports_key SECTION KEY VALUE
-  local probe="$dir/probe.conf"
-  sed -e "/^\[$1\]/a $2 = $3" "$(app_conf 1).base" >"$probe"
-  local out
-  out=$("$bin/svc-admin" --config "$probe" mint-user-id --user 1 2>&1 || true)
-  case "$out" in *"unknown configuration key"*) return 1 ;; esac
-}
-
 # The DB nodes app host N tries, in order: app 1 starts at node 3, app 2 at
 # node 2 (node 1 also takes the admin work), so the tests' kill-db 2 and
 # partition-db 3 each hit the first node of one app host.
@@ -394,7 +384,7 @@ write_app_conf() {  # write_app_conf N  (needs keys.conf, ports, secrets)
   a=$(app_addr "$n")
   own=$(app_nodes "$n" | cut -d' ' -f1)
   mkdir -p "$dir/app$n"
-  cat >"$(app_conf "$n").base" <<CONF
+  cat >"$(app_conf "$n")" <<CONF
 # App host $n of the local cluster (scripts/cluster.sh), namespace $(app_ns "$n").
 [server]
 # FastCGI over TCP on this host's own address; only the front nginx
@@ -436,8 +426,8 @@ tables = svc_users, svc_staff
 folder_tables = svc_folders
 reset_page = http://127.0.0.1:$port/account/reset
 CONF
-  cat "$dir/keys.conf" >>"$(app_conf "$n").base"
-  cat >>"$(app_conf "$n").base" <<CONF
+  cat "$dir/keys.conf" >>"$(app_conf "$n")"
+  cat >>"$(app_conf "$n")" <<CONF
 legacy_password_key = local-legacy-key
 
 [smtp]
@@ -458,26 +448,20 @@ timeout_ms = 3000
 [push]
 timeout_ms = 3000
 CONF
-  cp "$(app_conf "$n").base" "$(app_conf "$n")"
-  # The agreed cluster keys, when this build has them: the node list (all
-  # three nodes, this host's "own" node first), the peer check, the sync wait.
+  # The node list (all three nodes, this host's "own" node first), the peer
+  # check, the sync wait: every build since the cluster work has them, so they
+  # are written unconditionally (a probe could only hide a regression).
   local first="" rest="" order
   order=$(app_nodes "$n")
   for m in $order; do
     if [ -z "$first" ]; then first="$(db_addr "$m"):3306"; else rest="$rest, $(db_addr "$m"):3306"; fi
   done
-  if supports_key database hosts "$first$rest"; then
-    sed -i -e "/^\[database\]/a hosts = $first$rest" "$(app_conf "$n")"
-    sed -i -e "/^\[database.merge\]/a hosts = $first$rest" "$(app_conf "$n")"
-  fi
-  if supports_key server allowed_peers "$(host_addr)/32"; then
-    sed -i -e "/^\[server\]/a allowed_peers = $(host_addr)/32" "$(app_conf "$n")"
-  fi
+  sed -i -e "/^\[database\]/a hosts = $first$rest" "$(app_conf "$n")"
+  sed -i -e "/^\[database.merge\]/a hosts = $first$rest" "$(app_conf "$n")"
+  sed -i -e "/^\[server\]/a allowed_peers = $(host_addr)/32" "$(app_conf "$n")"
   # Read-your-writes across nodes (wsrep_sync_wait); reads_writes is the default, written out.
-  if supports_key database sync_wait reads_writes; then
-    sed -i -e "/^\[database\]/a sync_wait = reads_writes" "$(app_conf "$n")"
-  fi
-  chmod 600 "$(app_conf "$n")" "$(app_conf "$n").base"
+  sed -i -e "/^\[database\]/a sync_wait = reads_writes" "$(app_conf "$n")"
+  chmod 600 "$(app_conf "$n")"
 }
 
 start_app() {  # start_app N
