@@ -11,6 +11,7 @@ import cluster_common as C
 import runner
 
 ROWS = 1000
+ROUNDS = 3  # rounds of the exactly-once test until both senders took part
 
 
 class SendersTest(unittest.TestCase):
@@ -30,7 +31,23 @@ class SendersTest(unittest.TestCase):
                      "all %d rows of %s Sent (now %r)" % (ROWS, event, C.outbox_counts(node, event)), step=1)
 
     def test_two_senders_deliver_each_row_exactly_once(self):
-        event = "ex1-" + C.tag()
+        # Two senders must really share the rows (else "exactly once" proves
+        # nothing). They start one after the other, so on a loaded machine
+        # the first may drain all rows before the second claims any: such a
+        # round is checked for duplicates all the same and then repeated
+        # with new rows, at most ROUNDS times.
+        for attempt in range(1, ROUNDS + 1):
+            per_host = self.one_round_exactly_once("ex%d-%s" % (attempt, C.tag()))
+            if all(per_host[n] > 0 for n in C.APP_HOSTS):
+                break
+            for n in C.APP_HOSTS:
+                C.cluster("kill-sender", n)
+        self.assertTrue(all(per_host[n] > 0 for n in C.APP_HOSTS), per_host)
+
+    def one_round_exactly_once(self, event):
+        """Queues ROWS rows with both senders stopped, starts both, and checks
+        that every row is Sent and reached the sink exactly once; returns
+        {app host: mails its sender sent}."""
         C.queue_mails(1, event, ROWS)
         offsets = C.log_offsets()
         for n in C.APP_HOSTS:
@@ -38,8 +55,6 @@ class SendersTest(unittest.TestCase):
         self.wait_sent(1, event, 240)
         per_host = C.sent_since(offsets)
         print("sent per app host:", per_host)
-        # Two senders really shared the rows (else "exactly once" proves nothing).
-        self.assertTrue(all(per_host[n] > 0 for n in C.APP_HOSTS), per_host)
         got = C.wait_until(lambda: (lambda d: d if len(d) == ROWS else None)(C.delivered(event)), 30,
                            "%d distinct recipients in the sink" % ROWS)
         dupes = {k: v for k, v in got.items() if v != 1}
@@ -49,6 +64,7 @@ class SendersTest(unittest.TestCase):
             print("duplicated rows:", C.sql(1, "SELECT id, status, attempts, claimed_by FROM svc_notification_log"
                                             " WHERE recipient IN (%s)" % ", ".join(C.q(r) for r in sample)))
         self.assertEqual(dupes, {}, "mails delivered more than once by two senders")
+        return per_host
 
     def test_dead_sender_rows_are_delivered_after_the_lease(self):
         event = "lease-" + C.tag()
