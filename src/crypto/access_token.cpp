@@ -19,27 +19,13 @@ constexpr std::string_view kType = "at+jwt";
 using rapidjson::Document;
 using rapidjson::Value;
 
-std::string_view view(const Value& v) { return {v.GetString(), v.GetStringLength()}; }
-
-template <typename Writer>
-void put(Writer& w, const char* name, std::string_view value) {
-  w.Key(name);
-  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
-
-template <typename Writer>
-void put(Writer& w, const char* name, long long value) {
-  w.Key(name);
-  w.Int64(value);
-}
-
 std::string header_json(const SigningKey& key) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
   w.StartObject();
-  put(w, "alg", alg_name(key.alg()));
-  put(w, "typ", kType);
-  put(w, "kid", key.kid());
+  write_member(w, "alg", alg_name(key.alg()));
+  write_member(w, "typ", kType);
+  write_member(w, "kid", key.kid());
   w.EndObject();
   return {buf.GetString(), buf.GetSize()};
 }
@@ -48,37 +34,22 @@ std::string payload_json(const AccessClaims& c, std::string_view jti) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
   w.StartObject();
-  put(w, "iss", c.iss);
-  put(w, "sub", c.sub);
-  put(w, "aud", c.aud);
-  if (!c.client_id.empty()) put(w, "client_id", c.client_id);
-  put(w, "iat", c.iat);
-  put(w, "exp", c.exp);
-  put(w, "jti", jti);
-  put(w, "auth_time", c.auth_time);
+  write_member(w, "iss", c.iss);
+  write_member(w, "sub", c.sub);
+  write_member(w, "aud", c.aud);
+  if (!c.client_id.empty()) write_member(w, "client_id", c.client_id);
+  write_member(w, "iat", c.iat);
+  write_member(w, "exp", c.exp);
+  write_member(w, "jti", jti);
+  write_member(w, "auth_time", c.auth_time);
   w.Key("amr");
   w.StartArray();
   for (const std::string& m : c.amr) w.String(m.data(), static_cast<rapidjson::SizeType>(m.size()));
   w.EndArray();
-  put(w, "tbl", c.tbl);
-  put(w, "ver", c.ver);
+  write_member(w, "tbl", c.tbl);
+  write_member(w, "ver", c.ver);
   w.EndObject();
   return {buf.GetString(), buf.GetSize()};
-}
-
-bool get_string(const Document& doc, const char* name, std::string& out, bool required) {
-  auto it = doc.FindMember(name);
-  if (it == doc.MemberEnd()) return !required;
-  if (!it->value.IsString()) return false;
-  out = view(it->value);
-  return true;
-}
-
-bool get_int(const Document& doc, const char* name, long long& out) {
-  auto it = doc.FindMember(name);
-  if (it == doc.MemberEnd() || !it->value.IsInt64()) return false;
-  out = it->value.GetInt64();
-  return true;
 }
 
 bool get_amr(const Document& doc, std::vector<std::string>& out) {
@@ -86,7 +57,7 @@ bool get_amr(const Document& doc, std::vector<std::string>& out) {
   if (it == doc.MemberEnd() || !it->value.IsArray()) return false;
   for (const Value& m : it->value.GetArray()) {
     if (!m.IsString()) return false;
-    out.emplace_back(view(m));
+    out.emplace_back(json_view(m));
   }
   return true;
 }
@@ -97,13 +68,13 @@ bool get_audience(const Document& doc, std::string_view expected, std::string& o
   auto it = doc.FindMember("aud");
   if (it == doc.MemberEnd()) return false;
   if (it->value.IsString()) {
-    out = view(it->value);
+    out = json_view(it->value);
     return true;
   }
   if (!it->value.IsArray()) return false;
   for (const Value& a : it->value.GetArray()) {
     if (!a.IsString()) return false;
-    if (out.empty() || view(a) == expected) out = view(a);
+    if (out.empty() || json_view(a) == expected) out = json_view(a);
   }
   return true;
 }
@@ -112,11 +83,13 @@ std::optional<AccessClaims> parse_claims(std::string_view json, std::string_view
   std::optional<Document> doc = parse_json_object(json);
   if (!doc) return std::nullopt;
   AccessClaims c;
-  const bool ok = get_string(*doc, "iss", c.iss, true) && get_string(*doc, "sub", c.sub, true) &&
-                  get_audience(*doc, audience, c.aud) && get_string(*doc, "client_id", c.client_id, false) &&
-                  get_int(*doc, "iat", c.iat) && get_int(*doc, "exp", c.exp) && get_string(*doc, "jti", c.jti, true) &&
-                  get_int(*doc, "auth_time", c.auth_time) && get_amr(*doc, c.amr) &&
-                  get_string(*doc, "tbl", c.tbl, true) && get_int(*doc, "ver", c.ver);
+  const bool ok = read_string(*doc, "iss", c.iss, Member::kRequired) &&
+                  read_string(*doc, "sub", c.sub, Member::kRequired) && get_audience(*doc, audience, c.aud) &&
+                  read_string(*doc, "client_id", c.client_id) && read_int(*doc, "iat", c.iat, Member::kRequired) &&
+                  read_int(*doc, "exp", c.exp, Member::kRequired) &&
+                  read_string(*doc, "jti", c.jti, Member::kRequired) &&
+                  read_int(*doc, "auth_time", c.auth_time, Member::kRequired) && get_amr(*doc, c.amr) &&
+                  read_string(*doc, "tbl", c.tbl, Member::kRequired) && read_int(*doc, "ver", c.ver, Member::kRequired);
   if (!ok) return std::nullopt;
   return c;
 }
@@ -158,7 +131,7 @@ AccessTokenResult verify_access_token(std::string_view token, std::span<const Si
 
   const auto kid = header->FindMember("kid");
   const SigningKey* key =
-      (kid != header->MemberEnd() && kid->value.IsString()) ? find_key(keys, view(kid->value)) : nullptr;
+      (kid != header->MemberEnd() && kid->value.IsString()) ? find_key(keys, json_view(kid->value)) : nullptr;
   if (key == nullptr) {
     result.error = AccessTokenError::UnknownKey;
     return result;
@@ -167,12 +140,12 @@ AccessTokenResult verify_access_token(std::string_view token, std::span<const Si
   // with the public key's bytes as an HMAC secret) or none never gets
   // further than this.
   const auto alg = header->FindMember("alg");
-  if (alg == header->MemberEnd() || !alg->value.IsString() || view(alg->value) != alg_name(key->alg())) {
+  if (alg == header->MemberEnd() || !alg->value.IsString() || json_view(alg->value) != alg_name(key->alg())) {
     result.error = AccessTokenError::BadAlgorithm;
     return result;
   }
   const auto typ = header->FindMember("typ");
-  if (typ == header->MemberEnd() || !typ->value.IsString() || view(typ->value) != kType) {
+  if (typ == header->MemberEnd() || !typ->value.IsString() || json_view(typ->value) != kType) {
     result.error = AccessTokenError::WrongType;
     return result;
   }

@@ -3,11 +3,15 @@
 // sealed-id plaintext): text an attacker may have shaped, read before or
 // after a signature check.
 //
-// Pure function; thread-safe.
+// Also the member readers and writers both token formats (crypto/jwt,
+// crypto/access_token) build their JSON with.
+//
+// Pure functions; thread-safe.
 
 #include <rapidjson/document.h>
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace svc::crypto {
@@ -23,5 +27,43 @@ namespace svc::crypto {
 // "\u0061" are the same name. A raw NUL byte in `json` ends the text for
 // rapidjson: what follows it is not read.
 std::optional<rapidjson::Document> parse_json_object(std::string_view json);
+
+inline std::string_view json_view(const rapidjson::Value& v) { return {v.GetString(), v.GetStringLength()}; }
+
+enum class Member { kOptional, kRequired };
+
+// Reads a string member into `out`; false if it has another type, or is
+// absent and kRequired (an absent optional member leaves `out` as it was).
+inline bool read_string(const rapidjson::Document& doc, const char* name, std::string& out,
+                        Member presence = Member::kOptional) {
+  auto it = doc.FindMember(name);
+  if (it == doc.MemberEnd()) return presence == Member::kOptional;
+  if (!it->value.IsString()) return false;
+  out = json_view(it->value);
+  return true;
+}
+
+// Reads an integer member that fits in 64 bits (1.0 and 1e3 are doubles,
+// hence refused); otherwise as read_string.
+inline bool read_int(const rapidjson::Document& doc, const char* name, long long& out,
+                     Member presence = Member::kOptional) {
+  auto it = doc.FindMember(name);
+  if (it == doc.MemberEnd()) return presence == Member::kOptional;
+  if (!it->value.IsInt64()) return false;
+  out = it->value.GetInt64();
+  return true;
+}
+
+template <typename Writer>
+void write_member(Writer& w, const char* name, std::string_view value) {
+  w.Key(name);
+  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
+template <typename Writer>
+void write_member(Writer& w, const char* name, long long value) {
+  w.Key(name);
+  w.Int64(value);
+}
 
 }  // namespace svc::crypto

@@ -21,27 +21,6 @@ constexpr std::string_view kAlgorithm = "HS256";
 using rapidjson::Document;
 using rapidjson::Value;
 
-std::string_view view(const Value& v) { return {v.GetString(), v.GetStringLength()}; }
-
-// Reads an optional string member; false if present with another type.
-bool read_string(const Document& doc, const char* name, std::string& out) {
-  auto it = doc.FindMember(name);
-  if (it == doc.MemberEnd()) return true;
-  if (!it->value.IsString()) return false;
-  out = view(it->value);
-  return true;
-}
-
-// Reads an optional integer member; false if present and not an integer
-// that fits in 64 bits (1.0 and 1e3 are doubles, hence refused).
-bool read_int(const Document& doc, const char* name, long long& out) {
-  auto it = doc.FindMember(name);
-  if (it == doc.MemberEnd()) return true;
-  if (!it->value.IsInt64()) return false;
-  out = it->value.GetInt64();
-  return true;
-}
-
 std::optional<Claims> parse_claims(std::string_view json) {
   std::optional<Document> doc = parse_json_object(json);
   if (!doc) return std::nullopt;
@@ -58,7 +37,7 @@ std::optional<Claims> parse_claims(std::string_view json) {
     if (!amr->value.IsArray()) return std::nullopt;
     for (const Value& m : amr->value.GetArray()) {
       if (!m.IsString()) return std::nullopt;
-      c.amr.emplace_back(view(m));
+      c.amr.emplace_back(json_view(m));
     }
   }
   return c;
@@ -70,18 +49,6 @@ const JwtKey* find_key(const JwtKeyRing& keys, std::string_view kid) {
     if (k.kid == kid) return &k;
   }
   return nullptr;
-}
-
-template <typename Writer>
-void write_member(Writer& w, const char* name, std::string_view value) {
-  w.Key(name);
-  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
-
-template <typename Writer>
-void write_member(Writer& w, const char* name, long long value) {
-  w.Key(name);
-  w.Int64(value);
 }
 
 std::string header_json(std::string_view kid) {
@@ -169,13 +136,13 @@ JwtResult jwt_verify(std::string_view token, const JwtKeyRing& keys, std::string
   if (header->HasMember("crit")) return result;
 
   const auto alg = header->FindMember("alg");
-  if (alg == header->MemberEnd() || !alg->value.IsString() || view(alg->value) != kAlgorithm) {
+  if (alg == header->MemberEnd() || !alg->value.IsString() || json_view(alg->value) != kAlgorithm) {
     result.error = JwtError::BadAlgorithm;
     return result;
   }
   const auto kid = header->FindMember("kid");
   const JwtKey* key =
-      (kid != header->MemberEnd() && kid->value.IsString()) ? find_key(keys, view(kid->value)) : nullptr;
+      (kid != header->MemberEnd() && kid->value.IsString()) ? find_key(keys, json_view(kid->value)) : nullptr;
   // An empty secret would let anyone compute the MAC.
   if (key == nullptr || key->secret.empty()) {
     result.error = JwtError::UnknownKey;
