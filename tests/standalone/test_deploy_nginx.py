@@ -11,25 +11,21 @@ openssl are installed by scripts/install-deps.sh: without them this fails.
 Stdlib only. Env: SVC_SOURCE_DIR = repository root (default: two levels up).
 """
 
-import contextlib
 import http.client
 import json
 import os
 import re
 import shutil
-import signal
 import socket
 import socketserver
 import struct
-import subprocess
 import tempfile
 import threading
-import time
 import unittest
 from pathlib import Path
 
 import runner
-from deploy_common import NGINX, NGINX_DIR, OPENSSL, SOURCE_DIR, read, require, run
+from deploy_common import NGINX, NGINX_DIR, OPENSSL, SOURCE_DIR, free_port, read, require, run, running_nginx
 
 PLACEHOLDERS = {"@PREFIX@", "@HTTP_PORT@", "@FCGI_SOCKET@", "@HASHING_SOCKET@", "@OUTBOUND_SOCKET@", "@USER_LINE@",
                 "@ACCESS_LOG@", "@SOURCE_DIR@"}
@@ -44,12 +40,6 @@ MESSAGE_403 = {"status": "Error", "message": "Forbidden"}
 
 def strip_comments(text):
     return "\n".join(line.split("#", 1)[0] for line in text.splitlines())
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def render_stack(workdir, source_dir=SOURCE_DIR, port=None, zones=None, fcgi_socket=None, hashing_socket=None,
@@ -84,38 +74,6 @@ def render_stack(workdir, source_dir=SOURCE_DIR, port=None, zones=None, fcgi_soc
 
 def nginx_test(conf, prefix):
     return run([NGINX, "-t", "-c", str(conf), "-p", str(prefix), "-e", str(Path(prefix) / "nginx-t.log")])
-
-
-@contextlib.contextmanager
-def running_nginx(conf, prefix, port):
-    """Starts nginx in the foreground on the rendered config; always stops it."""
-    errlog = Path(prefix) / "nginx-error.log"
-    proc = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(prefix), "-e", str(errlog),
-                             "-g", "daemon off;"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            if proc.poll() is not None:
-                raise AssertionError(f"nginx exited {proc.returncode}: {proc.stderr.read()}"
-                                     f"{errlog.read_text() if errlog.exists() else ''}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise AssertionError("nginx did not start listening")
-                time.sleep(0.05)
-        yield
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGQUIT)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        proc.stderr.close()
 
 
 def request(port, method, path, body=None, headers=None):

@@ -15,33 +15,22 @@ nginx's own):
 Stdlib only. Env: SVC_SOURCE_DIR = repository root (default: two levels up).
 """
 
-import contextlib
 import http.client
 import ipaddress
 import json
 import os
 import re
-import shutil
-import signal
-import socket
-import subprocess
 import tempfile
 import time
 import unittest
 from pathlib import Path
 
-SOURCE_DIR = Path(os.environ.get("SVC_SOURCE_DIR") or Path(__file__).resolve().parents[2])
-NGINX = shutil.which("nginx", path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin")
+from deploy_common import NGINX, SOURCE_DIR, free_port, running_nginx
+
 ACCESS_SNIPPET = SOURCE_DIR / "nginx" / "snippets" / "svc-message-access.conf"
 FORBIDDEN = {"status": "Error", "message": "Forbidden"}
 UNAVAILABLE = {"status": "Failed", "message": "Service unavailable"}
 NOT_FOUND = {"status": "Failed", "message": "Not found"}
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def render(workdir, server_extra=""):
@@ -62,36 +51,6 @@ def render(workdir, server_extra=""):
     conf = prefix / "nginx.conf"
     conf.write_text(text)
     return conf, prefix, port
-
-
-@contextlib.contextmanager
-def running_nginx(conf, prefix, port):
-    errlog = prefix / "nginx-error.log"
-    proc = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(prefix), "-e", str(errlog), "-g", "daemon off;"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            if proc.poll() is not None:
-                raise AssertionError("nginx exited %s: %s %s" % (proc.returncode, proc.stderr.read(),
-                                                                 errlog.read_text() if errlog.exists() else ""))
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise AssertionError("nginx did not start listening")
-                time.sleep(0.05)
-        yield
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGQUIT)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        proc.stderr.close()
 
 
 def request(port, method, path, headers=None, body=None):
