@@ -27,6 +27,9 @@ packages=(
   python3-jwt python3-cryptography
   # the second factor's tests: an independent RFC 6238 generator for every code
   oathtool
+  # the TOTP setup reply's QR code (core/qr_svg.cpp), and zbarimg, the
+  # independent decoder its unit test and the enrolment page test read it with
+  libqrencode-dev zbar-tools
   # promtool: checks GET /metrics output and ops/prometheus/svc-alerts.yml
   prometheus
   # make bench only: the other packaged Argon2id implementations that

@@ -89,6 +89,24 @@ BOOST_AUTO_TEST_CASE(an_mfa_token_lives_exactly_five_minutes) {
   BOOST_TEST(expired.body == kExpired);
 }
 
+// The second step costs no Argon2id: the bench's "login + mfa verify" arm
+// relies on it (bench/mfa_arm.py), and a wrong code must not be a way to
+// make the server hash either.
+BOOST_AUTO_TEST_CASE(verify_computes_no_password_hash) {
+  DbFixture f;
+  MfaUser user(f);
+  const std::string wrong = user.mfa_token(f);
+  const std::string right = user.mfa_token(f);
+  f.hasher.argon2_work = 0;
+  const std::string bad = user.code(f.clock.value, 0) == "000000" ? "111111" : "000000";
+  BOOST_TEST(verify(f, wrong, bad).status == 401);
+  auto ok = verify(f, right, user.code(f.clock.value, 0));
+  BOOST_TEST(ok.status == 200, ok.body);
+  BOOST_TEST(f.hasher.argon2_work == 0);
+  user.mfa_token(f);  // the password step itself: one Argon2id, counted
+  BOOST_TEST(f.hasher.argon2_work == 1);
+}
+
 BOOST_AUTO_TEST_CASE(one_step_of_drift_each_way_and_each_step_once) {
   DbFixture f;
   f.clock.value = 1800000015;  // mid-step

@@ -1,6 +1,6 @@
-// Drives the ready reset page in Debian's headless Chromium (puppeteer-core
-// from the repo-root package-lock.json; no browser is downloaded) and prints
-// what it saw as one JSON object. test_reset_page.py runs it and asserts.
+// Drives the ready reset page in Debian's headless Chromium (page_browser.js)
+// and prints what it saw as one JSON object. test_reset_page.py runs it and
+// asserts.
 //
 // usage: node reset_page_browser.js LINK OUT_DIR NEW_PASSWORD [QUERY_LINK]
 //   LINK          the reset link of the e-mail (a fresh, unused token)
@@ -11,13 +11,9 @@
 //                 server, no redirect); neither may honour the token
 'use strict';
 
-const fs = require('fs');
-const os = require('os');
-const path = require('path');
-const puppeteer = require('puppeteer-core');
+const { runInChromium } = require('./page_browser');
 
 const [link, outDir, strong, queryLink] = process.argv.slice(2);
-const CHROMIUM = process.env.SVC_CHROMIUM || '/usr/bin/chromium';
 
 async function state(page) {
   return page.evaluate(() => {
@@ -80,81 +76,50 @@ async function queryToken(page, out) {
   await page.goto('about:blank');
 }
 
-async function main() {
-  fs.mkdirSync(outDir, { recursive: true });
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-chromium-'));
-  const browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    userDataDir: profile,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-           '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
-  });
-  const out = { states: {}, consoleErrors: [], requests: [], screenshots: [] };
-  try {
-    const page = await browser.newPage();
-    page.setDefaultTimeout(15000);
-    page.on('console', (m) => { if (m.type() === 'error') out.consoleErrors.push(m.text()); });
-    page.on('pageerror', (e) => out.consoleErrors.push(String(e)));
-    page.on('request', (r) => out.requests.push(r.method() + ' ' + r.url()));
-    const shot = async (name) => {
-      const file = path.join(outDir, name + '.png');
-      await page.screenshot({ path: file, fullPage: true });
-      out.screenshots.push(file);
-    };
+runInChromium(outDir, async (page, out, shot) => {
+  await page.setViewport({ width: 1280, height: 800 });
+  if (queryLink) await queryToken(page, out);
 
-    await page.setViewport({ width: 1280, height: 800 });
-    if (queryLink) await queryToken(page, out);
+  // Wide screen: weak password, then a strong one, then submit.
+  await page.goto(link, { waitUntil: 'networkidle0' });
+  out.states.initial = await state(page);
+  await shot('1-initial-1280');
 
-    // Wide screen: weak password, then a strong one, then submit.
-    await page.goto(link, { waitUntil: 'networkidle0' });
-    out.states.initial = await state(page);
-    await shot('1-initial-1280');
+  await page.type('#password', 'weakpass');
+  out.states.weak = await state(page);
+  await shot('2-weak-password-1280');
 
-    await page.type('#password', 'weakpass');
-    out.states.weak = await state(page);
-    await shot('2-weak-password-1280');
+  await page.type('#confirmPassword', 'weakpass');
+  await page.click('#submit');
+  out.states.weakSubmitted = await state(page);
 
-    await page.type('#confirmPassword', 'weakpass');
-    await page.click('#submit');
-    out.states.weakSubmitted = await state(page);
+  await retype(page, '#password', strong);
+  await retype(page, '#confirmPassword', strong + 'x');
+  await page.click('#submit');
+  out.states.mismatch = await state(page);
+  await shot('3-mismatch-1280');
 
-    await retype(page, '#password', strong);
-    await retype(page, '#confirmPassword', strong + 'x');
-    await page.click('#submit');
-    out.states.mismatch = await state(page);
-    await shot('3-mismatch-1280');
+  await retype(page, '#confirmPassword', strong);
+  out.states.strong = await state(page);
+  await shot('4-strong-password-1280');
 
-    await retype(page, '#confirmPassword', strong);
-    out.states.strong = await state(page);
-    await shot('4-strong-password-1280');
+  await page.click('#submit');
+  await page.waitForSelector('#done:not([hidden])');
+  out.states.done = await state(page);
+  await shot('5-success-1280');
 
-    await page.click('#submit');
-    await page.waitForSelector('#done:not([hidden])');
-    out.states.done = await state(page);
-    await shot('5-success-1280');
-
-    // Phone: the same (now spent) link shows the server's error. (about:blank
-    // first: the link differs from the current address only in its fragment,
-    // which would not load the page again.)
-    await page.setViewport({ width: 375, height: 740, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
-    await page.goto('about:blank');
-    await page.goto(link, { waitUntil: 'networkidle0' });
-    out.states.phone = await state(page);
-    await shot('6-initial-375');
-    await page.type('#password', strong);
-    await page.type('#confirmPassword', strong);
-    await page.click('#submit');
-    await page.waitForSelector('#general:not([hidden])');
-    out.states.spent = await state(page);
-    await shot('7-spent-token-375');
-
-    out.cookies = (await page.cookies()).length;
-  } finally {
-    await browser.close();
-    fs.rmSync(profile, { recursive: true, force: true });
-  }
-  process.stdout.write(JSON.stringify(out) + '\n');
-}
-
-main().catch((e) => { process.stderr.write(String(e && e.stack || e) + '\n'); process.exit(1); });
+  // Phone: the same (now spent) link shows the server's error. (about:blank
+  // first: the link differs from the current address only in its fragment,
+  // which would not load the page again.)
+  await page.setViewport({ width: 375, height: 740, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  await page.goto('about:blank');
+  await page.goto(link, { waitUntil: 'networkidle0' });
+  out.states.phone = await state(page);
+  await shot('6-initial-375');
+  await page.type('#password', strong);
+  await page.type('#confirmPassword', strong);
+  await page.click('#submit');
+  await page.waitForSelector('#general:not([hidden])');
+  out.states.spent = await state(page);
+  await shot('7-spent-token-375');
+});

@@ -1,8 +1,8 @@
 """Second factor (issue 24) through nginx + workers + MariaDB, every TOTP
 code made by an independent generator (Debian's oathtool, RFC 6238).
 
-Covers: setup needs a bearer access token; setup → secret and otpauth URL
-(the secret is stored sealed, never as text); confirm with a wrong code (400
+Covers: setup needs a bearer access token; setup → secret, otpauth URL and
+its QR code as an SVG (the secret is stored sealed, never as text); confirm with a wrong code (400
 Invalid code), then the right one (10 distinct recovery codes, stored only as
 hashes); setup again → 409; a wrong password of a user with a factor gets the
 plain Invalid credentials; the right one → 401 Second factor required with
@@ -134,7 +134,11 @@ class MfaTest(ApiTest):
         self.assertEqual(claims(token["access_token"])["amr"], ["pwd"])
         setup = post("/auth/mfa/totp/setup", headers=bearer(token))
         self.assertReply(setup, 200)
-        self.assertEqual(set(setup.json), {"status", "secret", "otpauth_url"})
+        self.assertEqual(set(setup.json), {"status", "secret", "otpauth_url", "qr_svg"})
+        # The QR code of the URL as one SVG document (decoded back by zbarimg in
+        # unit.qr_svg_test and, from the page's screenshot, test_security_page).
+        self.assertRegex(setup.json["qr_svg"], r'^<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 (\d+) \1".*</svg>$')
+        self.assertNotIn("<script", setup.json["qr_svg"])
         secret = setup.json["secret"]
         self.assertRegex(secret, r"^[A-Z2-7]{32}$")
         self.assertTrue(setup.json["otpauth_url"].startswith("otpauth://totp/"), setup)

@@ -1,0 +1,54 @@
+// What the page tests' Chromium drivers share (reset_page_browser.js,
+// security_page_browser.js): Debian's headless Chromium through puppeteer-core
+// (from the repo-root package-lock.json; no browser is downloaded) in a
+// fresh profile, one page that records console errors, requests and
+// full-page screenshots, and the JSON the Python test reads.
+'use strict';
+
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const puppeteer = require('puppeteer-core');
+
+const CHROMIUM = process.env.SVC_CHROMIUM || '/usr/bin/chromium';
+
+// Runs `drive(page, out, shot)` and prints `out` as one JSON line on stdout;
+// on any error prints it on stderr and exits 1. `out` starts as
+// {states: {}, consoleErrors: [], requests: [], screenshots: []} and gets
+// `cookies` (how many the browser holds) at the end; `shot(name)` saves a
+// full-page PNG as OUT_DIR/name.png.
+function runInChromium(outDir, drive) {
+  async function main() {
+    fs.mkdirSync(outDir, { recursive: true });
+    const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-chromium-'));
+    const browser = await puppeteer.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      userDataDir: profile,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+             '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+    });
+    const out = { states: {}, consoleErrors: [], requests: [], screenshots: [] };
+    try {
+      const page = await browser.newPage();
+      page.setDefaultTimeout(15000);
+      page.on('console', (m) => { if (m.type() === 'error') out.consoleErrors.push(m.text()); });
+      page.on('pageerror', (e) => out.consoleErrors.push(String(e)));
+      page.on('request', (r) => out.requests.push(r.method() + ' ' + r.url()));
+      const shot = async (name) => {
+        const file = path.join(outDir, name + '.png');
+        await page.screenshot({ path: file, fullPage: true });
+        out.screenshots.push(file);
+      };
+      await drive(page, out, shot);
+      out.cookies = (await page.cookies()).length;
+    } finally {
+      await browser.close();
+      fs.rmSync(profile, { recursive: true, force: true });
+    }
+    process.stdout.write(JSON.stringify(out) + '\n');
+  }
+  main().catch((e) => { process.stderr.write(String(e && e.stack || e) + '\n'); process.exit(1); });
+}
+
+module.exports = { runInChromium };
