@@ -8,6 +8,7 @@
 #include "crypto/password_hasher.hpp"
 #include "db/database.hpp"
 #include "db/throttle_repo.hpp"
+#include "db/transaction.hpp"
 #include "db/user_repo.hpp"
 
 namespace svc::auth {

@@ -66,20 +66,24 @@ SignedInUser require_signed_in(const http::Request& request, core::Context& ctx)
   return {std::move(*user), std::move(*table), subject->app_id};
 }
 
-void require_own_code(const http::Request& request, core::Context& ctx, const SignedInUser& me, const std::string& code,
-                      bool confirming) {
+std::string claim_own_attempt(core::Context& ctx, const SignedInUser& me) {
   const auto& cfg = ctx.config.auth;
-  const std::string key = core::ascii_lower(me.user.email);
-  db::ThrottleRepo throttle(ctx.db);
-  if (auto wait =
-          throttle.claim_attempt(me.table.str(), key, ctx.clock.now(), cfg.login_max_failures, cfg.login_window)) {
+  std::string key = core::ascii_lower(me.user.email);
+  if (auto wait = db::ThrottleRepo(ctx.db).claim_attempt(me.table.str(), key, ctx.clock.now(), cfg.login_max_failures,
+                                                         cfg.login_window)) {
     throw http::ApiError::too_many("Too many attempts", *wait);
   }
+  return key;
+}
+
+void require_own_code(const http::Request& request, core::Context& ctx, const SignedInUser& me, const std::string& code,
+                      bool confirming) {
+  const std::string key = claim_own_attempt(ctx, me);
   if (!accept_totp(ctx, me.table.str(), me.user.id, code, confirming)) {
     audit(ctx, request, "mfa_code_failed", me.table.str(), me.user.id, me.app_id);
     throw http::ApiError::failed(400, "Invalid code");
   }
-  throttle.reset(me.table.str(), key);
+  db::ThrottleRepo(ctx.db).reset(me.table.str(), key);
 }
 
 }  // namespace svc::auth

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 #include "core/context.hpp"
 #include "db/table_name.hpp"
 #include "db/user_repo.hpp"
@@ -20,6 +22,12 @@ struct SignedInUser {
 // its user still exists, is active and has not changed the password since
 // (token_version). Throws ApiError 401 Unauthorized otherwise.
 SignedInUser require_signed_in(const http::Request& request, core::Context& ctx);
+
+// Counts one attempt of the signed-in user (a code or a password) in the
+// account's login throttle, keyed by the e-mail in lower case, which it
+// returns (for ThrottleRepo::reset after a right answer). Throws 429 Too
+// many attempts while the throttle is locked.
+std::string claim_own_attempt(core::Context& ctx, const SignedInUser& me);
 
 // Checks a TOTP code of the signed-in user's own factor (auth/totp_factor.hpp
 // accept_totp; `confirming` as there), counted in the account's login

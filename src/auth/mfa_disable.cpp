@@ -2,9 +2,6 @@
 #include "auth/handlers.hpp"
 #include "auth/mfa_bearer.hpp"
 #include "auth/mfa_mail.hpp"
-#include "config/config.hpp"
-#include "core/clock.hpp"
-#include "core/text.hpp"
 #include "crypto/password_hasher.hpp"
 #include "db/mfa_repo.hpp"
 #include "db/throttle_repo.hpp"
@@ -18,20 +15,14 @@ namespace {
 // login (one Argon2id verify; the route is in the hashing pool).
 void require_own_password(const http::Request& request, core::Context& ctx, const SignedInUser& me,
                           const std::string& password) {
-  const auto& cfg = ctx.config.auth;
-  const std::string key = core::ascii_lower(me.user.email);
-  db::ThrottleRepo throttle(ctx.db);
-  if (auto wait =
-          throttle.claim_attempt(me.table.str(), key, ctx.clock.now(), cfg.login_max_failures, cfg.login_window)) {
-    throw http::ApiError::too_many("Too many attempts", *wait);
-  }
+  const std::string key = claim_own_attempt(ctx, me);
   auto stored = db::UserRepo(ctx.db, me.table).find_by_id(me.user.id);
   const bool ok = stored && ctx.hasher.verify(stored->password, password).ok;
   if (!ok) {
     audit(ctx, request, "mfa_code_failed", me.table.str(), me.user.id, me.app_id, "wrong password");
     throw http::ApiError::failed(400, "Invalid password");
   }
-  throttle.reset(me.table.str(), key);
+  db::ThrottleRepo(ctx.db).reset(me.table.str(), key);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "db/database.hpp"
 #include "db/notification_repo.hpp"
 #include "db/site_repo.hpp"
+#include "db/transaction.hpp"
 #include "db/user_repo.hpp"
 #include "http/api_error.hpp"
 #include "http/reset_url.hpp"

@@ -2,6 +2,7 @@
 
 #include "auth/auth_common.hpp"
 #include "crypto/password_hasher.hpp"
+#include "db/transaction.hpp"
 #include "db/user_repo.hpp"
 
 namespace svc::auth {

@@ -1,106 +1,33 @@
 #pragma once
+// The connection of one worker: statements, their retry rules, transactions'
+// begin/commit/rollback. Its parts live beside it: reading rows
+// (row_reader.hpp), binding parameters (params.hpp), the errors
+// (errors.hpp), which node to connect to (node_choice.hpp, node_connect.hpp),
+// and the transaction guard and re-run (transaction.hpp).
 
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
 
 #include <chrono>
+#include <exception>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "config/config.hpp"
+#include "db/errors.hpp"
+#include "db/node_choice.hpp"
+#include "db/params.hpp"
+#include "db/row_reader.hpp"
 
 namespace sql {
 class Connection;
 }
 
 namespace svc::db {
-
-// Thrown when no connection can be made; the dispatcher turns it into a 500
-// with the generic message (and /health into 503).
-struct DbUnavailable : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// Thrown by a repository inside a transaction when a conditional write
-// found its rows taken by someone else (e.g. another sender's claim that a
-// Galera node applied meanwhile). Like a deadlock, nothing of the
-// transaction is committed: with_transaction_retry runs it again.
-struct TransactionConflict : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// Reads the columns of the current row in SELECT-list order, by index (a
-// lookup by name costs Connector/C++ an upper-casing search per column, which
-// showed in profiles of the hot lookups). NULL reads as "" / 0. One reader
-// per row: it starts at the first column.
-class RowReader {
- public:
-  explicit RowReader(sql::ResultSet& rs) : rs_(rs) {}
-  std::string text() {
-    unsigned i = next_++;
-    return rs_.isNull(i) ? std::string() : std::string(rs_.getString(i));
-  }
-  long long integer() {
-    unsigned i = next_++;
-    return rs_.isNull(i) ? 0 : static_cast<long long>(rs_.getInt64(i));
-  }
-  bool flag() { return integer() != 0; }
-
- private:
-  sql::ResultSet& rs_;
-  unsigned next_ = 1;
-};
-
-// Binds the `?` placeholders of a statement left to right, the mirror of
-// RowReader. int binds as INT and long long as BIGINT, as the caller's type
-// says; a bool binds as 0/1.
-class Params {
- public:
-  explicit Params(sql::PreparedStatement& st) : st_(st) {}
-  Params& text(const std::string& value) {
-    st_.setString(next_++, value);
-    return *this;
-  }
-  Params& integer(int value) {
-    st_.setInt(next_++, value);
-    return *this;
-  }
-  Params& integer(long long value) {
-    st_.setInt64(next_++, value);
-    return *this;
-  }
-  Params& flag(bool value) { return integer(value ? 1 : 0); }
-  Params& null() {
-    st_.setNull(next_++, 0);
-    return *this;
-  }
-  // NULL for "", the text otherwise (optional text columns).
-  Params& text_or_null(const std::string& value) { return value.empty() ? null() : text(value); }
-  // NULL for an id <= 0, the id otherwise (optional references: 0 = none).
-  Params& id_or_null(long long id) { return id > 0 ? integer(id) : null(); }
-
- private:
-  sql::PreparedStatement& st_;
-  unsigned next_ = 1;
-};
-
-// The value type a row reader returns.
-template <class Read>
-using RowOf = std::remove_cvref_t<std::invoke_result_t<Read&, RowReader&>>;
-
-// The binder for a statement without placeholders.
-inline constexpr auto kNoParams = [](Params&) {};
-
-// Runs a query statement and returns its result set.
-inline std::unique_ptr<sql::ResultSet> query(sql::PreparedStatement& st) {
-  return std::unique_ptr<sql::ResultSet>(st.executeQuery());
-}
 
 // One MySQL/MariaDB connection (Connector/C++ 1.1) with a cache of prepared
 // statements. Owned by one worker process; not thread-safe, not fork-safe:
@@ -264,10 +191,9 @@ class Database {
   // outside a transaction), so it may run again; the connection is dropped
   // for 1047. kLost: the connection was lost outside a transaction.
   Failure failure_kind(const std::exception& e);
-  // Drops the connection and holds its node off (kNodeHoldOffSeconds).
+  // Drops the connection and holds its node off (NodeChoice::kHoldOffSeconds).
   void forget_node();
   sql::Connection& connection();
-  std::unique_ptr<sql::Connection> connect_node(std::size_t index);
   sql::PreparedStatement& statement(const std::string& sql);
   sql::PreparedStatement& prepared(const std::string& sql);
   void refresh_if_idle();
@@ -284,9 +210,6 @@ class Database {
   }
 
   static constexpr int kIdleCheckSeconds = 30;
-  // A node that failed is tried after the others for this long (per worker),
-  // so a dead node costs one connect timeout, not one per reconnect.
-  static constexpr int kNodeHoldOffSeconds = 10;
 
   config::DbSettings settings_;
   std::unique_ptr<sql::Connection> conn_;
@@ -297,59 +220,7 @@ class Database {
   bool galera_ = false;                                // the connected node has wsrep_on
   bool commit_sent_ = false;                           // a COMMIT was sent and its answer not yet seen
   std::size_t node_ = 0;                               // index in settings_.nodes() of the connection
-  std::vector<std::chrono::steady_clock::time_point> node_failed_at_;
-};
-
-// Logs and counts one re-run of a transaction (with_transaction_retry),
-// then pauses 0..10 ms x attempt (random) so two rivals do not meet again.
-void note_transaction_retry(int attempt, const std::exception& e);
-
-// Runs fn(), which opens a Transaction on `db` and commits it (or returns
-// early, rolling back), and runs it again, whole, when it fails in a way
-// that left nothing committed (Database::transaction_may_rerun: a Galera
-// certification failure or deadlock, 1213; a node not ready, 1047; a
-// connection lost before COMMIT): at most [database] transaction_attempts
-// runs, each retry logged (db_transaction_retry), counted and preceded by a
-// short random pause; then the last error propagates. Returns what fn returns.
-// REQUIRES: fn has no effect outside the database before its commit that
-// would be wrong to repeat (hash, render and look up before or inside it,
-// send mail and audit after it). Inside an open transaction (a nested
-// call) fn runs once: the outermost call is the one that may re-run.
-template <class Fn>
-auto with_transaction_retry(Database& db, Fn&& fn) -> decltype(fn()) {
-  if (db.in_transaction()) return fn();
-  for (int attempt = 1;; ++attempt) {
-    try {
-      return fn();
-    } catch (const std::exception& e) {
-      if (attempt >= db.settings().transaction_attempts || !db.transaction_may_rerun(e)) throw;
-      note_transaction_retry(attempt, e);
-    }
-  }
-}
-
-// Rolls back unless commit() was called. REQUIRES: no transaction open.
-class Transaction {
- public:
-  explicit Transaction(Database& db) : db_(db) { db_.begin(); }
-  ~Transaction() {
-    if (!done_) {
-      try {
-        db_.rollback();
-      } catch (...) {
-      }
-    }
-  }
-  void commit() {
-    db_.commit();
-    done_ = true;
-  }
-  Transaction(const Transaction&) = delete;
-  Transaction& operator=(const Transaction&) = delete;
-
- private:
-  Database& db_;
-  bool done_ = false;
+  NodeChoice nodes_;
 };
 
 }  // namespace svc::db

@@ -2,6 +2,8 @@
 
 #include <sodium.h>
 
+#include "db/transaction.hpp"
+
 namespace svc::db {
 
 std::optional<TotpFactor> MfaRepo::find_factor(const std::string& table, long long user_id) {

@@ -39,6 +39,7 @@
 
 #include "db/outbox_repo.hpp"
 #include "db/outbox_rows.hpp"
+#include "db/transaction.hpp"
 
 namespace svc::db {
 namespace {

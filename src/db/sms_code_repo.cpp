@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "crypto/encoding.hpp"
+#include "db/transaction.hpp"
 
 namespace svc::db {
 namespace {

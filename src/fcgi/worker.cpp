@@ -133,19 +133,36 @@ std::string peer_text(const sockaddr_storage& peer) {
   return buf;
 }
 
-// A refused peer is logged at most once a second per worker (a scan or a
-// flood must not fill the log); the line says how many went unlogged since.
-void log_refused(const sockaddr_storage& peer) {
-  static auto last = std::chrono::steady_clock::time_point{};
-  static long unlogged = 0;
-  const auto now = std::chrono::steady_clock::now();
-  if (last != std::chrono::steady_clock::time_point{} && now - last < std::chrono::seconds(1)) {
-    ++unlogged;
-    return;
+// At most one log line a second (a scan or a flood must not fill the log),
+// counting the lines held back. Per worker; not thread-safe.
+class OncePerSecond {
+ public:
+  // True when a line may be written now; `held_back` is then how many were
+  // not written since the last one.
+  bool due(long& held_back) {
+    const auto now = std::chrono::steady_clock::now();
+    if (last_ != std::chrono::steady_clock::time_point{} && now - last_ < std::chrono::seconds(1)) {
+      ++unlogged_;
+      return false;
+    }
+    held_back = unlogged_;
+    last_ = now;
+    unlogged_ = 0;
+    return true;
   }
+
+ private:
+  std::chrono::steady_clock::time_point last_{};
+  long unlogged_ = 0;
+};
+
+// A refused peer is logged at most once a second per worker; the line says
+// how many went unlogged since.
+void log_refused(const sockaddr_storage& peer) {
+  static OncePerSecond limit;
+  long unlogged = 0;
+  if (!limit.due(unlogged)) return;
   core::LogLine("warn", "fcgi_peer_refused").str("peer", peer_text(peer)).num("unlogged_before", unlogged).emit();
-  last = now;
-  unlogged = 0;
 }
 
 // glibc gives the top of the heap back to the kernel (brk) once more than
@@ -210,16 +227,10 @@ void record_queue_wait(FCGX_ParamArray envp) {
 // or an nginx without the include) is logged at most once a second per
 // worker, without anything it sent.
 void log_front_refused() {
-  static auto last = std::chrono::steady_clock::time_point{};
-  static long unlogged = 0;
-  const auto now = std::chrono::steady_clock::now();
-  if (last != std::chrono::steady_clock::time_point{} && now - last < std::chrono::seconds(1)) {
-    ++unlogged;
-    return;
-  }
+  static OncePerSecond limit;
+  long unlogged = 0;
+  if (!limit.due(unlogged)) return;
   core::LogLine("warn", "fcgi_front_secret_refused").num("unlogged_before", unlogged).emit();
-  last = now;
-  unlogged = 0;
 }
 
 // Finishes the request in `fr` and closes its connection.

@@ -1,5 +1,7 @@
 #include "messaging/outbox.hpp"
 
+#include "db/transaction.hpp"
+
 namespace svc::messaging {
 
 void enqueue(core::Context& ctx, const db::OutboxEntry& entry) {

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "db/database.hpp"
+#include "db/transaction.hpp"
 #include "db_fixture.hpp"
 
 using svc::testing::DbFixture;

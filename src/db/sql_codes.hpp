@@ -1,0 +1,31 @@
+#pragma once
+// The server and client error codes db/ decides on, in one place.
+
+#include <exception>
+
+namespace svc::db {
+
+// ER_LOCK_DEADLOCK: InnoDB chose this transaction as a deadlock victim, or
+// Galera aborted it (certification failure, or a replicated write that
+// needed its locks). Either way the transaction was rolled back whole.
+inline constexpr int kDeadlock = 1213;
+// ER_UNKNOWN_COM_ERROR as Galera uses it: "WSREP has not yet prepared node
+// for application use" (not Synced, or not in the Primary component). The
+// statement did not run.
+inline constexpr int kNodeNotReady = 1047;
+// ER_UNKNOWN_SYSTEM_VARIABLE: the server has no wsrep_on (not a Galera build).
+inline constexpr int kUnknownVariable = 1193;
+// ER_SERVER_SHUTDOWN: the server is going away.
+inline constexpr int kServerShutdown = 1053;
+
+// Client error codes for a connection that is gone or cannot be made
+// (CR_CONNECTION_ERROR, CR_CONN_HOST_ERROR, CR_SERVER_GONE_ERROR,
+// CR_SERVER_LOST, CR_SERVER_LOST_EXTENDED).
+inline bool is_connection_lost(int code) {
+  return code == 2006 || code == 2013 || code == 2055 || code == 2002 || code == 2003;
+}
+
+// The error code of a Connector/C++ exception; 0 for any other exception.
+int sql_code(const std::exception& e);
+
+}  // namespace svc::db
