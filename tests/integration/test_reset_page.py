@@ -84,7 +84,7 @@ def mail_body_html(msg):
 
 class ResetPageServedTest(ApiTest):
     def test_page_and_its_files_have_a_strict_policy(self):
-        assert_strict_page(self, "/account/reset", ("reset.js", "reset.css"))
+        assert_strict_page(self, "/account/reset", ("reset.js", "reset.css", "form.js"))
 
 
 class ResetPageQueryTokenTest(ApiTest):

@@ -34,7 +34,7 @@ APP_ID = 1
 
 class SecurityPageServedTest(ApiTest):
     def test_page_and_its_files_have_a_strict_policy(self):
-        page = assert_strict_page(self, "/account/security", ("security.js", "security.css", "reset.css"),
+        page = assert_strict_page(self, "/account/security", ("security.js", "security.css", "reset.css", "form.js"),
                                   ("img-src 'self' blob:",))
         # blob: for the QR code's object URL; never data:, which injected markup could use too.
         self.assertNotIn("data:", page.headers["content-security-policy"])

@@ -48,20 +48,7 @@
     });
   }
 
-  function setFieldError(name, message) {
-    const input = $(name);
-    const out = $(name + '-error');
-    out.textContent = message || '';
-    out.hidden = !message;
-    if (message) input.setAttribute('aria-invalid', 'true');
-    else input.removeAttribute('aria-invalid');
-  }
-
-  function setGeneral(message) {
-    const box = $('general');
-    box.textContent = message || '';
-    box.hidden = !message;
-  }
+  const { setFieldError, setGeneral } = window.svcForm;  // form.js
 
   function clearErrors() {
     FIELDS.forEach((f) => setFieldError(f, ''));

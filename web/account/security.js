@@ -27,20 +27,12 @@
     if (target) target.focus();
   }
 
-  function setFieldError(name, message) {
-    const input = $(name);
-    const out = $(name + '-error');
-    out.textContent = message || '';
-    out.hidden = !message;
-    if (message) input.setAttribute('aria-invalid', 'true');
-    else input.removeAttribute('aria-invalid');
-  }
+  const { setFieldError } = window.svcForm;  // form.js
 
+  // The alert, focused so that a screen reader reads it at once.
   function setGeneral(message) {
-    const box = $('general');
-    box.textContent = message || '';
-    box.hidden = !message;
-    if (message) box.focus();
+    window.svcForm.setGeneral(message);
+    if (message) $('general').focus();
   }
 
   function clearErrors() {
