@@ -12,13 +12,16 @@ import subprocess
 import time
 
 from dataset import PASSWORD
+from mfa_arm import MfaArm
 from stack import REPO, CLK_TCK, cpu_ticks, log, run, status_kib
 
 # --- wrk arms ----------------------------------------------------------------------
 
 class Arm:
-    """kind: "http" (one wrk run), "flood" (wrk while a login flood runs) or
-    "raw" (a floor program in command, printing ops_per_s)."""
+    """kind: "http" (one wrk run), "flood" (wrk while a login flood runs),
+    "raw" (a floor program in command, printing ops_per_s) or "client" (a
+    Python client in command, called as command(stack, seconds, conns, roots),
+    for flows wrk cannot script: mfa_arm.py)."""
 
     def __init__(self, name, path=None, method="GET", file="-", port=None, conns=None, expect="2xx", floor=None,
                  target=None, kind="http", command=None):
@@ -125,6 +128,8 @@ def compare_token_algs(stack, rounds=5, ms=200):
 def run_arm(stack, arm, seconds, conns, prefix, tail, roots, flood):
     if arm.kind == "raw":
         return measure_raw(arm, seconds)
+    if arm.kind == "client":
+        return arm.command(stack, seconds, conns, roots)
     return measure(stack, arm, seconds, conns, prefix, tail, roots, flood=flood if arm.kind == "flood" else None)
 
 
@@ -259,6 +264,9 @@ def build_arms(stack, args, files, password_hash, fastest, nproc):
         Arm("sign-out", "/auth/sign-out", "POST", floor="hello"),
         Arm("login", "/auth/login", "POST", files["login"], conns=args.hash_conns, floor="argon2-verify-fastest",
             target=0.9),
+        # Login of a user with a TOTP factor, then /auth/mfa/verify: ÷ login shows that verify adds no Argon2id.
+        Arm("login-mfa-verify", "/auth/mfa/verify", "POST", conns=args.hash_conns, floor="login", target=0.8,
+            kind="client", command=MfaArm(stack, password_hash, PASSWORD)),
         Arm("login-unknown", "/auth/login", "POST", files["login-unknown"], conns=args.hash_conns, expect="401"),
         Arm("login-legacy-wrong", "/auth/login", "POST", files["login-legacy-wrong"], conns=args.hash_conns,
             expect="401"),

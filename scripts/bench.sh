@@ -24,6 +24,8 @@
 #                          connections (a refused push is a 200 too, and would
 #                          count as a fast one); bench/outbound_bench.py and
 #                          tests/integration/test_outbound_isolation.py cover the cap
+#   BENCH_MFA_USERS [1500] users with a TOTP factor the "login-mfa-verify" arm
+#                          enrols first (bench/mfa_arm.py; a time step serves a user once)
 #   BENCH_ONLY             comma-separated arm names (e.g. refresh-token,user-email): only those
 #                          and their floors, medians and ratios printed and in bench/out/only.json;
 #                          no keep_conn, sender or mail delivery runs; nothing committed is rewritten
