@@ -62,7 +62,8 @@ class MailDeliveryTest(S.ApiTest):
         TS.start_background_sender()  # the stack's 1-second loop does the sending
         try:
             backlog(site, event, 20000)
-            self.assertEqual(status_counts(event).get("Pending"), 20000)
+            # All rows are in; the running sender may already have claimed a batch.
+            self.assertEqual(sum(status_counts(event).values()), 20000)
             user_id, email = self.reset_user()
             reply = S.post("/auth/request-pass", {"email": email, "appID": 1})
             self.assertEqual(reply.status, 200, reply)
