@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 
 #include "admin/command_env.hpp"
@@ -162,10 +163,10 @@ int list_builtin(const Args& args, const std::string& config_path) {
       const bool own = db::NotificationRepo(env->db).find_enabled(site->id, b.event).has_value();
       std::printf("  site %lld: %s\n", site->id, own ? "its own enabled template" : "this built-in one");
     }
-    std::string text = messaging::html_to_text(b.content);
-    for (size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 3))
-      text.replace(at, 1, "\n    ");
-    std::printf("  html:\n    %s\n  text:\n    %s\n", b.content, text.c_str());
+    std::printf("  html:\n    %s\n  text:\n", b.content);
+    // The text/plain part every mail of the template gets, indented.
+    std::istringstream lines(messaging::html_to_text(b.content));
+    for (std::string line; std::getline(lines, line);) std::printf(line.empty() ? "\n" : "    %s\n", line.c_str());
   }
   return 0;
 }
