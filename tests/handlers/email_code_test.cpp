@@ -195,11 +195,11 @@ BOOST_AUTO_TEST_CASE(wrong_guesses_per_day_are_capped_across_codes) {
   for (int i = 0; i < 3; ++i) BOOST_CHECK_EQUAL(user.verify("999999").status, 401);
   f.clock.value += 61;
   f.random.values = {100002};
-  BOOST_REQUIRE_EQUAL(user.ask().status, 200);  // a new code: its 5 tries do not reset the day's count
-  BOOST_CHECK_EQUAL(user.verify("999999").status, 401);  // the 4th wrong guess of the day
+  BOOST_REQUIRE_EQUAL(user.ask().status, 200);              // a new code: its 5 tries do not reset the day's count
+  BOOST_CHECK_EQUAL(user.verify("999999").status, 401);     // the 4th wrong guess of the day
   BOOST_CHECK_EQUAL(user.verify("100002").body, kRefused);  // capped: even the right code is not heard
 
-  f.clock.value = first_wrong + 86400;  // the first three have left the window
+  f.clock.value = first_wrong + 86400;                      // the first three have left the window
   BOOST_CHECK_EQUAL(user.verify("100002").body, kRefused);  // that code has expired meanwhile
   f.random.values = {100003};
   BOOST_REQUIRE_EQUAL(user.ask().status, 200);

@@ -207,7 +207,8 @@ BOOST_AUTO_TEST_CASE(email_verified_is_an_optional_boolean) {
   AccessClaims verified = claims();
   verified.email_verified = true;
   const SigningKey keys[] = {key};
-  BOOST_TEST(verify_access_token(sign_access_token(verified, key), keys, kIssuer, kAudience, kNow).claims.email_verified);
+  BOOST_TEST(
+      verify_access_token(sign_access_token(verified, key), keys, kIssuer, kAudience, kNow).claims.email_verified);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
