@@ -68,6 +68,10 @@ void send_email_code(const EmailCodeRequest& ask, const http::Request& request, 
   const bool capped =
       codes.window_full(subject, table, db::SmsEvent::kSent, cfg.email_code_max_sent_daily, kCapWindow, now)
           .has_value();
+  // The resend rule, read before the store: store() alone cannot tell a
+  // kept code from a new one that happens to equal it.
+  const auto last = codes.find(subject, table);
+  const bool too_soon = last && last->created_at > now - cfg.email_code_resend_seconds;
 
   char code[8];
   Wipe wipe_code{code, sizeof code};
@@ -78,7 +82,8 @@ void send_email_code(const EmailCodeRequest& ask, const http::Request& request, 
   const char* detail = !user ? "unknown e-mail" : !eligible ? "no mail: inactive or e-mail disabled" : "";
   const bool sent = db::with_transaction_retry(ctx.db, [&] {
     db::Transaction tx(ctx.db);
-    const bool stored = codes.store(subject, table, hash, now + cfg.email_code_ttl, now, cfg.email_code_resend_seconds);
+    const bool stored =
+        codes.store(subject, table, hash, now + cfg.email_code_ttl, now, cfg.email_code_resend_seconds) && !too_soon;
     messaging::enqueue(ctx, entry);
     codes.record_sent(subject, table, kCapWindow, now);
     if (!eligible || capped || !stored) {
