@@ -23,7 +23,9 @@ The per-user caps on the fixed clock are in tests/handlers/email_code_test.cpp.
 
 import html
 import json
+import os
 import re
+import tempfile
 import urllib.parse
 
 import svc_stack
@@ -161,6 +163,36 @@ class EmailCodeTest(ApiTest):
         done = post("/auth/mfa/verify", {"mfa_token": reply.json["mfa_token"], "code": totp(secret, step)})
         session = self.assertTokenReply(done)
         self.assertEqual(claims(session["access_token"])["amr"], ["otp", "mfa"])
+
+
+class BuiltInTemplateTest(ApiTest):
+    def test_builtin_templates_are_listed_with_their_text_part_and_a_site_overrides_one(self):
+        site = create_site("Own code template")
+        listing = admin("template", "list", "--builtin", "--site", str(site)).stdout
+        for event in ("password-reset", "mfa-enabled", "mfa-disabled", "mfa-recovery-codes", "email-code",
+                      "verify-email"):
+            self.assertRegex(listing, r"(?m)^%s\n  subject: " % re.escape(event))
+        self.assertIn("  fields:  email firstName lastName code minutes\n", listing)
+        self.assertIn("\n  text:\n    Your sign-in code for [email] is:\n", listing)
+        self.assertNotIn("its own enabled template", listing)
+
+        with tempfile.TemporaryDirectory() as tmp:
+            subject, content = os.path.join(tmp, "subject.txt"), os.path.join(tmp, "content.html")
+            with open(subject, "w") as f:
+                f.write("Code for [firstName]\n")
+            with open(content, "w") as f:
+                f.write("<p>Here it is: [code] ([minutes] min)</p>")
+            admin("template", "set", "--site", str(site), "--event", "email-code", "--subject-file", subject,
+                  "--content-file", content)
+        listing = admin("template", "list", "--builtin", "--site", str(site)).stdout
+        self.assertIn("email-code\n  subject: Your sign-in code\n  fields:  email firstName lastName code minutes\n"
+                      "  site %d: its own enabled template\n" % site, listing)
+
+        email, _ = create_user("owntemplate")
+        self.assertReply(post("/auth/email-code", {"email": email, "appID": site}), 200)
+        msg = delivered(email)
+        self.assertEqual(msg["Subject"], "Code for Ada")
+        self.assertRegex(text_part(msg), r"Here it is: \d{6} \(10 min\)")
 
 
 class VerifiedAddressTest(ApiTest):
