@@ -272,6 +272,8 @@ def build_arms(stack, args, files, password_hash, fastest, nproc):
             expect="401"),
         Arm("request-pass", "/auth/request-pass", "POST", files["request-pass"]),
         Arm("request-pass-unknown", "/auth/request-pass", "POST", files["request-pass-unknown"]),
+        Arm("email-code", "/auth/email-code", "POST", files["email-code"]),
+        Arm("email-code-unknown", "/auth/email-code", "POST", files["email-code-unknown"]),
         Arm("sign-up", "/auth/sign-up", "POST", files["sign-up"], conns=args.hash_conns, floor="argon2-hash"),
         Arm("push", "/message/sendPush", "POST", files["push"], floor="push-raw"),
         Arm("refresh-token-under-login-flood", "/auth/refresh-token", "POST", files["refresh-token"],

@@ -114,6 +114,10 @@ ANALYZE TABLE svc_users, svc_related, svc_folders, svc_notifications, svc_custom
     write("request-pass", [json.dumps({"email": f"bench{rnd.randint(1, USERS)}@example.com", "appID": 2})
                            for _ in range(2000)])
     write("request-pass-unknown", ['\t' + json.dumps({"email": "nobody-{uniq}@example.com", "appID": 2})])
+    # email-code: registered users (a code mailed, or the resend rule) and unknown addresses, same site
+    write("email-code", [json.dumps({"email": f"bench{rnd.randint(1, USERS)}@example.com", "appID": 2})
+                         for _ in range(2000)])
+    write("email-code-unknown", ['\t' + json.dumps({"email": "nobody-{uniq}@example.com", "appID": 2})])
     write("sign-up", ['\t' + json.dumps({"email": "new-{uniq}@example.com", "password": "Analytical@1",
                                          "firstname": "Ada", "lastname": "Lovelace", "appID": 1})])
     # refresh-token: tokens of 16 real logins

@@ -90,7 +90,8 @@ def assemble(args, stack, arms, runs, keep, mail, idle_rss, idle_rss_end, counts
     for num, den, label in (("login-unknown", "login", "login p50: unknown ÷ known user"),
                             ("login-legacy-wrong", "login-unknown",
                              "login p50: wrong password of a legacy-AES user ÷ unknown user"),
-                            ("request-pass-unknown", "request-pass", "request-pass p50: unknown ÷ known user")):
+                            ("request-pass-unknown", "request-pass", "request-pass p50: unknown ÷ known user"),
+                            ("email-code-unknown", "email-code", "email-code p50: unknown ÷ known user")):
         a, b = arm_summary[num], arm_summary[den]
         add(label, a["p50_ms"], b["p50_ms"], (0.9, 1.1), a["valid"] and b["valid"], note="within the band")
     main_idle = [kib for kib, pool in idle_rss.values() if pool == "main" and kib]

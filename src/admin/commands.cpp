@@ -115,7 +115,10 @@ const std::vector<Command>& commands() {
       {{"template", "disable"},
        cmd_template_disable,
        "template disable --site N --event E   stop the API triggering it"},
-      {{"template", "list"}, cmd_template_list, "template list --site N                list a site's templates"},
+      {{"template", "list"},
+       cmd_template_list,
+       "template list --site N | --builtin [--site N]\n"
+       "                                      list a site's templates, or the built-in ones"},
       {{"template", "priority"},
        cmd_template_priority,
        "template priority --site N --event E --priority normal|bulk   mark a template bulk (claimed last)"},

@@ -82,6 +82,7 @@ std::vector<std::string> parse_reset_urls(const std::string& value) {
 std::vector<std::string> with_mail_options(std::vector<std::string> options) {
   options.push_back("mail-per-hour");
   options.push_back("audience");
+  options.push_back("verify-email");
   return options;
 }
 
@@ -101,7 +102,15 @@ void apply_audience(const Args& args, db::Database& db, long long site_id) {
   db::SiteRepo(db).set_audience(site_id, audience);
 }
 
-void print_site_audience(const CommandEnv& env, const db::Site& site) {
+// --verify-email [true|false] (issue 26): sign-up mails a verification
+// link and a password login of an unverified address is refused. A bare
+// --verify-email means true. Stored apart from the Site row's other columns.
+void apply_verify_email(const Args& args, db::Database& db, long long site_id) {
+  if (auto v = args.get("verify-email")) db::SiteRepo(db).set_verify_email(site_id, parse_bool("verify-email", *v));
+}
+
+void print_site_identity(const CommandEnv& env, const db::Site& site) {
+  std::printf("verify_email:    %s\n", site.verify_email ? "true" : "false");
   std::printf("audience:        %s%s\n", auth::site_audience(site, env.config.tokens.issuer).c_str(),
               site.audience.empty() ? " (default)" : "");
 }
@@ -187,7 +196,8 @@ std::string site_options_help() {
          "  --email-from ADDR --email-cc USER_ID --email-bcc USER_ID --api-key generate|none|KEY\n"
          "  --allow-sql-merge true|false --active true|false --vapid-subject mailto:...|https://...\n"
          "  --mail-per-hour N|unlimited --audience URI|default (the aud of its access tokens;\n"
-         "  default https://DOMAIN)\n"
+         "  default https://DOMAIN) --verify-email [true|false] (sign-up mails a verification link;\n"
+         "  a password login of an unverified address gets 403 Email not verified)\n"
          "  (site create also takes --id N to keep an existing appID; it generates a key unless\n"
          "  --api-key none; a generated key is printed once as 'site_key: KEY')\n";
 }
@@ -205,6 +215,7 @@ int cmd_site_create(const Args& args, const std::string& config_path) {
   if (!key.empty()) std::printf("site_key: %s\n", key.c_str());
   apply_mail_options(args, env.db, id);
   apply_audience(args, env.db, id);
+  apply_verify_email(args, env.db, id);
   std::printf("%lld\n", id);
   return 0;
 }
@@ -219,11 +230,12 @@ int cmd_site_set(const Args& args, const std::string& config_path) {
   db::SiteRepo(env.db).update(site);
   apply_mail_options(args, env.db, site.id);
   apply_audience(args, env.db, site.id);
+  apply_verify_email(args, env.db, site.id);
   site = env.site(site.id);
   print_site(site);
   if (!key.empty()) std::printf("site_key: %s\n", key.c_str());
   print_site_mail(env.db, site.id);
-  print_site_audience(env, site);
+  print_site_identity(env, site);
   return 0;
 }
 
@@ -233,7 +245,7 @@ int cmd_site_show(const Args& args, const std::string& config_path) {
   const db::Site site = env.site(args.required_integer("site"));
   print_site(site);
   print_site_mail(env.db, site.id);
-  print_site_audience(env, site);
+  print_site_identity(env, site);
   return 0;
 }
 

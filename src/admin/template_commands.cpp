@@ -1,6 +1,8 @@
 #include "admin/template_commands.hpp"
 
 #include <cstdio>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 
 #include "admin/command_env.hpp"
@@ -8,6 +10,8 @@
 #include "db/notification_repo.hpp"
 #include "http/validate.hpp"
 #include "messaging/address.hpp"
+#include "messaging/builtin_templates.hpp"
+#include "messaging/html_text.hpp"
 
 namespace svc::admin {
 namespace {
@@ -143,8 +147,33 @@ int cmd_template_priority(const Args& args, const std::string& config_path) {
   return 0;
 }
 
+// --builtin: the templates of svc's own account mail (issue 26), each with
+// its plain-text part (what the text/plain alternative of the mail holds)
+// and, with --site, whether that site overrides it.
+int list_builtin(const Args& args, const std::string& config_path) {
+  std::optional<CommandEnv> env;
+  std::optional<db::Site> site;
+  if (args.get("site")) {
+    env.emplace(config_path);
+    site = env->site(args.required_integer("site"));
+  }
+  for (const auto& b : messaging::builtin_templates()) {
+    std::printf("%s\n  subject: %s\n  fields:  %s\n", b.event, b.subject, b.fields);
+    if (site) {
+      const bool own = db::NotificationRepo(env->db).find_enabled(site->id, b.event).has_value();
+      std::printf("  site %lld: %s\n", site->id, own ? "its own enabled template" : "this built-in one");
+    }
+    std::printf("  html:\n    %s\n  text:\n", b.content);
+    // The text/plain part every mail of the template gets, indented.
+    std::istringstream lines(messaging::html_to_text(b.content));
+    for (std::string line; std::getline(lines, line);) std::printf(line.empty() ? "\n" : "    %s\n", line.c_str());
+  }
+  return 0;
+}
+
 int cmd_template_list(const Args& args, const std::string& config_path) {
-  args.allow_only({"site"});
+  args.allow_only({"site", "builtin"});
+  if (args.flag("builtin")) return list_builtin(args, config_path);
   CommandEnv env(config_path);
   const db::Site site = env.site(args.required_integer("site"));
   const auto templates = db::NotificationRepo(env.db).list(site.id);

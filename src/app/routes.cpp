@@ -43,6 +43,11 @@ std::span<const Route> routes() {
       {"POST", "/auth/mfa/verify", &auth::mfa_verify, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/mfa/recovery-codes", &auth::mfa_recovery_codes, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/mfa/disable", &auth::mfa_disable, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
+      // E-mail as identity (issue 26).
+      {"POST", "/auth/email-code", &auth::email_code, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/email-code/verify", &auth::email_code_verify, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/verify-email", &auth::verify_email, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/verify-email/resend", &auth::verify_email_resend, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/getFolderLimits", &auth::get_folder_limits, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/message/notification", nullptr, &messaging::notification, kMessageBodyLimit, kJsonBody | kOutbound},
       {"POST", "/message/sendPush", nullptr, &push::send_push, kMessageBodyLimit, kJsonBody | kOutbound},

@@ -67,6 +67,7 @@ std::string issue_access_token(const db::User& user, const std::string& table, l
   c.amr = sign_in.amr;
   c.tbl = table;
   c.ver = user.token_version;
+  c.email_verified = user.email_verified;
   return crypto::sign_access_token(c, *keys->signer);
 }
 

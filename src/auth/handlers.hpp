@@ -29,6 +29,12 @@ http::Response mfa_totp_confirm(const http::Request& request, core::Context& ctx
 http::Response mfa_recovery_codes(const http::Request& request, core::Context& ctx);
 http::Response mfa_disable(const http::Request& request, core::Context& ctx);
 http::Response mfa_verify(const http::Request& request, core::Context& ctx);
+// E-mail as identity (docs/api.md "Sign-in codes by e-mail", "Verified
+// addresses"); all four in email_code_handlers.cpp.
+http::Response email_code(const http::Request& request, core::Context& ctx);
+http::Response email_code_verify(const http::Request& request, core::Context& ctx);
+http::Response verify_email(const http::Request& request, core::Context& ctx);
+http::Response verify_email_resend(const http::Request& request, core::Context& ctx);
 // GET /.well-known/jwks.json: the access tokens' public keys (RFC 7517).
 http::Response jwks(const http::Request& request, core::Context& ctx);
 

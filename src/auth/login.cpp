@@ -2,6 +2,7 @@
 #include "auth/auth_common.hpp"
 #include "auth/handlers.hpp"
 #include "auth/login_service.hpp"
+#include "auth/mfa_replies.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"
 
@@ -23,13 +24,10 @@ http::Response login(const http::Request& request, core::Context& ctx) {
       throw http::ApiError::too_many("Too many attempts", result.retry_after);
     case LoginOutcome::kInvalidCredentials:
       throw http::ApiError::failed(401, "Invalid credentials");
-    case LoginOutcome::kSecondFactor: {
-      // A client that knows nothing of a second factor sees a failed login.
-      http::JsonWriter w;
-      w.open().kv("status", "Failed").kv("message", "Second factor required").kv("mfa_token", result.mfa_token);
-      w.open_array("methods").s("totp").s("recovery_code").close_array().close();
-      return http::Response::json(401, w.str());
-    }
+    case LoginOutcome::kSecondFactor:
+      return second_factor_reply(result.mfa_token);
+    case LoginOutcome::kEmailNotVerified:
+      throw http::ApiError::failed(403, "Email not verified");
   }
   return session_reply(result.session, Profile::kWithRole);
 }

@@ -10,6 +10,7 @@
 #include "db/throttle_repo.hpp"
 #include "db/transaction.hpp"
 #include "db/user_repo.hpp"
+#include "http/site_cache.hpp"
 
 namespace svc::auth {
 namespace {
@@ -35,6 +36,13 @@ Checked check_password(core::Context& ctx, const std::optional<db::User>& user, 
   const char* refusal = !verdict.ok ? "wrong password" : !user->active ? "inactive" : nullptr;
   if (refusal && !verdict.full_cost) ctx.hasher.dummy_verify(password);
   return {refusal, verdict.ok && verdict.needs_upgrade};
+}
+
+// Whether the login's site (none for app 0) admits verified addresses only.
+bool site_requires_verified_email(core::Context& ctx, long long app_id) {
+  if (app_id == 0) return false;
+  auto site = http::find_site(ctx, app_id);
+  return site && site->verify_email;
 }
 
 LoginResult refused(LoginOutcome outcome) { return {outcome, 0, {}, {}}; }
@@ -72,6 +80,11 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
     return refused(LoginOutcome::kInvalidCredentials);
   }
   if (checked.needs_upgrade) upgrade_hash(ctx, users, *user, attempt.password);
+  if (!user->email_verified && site_requires_verified_email(ctx, attempt.app_id)) {
+    throttle.release(table, key, cfg.login_max_failures);
+    audit(ctx, request, "login_failed", table, user->id, attempt.app_id, "email not verified");
+    return refused(LoginOutcome::kEmailNotVerified);
+  }
   if (needs_second_factor(ctx, table, user->id)) {
     throttle.release(table, key, cfg.login_max_failures);
     audit(ctx, request, "login_mfa_required", table, user->id, attempt.app_id);

@@ -24,6 +24,8 @@ enum class LoginOutcome {
   kInvalidCredentials,  // unknown e-mail, wrong password, no usable password, or an inactive
                         // account (whatever the password): one reply, so none of them leaks
   kSecondFactor,        // right password of a user with a confirmed second factor: no tokens yet
+  kEmailNotVerified,    // right password, but the site (site set --verify-email) requires a verified
+                        // address and this one is not (issue 26): no tokens
 };
 
 struct LoginResult {
@@ -45,7 +47,10 @@ struct LoginResult {
 // login_failed audit row. A user with a confirmed second factor gets an
 // mfa_token instead (audit login_mfa_required): the attempt's throttle count
 // is taken back but earlier failures stay, so wrong codes that follow add up
-// with them (auth/mfa_login.hpp).
+// with them (auth/mfa_login.hpp). On a site with verify_email, a right
+// password of an unverified address gets kEmailNotVerified (audit
+// login_failed "email not verified"; the attempt's throttle count is taken
+// back), checked before the second factor.
 LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, core::Context& ctx);
 
 }  // namespace svc::auth

@@ -24,9 +24,10 @@ bool needs_second_factor(core::Context& ctx, const std::string& table, long long
   return db::MfaRepo(ctx.db).has_confirmed_factor(table, user_id);
 }
 
-std::string open_mfa_challenge(core::Context& ctx, const std::string& table, long long user_id, long long site_id) {
+std::string open_mfa_challenge(core::Context& ctx, const std::string& table, long long user_id, long long site_id,
+                               const std::string& first_factor) {
   const std::string token = crypto::base64url_encode(crypto::random_bytes(32));
-  db::MfaRepo(ctx.db).create_challenge(token_hash(token), {table, user_id, site_id},
+  db::MfaRepo(ctx.db).create_challenge(token_hash(token), {table, user_id, site_id, first_factor},
                                        ctx.clock.now() + kMfaTokenSeconds);
   return token;
 }
@@ -59,7 +60,11 @@ MfaResult verify_second_factor(const MfaAttempt& attempt, const http::Request& r
   if (!repo.spend_challenge(hash)) return {};  // a parallel request finished this login first
   throttle.reset(table->str(), key);
   audit(ctx, request, "login_ok", table->str(), user->id, challenge->site_id, std::string("second factor: ") + method);
-  TokenPair tokens = issue_tokens(*user, table->str(), challenge->site_id, SignIn{now, {"pwd", "otp", "mfa"}}, ctx);
+  // RFC 8176 lists each method once: after an e-mail code, "otp" is both steps.
+  std::vector<std::string> amr{challenge->first_factor};
+  if (challenge->first_factor != "otp") amr.push_back("otp");
+  amr.push_back("mfa");
+  TokenPair tokens = issue_tokens(*user, table->str(), challenge->site_id, SignIn{now, amr}, ctx);
   return {MfaOutcome::kOk, 0, {std::move(*user), std::move(tokens)}};
 }
 

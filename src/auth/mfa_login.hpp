@@ -20,8 +20,11 @@ bool needs_second_factor(core::Context& ctx, const std::string& table, long long
 
 // A new mfa_token (32 random bytes, base64url) bound to the user, its table
 // and the site, valid kMfaTokenSeconds from the context's clock for
-// kMfaTokenTries tries. Only its hash is stored.
-std::string open_mfa_challenge(core::Context& ctx, const std::string& table, long long user_id, long long site_id);
+// kMfaTokenTries tries. Only its hash is stored. `first_factor` is the amr
+// of the step that earned it ("pwd" after a password, "otp" after an e-mail
+// code); the session's amr begins with it.
+std::string open_mfa_challenge(core::Context& ctx, const std::string& table, long long user_id, long long site_id,
+                               const std::string& first_factor = "pwd");
 
 struct MfaAttempt {
   std::string mfa_token;
@@ -39,7 +42,7 @@ enum class MfaOutcome {
 struct MfaResult {
   MfaOutcome outcome = MfaOutcome::kExpired;
   long long retry_after = 0;  // kThrottled only
-  Session session;            // kOk only: amr ["pwd","otp","mfa"]
+  Session session;            // kOk only: amr [first factor,"otp","mfa"] ("pwd" or "otp" first)
 };
 
 // Spends one try of the mfa_token (before the code is looked at), counts the

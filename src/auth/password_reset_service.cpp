@@ -1,7 +1,9 @@
 #include "auth/password_reset_service.hpp"
 
 #include <algorithm>
+#include <string_view>
 
+#include "auth/account_mail.hpp"
 #include "auth/auth_common.hpp"
 #include "auth/tokens.hpp"
 #include "config/config.hpp"
@@ -22,13 +24,6 @@
 
 namespace svc::auth {
 namespace {
-
-// Used when a site has no enabled `password-reset` template of its own.
-constexpr const char* kDefaultResetSubject = "Reset your password";
-constexpr const char* kDefaultResetContent =
-    "<p>Someone asked to reset the password of [email].</p>"
-    "<p><a href=\"[link]\">Choose a new password</a> (the link is valid for [minutes] minutes).</p>"
-    "<p>If it was not you, you can ignore this e-mail.</p>";
 
 // The reset page: the request's url when it lies within one of the site's
 // reset URLs (https, or http to loopback; http/reset_url.hpp), else the
@@ -56,7 +51,19 @@ std::string reset_base(const std::optional<std::string>& url, const db::Site& si
 // (a site's reset_url or a request's url spelling it out): that page takes
 // the token only from the fragment, and nginx answers a query there with a
 // redirect that drops it, so the token never lands in a log.
+// A base holding "{token}" (a site's reset_url or a request's url) says
+// itself where the token goes: every "{token}" is replaced, e.g.
+// "https://app.example/reset#t={token}" keeps it out of every server log
+// (docs/api.md "Where the token goes").
 std::string reset_link(const std::string& base, const std::string& token, const std::string& ready_page) {
+  static constexpr std::string_view kMark = "{token}";
+  if (base.find(kMark) != std::string::npos) {
+    std::string link = base;
+    for (size_t at = link.find(kMark); at != std::string::npos; at = link.find(kMark, at + token.size())) {
+      link.replace(at, kMark.size(), token);
+    }
+    return link;
+  }
   if (!base.empty() && base.back() == '#') return base + "token=" + token;
   const std::string page_only = base.substr(0, base.find_first_of("?#"));
   if (!ready_page.empty() && core::ascii_lower(page_only) == core::ascii_lower(ready_page)) {
@@ -89,19 +96,6 @@ bool may_reset(const core::Context& ctx, const db::User& user) {
   return user.active && crypto::is_verifiable_hash(user.password, !ctx.config.keys.legacy_password_key.empty());
 }
 
-// The outbox entry of template `tmpl` of the site for `user`, merged with
-// `values` (the sender, BCC list, subject and content are the template's).
-db::OutboxEntry user_mail(const http::Request& request, const db::Site& site, const db::Template& tmpl,
-                          const db::User& user, messaging::MergeValues values) {
-  values.emplace("email", user.email);
-  values.emplace("firstName", user.first_name);
-  values.emplace("lastName", user.last_name);
-  messaging::Recipients to;
-  to.to = {core::strip_controls(user.email)};
-  to.bcc = {core::strip_controls(tmpl.bcc)};  // stored by svc-admin as a checked list
-  return messaging::compose(site, tmpl, values, to, request.request_id);
-}
-
 void queue_user_mail(core::Context& ctx, const http::Request& request, const db::Site& site, const db::Template& tmpl,
                      const db::User& user, messaging::MergeValues values) {
   messaging::enqueue(ctx, user_mail(request, site, tmpl, user, std::move(values)));
@@ -111,16 +105,8 @@ void queue_user_mail(core::Context& ctx, const http::Request& request, const db:
 // else the built-in one.
 db::OutboxEntry reset_mail(core::Context& ctx, const http::Request& request, const db::Site& site, const db::User& user,
                            const std::string& link) {
-  auto tmpl = db::NotificationRepo(ctx.db).find_enabled(site.id, "password-reset");
-  if (!tmpl) {
-    tmpl = db::Template{};
-    tmpl->site_id = site.id;
-    tmpl->event = "password-reset";
-    tmpl->subject = kDefaultResetSubject;
-    tmpl->content = kDefaultResetContent;
-  }
-  return user_mail(request, site, *tmpl, user,
-                   {{"link", link}, {"minutes", std::to_string(ctx.config.auth.reset_ttl / 60)}});
+  return account_mail(ctx, request, site, "password-reset", user,
+                      {{"link", link}, {"minutes", std::to_string(ctx.config.auth.reset_ttl / 60)}});
 }
 
 void queue_changed_mail(core::Context& ctx, const http::Request& request, long long site_id, const db::User& user) {
@@ -196,6 +182,8 @@ void reset_password(core::Context& ctx, const http::Request& request, const std:
       db::Transaction tx(ctx.db);
       if (!users.replace_password_hash(user->id, user->password, fresh)) throw invalid();  // raced with another reset
       users.bump_token_version(user->id);
+      // The link came to the address: it is proven (sql/011).
+      users.mark_email_verified(user->id, ctx.clock.now());
       record_user_version(ctx, *table, *user, "update");
       tx.commit();
     });

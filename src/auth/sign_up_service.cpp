@@ -1,8 +1,10 @@
 #include "auth/sign_up_service.hpp"
 
 #include "auth/auth_common.hpp"
+#include "auth/email_verification.hpp"
 #include "crypto/password_hasher.hpp"
 #include "db/transaction.hpp"
+#include "db/site_repo.hpp"
 #include "db/user_repo.hpp"
 
 namespace svc::auth {
@@ -20,6 +22,8 @@ std::optional<Session> register_user(const NewAccount& account, const http::Requ
   session.user.first_name = fresh.first_name;
   session.user.last_name = fresh.last_name;
   session.user.role = fresh.role;
+  // The site asks for verified addresses (site set --verify-email).
+  const auto site = account.app_id != 0 ? db::SiteRepo(ctx.db).find(account.app_id) : std::nullopt;
   // Run again whole if Galera's certification refuses the commit (the hash
   // is made once, before).
   auto id = db::with_transaction_retry(ctx.db, [&]() -> std::optional<long long> {
@@ -28,6 +32,9 @@ std::optional<Session> register_user(const NewAccount& account, const http::Requ
     if (!inserted) return std::nullopt;  // the transaction rolls back (nothing was written)
     session.user.id = *inserted;
     record_user_version(ctx, account.table, session.user, "insert");
+    // With the account or not at all: a verification mail is never lost
+    // to a crash between the two (issue 26).
+    if (site && site->verify_email) queue_verification_mail(ctx, request, *site, account.table, session.user);
     tx.commit();
     return inserted;
   });

@@ -23,7 +23,8 @@ struct NewAccount {
 
 // Hashes the password, then inserts the user (role "user") and its
 // svc_versions "insert" snapshot in one transaction, writes a sign_up audit
-// row and issues tokens. nullopt when the e-mail is already taken (nothing is
+// row and issues tokens. On a site with verify_email the verification mail
+// is queued in the same transaction (auth/email_verification.hpp). nullopt when the e-mail is already taken (nothing is
 // written then). Database errors propagate and roll the transaction back.
 std::optional<Session> register_user(const NewAccount& account, const http::Request& request, core::Context& ctx);
 

@@ -296,6 +296,22 @@ void read_auth(Reader& r, AuthSettings& auth) {
     throw ConfigError("configuration key [auth] reset_page: '" + page +
                       "' is not an http(s) URL without query or fragment");
   }
+  r.str("auth.verify_page", auth.verify_page);
+  if (auth.verify_page.empty() && page.size() > 6 && page.compare(page.size() - 6, 6, "/reset") == 0) {
+    auth.verify_page = page.substr(0, page.size() - 5) + "verify";
+  }
+  const std::string& verify = auth.verify_page;
+  if (!verify.empty() && ((verify.rfind("https://", 0) != 0 && verify.rfind("http://", 0) != 0) ||
+                          verify.find_first_of("#? \r\n\t\"<>") != std::string::npos)) {
+    throw ConfigError("configuration key [auth] verify_page: '" + verify +
+                      "' is not an http(s) URL without query or fragment");
+  }
+  r.integer("auth.verify_ttl", auth.verify_ttl, 600, 86400 * 30);
+  r.integer("auth.email_code_ttl", auth.email_code_ttl, 60, 3600);
+  r.integer("auth.email_code_resend_seconds", auth.email_code_resend_seconds, 0, 3600);
+  r.integer("auth.email_code_max_attempts", auth.email_code_max_attempts, 1, 20);
+  r.integer("auth.email_code_max_sent_daily", auth.email_code_max_sent_daily, 1, 1000);
+  r.integer("auth.email_code_max_wrong_daily", auth.email_code_max_wrong_daily, 1, 1000);
   r.integer("auth.argon2_opslimit", auth.argon2_opslimit, 1, 100);
   r.integer("auth.argon2_memlimit", auth.argon2_memlimit, 8192, 4LL * 1024 * 1024 * 1024);
   r.integer("auth.login_max_failures", auth.login_max_failures, 1, 1000);

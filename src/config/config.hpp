@@ -113,6 +113,18 @@ struct AuthSettings {
   // so shared by every worker and host.
   int sms_max_wrong_daily = 10;
   int sms_max_sent_daily = 5;
+  // E-mail sign-in codes (issue 26), the SMS code rules in tables of their
+  // own (svc_email_codes, svc_email_code_events).
+  int email_code_ttl = 600;
+  int email_code_resend_seconds = 60;
+  int email_code_max_attempts = 5;
+  int email_code_max_sent_daily = 10;
+  int email_code_max_wrong_daily = 10;
+  // Address verification (issue 26): the ready verification page (nginx
+  // serves it at /account/verify), absolute http(s) URL; "" = reset_page
+  // with its last segment "reset" replaced by "verify", when it has one.
+  std::string verify_page;
+  long long verify_ttl = 2 * 86400;  // lifetime of a verification link
   // Argon2id below m = 19 MiB or t = 2 is refused unless this is set (tests).
   bool allow_weak_hashing = false;
   // Who may call /auth/getFolderLimits: "token_or_site_key" (a bearer access

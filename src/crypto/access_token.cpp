@@ -48,6 +48,8 @@ std::string payload_json(const AccessClaims& c, std::string_view jti) {
   w.EndArray();
   write_member(w, "tbl", c.tbl);
   write_member(w, "ver", c.ver);
+  w.Key("email_verified");
+  w.Bool(c.email_verified);
   w.EndObject();
   return {buf.GetString(), buf.GetSize()};
 }
@@ -59,6 +61,15 @@ bool get_amr(const Document& doc, std::vector<std::string>& out) {
     if (!m.IsString()) return false;
     out.emplace_back(json_view(m));
   }
+  return true;
+}
+
+// Optional (tokens signed before issue 26 lack it: false); a boolean when present.
+bool get_email_verified(const Document& doc, bool& out) {
+  auto it = doc.FindMember("email_verified");
+  if (it == doc.MemberEnd()) return true;
+  if (!it->value.IsBool()) return false;
+  out = it->value.GetBool();
   return true;
 }
 
@@ -89,7 +100,8 @@ std::optional<AccessClaims> parse_claims(std::string_view json, std::string_view
                   read_int(*doc, "exp", c.exp, Member::kRequired) &&
                   read_string(*doc, "jti", c.jti, Member::kRequired) &&
                   read_int(*doc, "auth_time", c.auth_time, Member::kRequired) && get_amr(*doc, c.amr) &&
-                  read_string(*doc, "tbl", c.tbl, Member::kRequired) && read_int(*doc, "ver", c.ver, Member::kRequired);
+                  read_string(*doc, "tbl", c.tbl, Member::kRequired) &&
+                  read_int(*doc, "ver", c.ver, Member::kRequired) && get_email_verified(*doc, c.email_verified);
   if (!ok) return std::nullopt;
   return c;
 }

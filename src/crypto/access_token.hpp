@@ -6,7 +6,7 @@
 // Wire format made by sign_access_token:
 //   header  {"alg":"ES256"|"EdDSA","typ":"at+jwt","kid":K}
 //   payload {"iss","sub","aud","client_id" (omitted if empty),"iat","exp",
-//            "jti","auth_time","amr":[…],"tbl","ver"}
+//            "jti","auth_time","amr":[…],"tbl","ver","email_verified"}
 // compact form, base64url without padding.
 //
 // Pure functions; thread-safe.
@@ -32,6 +32,8 @@ struct AccessClaims {
   std::vector<std::string> amr;  // RFC 8176 method references, e.g. {"pwd"}
   std::string tbl;
   long long ver = 0;
+  // The user's address was proven (issue 26); optional when verifying (absent = false).
+  bool email_verified = false;
 };
 
 enum class AccessTokenError {

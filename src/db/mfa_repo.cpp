@@ -100,11 +100,11 @@ bool MfaRepo::remove(const std::string& table, long long user_id) {
 
 void MfaRepo::create_challenge(const std::string& token_hash, const MfaChallenge& challenge, long long expires_at) {
   db_.execute_idempotent(
-      "INSERT IGNORE INTO svc_mfa_challenges (token_hash, auth_table, user_id, site_id, expires_at, attempts, spent)"
-      " VALUES (?, ?, ?, ?, ?, 0, 0)",
+      "INSERT IGNORE INTO svc_mfa_challenges (token_hash, auth_table, user_id, site_id, expires_at, attempts, spent,"
+      " first_factor) VALUES (?, ?, ?, ?, ?, 0, 0, ?)",
       [&](Params& p) {
         p.text(token_hash).text(challenge.table).integer(challenge.user_id).integer(challenge.site_id);
-        p.integer(expires_at);
+        p.integer(expires_at).text(challenge.first_factor);
       });
   // Now and then, forget challenges that ended, so the table stays small.
   if (randombytes_uniform(100) == 0) {
@@ -120,13 +120,14 @@ std::optional<MfaChallenge> MfaRepo::claim_try(const std::string& token_hash, lo
       [&](Params& p) { p.text(token_hash).integer(max_tries).integer(now); });
   if (counted != 1) return std::nullopt;
   return db_.one(
-      "SELECT auth_table, user_id, site_id FROM svc_mfa_challenges WHERE token_hash = ?",
+      "SELECT auth_table, user_id, site_id, first_factor FROM svc_mfa_challenges WHERE token_hash = ?",
       [&](Params& p) { p.text(token_hash); },
       [](RowReader& r) {
         MfaChallenge c;
         c.table = r.text();
         c.user_id = r.integer();
         c.site_id = r.integer();
+        c.first_factor = r.text();
         return c;
       });
 }

@@ -20,6 +20,7 @@ struct MfaChallenge {
   std::string table;
   long long user_id = 0;
   long long site_id = 0;
+  std::string first_factor = "pwd";  // the amr of the step that earned it: "pwd", or "otp" (e-mail code)
 };
 
 // The second factor of the users of one auth table: TOTP factors, recovery

@@ -7,7 +7,8 @@ namespace {
 
 constexpr const char* kColumns =
     "id, name, domain, reset_url, allowed_redirect_hosts, disable_email, email_from, email_cc, email_bcc,"
-    " vapid_public_key, vapid_private_key, vapid_subject, api_key_hash, allow_sql_merge, active, audience";
+    " vapid_public_key, vapid_private_key, vapid_subject, api_key_hash, allow_sql_merge, active, audience, "
+    "verify_email";
 
 std::vector<std::string> split_hosts(const std::string& s) {
   std::vector<std::string> out;
@@ -55,6 +56,7 @@ Site read_site(RowReader& r) {
   s.allow_sql_merge = r.flag();
   s.active = r.flag();
   s.audience = r.text();
+  s.verify_email = r.flag();
   return s;
 }
 
@@ -103,6 +105,10 @@ void SiteRepo::update(const Site& site) {
 
 void SiteRepo::set_audience(long long id, const std::string& audience) {
   db_.execute("UPDATE svc_sites SET audience = ? WHERE id = ?", [&](Params& p) { p.text(audience).integer(id); });
+}
+
+void SiteRepo::set_verify_email(long long id, bool verify) {
+  db_.execute("UPDATE svc_sites SET verify_email = ? WHERE id = ?", [&](Params& p) { p.flag(verify).integer(id); });
 }
 
 }  // namespace svc::db

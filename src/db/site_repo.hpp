@@ -31,6 +31,9 @@ struct Site {
   bool allow_sql_merge = false;
   bool active = true;
   std::string audience;  // the `aud` of its access tokens; "" = https://<domain> (auth/access_tokens.hpp)
+  // site set --verify-email (sql/011): sign-up mails a verification link and
+  // a password login of an unverified address is refused.
+  bool verify_email = false;
 };
 
 class SiteRepo {
@@ -43,6 +46,8 @@ class SiteRepo {
   void update(const Site& site);
   // svc-admin site set --audience ("" = the default).
   void set_audience(long long id, const std::string& audience);
+  // svc-admin site set --verify-email true|false.
+  void set_verify_email(long long id, bool verify);
 
  private:
   Database& db_;

@@ -13,10 +13,19 @@ const char* kind_label(SmsEvent kind) { return kind == SmsEvent::kSent ? "sent" 
 
 }  // namespace
 
+std::string SmsCodeRepo::named(std::string sql) const {
+  for (auto [mark, name] : {std::pair{"$codes", tables_.codes}, std::pair{"$events", tables_.events}}) {
+    for (size_t at = sql.find(mark); at != std::string::npos; at = sql.find(mark, at)) {
+      sql.replace(at, std::char_traits<char>::length(mark), name);
+    }
+  }
+  return sql;
+}
+
 std::optional<SmsCode> SmsCodeRepo::find(long long user_id, const std::string& table) {
   return db_.one(
-      "SELECT code_hash, expires_at, attempts, spent, created_at FROM svc_sms_codes WHERE user_id = ? AND auth_table = "
-      "?",
+      named("SELECT code_hash, expires_at, attempts, spent, created_at FROM $codes WHERE user_id = ? AND auth_table = "
+            "?"),
       [&](Params& p) { p.integer(user_id).text(table); },
       [](RowReader& r) {
         SmsCode c;
@@ -37,13 +46,13 @@ bool SmsCodeRepo::store(long long user_id, const std::string& table, const std::
   // changes nothing.
   long long cutoff = now - resend_seconds;
   db_.execute_idempotent(
-      "INSERT INTO svc_sms_codes (user_id, auth_table, code_hash, expires_at, attempts, spent, created_at)"
-      " VALUES (?, ?, ?, ?, 0, 0, ?) ON DUPLICATE KEY UPDATE"
-      " code_hash = IF(created_at <= ?, VALUES(code_hash), code_hash),"
-      " expires_at = IF(created_at <= ?, VALUES(expires_at), expires_at),"
-      " attempts = IF(created_at <= ?, 0, attempts),"
-      " spent = IF(created_at <= ?, 0, spent),"
-      " created_at = IF(created_at <= ?, VALUES(created_at), created_at)",
+      named("INSERT INTO $codes (user_id, auth_table, code_hash, expires_at, attempts, spent, created_at)"
+            " VALUES (?, ?, ?, ?, 0, 0, ?) ON DUPLICATE KEY UPDATE"
+            " code_hash = IF(created_at <= ?, VALUES(code_hash), code_hash),"
+            " expires_at = IF(created_at <= ?, VALUES(expires_at), expires_at),"
+            " attempts = IF(created_at <= ?, 0, attempts),"
+            " spent = IF(created_at <= ?, 0, spent),"
+            " created_at = IF(created_at <= ?, VALUES(created_at), created_at)"),
       [&](Params& p) {
         p.integer(user_id).text(table).text(code_hash).integer(expires_at).integer(now);
         for (int i = 0; i < 5; ++i) p.integer(cutoff);
@@ -53,15 +62,15 @@ bool SmsCodeRepo::store(long long user_id, const std::string& table, const std::
 }
 
 void SmsCodeRepo::remove(long long user_id, const std::string& table) {
-  db_.execute_idempotent("DELETE FROM svc_sms_codes WHERE user_id = ? AND auth_table = ?",
+  db_.execute_idempotent(named("DELETE FROM $codes WHERE user_id = ? AND auth_table = ?"),
                          [&](Params& p) { p.integer(user_id).text(table); });
 }
 
 int SmsCodeRepo::events_since(long long user_id, const std::string& table, SmsEvent kind, long long after) {
   return static_cast<int>(
       db_.one(
-             "SELECT COUNT(*) FROM svc_sms_events"
-             " WHERE user_id = ? AND auth_table = ? AND kind = ? AND happened_at > ?",
+             named("SELECT COUNT(*) FROM $events"
+                   " WHERE user_id = ? AND auth_table = ? AND kind = ? AND happened_at > ?"),
              [&](Params& p) { p.integer(user_id).text(table).text(kind_label(kind)).integer(after); },
              [](RowReader& r) { return r.integer(); })
           .value_or(0));
@@ -72,8 +81,8 @@ std::optional<long long> SmsCodeRepo::window_full(long long user_id, const std::
   // The cap-th most recent event of the window: once it leaves the window,
   // fewer than `cap` remain.
   auto at = db_.one(
-      "SELECT happened_at FROM svc_sms_events WHERE user_id = ? AND auth_table = ? AND kind = ? AND happened_at > ?"
-      " ORDER BY happened_at DESC LIMIT 1 OFFSET ?",
+      named("SELECT happened_at FROM $events WHERE user_id = ? AND auth_table = ? AND kind = ? AND happened_at > ?"
+            " ORDER BY happened_at DESC LIMIT 1 OFFSET ?"),
       [&](Params& p) { p.integer(user_id).text(table).text(kind_label(kind)).integer(now - window).integer(cap - 1); },
       [](RowReader& r) { return r.integer(); });
   if (!at) return std::nullopt;
@@ -81,9 +90,9 @@ std::optional<long long> SmsCodeRepo::window_full(long long user_id, const std::
 }
 
 void SmsCodeRepo::record_sent(long long user_id, const std::string& table, long long window, long long now) {
-  db_.execute("INSERT INTO svc_sms_events (user_id, auth_table, kind, happened_at) VALUES (?, ?, 'sent', ?)",
+  db_.execute(named("INSERT INTO $events (user_id, auth_table, kind, happened_at) VALUES (?, ?, 'sent', ?)"),
               [&](Params& p) { p.integer(user_id).text(table).integer(now); });
-  db_.execute_idempotent("DELETE FROM svc_sms_events WHERE user_id = ? AND auth_table = ? AND happened_at <= ?",
+  db_.execute_idempotent(named("DELETE FROM $events WHERE user_id = ? AND auth_table = ? AND happened_at <= ?"),
                          [&](Params& p) { p.integer(user_id).text(table).integer(now - window); });
 }
 
@@ -98,14 +107,14 @@ SmsAttempt SmsCodeRepo::try_code_once(long long user_id, const std::string& tabl
   Transaction tx(db_);
   // The attempt is counted before the guess is looked at: reading the count
   // first and comparing after let every parallel request pass the check.
-  const int counted = db_.execute(
-      "UPDATE svc_sms_codes SET attempts = attempts + 1"
-      " WHERE user_id = ? AND auth_table = ? AND spent = 0 AND attempts < ? AND expires_at > ?",
-      [&](Params& p) { p.integer(user_id).text(table).integer(max_attempts).integer(now); });
+  const int counted =
+      db_.execute(named("UPDATE $codes SET attempts = attempts + 1"
+                        " WHERE user_id = ? AND auth_table = ? AND spent = 0 AND attempts < ? AND expires_at > ?"),
+                  [&](Params& p) { p.integer(user_id).text(table).integer(max_attempts).integer(now); });
   if (counted != 1) return {};  // rolls back; nothing was changed
   // Our UPDATE holds the row's lock until commit: this is the code we counted against.
   auto current = db_.one(
-      "SELECT code_hash, attempts FROM svc_sms_codes WHERE user_id = ? AND auth_table = ?",
+      named("SELECT code_hash, attempts FROM $codes WHERE user_id = ? AND auth_table = ?"),
       [&](Params& p) { p.integer(user_id).text(table); },
       [](RowReader& r) {
         std::string hash = r.text();
@@ -123,11 +132,11 @@ SmsAttempt SmsCodeRepo::try_code_once(long long user_id, const std::string& tabl
   }
   SmsAttempt verdict;
   if (crypto::constant_time_equal(guess_hash, current->first)) {
-    db_.execute("UPDATE svc_sms_codes SET spent = 1 WHERE user_id = ? AND auth_table = ?",
+    db_.execute(named("UPDATE $codes SET spent = 1 WHERE user_id = ? AND auth_table = ?"),
                 [&](Params& p) { p.integer(user_id).text(table); });
     verdict.outcome = SmsAttempt::Outcome::kVerified;
   } else {
-    db_.execute("INSERT INTO svc_sms_events (user_id, auth_table, kind, happened_at) VALUES (?, ?, 'wrong', ?)",
+    db_.execute(named("INSERT INTO $events (user_id, auth_table, kind, happened_at) VALUES (?, ?, 'wrong', ?)"),
                 [&](Params& p) { p.integer(user_id).text(table).integer(now); });
     verdict.outcome = SmsAttempt::Outcome::kWrong;
     verdict.attempts_left = std::max(0, std::min(max_attempts - current->second, limits.per_window - wrong_today - 1));

@@ -37,9 +37,22 @@ struct SmsGuessLimits {
 // What svc_sms_events counts per user (sql/009).
 enum class SmsEvent { kSent, kWrong };
 
+// The two tables of one kind of one-time code: the current codes (one row
+// per user and auth table) and the events the daily caps count. Fixed
+// names, never a request's.
+struct CodeTables {
+  const char* codes;
+  const char* events;
+};
+inline constexpr CodeTables kSmsCodeTables{"svc_sms_codes", "svc_sms_events"};             // sql/001, sql/009
+inline constexpr CodeTables kEmailCodeTables{"svc_email_codes", "svc_email_code_events"};  // sql/011
+
+// One-time codes of a user: SMS codes, and with kEmailCodeTables the
+// e-mail sign-in codes (auth/email_code.hpp), which keep the same rules in
+// tables of their own.
 class SmsCodeRepo {
  public:
-  explicit SmsCodeRepo(Database& db) : db_(db) {}
+  explicit SmsCodeRepo(Database& db, CodeTables tables = kSmsCodeTables) : db_(db), tables_(tables) {}
   std::optional<SmsCode> find(long long user_id, const std::string& table);
   // Stores a new code unless one was stored less than `resend_seconds` ago
   // (then returns false and keeps the old one). One statement, so parallel
@@ -75,7 +88,10 @@ class SmsCodeRepo {
   SmsAttempt try_code_once(long long user_id, const std::string& table, const std::string& guess_hash,
                            const SmsGuessLimits& limits, long long now);
   int events_since(long long user_id, const std::string& table, SmsEvent kind, long long after);
+  // `sql` with "$codes" and "$events" replaced by the tables' names.
+  std::string named(std::string sql) const;
   Database& db_;
+  CodeTables tables_;
 };
 
 }  // namespace svc::db

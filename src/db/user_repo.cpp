@@ -2,6 +2,8 @@
 
 #include <cppconn/exception.h>
 
+#include <map>
+
 namespace svc::db {
 namespace {
 
@@ -17,16 +19,37 @@ User read_user(RowReader& r) {
   u.mobile = r.text();
   u.active = r.flag();
   u.token_version = r.integer();
+  u.email_verified = r.flag();
   return u;
 }
 
 constexpr int kDuplicateKey = 1062;
 
+// Per process: the answer for a table does not change while it runs
+// (adding the column to a live table is followed by a reload).
+std::map<std::string, bool>& verification_columns() {
+  static std::map<std::string, bool> known;
+  return known;
+}
+
 }  // namespace
 
-std::string UserRepo::select(const char* where) const {
-  return "SELECT id, user_email, password, first_name, last_name, primary_role, mobile, active, token_version FROM " +
-         table_.quoted() + " WHERE " + where;
+bool UserRepo::tracks_verification() {
+  auto& known = verification_columns();
+  if (auto it = known.find(table_.str()); it != known.end()) return it->second;
+  const bool has = db_.one(
+                          "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()"
+                          " AND table_name = ? AND column_name = 'email_verified_at'",
+                          [&](Params& p) { p.text(table_.str()); }, [](RowReader& r) { return r.integer(); })
+                       .value_or(0) > 0;
+  known[table_.str()] = has;
+  return has;
+}
+
+std::string UserRepo::select(const char* where) {
+  const char* verified = tracks_verification() ? "email_verified_at IS NOT NULL" : "0";
+  return std::string("SELECT id, user_email, password, first_name, last_name, primary_role, mobile, active,") +
+         " token_version, " + verified + " FROM " + table_.quoted() + " WHERE " + where;
 }
 
 std::optional<User> UserRepo::find_by_email(const std::string& email) {
@@ -57,6 +80,13 @@ std::optional<long long> UserRepo::insert(const NewUser& user) {
 bool UserRepo::replace_password_hash(long long id, const std::string& expected, const std::string& fresh) {
   return db_.execute("UPDATE " + table_.quoted() + " SET password = ? WHERE id = ? AND password = ?",
                      [&](Params& p) { p.text(fresh).integer(id).text(expected); }) == 1;
+}
+
+bool UserRepo::mark_email_verified(long long id, long long now) {
+  if (!tracks_verification()) return false;
+  return db_.execute("UPDATE " + table_.quoted() +
+                         " SET email_verified_at = FROM_UNIXTIME(?) WHERE id = ? AND email_verified_at IS NULL",
+                     [&](Params& p) { p.integer(now).integer(id); }) == 1;
 }
 
 void UserRepo::bump_token_version(long long id) {

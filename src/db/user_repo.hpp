@@ -19,6 +19,9 @@ struct User {
   std::string mobile;
   bool active = true;
   long long token_version = 0;
+  // email_verified_at IS NOT NULL (sql/011). Always false in an auth table
+  // that lacks the column (see UserRepo::tracks_verification).
+  bool email_verified = false;
 };
 
 struct NewUser {
@@ -43,11 +46,20 @@ class UserRepo {
   bool replace_password_hash(long long id, const std::string& expected, const std::string& fresh);
   // Revokes every refresh token issued so far (they carry the old version).
   void bump_token_version(long long id);
+  // Sets email_verified_at to `now` (unix seconds) unless it is set already;
+  // true when this call set it. False, changing nothing, in a table without
+  // the column.
+  bool mark_email_verified(long long id, long long now);
+  // Whether the table has the email_verified_at column: svc_users has it
+  // from sql/011; another auth table once its owner added it. Asked once per
+  // table and process (information_schema), so a column added later counts
+  // after the workers restart or reload.
+  bool tracks_verification();
 
   const TableName& table() const { return table_; }
 
  private:
-  std::string select(const char* where) const;
+  std::string select(const char* where);
   Database& db_;
   TableName table_;
 };

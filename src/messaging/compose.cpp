@@ -10,7 +10,9 @@ constexpr std::size_t kMaxSubjectBytes = 998;  // svc_notification_log.subject, 
 // The events the account flows (auth/password_reset_service) queue. The API's
 // /message/notification lowers these to normal again (notification_service),
 // so a client cannot jump the queue by naming its template after them.
-bool is_account_event(const std::string& event) { return event == "password-reset" || event == "password-changed"; }
+bool is_account_event(const std::string& event) {
+  return event == "password-reset" || event == "password-changed" || event == "email-code" || event == "verify-email";
+}
 
 }  // namespace
 

@@ -34,7 +34,8 @@ struct RecordLink {
 //            998 bytes of valid UTF-8 (the column's size and RFC 5322's line limit)
 //   body     tmpl.content merged as HTML (merge_html)
 //   recipient, cc, bcc  each list joined with ","
-//   priority high for the account events ("password-reset", "password-changed"),
+//   priority high for the account events ("password-reset", "password-changed",
+//            "email-code", "verify-email"),
 //            else the template's (normal or bulk)
 // plus the template's id and event, `request_id` and `link`.
 db::OutboxEntry compose(const db::Site& site, const db::Template& tmpl, const MergeValues& values,

@@ -177,6 +177,42 @@ BOOST_AUTO_TEST_CASE(request_pass_does_the_same_work_for_everyone_and_mails_only
   }
 }
 
+// POST /auth/email-code (issue 26): a registered user who gets a first
+// code and an unknown or an inactive address run the same statements and
+// get the same reply; only the registered one gets a mail. (A user whose
+// code row exists from an earlier request costs the upsert one more index
+// read: the same for a code sent and for one the resend rule holds back.)
+BOOST_AUTO_TEST_CASE(email_code_does_the_same_work_for_everyone_and_mails_only_real_accounts) {
+  DbFixture f;
+  Account warm = make_user(f, "enum-ecode-warm", "!");
+  Account real = make_user(f, "enum-ecode-real", "!");
+  Account inactive = make_user(f, "enum-ecode-inactive", "!", false);
+  auto body = [](const std::string& email) { return R"({"email":")" + email + R"(","appID":1})"; };
+  auto outbox = [&](const std::string& email) {
+    return f.count("SELECT COUNT(*) FROM svc_notification_log WHERE recipient = '" + email + "'");
+  };
+  work_of(f, "/auth/email-code", body(warm.email));  // warm every statement cache first
+  work_of(f, "/auth/email-code", body(unique_email("enum-ecode-warm")));
+  const auto real_work = work_of(f, "/auth/email-code", body(real.email));
+  BOOST_TEST(outbox(real.email) == 1);
+  for (const Account& other : {Account{0, unique_email("enum-ecode-nobody")}, inactive}) {
+    BOOST_TEST_CONTEXT(other.email) {
+      const auto r1 = f.post("/auth/email-code", body(other.email));
+      BOOST_TEST(r1.body ==
+                 R"({"status":"Success","message":"A sign-in code has been sent to )" + other.email + R"("})");
+      const auto work = work_of(f, "/auth/email-code", body(other.email));
+      for (const auto& [name, n] : real_work) {
+        BOOST_TEST_CONTEXT(name) { BOOST_TEST(work.at(name) == n); }
+      }
+      BOOST_TEST(outbox(other.email) == 0);
+    }
+  }
+  // Inside the resend rule: the same reply, no second mail.
+  BOOST_TEST(f.post("/auth/email-code", body(real.email)).body ==
+             R"({"status":"Success","message":"A sign-in code has been sent to )" + real.email + R"("})");
+  BOOST_TEST(outbox(real.email) == 1);
+}
+
 // A reset token for an account whose password column is "!" or NULL (one
 // issued before it was disabled) sets no password.
 BOOST_AUTO_TEST_CASE(reset_pass_never_gives_a_password_to_an_account_that_has_none) {

@@ -242,7 +242,8 @@ class TokenInteropTest(ApiTest):
                 self.assertIn(header["alg"], ("ES256", "EdDSA"))
                 self.assertIn(header["kid"], published_kids())
                 self.assertEqual(set(claims), {"iss", "sub", "aud", "client_id", "iat", "exp", "jti", "auth_time",
-                                               "amr", "tbl", "ver"})
+                                               "amr", "tbl", "ver", "email_verified"})
+                self.assertIs(claims["email_verified"], False)
                 self.assertEqual(claims["iss"], ISSUER)
                 self.assertEqual(claims["sub"], str(self.user_id))
                 self.assertEqual(claims["aud"], SITE1_AUDIENCE)

@@ -85,7 +85,7 @@ BOOST_AUTO_TEST_CASE(header_and_claims_are_exactly_rfc_9068) {
   BOOST_TEST(json_of(parts[1]) ==
              R"({"iss":"https://auth.example","sub":"42","aud":"https://shop.example","client_id":"7",)"
              R"("iat":1799999990,"exp":1800003600,"jti":"jti-1","auth_time":1799999900,"amr":["pwd"],)"
-             R"("tbl":"svc_users","ver":3})");
+             R"("tbl":"svc_users","ver":3,"email_verified":false})");
   BOOST_TEST((base64url_decode(parts[2])->size() == 64u));
   const SigningKey ed = make_key(SigningAlg::kEdDSA, "ed-1");
   BOOST_TEST(json_of(split(sign_access_token(claims(), ed))[0]) == R"({"alg":"EdDSA","typ":"at+jwt","kid":"ed-1"})");
@@ -182,6 +182,33 @@ BOOST_AUTO_TEST_CASE(an_audience_array_passes_when_it_holds_ours) {
   amr_string.replace(amr_string.find(R"(["pwd"])"), 7, R"("pwd")");
   BOOST_TEST(verify(signed_payload(amr_string), {key}) == AccessTokenError::Malformed);
   BOOST_TEST(verify(signed_payload(R"({"aud":"https://shop.example",)" + rest), {key}) == AccessTokenError::None);
+}
+
+// email_verified (issue 26): absent in tokens of before (false), a boolean
+// when present, anything else malformed.
+BOOST_AUTO_TEST_CASE(email_verified_is_an_optional_boolean) {
+  const SigningKey key = make_key(SigningAlg::kEdDSA, "k1");
+  auto check = [&](const std::string& extra) {
+    const std::string payload =
+        R"({"aud":"https://shop.example","iss":"https://auth.example","sub":"42","iat":1,"exp":1900000000,)"
+        R"("jti":"j","auth_time":1,"amr":["otp"],"tbl":"svc_users","ver":0)" +
+        extra + "}";
+    const std::string input =
+        base64url_encode(R"({"alg":"EdDSA","typ":"at+jwt","kid":"k1"})") + "." + base64url_encode(payload);
+    const SigningKey keys[] = {key};
+    return verify_access_token(input + "." + base64url_encode(key.sign(input)), keys, kIssuer, kAudience, kNow);
+  };
+  BOOST_TEST((check("").error == AccessTokenError::None && !check("").claims.email_verified));
+  BOOST_TEST((check(R"(,"email_verified":true)").error == AccessTokenError::None &&
+              check(R"(,"email_verified":true)").claims.email_verified));
+  BOOST_TEST(!check(R"(,"email_verified":false)").claims.email_verified);
+  BOOST_TEST((check(R"(,"email_verified":"true")").error == AccessTokenError::Malformed));
+  BOOST_TEST((check(R"(,"email_verified":1)").error == AccessTokenError::Malformed));
+  AccessClaims verified = claims();
+  verified.email_verified = true;
+  const SigningKey keys[] = {key};
+  BOOST_TEST(
+      verify_access_token(sign_access_token(verified, key), keys, kIssuer, kAudience, kNow).claims.email_verified);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -36,6 +36,9 @@ class ApiException extends \RuntimeException
         }
         return match ($httpStatus) {
             401 => new UnauthorizedException($message, $httpStatus, $apiStatus, $body),
+            403 => $message === 'Email not verified'
+                ? new EmailNotVerifiedException($message, $httpStatus, $apiStatus, $body)
+                : new self($message, $httpStatus, $apiStatus, $body),
             409 => new ConflictException($message, $httpStatus, $apiStatus, $body),
             429 => new RateLimitException($message, $httpStatus, $apiStatus, $body),
             default => new self($message, $httpStatus, $apiStatus, $body),

@@ -12,14 +12,16 @@ namespace Svc\Client;
  * - Every method returns the decoded reply body (an array) of a 200 whose
  *   `status` is `Success`, and throws otherwise: ValidationException (400
  *   Validation error, with errors()), WeakPasswordException (requirements()),
- *   UnauthorizedException (401; login() of a user with a second factor:
- *   SecondFactorRequiredException), ConflictException (409), RateLimitException
+ *   UnauthorizedException (401; login() and signInWithEmailCode() of a user
+ *   with a second factor: SecondFactorRequiredException),
+ *   EmailNotVerifiedException (403 of login() on a site that requires
+ *   verified addresses), ConflictException (409), RateLimitException
  *   (429, retryAfter()), ApiException for every other reply (httpStatus(),
  *   apiStatus(), getMessage(), body()), TransportException when no reply came.
  *   The 200 replies whose status is `Failed` or `Error` (a disabled or
  *   unknown notification, a push that did not go out) throw ApiException
  *   with httpStatus() 200.
- * - login, signUp and refresh keep the token pair in the object; tokens()
+ * - login, signInWithEmailCode, signUp and refresh keep the token pair in the object; tokens()
  *   and setTokens() move it to and from the caller's session. signOut
  *   forgets it.
  * - getFolderLimits sends the access token; an access token that has
@@ -98,8 +100,50 @@ final class Client
     public function login(string $email, string $password, ?string $authTable = null): array
     {
         $body = ['email' => $email, 'password' => $password] + $this->appIdField() + $this->tableField($authTable);
+        return $this->signIn('/auth/login', $body);
+    }
+
+    /**
+     * Mails a 6-digit sign-in code (the same reply whether or not the
+     * address is registered; at most one code per 60 s reaches an address).
+     */
+    public function emailCode(string $email, ?string $authTable = null): array
+    {
+        $body = ['email' => $email, 'appID' => $this->requireAppId()] + $this->tableField($authTable);
+        return $this->post('/auth/email-code', $body);
+    }
+
+    /**
+     * Signs in with the code emailCode() mailed (amr ["otp"]; the address
+     * counts as verified from now on). A wrong, spent or expired code:
+     * UnauthorizedException "Invalid or expired code"; a user with a second
+     * factor: SecondFactorRequiredException, finish with verifySecondFactor().
+     * @return array the `token` object, as login()
+     */
+    public function signInWithEmailCode(string $email, string $code, ?string $authTable = null): array
+    {
+        $body = ['email' => $email, 'appID' => $this->requireAppId(), 'code' => $code] + $this->tableField($authTable);
+        return $this->signIn('/auth/email-code/verify', $body);
+    }
+
+    /** Marks the address of a verification link verified (the token of its `#token=` fragment). */
+    public function verifyEmail(string $token): array
+    {
+        return $this->post('/auth/verify-email', ['token' => $token]);
+    }
+
+    /** Mails a new verification link (the same reply whether or not the address is registered). */
+    public function resendVerification(string $email, ?string $authTable = null): array
+    {
+        $body = ['email' => $email, 'appID' => $this->requireAppId()] + $this->tableField($authTable);
+        return $this->post('/auth/verify-email/resend', $body);
+    }
+
+    /** A sign-in request whose 401 may ask for the second factor; keeps the tokens. */
+    private function signIn(string $path, array $body): array
+    {
         try {
-            return $this->keepTokens($this->post('/auth/login', $body));
+            return $this->keepTokens($this->post($path, $body));
         } catch (UnauthorizedException $e) {
             if (isset($e->body()['mfa_token'])) {
                 throw new SecondFactorRequiredException($e->getMessage(), $e->httpStatus(), $e->apiStatus(), $e->body());

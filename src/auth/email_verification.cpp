@@ -1,0 +1,114 @@
+#include "auth/email_verification.hpp"
+
+#include "auth/account_mail.hpp"
+#include "auth/auth_common.hpp"
+#include "auth/tokens.hpp"
+#include "config/config.hpp"
+#include "core/clock.hpp"
+#include "core/log.hpp"
+#include "core/text.hpp"
+#include "crypto/encoding.hpp"
+#include "crypto/jwt.hpp"
+#include "crypto/password_hasher.hpp"
+#include "db/database.hpp"
+#include "http/api_error.hpp"
+#include "messaging/outbox.hpp"
+
+namespace svc::auth {
+namespace {
+
+crypto::JwtKeyRing verify_token_keys(const core::Context& ctx) {
+  return crypto::derive_key_ring(ctx.config.keys.jwt, "svc-verify-token-key");
+}
+
+// The address a token proves, as a keyed digest (the address itself stays
+// out of the URL): once the user's address changes, the token proves nothing.
+std::string address_fingerprint(const core::Context& ctx, const std::string& email) {
+  return crypto::password_fingerprint("verify-email:" + core::ascii_lower(email), ctx.config.keys.reset_key);
+}
+
+// Signed for user 0 when nobody gets the mail, so the work is the same.
+std::string verify_token(core::Context& ctx, const db::User* user, const std::string& email, const std::string& table,
+                         long long site_id) {
+  crypto::Claims c;
+  c.typ = "verify";
+  c.sub = std::to_string(user ? user->id : 0);
+  c.tbl = table;
+  c.app = site_id;
+  c.iat = ctx.clock.now();
+  c.exp = c.iat + ctx.config.auth.verify_ttl;
+  c.pwf = address_fingerprint(ctx, email);
+  return crypto::jwt_sign(c, verify_token_keys(ctx).current);
+}
+
+db::OutboxEntry verification_mail(core::Context& ctx, const http::Request& request, const db::Site& site,
+                                  const db::User& to, const std::string& token) {
+  const std::string link = ctx.config.auth.verify_page + "#token=" + token;
+  return account_mail(ctx, request, site, "verify-email", to,
+                      {{"link", link}, {"hours", std::to_string(ctx.config.auth.verify_ttl / 3600)}});
+}
+
+bool verify_page_configured(const core::Context& ctx, const http::Request& request) {
+  if (!ctx.config.auth.verify_page.empty()) return true;
+  core::LogLine("error", "verify_page_missing")
+      .str("request_id", request.request_id)
+      .str("detail", "set [auth] verify_page (or reset_page) to send verification links")
+      .emit();
+  return false;
+}
+
+}  // namespace
+
+void queue_verification_mail(core::Context& ctx, const http::Request& request, const db::Site& site,
+                             const db::TableName& table, const db::User& user) {
+  if (site.disable_email || !verify_page_configured(ctx, request)) return;
+  messaging::enqueue(
+      ctx, verification_mail(ctx, request, site, user, verify_token(ctx, &user, user.email, table.str(), site.id)));
+  audit(ctx, request, "verify_email_sent", table.str(), user.id, site.id);
+}
+
+void resend_verification(core::Context& ctx, const http::Request& request, const std::string& email, long long app_id,
+                         const db::TableName& table) {
+  auto site = db::SiteRepo(ctx.db).find(app_id);
+  if (!site || !site->active) throw http::ApiError::validation("appID", "appID does not name an application");
+  db::UserRepo users(ctx.db, table);
+  auto user = users.find_by_email(email);
+  const bool mail = user && user->active && !user->email_verified && users.tracks_verification() &&
+                    !site->disable_email && verify_page_configured(ctx, request);
+  db::User stand_in;
+  stand_in.email = email;
+  const db::User& to = mail ? *user : stand_in;
+  const db::OutboxEntry entry = verification_mail(
+      ctx, request, *site, to, verify_token(ctx, mail ? &*user : nullptr, email, table.str(), site->id));
+  const bool committed = db::with_transaction_retry(ctx.db, [&] {
+    db::Transaction tx(ctx.db);
+    messaging::enqueue(ctx, entry);
+    if (!mail) return false;  // rolled back: nothing of the stand-in's mail remains
+    audit(ctx, request, "verify_email_sent", table.str(), user->id, site->id);
+    tx.commit();
+    return true;
+  });
+  if (committed) return;
+  const char* detail = !user ? "unknown e-mail" : "no mail: verified already, inactive or e-mail disabled";
+  audit(ctx, request, "verify_email_requested", table.str(), user ? user->id : 0, site->id, detail);
+}
+
+void verify_email_token(core::Context& ctx, const http::Request& request, const std::string& token) {
+  auto invalid = [] { return http::ApiError::failed(400, "Verification token has expired or is invalid"); };
+  auto verified = crypto::jwt_verify(token, verify_token_keys(ctx), "verify", ctx.clock.now());
+  if (!verified.ok()) throw invalid();
+  auto table = db::allowlisted(verified.claims.tbl, ctx.config.auth.tables);
+  const long long user_id = core::parse_id(verified.claims.sub).value_or(0);
+  if (!table || user_id <= 0) throw invalid();
+  db::UserRepo users(ctx.db, *table);
+  auto user = users.find_by_id(user_id);
+  if (!user || !user->active || !users.tracks_verification() ||
+      !crypto::constant_time_equal(verified.claims.pwf, address_fingerprint(ctx, user->email))) {
+    throw invalid();
+  }
+  if (users.mark_email_verified(user->id, ctx.clock.now())) {
+    audit(ctx, request, "email_verified", table->str(), user->id, verified.claims.app);
+  }
+}
+
+}  // namespace svc::auth

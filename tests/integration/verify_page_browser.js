@@ -1,0 +1,87 @@
+// Drives the address verification page (/account/verify, web/account/) in
+// Debian's headless Chromium (puppeteer-core from the repo-root
+// package-lock.json; no browser is downloaded). test_verify_page.py runs it.
+//
+// usage: node verify_page_browser.js LINK OUT_DIR
+//   LINK     the verification link of the e-mail (token in the fragment)
+//   OUT_DIR  where the screenshots go
+//
+// A conversation over stdin/stdout, one JSON object a line: after loading
+// the page (its script has run; nothing is pressed) it prints
+// {"loaded": state}; then it waits for a line "click" on stdin, presses the
+// button, waits for the result and prints {"clicked": state, ...} and exits.
+// In between, the test checks that loading the page spent nothing.
+'use strict';
+
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const readline = require('readline');
+const puppeteer = require('puppeteer-core');
+
+const [link, outDir] = process.argv.slice(2);
+const CHROMIUM = process.env.SVC_CHROMIUM || '/usr/bin/chromium';
+
+async function state(page) {
+  return page.evaluate(() => {
+    const visible = (id) => { const e = document.getElementById(id); return !!e && !e.hidden && e.offsetParent !== null; };
+    const text = (id) => (document.getElementById(id) || {}).textContent || '';
+    return {
+      url: location.href,
+      formVisible: visible('verify-form'),
+      doneVisible: visible('done'),
+      general: visible('general') ? text('general') : '',
+      focused: document.activeElement ? document.activeElement.id : '',
+      overflow: document.documentElement.scrollWidth > window.innerWidth,
+    };
+  });
+}
+
+function nextLine() {
+  const rl = readline.createInterface({ input: process.stdin });
+  return new Promise((resolve) => rl.once('line', (line) => { rl.close(); resolve(line.trim()); }));
+}
+
+async function main() {
+  fs.mkdirSync(outDir, { recursive: true });
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-chromium-'));
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    userDataDir: profile,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+           '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+  });
+  const out = { consoleErrors: [], requests: [], screenshots: [] };
+  try {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(15000);
+    page.on('console', (m) => { if (m.type() === 'error') out.consoleErrors.push(m.text()); });
+    page.on('pageerror', (e) => out.consoleErrors.push(String(e)));
+    page.on('request', (r) => out.requests.push(r.method() + ' ' + r.url()));
+    const shot = async (name) => {
+      const file = path.join(outDir, name + '.png');
+      await page.screenshot({ path: file, fullPage: true });
+      out.screenshots.push(file);
+    };
+
+    await page.setViewport({ width: 375, height: 740, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    await page.goto(link, { waitUntil: 'networkidle0' });
+    const loaded = await state(page);
+    await shot('1-loaded-375');
+    process.stdout.write(JSON.stringify({ loaded, requests: out.requests.slice() }) + '\n');
+
+    if ((await nextLine()) !== 'click') throw new Error('expected "click" on stdin');
+    await page.click('#submit');
+    await page.waitForSelector('#done:not([hidden]), #general:not([hidden])');
+    out.clicked = await state(page);
+    await shot('2-clicked-375');
+    out.cookies = (await page.cookies()).length;
+  } finally {
+    await browser.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+  process.stdout.write(JSON.stringify(out) + '\n');
+}
+
+main().catch((e) => { process.stderr.write(String(e && e.stack || e) + '\n'); process.exit(1); });

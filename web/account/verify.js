@@ -1,0 +1,80 @@
+// The address verification page: reads the token from the URL fragment
+// (#token=...; never from the query string, which servers log) and posts it
+// to /auth/verify-email on this origin only when the user presses the
+// button. Loading the page, as a mail scanner does that follows every link
+// (even one that runs the script), spends nothing. No cookies, no external
+// requests, no inline script (nginx/snippets/svc-reset-page.conf's policy).
+'use strict';
+
+(function () {
+  const $ = (id) => document.getElementById(id);
+
+  function takeToken() {
+    const token = new URLSearchParams(location.hash.replace(/^#/, '')).get('token') || '';
+    // Keep the token out of the address bar, history and screenshots.
+    if ((token || location.search) && window.history && history.replaceState) {
+      history.replaceState(null, '', location.pathname);
+    }
+    return token;
+  }
+
+  function setGeneral(message) {
+    const box = $('general');
+    box.textContent = message || '';
+    box.hidden = !message;
+    if (message) box.focus();
+  }
+
+  async function submit(event, token) {
+    event.preventDefault();
+    setGeneral('');
+    const button = $('submit');
+    button.disabled = true;
+    let status = 0;
+    let body = null;
+    try {
+      const resp = await fetch('/auth/verify-email', {
+        method: 'POST',
+        credentials: 'omit',
+        cache: 'no-store',
+        headers: { 'Content-Type': 'application/json', 'Accept': 'application/json' },
+        body: JSON.stringify({ token: token }),
+      });
+      status = resp.status;
+      body = await resp.json().catch(() => null);
+    } catch (e) {
+      body = { message: 'The server could not be reached. Check your connection and try again.' };
+    }
+    button.disabled = false;
+    if (status === 200 && body && body.status === 'Success') {
+      $('verify-form').hidden = true;
+      $('done').hidden = false;
+      $('done-title').focus();
+      return;
+    }
+    const message = body && typeof body.message === 'string' ? body.message : '';
+    if (message === 'Verification token has expired or is invalid') {
+      setGeneral(message + '. Ask for a new confirmation e-mail and use its link.');
+    } else if (status === 429) {
+      setGeneral('Too many attempts. Please wait a minute and try again.');
+    } else {
+      setGeneral(message || 'The address could not be confirmed. Please try again later.');
+    }
+  }
+
+  function start() {
+    $('general').setAttribute('tabindex', '-1');
+    const token = takeToken();
+    if (!token) {
+      setGeneral('This link is incomplete: open the link of your confirmation e-mail again, or ask for a new one.');
+      return;
+    }
+    const form = $('verify-form');
+    form.hidden = false;
+    form.addEventListener('submit', (e) => submit(e, token));
+    $('submit').focus();
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();
