@@ -15,6 +15,7 @@
 #include "db/database.hpp"
 #include "db/site_repo.hpp"
 #include "db/sms_code_repo.hpp"
+#include "db/transaction.hpp"
 #include "db/user_repo.hpp"
 #include "http/api_error.hpp"
 #include "messaging/outbox.hpp"

@@ -11,6 +11,7 @@
 #include "crypto/jwt.hpp"
 #include "crypto/password_hasher.hpp"
 #include "db/database.hpp"
+#include "db/transaction.hpp"
 #include "http/api_error.hpp"
 #include "messaging/outbox.hpp"
 
