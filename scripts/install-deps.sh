@@ -27,6 +27,8 @@ packages=(
   python3-jwt python3-cryptography
   # the second factor's tests: an independent RFC 6238 generator for every code
   oathtool
+  # passkeys: CBOR of WebAuthn attestation objects and COSE keys (crypto/cbor_item.cpp)
+  libcbor-dev
   # promtool: checks GET /metrics output and ops/prometheus/svc-alerts.yml
   prometheus
   # make bench only: the other packaged Argon2id implementations that

@@ -43,6 +43,13 @@ std::span<const Route> routes() {
       {"POST", "/auth/mfa/verify", &auth::mfa_verify, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/mfa/recovery-codes", &auth::mfa_recovery_codes, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/mfa/disable", &auth::mfa_disable, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
+      // Passkeys. register/options and list read no body.
+      {"POST", "/auth/passkey/register/options", &auth::passkey_register_options, nullptr, 0, kNoFlags},
+      {"POST", "/auth/passkey/register", &auth::passkey_register, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/passkey/login/options", &auth::passkey_login_options, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/passkey/login", &auth::passkey_login, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/passkey/list", &auth::passkey_list, nullptr, 0, kNoFlags},
+      {"POST", "/auth/passkey/delete", &auth::passkey_delete, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/getFolderLimits", &auth::get_folder_limits, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/message/notification", nullptr, &messaging::notification, kMessageBodyLimit, kJsonBody | kOutbound},
       {"POST", "/message/sendPush", nullptr, &push::send_push, kMessageBodyLimit, kJsonBody | kOutbound},

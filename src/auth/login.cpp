@@ -27,7 +27,9 @@ http::Response login(const http::Request& request, core::Context& ctx) {
       // A client that knows nothing of a second factor sees a failed login.
       http::JsonWriter w;
       w.open().kv("status", "Failed").kv("message", "Second factor required").kv("mfa_token", result.mfa_token);
-      w.open_array("methods").s("totp").s("recovery_code").close_array().close();
+      w.open_array("methods").s("totp").s("recovery_code");
+      if (result.has_passkey) w.s("passkey");
+      w.close_array().close();
       return http::Response::json(401, w.str());
     }
   }

@@ -25,6 +25,14 @@ BuiltIn built_in(MfaChange change) {
       return {"mfa-disabled", "Two-factor authentication is off",
               "<p>Two-factor authentication was turned off for [email].</p>"
               "<p>If it was not you, reset your password and contact us.</p>"};
+    case MfaChange::kPasskeyAdded:
+      return {"passkey-added", "A passkey was added",
+              "<p>A passkey was added to the account of [email].</p>"
+              "<p>If it was not you, reset your password and contact us.</p>"};
+    case MfaChange::kPasskeyRemoved:
+      return {"passkey-removed", "A passkey was removed",
+              "<p>A passkey was removed from the account of [email].</p>"
+              "<p>If it was not you, reset your password and contact us.</p>"};
     case MfaChange::kRecoveryCodes:
       break;
   }

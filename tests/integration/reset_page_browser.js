@@ -12,12 +12,10 @@
 'use strict';
 
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
-const puppeteer = require('puppeteer-core');
+const { launchChromium } = require('./chromium');
 
 const [link, outDir, strong, queryLink] = process.argv.slice(2);
-const CHROMIUM = process.env.SVC_CHROMIUM || '/usr/bin/chromium';
 
 async function state(page) {
   return page.evaluate(() => {
@@ -82,14 +80,7 @@ async function queryToken(page, out) {
 
 async function main() {
   fs.mkdirSync(outDir, { recursive: true });
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-chromium-'));
-  const browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    userDataDir: profile,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-           '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
-  });
+  const { browser, close } = await launchChromium();
   const out = { states: {}, consoleErrors: [], requests: [], screenshots: [] };
   try {
     const page = await browser.newPage();
@@ -151,8 +142,7 @@ async function main() {
 
     out.cookies = (await page.cookies()).length;
   } finally {
-    await browser.close();
-    fs.rmSync(profile, { recursive: true, force: true });
+    await close();
   }
   process.stdout.write(JSON.stringify(out) + '\n');
 }
