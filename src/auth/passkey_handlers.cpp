@@ -51,7 +51,8 @@ http::Response passkey_register(const http::Request& request, core::Context& ctx
   if (name && core::has_controls(*name)) fields.add("name", "name must not contain control characters");
   auto response = passkey::read_registration(fields);
   fields.throw_if_errors();
-  const db::Passkey k = passkey::finish_registration(me, *token, *response, name.value_or("Passkey"), request, ctx);
+  const std::string label = name && !name->empty() ? *name : "Passkey";
+  const db::Passkey k = passkey::finish_registration(me, *token, *response, label, request, ctx);
   http::JsonWriter w;
   w.open().kv("status", "Success");
   write_passkey(w, k, "passkey");

@@ -37,11 +37,10 @@ std::vector<std::string> methods_of(const crypto::webauthn::AuthenticatorData& d
   return amr;
 }
 
-// Every check of one assertion against the passkey it names; the reason of
-// a refusal (for the audit row), nullptr when accepted. Records the use (and
-// the new sign count) when accepted.
+// Every check of one assertion against the passkey it names. Records the
+// use (and the new sign count) when accepted.
 struct Verdict {
-  const char* refusal = nullptr;
+  std::string refusal;  // the audit detail of a refusal; "" = accepted
   std::optional<db::Passkey> key;
   std::vector<std::string> amr;
 };
@@ -63,11 +62,7 @@ Verdict check(core::Context& ctx, const db::PasskeyChallenge& challenge, const A
   const Expectation expected{"webauthn.get", challenge.challenge, rp->origins, rp->rp_id, challenge.uv_required};
   AssertionCheck checked = check_assertion(expected, response.client_data_json, response.authenticator_data,
                                            response.signature, cose.value_or(""));
-  static thread_local std::string reason;
-  if (checked.refusal != Refusal::kNone) {
-    reason = std::string("passkey: ") + describe(checked.refusal);
-    return {reason.c_str(), key, {}};
-  }
+  if (checked.refusal != Refusal::kNone) return {std::string("passkey: ") + describe(checked.refusal), key, {}};
   const long long fresh = checked.data->sign_count;
   const bool grows = (fresh == 0 && key->sign_count == 0) || fresh > key->sign_count;
   if (!grows || !repo.record_use(key->id, fresh, checked.data->backed_up(), ctx.clock.now())) {
@@ -82,7 +77,7 @@ Verdict check(core::Context& ctx, const db::PasskeyChallenge& challenge, const A
           "sign count " + std::to_string(fresh) + " after " + std::to_string(key->sign_count));
     return {"passkey: sign count did not grow", key, {}};
   }
-  return {nullptr, key, methods_of(*checked.data, *key)};
+  return {"", key, methods_of(*checked.data, *key)};
 }
 
 LoginResult first_factor(core::Context& ctx, const db::PasskeyChallenge& challenge,
@@ -90,9 +85,9 @@ LoginResult first_factor(core::Context& ctx, const db::PasskeyChallenge& challen
   Verdict v = check(ctx, challenge, response, request);
   auto table = v.key ? db::allowlisted(v.key->table, ctx.config.auth.tables) : std::nullopt;
   std::optional<db::User> user;
-  if (!v.refusal && table) user = db::UserRepo(ctx.db, *table).find_by_id(v.key->user_id);
-  if (!v.refusal && (!user || !user->active)) v.refusal = "passkey: user gone or inactive";
-  if (v.refusal) {
+  if (v.refusal.empty() && table) user = db::UserRepo(ctx.db, *table).find_by_id(v.key->user_id);
+  if (v.refusal.empty() && (!user || !user->active)) v.refusal = "passkey: user gone or inactive";
+  if (!v.refusal.empty()) {
     audit(ctx, request, "login_failed", v.key ? v.key->table : "", v.key ? v.key->user_id : 0, challenge.site_id,
           v.refusal);
     return {};
@@ -107,7 +102,7 @@ LoginResult second_factor(core::Context& ctx, const db::PasskeyChallenge& challe
   auto answer = [&](const std::string& table, const db::User& user) -> std::optional<std::vector<std::string>> {
     if (table != challenge.table || user.id != challenge.user_id) return std::nullopt;
     Verdict v = check(ctx, challenge, response, request);
-    if (v.refusal) return std::nullopt;
+    if (!v.refusal.empty()) return std::nullopt;
     return v.amr;
   };
   MfaResult result = verify_second_factor_with(challenge.mfa_token_hash, "passkey", answer, request, ctx);
@@ -189,14 +184,11 @@ db::Passkey finish_registration(const SignedInUser& me, const std::string& chall
   k.transports = core::join(response.transports, " ");
   k.name = name;
   k.created_at = now;
-  if (!repo.insert(k, credential_hash(response.raw_id))) {
-    throw http::ApiError::failed(409, "Passkey already registered");
-  }
+  auto id = repo.insert(k, credential_hash(response.raw_id));
+  if (!id) throw http::ApiError::failed(409, "Passkey already registered");
+  k.id = *id;
   audit(ctx, request, "passkey_added", me.table.str(), me.user.id, me.app_id, k.name);
   queue_mfa_mail(ctx, request, me.app_id, me.user, MfaChange::kPasskeyAdded);
-  for (auto& stored : repo.list(me.app_id, me.table.str(), me.user.id)) {
-    if (stored.credential_id == k.credential_id) return stored;
-  }
   return k;
 }
 

@@ -127,17 +127,19 @@ bool PasskeyRepo::has_passkey(long long site_id, const std::string& table, long 
   return !user_handle(site_id, table, user_id).empty();
 }
 
-bool PasskeyRepo::insert(const Passkey& k, const std::string& credential_hash) {
-  return db_.execute(
-             "INSERT IGNORE INTO svc_passkeys (site_id, auth_table, user_id, credential_hash, credential_id,"
-             " public_key, alg, user_handle, sign_count, backup_eligible, backed_up, aaguid, attestation_fmt,"
-             " transports, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-             [&](Params& p) {
-               p.integer(k.site_id).text(k.table).integer(k.user_id).text(credential_hash).text(k.credential_id);
-               p.text(k.public_key).integer(k.alg).text(k.user_handle).integer(k.sign_count);
-               p.flag(k.backup_eligible).flag(k.backed_up).text(k.aaguid).text(k.attestation_fmt);
-               p.text(k.transports).text(k.name).integer(k.created_at);
-             }) == 1;
+std::optional<long long> PasskeyRepo::insert(const Passkey& k, const std::string& credential_hash) {
+  const int inserted = db_.execute(
+      "INSERT IGNORE INTO svc_passkeys (site_id, auth_table, user_id, credential_hash, credential_id,"
+      " public_key, alg, user_handle, sign_count, backup_eligible, backed_up, aaguid, attestation_fmt,"
+      " transports, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      [&](Params& p) {
+        p.integer(k.site_id).text(k.table).integer(k.user_id).text(credential_hash).text(k.credential_id);
+        p.text(k.public_key).integer(k.alg).text(k.user_handle).integer(k.sign_count);
+        p.flag(k.backup_eligible).flag(k.backed_up).text(k.aaguid).text(k.attestation_fmt);
+        p.text(k.transports).text(k.name).integer(k.created_at);
+      });
+  if (inserted != 1) return std::nullopt;
+  return db_.last_insert_id();
 }
 
 bool PasskeyRepo::record_use(long long id, long long fresh, bool backed_up, long long now) {

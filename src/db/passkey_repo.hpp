@@ -72,9 +72,9 @@ class PasskeyRepo {
   std::string user_handle(long long site_id, const std::string& table, long long user_id);
   bool has_passkey(long long site_id, const std::string& table, long long user_id);
 
-  // Stores a new credential; false when the site already has one with this
-  // credential id (nothing written).
-  bool insert(const Passkey& passkey, const std::string& credential_hash);
+  // Stores a new credential and returns its id; nullopt when the site
+  // already has one with this credential id (nothing written).
+  std::optional<long long> insert(const Passkey& passkey, const std::string& credential_hash);
   // Records a sign-in with counter `fresh`: one UPDATE that raises the
   // stored counter (or, when the authenticator keeps none, fresh == 0,
   // finds it still 0), so of two sign-ins with one counter value only one
