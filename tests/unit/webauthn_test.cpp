@@ -194,6 +194,40 @@ BOOST_AUTO_TEST_CASE(registration_refusals) {
   }
 }
 
+// Attestation formats other than "none" are accepted without judging the
+// statement (docs/decisions.md): the same authData under fmt "packed" with a
+// statement that proves nothing.
+BOOST_AUTO_TEST_CASE(other_attestation_formats_are_accepted_unverified) {
+  const Vector v = load("es256");
+  auto none = webauthn::parse_attestation_object(v.attestation_object);
+  BOOST_REQUIRE(none.has_value());
+  const std::string& auth_data = none->auth_data;
+  BOOST_REQUIRE(auth_data.size() < 256);
+  std::string packed(
+      "\xa3\x63"
+      "fmt"
+      "\x66"
+      "packed"
+      "\x67"
+      "attStmt"
+      "\xa2\x63"
+      "alg"
+      "\x26\x63"
+      "sig"
+      "\x43"
+      "abc"
+      "\x68"
+      "authData"
+      "\x58");
+  packed += static_cast<char>(auth_data.size());
+  packed += auth_data;
+  auto reg = svc::auth::passkey::check_registration(create_expectation(v), v.raw_id, v.reg_client_data, packed);
+  BOOST_TEST(static_cast<int>(reg.refusal) == static_cast<int>(Refusal::kNone));
+  BOOST_TEST(reg.attestation->fmt == "packed");
+  BOOST_TEST(!reg.attestation->empty_statement);
+  BOOST_TEST(reg.alg == cose::kES256);
+}
+
 BOOST_AUTO_TEST_CASE(authenticator_data_layout) {
   // 37 fixed bytes: rpIdHash, flags UP|BE|BS, counter 0x01020304.
   std::string data(32, 'h');
