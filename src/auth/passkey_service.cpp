@@ -122,7 +122,9 @@ LoginResult second_factor(core::Context& ctx, const db::PasskeyChallenge& challe
 }  // namespace
 
 db::RelyingParty relying_party(core::Context& ctx, long long site_id) {
-  auto rp = site_id > 0 ? db::PasskeyRepo(ctx.db).find_rp(site_id) : std::nullopt;
+  // An inactive site signs nobody in (as login's appID check says).
+  const auto site = site_id > 0 ? http::find_site(ctx, site_id) : std::nullopt;
+  auto rp = site && site->active ? db::PasskeyRepo(ctx.db).find_rp(site_id) : std::nullopt;
   if (!rp) throw http::ApiError::failed(400, "Passkeys are not configured for this site: rp_id is not set");
   return *rp;
 }

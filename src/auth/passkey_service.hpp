@@ -27,7 +27,8 @@ struct Ceremony {
 };
 
 // The site's relying party; throws ApiError 400 naming the missing setting
-// (rp_id) when the site has none (or the request names no site).
+// (rp_id) when the site has none (or the request names no site, or an
+// inactive one).
 db::RelyingParty relying_party(core::Context& ctx, long long site_id);
 
 // POST /auth/passkey/register/options: for the signed-in user on the site of

@@ -99,6 +99,8 @@ class PasskeyTest(ApiTest):
     def test_site_without_rp_id_and_malformed_requests(self):
         email, _ = new_user("pk-plain")
         self.assertExact(post("/auth/passkey/login/options", {"appID": self.site_none}), 400, NO_RP)
+        inactive = create_site("Passkey inactive", "--rp-id", "localhost", "--origins", ORIGIN, "--active", "false")
+        self.assertExact(post("/auth/passkey/login/options", {"appID": inactive}), 400, NO_RP)
         token = self.access(email, self.site_none)
         headers = {"Authorization": "Bearer " + token}
         self.assertExact(post("/auth/passkey/register/options", headers=headers), 400, NO_RP)

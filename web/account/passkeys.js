@@ -4,7 +4,9 @@
 // WebAuthn Level 3 JSON forms pass straight between the API and the browser
 // (PublicKeyCredential.parseCreationOptionsFromJSON, credential.toJSON()).
 //
-//   <script src="https://auth.example/account/passkeys.js" data-api="https://auth.example"></script>
+//   <script src="/account/passkeys.js"></script>   (data-api="/prefix" when the site's nginx forwards
+//                                                  the API under a prefix; svc sends no CORS headers,
+//                                                  so the API must be on the page's own origin)
 //   const reply = await SvcPasskeys.signIn({ appID: 1 });       // or { appID: 1, email }
 //   if (reply.status === 'Success') useTokens(reply.token);     // the login reply
 //   await SvcPasskeys.register(accessToken, 'My laptop');       // signed in
