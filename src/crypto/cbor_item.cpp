@@ -4,11 +4,68 @@
 
 namespace svc::crypto::cbor {
 
+namespace {
+
+constexpr int kMaxDepth = 16;
+
+// The size of the one CBOR item at `at` in `bytes` (0 when it is not
+// well-formed), walked before libcbor sees it: libcbor 0.8 allocates an
+// array or map of the length its header declares before reading a single
+// element, so a 5-byte header could ask for gigabytes. Here every declared
+// count must fit in the bytes that are left (each element takes one byte or
+// more). Only what CTAP2's canonical CBOR uses passes: definite lengths, no
+// tags, and of the simple values false, true, null and floats.
+std::size_t item_size(std::string_view bytes, std::size_t at, int depth) {
+  if (at >= bytes.size() || depth > kMaxDepth) return 0;
+  const auto head = static_cast<unsigned char>(bytes[at]);
+  const int major = head >> 5;
+  const int info = head & 0x1f;
+  std::size_t pos = at + 1;
+  std::uint64_t arg = static_cast<std::uint64_t>(info);
+  if (info >= 24 && info <= 27) {
+    const std::size_t n = std::size_t{1} << (info - 24);
+    if (bytes.size() - pos < n) return 0;
+    arg = 0;
+    for (std::size_t i = 0; i < n; ++i) arg = (arg << 8) | static_cast<unsigned char>(bytes[pos + i]);
+    pos += n;
+  } else if (info > 27) {
+    return 0;  // reserved, or an indefinite length
+  }
+  const std::uint64_t left = bytes.size() - pos;
+  switch (major) {
+    case 0:
+    case 1:
+      return pos - at;
+    case 2:
+    case 3:
+      return arg <= left ? pos + arg - at : 0;
+    case 4:
+    case 5: {
+      const std::uint64_t items = major == 5 ? arg * 2 : arg;
+      if (arg > left || items > left) return 0;
+      for (std::uint64_t i = 0; i < items; ++i) {
+        const std::size_t size = item_size(bytes, pos, depth + 1);
+        if (size == 0) return 0;
+        pos += size;
+      }
+      return pos - at;
+    }
+    case 7:
+      return (info >= 20 && info <= 22) || (info >= 25 && info <= 27) ? pos - at : 0;
+    default:
+      return 0;  // tags
+  }
+}
+
+}  // namespace
+
 Loaded load_prefix(std::string_view bytes) {
   if (bytes.empty() || bytes.size() > kMaxInput) return {};
+  const std::size_t size = item_size(bytes, 0, 0);
+  if (size == 0) return {};
   cbor_load_result result{};
-  cbor_item_t* item = cbor_load(reinterpret_cast<cbor_data>(bytes.data()), bytes.size(), &result);
-  if (item == nullptr || result.error.code != CBOR_ERR_NONE) {
+  cbor_item_t* item = cbor_load(reinterpret_cast<cbor_data>(bytes.data()), size, &result);
+  if (item == nullptr || result.error.code != CBOR_ERR_NONE || result.read != size) {
     if (item != nullptr) cbor_decref(&item);
     return {};
   }

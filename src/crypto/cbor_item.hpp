@@ -23,7 +23,9 @@ using ItemPtr = std::unique_ptr<cbor_item_t, ItemFree>;
 inline constexpr std::size_t kMaxInput = 16 * 1024;
 
 // The first CBOR item of `bytes` and how many bytes it took; item null when
-// the bytes do not start with a well-formed item.
+// the bytes do not start with a well-formed item in CTAP2's subset (definite
+// lengths, no tags, nesting of at most 16), checked before libcbor
+// allocates anything.
 struct Loaded {
   ItemPtr item;
   std::size_t read = 0;

@@ -10,7 +10,7 @@ constexpr std::size_t kMaxCredentialId = 1023;
 
 std::uint32_t big_endian(std::string_view b) {
   std::uint32_t v = 0;
-  for (unsigned char c : b) v = (v << 8) | c;
+  for (char c : b) v = (v << 8) | static_cast<unsigned char>(c);
   return v;
 }
 

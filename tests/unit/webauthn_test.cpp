@@ -246,6 +246,12 @@ BOOST_AUTO_TEST_CASE(authenticator_data_layout) {
   BOOST_TEST(!webauthn::parse_authenticator_data(data).has_value());
   BOOST_TEST(webauthn::parse_authenticator_data(data + "\xa0").has_value());
   BOOST_TEST(!webauthn::parse_authenticator_data(data + std::string("\xa0\x00", 2)).has_value());
+  // A map header that declares 3 billion pairs in 5 bytes: refused before
+  // libcbor would allocate them (found by tests/fuzz/webauthn_fuzz.cpp).
+  BOOST_TEST(!webauthn::parse_authenticator_data(data + "\xba\xba\xba\xba\xba").has_value());
+  // Indefinite lengths and tags are not CTAP2's canonical CBOR.
+  BOOST_TEST(!webauthn::parse_authenticator_data(data + "\xbf\xff").has_value());
+  BOOST_TEST(!webauthn::parse_authenticator_data(data + "\xc1\xa0").has_value());
   // AT set without attested credential data.
   data[32] = static_cast<char>(webauthn::kFlagUserPresent | webauthn::kFlagAttestedData);
   BOOST_TEST(!webauthn::parse_authenticator_data(data).has_value());
