@@ -17,13 +17,13 @@ import http.client
 import json
 import os
 import struct
+import subprocess
 import threading
 import time
 import urllib.parse
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
-import subprocess
 
 RP_ID = "bench.localhost"
 ORIGIN = "https://bench.localhost"

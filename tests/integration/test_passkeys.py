@@ -26,6 +26,7 @@ import json
 import os
 import re
 import subprocess
+import time
 
 import openapi_check
 import svc_stack
@@ -65,6 +66,7 @@ def audit_details(site, event):
 
 
 def totp(secret, step):
+    """The RFC 6238 code of `step` from oathtool (not our code)."""
     out = subprocess.run(["oathtool", "--totp", "-b", "--now", "@%d" % (step * 30 + 1), secret],
                          capture_output=True, text=True, check=True, timeout=30).stdout.strip()
     return out
@@ -145,7 +147,7 @@ class PasskeyTest(ApiTest):
         mfa_access = self.access(mfa_email, self.site_a)
         setup = post("/auth/mfa/totp/setup", headers={"Authorization": "Bearer " + mfa_access})
         self.assertReply(setup, 200)
-        step = int(__import__("time").time()) // 30
+        step = int(time.time()) // 30
         confirm = post("/auth/mfa/totp/confirm", {"code": totp(setup.json["secret"], step)},
                        headers={"Authorization": "Bearer " + mfa_access})
         self.assertReply(confirm, 200)
