@@ -102,8 +102,10 @@ LoginResult second_factor(core::Context& ctx, const db::PasskeyChallenge& challe
   auto answer = [&](const std::string& table, const db::User& user) -> std::optional<std::vector<std::string>> {
     if (table != challenge.table || user.id != challenge.user_id) return std::nullopt;
     Verdict v = check(ctx, challenge, response, request);
-    if (!v.refusal.empty()) return std::nullopt;
-    return v.amr;
+    if (v.refusal.empty()) return v.amr;
+    // login_failed says "wrong second factor (passkey)"; this row says why.
+    audit(ctx, request, "passkey_refused", table, user.id, challenge.site_id, "second factor: " + v.refusal);
+    return std::nullopt;
   };
   MfaResult result = verify_second_factor_with(challenge.mfa_token_hash, "passkey", answer, request, ctx);
   switch (result.outcome) {

@@ -219,7 +219,16 @@ async function run(config) {
     out.steps.mfaRegister = await inPage((t) => SvcPasskeys.register(t, 'Phone'), config.mfaUser.access);
     out.steps.mfaPassword = await api('/auth/login', { email: config.mfaUser.email, password: config.mfaUser.password,
                                                        appID: config.siteA });
-    out.steps.mfaPasskey = await inPage((m) => SvcPasskeys.secondFactor(m), out.steps.mfaPassword.body.mfa_token);
+    // A tampered answer first: one of the mfa_token's tries, refused.
+    const mfaToken = out.steps.mfaPassword.body.mfa_token;
+    start = await api('/auth/passkey/login/options', { mfa_token: mfaToken });
+    out.steps.mfaOptions = start.body.options;
+    credential = await assertionFor(start.body.options);
+    const mfaSig = Buffer.from(credential.response.signature, 'base64url');
+    mfaSig[mfaSig.length - 1] ^= 0x01;
+    credential.response.signature = b64url(mfaSig);
+    out.steps.mfaTampered = await api('/auth/passkey/login', { challenge_token: start.body.challenge_token, credential });
+    out.steps.mfaPasskey = await inPage((m) => SvcPasskeys.secondFactor(m), mfaToken);
     out.steps.mfaPasskeyAgain = await inPage((m) => SvcPasskeys.secondFactor(m), out.steps.mfaPassword.body.mfa_token);
   } finally {
     await close();

@@ -209,19 +209,25 @@ class PasskeyTest(ApiTest):
         self.assertEqual(s["mfaRegister"]["status"], "Success", s["mfaRegister"])
         self.assertEqual(s["mfaPassword"]["status"], 401)
         self.assertEqual(s["mfaPassword"]["body"]["methods"], ["totp", "recovery_code", "passkey"])
+        self.assertEqual(s["mfaOptions"]["userVerification"], "preferred")
+        self.assertEqual(len(s["mfaOptions"]["allowCredentials"]), 1)  # the user's own passkey
+        self.assertEqual((s["mfaTampered"]["status"], s["mfaTampered"]["body"]), (401, NOT_ACCEPTED))
+        self.assertIn("second factor: passkey: bad signature", audit_details(self.site_a, "passkey_refused"))
+        self.assertIn("wrong second factor (passkey)", audit_details(self.site_a, "login_failed"))
         self.assertEqual(s["mfaPasskey"]["status"], "Success", s["mfaPasskey"])
         self.assertEqual(claims(s["mfaPasskey"]["token"]["access_token"])["amr"], ["pwd", "hwk", "user", "mfa"])
         self.assertEqual(s["mfaPasskeyAgain"], {"status": "Failed", "message": "Second factor expired, log in again"})
         self.assertIn("second factor: passkey", audit_details(self.site_a, "login_ok"))
 
         # The rows: the deleted passkey is gone; the other holds its COSE
-        # algorithm, the counter of its last use (registration 1, the second
-        # step 2), no attestation, its transport, device-bound.
+        # algorithm, the counter of its last accepted use (registration 1,
+        # the refused tampered answer 2, the second step 3), no attestation,
+        # its transport, device-bound.
         self.assertEqual(svc_stack.sql("SELECT id FROM svc_passkeys WHERE user_id = %d" % uid), [])
         row = svc_stack.sql("SELECT alg, sign_count, attestation_fmt, transports, backup_eligible,"
                             " last_used_at IS NOT NULL FROM svc_passkeys WHERE site_id = %d AND user_id = %d"
                             % (self.site_a, mfa_uid))
-        self.assertEqual(row, [["-7", "2", "none", "internal", "0", "1"]])
+        self.assertEqual(row, [["-7", "3", "none", "internal", "0", "1"]])
 
         # Every reply the browser and the script saw is what the document says.
         self.assertGreater(len(out["replies"]), 20)
