@@ -285,6 +285,12 @@ def build_arms(stack, args, files, password_hash, fastest, nproc):
         Arm("argon2-hash", kind="raw",
             command=[str(stack.helpers / "argon2_raw"), "hash", password_hash, PASSWORD, "{seconds}", str(nproc)]),
         Arm("push-raw", kind="raw", command=[str(stack.helpers / "push_raw"), "loop", "{seconds}", str(nproc)]),
+        # Whole passkey sign-ins (options + login with a fresh ES256 assertion) from a Python client:
+        # bench/passkey_bench.py. Two requests and a signature per op, so well below refresh-token.
+        Arm("passkey-sign-in", kind="raw", floor="refresh-token",
+            command=["/usr/bin/python3", str(REPO / "bench" / "passkey_bench.py"), "--url", stack.url(""),
+                     "--admin", str(stack.bin / "svc-admin"), "--config", str(stack.config), "--seconds",
+                     "{seconds}", "--threads", str(2 * nproc)]),
     ]
     flood = Arm("login-flood", "/auth/login", "POST", files["login"], conns=args.hash_conns)
     for a in arms:

@@ -30,6 +30,8 @@ packages=(
   # the TOTP setup reply's QR code (core/qr_svg.cpp), and zbarimg, the
   # independent decoder its unit test and the enrolment page test read it with
   libqrencode-dev zbar-tools
+  # passkeys: CBOR of WebAuthn attestation objects and COSE keys (crypto/cbor_item.cpp)
+  libcbor-dev
   # promtool: checks GET /metrics output and ops/prometheus/svc-alerts.yml
   prometheus
   # make bench only: the other packaged Argon2id implementations that

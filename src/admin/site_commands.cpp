@@ -11,6 +11,7 @@
 #include "config/config.hpp"
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"
+#include "db/passkey_repo.hpp"
 #include "db/site_mail_repo.hpp"
 #include "db/site_repo.hpp"
 #include "http/reset_url.hpp"
@@ -83,7 +84,91 @@ std::vector<std::string> with_mail_options(std::vector<std::string> options) {
   options.push_back("mail-per-hour");
   options.push_back("audience");
   options.push_back("verify-email");
+  options.push_back("rp-id");
+  options.push_back("origins");
   return options;
+}
+
+// A WebAuthn RP id: a lower-case host name (labels of [a-z0-9-], dots
+// between), no scheme, port or path; "localhost" included.
+bool valid_rp_id(const std::string& id) {
+  if (id.empty() || id.size() > 253 || id.front() == '.' || id.back() == '.' || id.find("..") != std::string::npos) {
+    return false;
+  }
+  return std::all_of(id.begin(), id.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'; });
+}
+
+// An origin the site's pages run on: scheme://host[:port], nothing after;
+// https, or http for localhost (and *.localhost), which browsers treat as
+// secure; the host must be the RP id or lie under it (WebAuthn §5.1.3).
+void check_origin(const std::string& origin, const std::string& rp_id) {
+  const std::string usage = "--origins: '" + origin + "' ";
+  const std::size_t sep = origin.find("://");
+  if (sep == std::string::npos) throw UsageError(usage + "is not scheme://host[:port]");
+  const std::string scheme = origin.substr(0, sep);
+  std::string host = origin.substr(sep + 3);
+  if (host.find_first_of("/?#@ ") != std::string::npos || host.empty()) {
+    throw UsageError(usage + "must be scheme://host[:port] without path, query or user");
+  }
+  const std::size_t colon = host.find(':');
+  if (colon != std::string::npos) {
+    const std::string port = host.substr(colon + 1);
+    if (port.empty() || port.size() > 5 ||
+        !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      throw UsageError(usage + "has a bad port");
+    }
+    host = host.substr(0, colon);
+  }
+  const bool local = host == "localhost" || (host.size() > 10 && host.ends_with(".localhost"));
+  if (scheme != "https" && !(scheme == "http" && local)) {
+    throw UsageError(usage + "must be https:// (http:// only for localhost)");
+  }
+  if (host != rp_id && !host.ends_with("." + rp_id)) {
+    throw UsageError(usage + "is not on the RP id " + rp_id + " or a subdomain of it");
+  }
+}
+
+// --rp-id DOMAIN|none and --origins URL[,URL...] (passkeys): stored apart
+// from the Site row. --rp-id alone allows https://DOMAIN; "none" turns
+// passkeys off for the site (its passkeys stay stored).
+void apply_passkey_rp(const Args& args, db::Database& db, long long site_id) {
+  auto rp_arg = args.get("rp-id");
+  auto origins_arg = args.get("origins");
+  if (!rp_arg && !origins_arg) return;
+  db::PasskeyRepo repo(db);
+  const auto current = repo.find_rp(site_id);
+  std::string rp_id = rp_arg ? core::ascii_lower(*rp_arg) : current ? current->rp_id : "";
+  if (rp_id == "none") {
+    if (origins_arg) throw UsageError("--origins needs an RP id (--rp-id none turns passkeys off)");
+    repo.set_rp(site_id, "", {});
+    return;
+  }
+  if (!valid_rp_id(rp_id)) throw UsageError("--rp-id expects a host name such as example.com (or 'none')");
+  std::vector<std::string> origins;
+  if (origins_arg) {
+    std::string item;
+    for (char c : *origins_arg + ",") {
+      if (c != ',') {
+        if (c != ' ') item.push_back(c);
+        continue;
+      }
+      if (!item.empty()) origins.push_back(item);
+      item.clear();
+    }
+  } else if (current && current->rp_id == rp_id) {
+    origins = current->origins;
+  }
+  if (origins.empty()) origins.push_back("https://" + rp_id);
+  for (const auto& origin : origins) check_origin(origin, rp_id);
+  if (core::join(origins, " ").size() > 2048) throw UsageError("--origins: at most 2048 characters in all");
+  repo.set_rp(site_id, rp_id, origins);
+}
+
+void print_passkey_rp(db::Database& db, long long site_id) {
+  const auto rp = db::PasskeyRepo(db).find_rp(site_id);
+  std::printf("passkey_rp_id:   %s\n", rp ? rp->rp_id.c_str() : "(none: passkeys off)");
+  if (rp) std::printf("passkey_origins: %s\n", core::join(rp->origins, ", ").c_str());
 }
 
 // --audience URI|default (issue 23): the `aud` of the site's access tokens,
@@ -198,6 +283,8 @@ std::string site_options_help() {
          "  --mail-per-hour N|unlimited --audience URI|default (the aud of its access tokens;\n"
          "  default https://DOMAIN) --verify-email [true|false] (sign-up mails a verification link;\n"
          "  a password login of an unverified address gets 403 Email not verified)\n"
+         "  --rp-id DOMAIN|none --origins URL[,URL...] (passkeys: the WebAuthn relying party and\n"
+         "  the origins of its pages; default https://DOMAIN)\n"
          "  (site create also takes --id N to keep an existing appID; it generates a key unless\n"
          "  --api-key none; a generated key is printed once as 'site_key: KEY')\n";
 }
@@ -216,6 +303,7 @@ int cmd_site_create(const Args& args, const std::string& config_path) {
   apply_mail_options(args, env.db, id);
   apply_audience(args, env.db, id);
   apply_verify_email(args, env.db, id);
+  apply_passkey_rp(args, env.db, id);
   std::printf("%lld\n", id);
   return 0;
 }
@@ -231,11 +319,13 @@ int cmd_site_set(const Args& args, const std::string& config_path) {
   apply_mail_options(args, env.db, site.id);
   apply_audience(args, env.db, site.id);
   apply_verify_email(args, env.db, site.id);
+  apply_passkey_rp(args, env.db, site.id);
   site = env.site(site.id);
   print_site(site);
   if (!key.empty()) std::printf("site_key: %s\n", key.c_str());
   print_site_mail(env.db, site.id);
   print_site_identity(env, site);
+  print_passkey_rp(env.db, site.id);
   return 0;
 }
 
@@ -246,6 +336,7 @@ int cmd_site_show(const Args& args, const std::string& config_path) {
   print_site(site);
   print_site_mail(env.db, site.id);
   print_site_identity(env, site);
+  print_passkey_rp(env.db, site.id);
   return 0;
 }
 

@@ -48,6 +48,13 @@ std::span<const Route> routes() {
       {"POST", "/auth/email-code/verify", &auth::email_code_verify, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/verify-email", &auth::verify_email, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/verify-email/resend", &auth::verify_email_resend, nullptr, kAuthBodyLimit, kJsonBody},
+      // Passkeys. register/options and list read no body.
+      {"POST", "/auth/passkey/register/options", &auth::passkey_register_options, nullptr, 0, kNoFlags},
+      {"POST", "/auth/passkey/register", &auth::passkey_register, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/passkey/login/options", &auth::passkey_login_options, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/passkey/login", &auth::passkey_login, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/passkey/list", &auth::passkey_list, nullptr, 0, kNoFlags},
+      {"POST", "/auth/passkey/delete", &auth::passkey_delete, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/getFolderLimits", &auth::get_folder_limits, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/message/notification", nullptr, &messaging::notification, kMessageBodyLimit, kJsonBody | kOutbound},
       {"POST", "/message/sendPush", nullptr, &push::send_push, kMessageBodyLimit, kJsonBody | kOutbound},

@@ -13,6 +13,7 @@
 #include "core/random.hpp"
 #include "crypto/encoding.hpp"
 #include "db/database.hpp"
+#include "db/passkey_repo.hpp"
 #include "db/site_repo.hpp"
 #include "db/sms_code_repo.hpp"
 #include "db/transaction.hpp"
@@ -125,11 +126,12 @@ EmailCodeResult sign_in_with_email_code(const EmailCodeRequest& ask, const std::
   user->email_verified = users.tracks_verification();
   if (needs_second_factor(ctx, table, user->id)) {
     audit(ctx, request, "login_mfa_required", table, user->id, site.id, "after an e-mail code");
-    return {EmailCodeOutcome::kSecondFactor, {}, open_mfa_challenge(ctx, table, user->id, site.id, "otp")};
+    const bool passkey = db::PasskeyRepo(ctx.db).has_passkey(site.id, table, user->id);
+    return {EmailCodeOutcome::kSecondFactor, {}, open_mfa_challenge(ctx, table, user->id, site.id, "otp"), passkey};
   }
   audit(ctx, request, "login_ok", table, user->id, site.id, "e-mail code");
   TokenPair tokens = issue_tokens(*user, table, site.id, SignIn{now, {"otp"}}, ctx);
-  return {EmailCodeOutcome::kOk, {std::move(*user), std::move(tokens)}, {}};
+  return {EmailCodeOutcome::kOk, {std::move(*user), std::move(tokens)}, {}, false};
 }
 
 }  // namespace svc::auth

@@ -49,6 +49,7 @@ struct EmailCodeResult {
   EmailCodeOutcome outcome = EmailCodeOutcome::kRefused;
   Session session;        // kOk only
   std::string mfa_token;  // kSecondFactor only
+  bool has_passkey = false;  // kSecondFactor only: the user may answer with a passkey of the site
 };
 
 // Spends one try of the user's live code and compares (db::SmsCodeRepo

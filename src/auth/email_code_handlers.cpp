@@ -48,7 +48,7 @@ http::Response email_code_verify(const http::Request& request, core::Context& ct
     case EmailCodeOutcome::kOk:
       break;
     case EmailCodeOutcome::kSecondFactor:
-      return second_factor_reply(result.mfa_token);
+      return second_factor_reply(result.mfa_token, result.has_passkey);
     case EmailCodeOutcome::kRefused:
       throw http::ApiError::failed(401, "Invalid or expired code");
   }

@@ -35,6 +35,15 @@ http::Response email_code(const http::Request& request, core::Context& ctx);
 http::Response email_code_verify(const http::Request& request, core::Context& ctx);
 http::Response verify_email(const http::Request& request, core::Context& ctx);
 http::Response verify_email_resend(const http::Request& request, core::Context& ctx);
+// Passkeys (docs/api.md "Passkeys"): register, list and delete take a
+// Bearer access token issued for an appID; login/options and login take
+// none (or the mfa_token of the login's second step).
+http::Response passkey_register_options(const http::Request& request, core::Context& ctx);
+http::Response passkey_register(const http::Request& request, core::Context& ctx);
+http::Response passkey_login_options(const http::Request& request, core::Context& ctx);
+http::Response passkey_login(const http::Request& request, core::Context& ctx);
+http::Response passkey_list(const http::Request& request, core::Context& ctx);
+http::Response passkey_delete(const http::Request& request, core::Context& ctx);
 // GET /.well-known/jwks.json: the access tokens' public keys (RFC 7517).
 http::Response jwks(const http::Request& request, core::Context& ctx);
 

@@ -25,7 +25,7 @@ http::Response login(const http::Request& request, core::Context& ctx) {
     case LoginOutcome::kInvalidCredentials:
       throw http::ApiError::failed(401, "Invalid credentials");
     case LoginOutcome::kSecondFactor:
-      return second_factor_reply(result.mfa_token);
+      return second_factor_reply(result.mfa_token, result.has_passkey);
     case LoginOutcome::kEmailNotVerified:
       throw http::ApiError::failed(403, "Email not verified");
   }

@@ -7,6 +7,7 @@
 #include "core/text.hpp"
 #include "crypto/password_hasher.hpp"
 #include "db/database.hpp"
+#include "db/passkey_repo.hpp"
 #include "db/throttle_repo.hpp"
 #include "db/transaction.hpp"
 #include "db/user_repo.hpp"
@@ -45,7 +46,7 @@ bool site_requires_verified_email(core::Context& ctx, long long app_id) {
   return site && site->verify_email;
 }
 
-LoginResult refused(LoginOutcome outcome) { return {outcome, 0, {}, {}}; }
+LoginResult refused(LoginOutcome outcome) { return {outcome, 0, {}, {}, false}; }
 
 // Re-hashes a password stored in an outdated format. The new hash and its
 // svc_versions row are written together or not at all; when the column no
@@ -70,7 +71,7 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
   const std::string key = core::ascii_lower(attempt.email);
   db::ThrottleRepo throttle(ctx.db);
   if (auto wait = throttle.claim_attempt(table, key, now, cfg.login_max_failures, cfg.login_window)) {
-    return {LoginOutcome::kThrottled, *wait, {}, {}};
+    return {LoginOutcome::kThrottled, *wait, {}, {}, false};
   }
   db::UserRepo users(ctx.db, attempt.table);
   auto user = users.find_by_email(attempt.email);
@@ -88,13 +89,15 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
   if (needs_second_factor(ctx, table, user->id)) {
     throttle.release(table, key, cfg.login_max_failures);
     audit(ctx, request, "login_mfa_required", table, user->id, attempt.app_id);
-    return {LoginOutcome::kSecondFactor, 0, {}, open_mfa_challenge(ctx, table, user->id, attempt.app_id)};
+    const bool passkey = db::PasskeyRepo(ctx.db).has_passkey(attempt.app_id, table, user->id);
+    return {LoginOutcome::kSecondFactor, 0, {}, open_mfa_challenge(ctx, table, user->id, attempt.app_id, "pwd"),
+            passkey};
   }
   throttle.reset(table, key);
   audit(ctx, request, "login_ok", table, user->id, attempt.app_id,
         checked.needs_upgrade ? "password hash upgraded" : "");
   TokenPair tokens = issue_tokens(*user, table, attempt.app_id, ctx);
-  return {LoginOutcome::kOk, 0, {std::move(*user), std::move(tokens)}, {}};
+  return {LoginOutcome::kOk, 0, {std::move(*user), std::move(tokens)}, {}, false};
 }
 
 }  // namespace svc::auth

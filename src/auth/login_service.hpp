@@ -33,6 +33,7 @@ struct LoginResult {
   long long retry_after = 0;  // seconds until the lock ends; kThrottled only
   Session session;            // kOk only
   std::string mfa_token;      // kSecondFactor only (auth/mfa_login.hpp)
+  bool has_passkey = false;   // kSecondFactor only: the user may answer with a passkey of the site
 };
 
 // Spends one Argon2id verify with the configured parameters on every attempt

@@ -1,9 +1,13 @@
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "auth/tokens.hpp"
 #include "core/context.hpp"
+#include "db/mfa_repo.hpp"
 #include "http/request.hpp"
 
 // The second step of a login (docs/decisions.md "Second factor: TOTP and
@@ -51,5 +55,26 @@ struct MfaResult {
 // spends the token, resets the throttle and issues the tokens; every
 // checked outcome writes a login_ok / login_failed audit row.
 MfaResult verify_second_factor(const MfaAttempt& attempt, const http::Request& request, core::Context& ctx);
+
+// Checks one answer to the second step for the user the mfa_token names;
+// returns the RFC 8176 methods the answer proved (e.g. {"otp"}), or nullopt
+// when it is not accepted.
+using SecondFactorCheck =
+    std::function<std::optional<std::vector<std::string>>(const std::string& table, const db::User& user)>;
+
+// The stored form of an mfa_token (svc_mfa_challenges.token_hash).
+std::string mfa_token_hash(const std::string& mfa_token);
+
+// verify_second_factor, for the mfa_token whose hash is given, with any kind
+// of answer (a passkey assertion:
+// auth/passkey_service.hpp): the same tries, throttle, audit rows and
+// tokens; `method` names the answer in the audit detail. amr is "pwd", the
+// check's methods, then "mfa".
+MfaResult verify_second_factor_with(const std::string& mfa_token_hash, const char* method,
+                                    const SecondFactorCheck& check, const http::Request& request, core::Context& ctx);
+
+// Who a live mfa_token (not spent, not expired, tries left) was issued to,
+// without spending a try; nullopt otherwise.
+std::optional<db::MfaChallenge> find_mfa_challenge(core::Context& ctx, const std::string& mfa_token);
 
 }  // namespace svc::auth

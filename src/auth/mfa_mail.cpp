@@ -16,6 +16,10 @@ const char* event_of(MfaChange change) {
       return "mfa-enabled";
     case MfaChange::kDisabled:
       return "mfa-disabled";
+    case MfaChange::kPasskeyAdded:
+      return "passkey-added";
+    case MfaChange::kPasskeyRemoved:
+      return "passkey-removed";
     case MfaChange::kRecoveryCodes:
       break;
   }

@@ -7,8 +7,9 @@
 namespace svc::auth {
 
 // What changed about a user's second factor; each has a template event:
-// "mfa-enabled", "mfa-disabled", "mfa-recovery-codes".
-enum class MfaChange { kEnabled, kDisabled, kRecoveryCodes };
+// "mfa-enabled", "mfa-disabled", "mfa-recovery-codes", "passkey-added",
+// "passkey-removed".
+enum class MfaChange { kEnabled, kDisabled, kRecoveryCodes, kPasskeyAdded, kPasskeyRemoved };
 
 // Queues the notice of `change` to the user (outbox, high priority): the
 // site's enabled template of that event, else a built-in one. Nothing when

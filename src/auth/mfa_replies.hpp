@@ -14,6 +14,6 @@ http::Response recovery_codes_reply(const std::vector<std::string>& codes);
 // "methods":["totp","recovery_code"]}: a right first step (password, e-mail
 // code) of a user with a second factor. A client that knows nothing of a
 // second factor sees a failed login.
-http::Response second_factor_reply(const std::string& mfa_token);
+http::Response second_factor_reply(const std::string& mfa_token, bool has_passkey);
 
 }  // namespace svc::auth

@@ -106,6 +106,12 @@ bool constant_time_equal(std::string_view a, std::string_view b) {
   return sodium_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
+std::string sha256(std::string_view bytes) {
+  std::string out(crypto_hash_sha256_BYTES, '\0');
+  crypto_hash_sha256(reinterpret_cast<unsigned char*>(out.data()), byte_ptr(bytes), bytes.size());
+  return out;
+}
+
 std::string hmac_sha256(std::string_view key, std::string_view message) {
   if (auto mac = openssl_hmac_sha256(key, message)) return *mac;
   // The init/update/final API accepts any key length (longer than the block

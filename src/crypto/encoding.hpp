@@ -38,6 +38,9 @@ bool constant_time_equal(std::string_view a, std::string_view b);
 // replaced), so repeated MACs with one key skip hashing the padded key.
 std::string hmac_sha256(std::string_view key, std::string_view message);
 
+// SHA-256 of `bytes`: the raw 32 bytes.
+std::string sha256(std::string_view bytes);
+
 // n bytes from the OS CSPRNG (libsodium randombytes_buf).
 std::string random_bytes(std::size_t n);
 

@@ -5,6 +5,19 @@
 #include "db/transaction.hpp"
 
 namespace svc::db {
+namespace {
+
+// auth_table, user_id, site_id, first_factor of svc_mfa_challenges.
+MfaChallenge read_challenge(RowReader& r) {
+  MfaChallenge c;
+  c.table = r.text();
+  c.user_id = r.integer();
+  c.site_id = r.integer();
+  c.first_factor = r.text();
+  return c;
+}
+
+}  // namespace
 
 std::optional<TotpFactor> MfaRepo::find_factor(const std::string& table, long long user_id) {
   return db_.one(
@@ -121,15 +134,14 @@ std::optional<MfaChallenge> MfaRepo::claim_try(const std::string& token_hash, lo
   if (counted != 1) return std::nullopt;
   return db_.one(
       "SELECT auth_table, user_id, site_id, first_factor FROM svc_mfa_challenges WHERE token_hash = ?",
-      [&](Params& p) { p.text(token_hash); },
-      [](RowReader& r) {
-        MfaChallenge c;
-        c.table = r.text();
-        c.user_id = r.integer();
-        c.site_id = r.integer();
-        c.first_factor = r.text();
-        return c;
-      });
+      [&](Params& p) { p.text(token_hash); }, read_challenge);
+}
+
+std::optional<MfaChallenge> MfaRepo::find_live(const std::string& token_hash, long long now, int max_tries) {
+  return db_.one(
+      "SELECT auth_table, user_id, site_id, first_factor FROM svc_mfa_challenges"
+      " WHERE token_hash = ? AND spent = 0 AND attempts < ? AND expires_at > ?",
+      [&](Params& p) { p.text(token_hash).integer(max_tries).integer(now); }, read_challenge);
 }
 
 bool MfaRepo::spend_challenge(const std::string& token_hash) {

@@ -20,6 +20,14 @@ const BuiltInTemplate kBuiltIns[] = {
      "<p>Two-factor authentication was turned off for [email].</p>"
      "<p>If it was not you, reset your password and contact us.</p>",
      "email firstName lastName"},
+    {"passkey-added", "A passkey was added",
+     "<p>A passkey was added to the account of [email].</p>"
+     "<p>If it was not you, reset your password and contact us.</p>",
+     "email firstName lastName"},
+    {"passkey-removed", "A passkey was removed",
+     "<p>A passkey was removed from the account of [email].</p>"
+     "<p>If it was not you, reset your password and contact us.</p>",
+     "email firstName lastName"},
     {"mfa-recovery-codes", "New recovery codes",
      "<p>New recovery codes were made for [email]; the earlier ones no longer work.</p>"
      "<p>If it was not you, reset your password and contact us.</p>",

@@ -6,11 +6,8 @@
 'use strict';
 
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
-const puppeteer = require('puppeteer-core');
-
-const CHROMIUM = process.env.SVC_CHROMIUM || '/usr/bin/chromium';
+const { launchChromium } = require('./chromium');
 
 // Runs `drive(page, out, shot)` and prints `out` as one JSON line on stdout;
 // on any error prints it on stderr and exits 1. `out` starts as
@@ -20,14 +17,7 @@ const CHROMIUM = process.env.SVC_CHROMIUM || '/usr/bin/chromium';
 function runInChromium(outDir, drive) {
   async function main() {
     fs.mkdirSync(outDir, { recursive: true });
-    const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-chromium-'));
-    const browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      userDataDir: profile,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-             '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
-    });
+    const { browser, close } = await launchChromium();
     const out = { states: {}, consoleErrors: [], requests: [], screenshots: [] };
     try {
       const page = await browser.newPage();
@@ -43,8 +33,7 @@ function runInChromium(outDir, drive) {
       await drive(page, out, shot);
       out.cookies = (await page.cookies()).length;
     } finally {
-      await browser.close();
-      fs.rmSync(profile, { recursive: true, force: true });
+      await close();
     }
     process.stdout.write(JSON.stringify(out) + '\n');
   }

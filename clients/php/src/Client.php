@@ -163,6 +163,63 @@ final class Client
         return $this->keepTokens($this->post('/auth/mfa/verify', $body));
     }
 
+    /**
+     * Passkeys, for a server that relays the WebAuthn ceremonies of its pages
+     * (docs/api.md "Passkeys"). The options go to the browser as they are
+     * (PublicKeyCredential.parse...OptionsFromJSON); the browser's
+     * credential.toJSON() comes back as $credential.
+     * @return array ['options' => the creation options, 'challenge_token' => ...]
+     */
+    public function passkeyRegisterOptions(): array
+    {
+        $reply = $this->withFreshToken(fn (array $auth) => $this->post('/auth/passkey/register/options', [], $auth));
+        return ['options' => $reply['options'], 'challenge_token' => $reply['challenge_token']];
+    }
+
+    /** @return array the stored passkey: id, name, created_at, last_used_at, synced, backed_up */
+    public function passkeyRegister(string $challengeToken, array $credential, ?string $name = null): array
+    {
+        $body = ['challenge_token' => $challengeToken, 'credential' => $credential];
+        if ($name !== null) {
+            $body['name'] = $name;
+        }
+        return $this->withFreshToken(fn (array $auth) => $this->post('/auth/passkey/register', $body, $auth))['passkey'];
+    }
+
+    /**
+     * Sign-in options for the client's appId (with an e-mail: only that
+     * user's passkey will be accepted), or, with $mfaToken, for the second
+     * step after SecondFactorRequiredException.
+     * @return array ['options' => the request options, 'challenge_token' => ...]
+     */
+    public function passkeyLoginOptions(?string $email = null, ?string $mfaToken = null): array
+    {
+        $body = $mfaToken !== null ? ['mfa_token' => $mfaToken] : ['appID' => $this->requireAppId()];
+        if ($mfaToken === null && $email !== null) {
+            $body['email'] = $email;
+        }
+        $reply = $this->post('/auth/passkey/login/options', $body);
+        return ['options' => $reply['options'], 'challenge_token' => $reply['challenge_token']];
+    }
+
+    /** Finishes a passkey sign-in or second step. @return array the `token` object, as login(); keeps the pair */
+    public function passkeyLogin(string $challengeToken, array $credential): array
+    {
+        $body = ['challenge_token' => $challengeToken, 'credential' => $credential];
+        return $this->keepTokens($this->post('/auth/passkey/login', $body));
+    }
+
+    /** @return array[] the signed-in user's passkeys on the site, oldest first */
+    public function passkeys(): array
+    {
+        return $this->withFreshToken(fn (array $auth) => $this->post('/auth/passkey/list', [], $auth))['passkeys'];
+    }
+
+    public function deletePasskey(int $id): void
+    {
+        $this->withFreshToken(fn (array $auth) => $this->post('/auth/passkey/delete', ['id' => $id], $auth));
+    }
+
     /** @return array the `token` object: access_token, refresh_token, user {id, email, firstName, lastName} */
     public function signUp(string $email, string $password, ?string $firstName = null, ?string $lastName = null,
                            ?string $authTable = null): array

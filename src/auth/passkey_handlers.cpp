@@ -1,0 +1,121 @@
+// The /auth/passkey/* routes (docs/api.md "Passkeys"): read and check the
+// fields, call auth/passkey_service.hpp, write the reply.
+
+#include "auth/app_id.hpp"
+#include "auth/auth_common.hpp"
+#include "auth/handlers.hpp"
+#include "auth/mfa_bearer.hpp"
+#include "auth/mfa_mail.hpp"
+#include "auth/passkey_service.hpp"
+#include "core/text.hpp"
+#include "http/api_error.hpp"
+#include "http/json.hpp"
+
+namespace svc::auth {
+namespace {
+
+http::Response ceremony_reply(const passkey::Ceremony& c) {
+  http::JsonWriter w;
+  w.open().kv("status", "Success").kv_raw("options", c.options_json).kv("challenge_token", c.challenge_token).close();
+  return http::Response::json(200, w.str());
+}
+
+// One passkey as list and register show it; `key` "" inside an array.
+void write_passkey(http::JsonWriter& w, const db::Passkey& k, std::string_view key = "") {
+  if (key.empty()) {
+    w.open();
+  } else {
+    w.open(key);
+  }
+  w.kv("id", k.id).kv("name", k.name).kv("created_at", k.created_at);
+  if (k.last_used_at > 0) {
+    w.kv("last_used_at", k.last_used_at);
+  } else {
+    w.kv_null("last_used_at");
+  }
+  w.kv("synced", k.backup_eligible).kv("backed_up", k.backed_up).close();
+}
+
+}  // namespace
+
+http::Response passkey_register_options(const http::Request& request, core::Context& ctx) {
+  const SignedInUser me = require_signed_in(request, ctx);
+  return ceremony_reply(passkey::open_registration(me, ctx));
+}
+
+http::Response passkey_register(const http::Request& request, core::Context& ctx) {
+  const SignedInUser me = require_signed_in(request, ctx);
+  http::Fields fields(request.json);
+  auto token = fields.required_string("challenge_token", 128);
+  auto name = fields.optional_string("name", 255);
+  if (name && core::has_controls(*name)) fields.add("name", "name must not contain control characters");
+  auto response = passkey::read_registration(fields);
+  fields.throw_if_errors();
+  const std::string label = name && !name->empty() ? *name : "Passkey";
+  const db::Passkey k = passkey::finish_registration(me, *token, *response, label, request, ctx);
+  http::JsonWriter w;
+  w.open().kv("status", "Success");
+  write_passkey(w, k, "passkey");
+  w.close();
+  return http::Response::json(200, w.str());
+}
+
+http::Response passkey_login_options(const http::Request& request, core::Context& ctx) {
+  http::Fields fields(request.json);
+  auto mfa_token = fields.optional_string("mfa_token", 128);
+  if (mfa_token) {
+    fields.throw_if_errors();
+    return ceremony_reply(passkey::open_second_factor(ctx, *mfa_token));
+  }
+  auto app_id = fields.required_id("appID");
+  std::optional<std::string> email;
+  if (fields.optional_string("email", 254)) email = email_field(fields);
+  auto table = auth_table(fields, ctx);
+  fields.throw_if_errors();
+  return ceremony_reply(passkey::open_login(ctx, *app_id, email, *table));
+}
+
+http::Response passkey_login(const http::Request& request, core::Context& ctx) {
+  http::Fields fields(request.json);
+  auto token = fields.required_string("challenge_token", 128);
+  auto response = passkey::read_authentication(fields);
+  fields.throw_if_errors();
+  passkey::LoginResult result = passkey::finish_login(*token, *response, request, ctx);
+  switch (result.outcome) {
+    case passkey::LoginOutcome::kOk:
+      break;
+    case passkey::LoginOutcome::kExpired:
+      throw http::ApiError::failed(401, "Passkey challenge expired, start again");
+    case passkey::LoginOutcome::kRefused:
+      throw http::ApiError::failed(401, "Passkey not accepted");
+    case passkey::LoginOutcome::kThrottled:
+      throw http::ApiError::too_many("Too many attempts", result.retry_after);
+  }
+  return session_reply(result.session, Profile::kWithRole);
+}
+
+http::Response passkey_list(const http::Request& request, core::Context& ctx) {
+  const SignedInUser me = require_signed_in(request, ctx);
+  passkey::relying_party(ctx, me.app_id);
+  http::JsonWriter w;
+  w.open().kv("status", "Success").open_array("passkeys");
+  for (const auto& k : db::PasskeyRepo(ctx.db).list(me.app_id, me.table.str(), me.user.id)) write_passkey(w, k);
+  w.close_array().close();
+  return http::Response::json(200, w.str());
+}
+
+http::Response passkey_delete(const http::Request& request, core::Context& ctx) {
+  const SignedInUser me = require_signed_in(request, ctx);
+  http::Fields fields(request.json);
+  auto id = fields.required_id("id");
+  fields.throw_if_errors();
+  passkey::relying_party(ctx, me.app_id);
+  if (!db::PasskeyRepo(ctx.db).remove(me.app_id, me.table.str(), me.user.id, *id)) {
+    throw http::ApiError::failed(404, "Passkey not found");
+  }
+  audit(ctx, request, "passkey_removed", me.table.str(), me.user.id, me.app_id, std::to_string(*id));
+  queue_mfa_mail(ctx, request, me.app_id, me.user, MfaChange::kPasskeyRemoved);
+  return http::Response::json(200, R"({"status":"Success"})");
+}
+
+}  // namespace svc::auth
