@@ -167,8 +167,20 @@ connect_timeout_ms = 1000
 [outbound]
 per_site = ${SVC_OUTBOUND_PER_SITE:-4}
 CONF
+    doctor_section
   } >"$dir/svc.conf"
   chmod 600 "$dir/svc.conf"
+}
+
+# Where `svc-admin doctor` finds this stack's nginx files, so a plain
+# `svc-admin --config $dir/svc.conf doctor` checks them (issue 30).
+doctor_section() {
+  cat <<CONF
+
+[doctor]
+nginx_snippet = $repo/nginx/snippets/svc-locations.conf
+nginx_front_secret = $dir/svc-front-secret.conf
+CONF
 }
 
 # The front secret (docs/deploy.md): one random value, in the file svc-fcgi
@@ -183,6 +195,8 @@ write_front_secret() {
   grep -q '^front_secret_file' "$dir/svc.conf" \
     || sed -i -e "/^\[server\]/a front_secret_file = $dir/front-secret" "$dir/svc.conf"
   grep -q '^test_mode' "$dir/svc.conf" || sed -i -e "/^\[server\]/a test_mode = true" "$dir/svc.conf"
+  # A state directory from before the [doctor] section gets it.
+  grep -q '^\[doctor\]' "$dir/svc.conf" || doctor_section >>"$dir/svc.conf"
 }
 
 migrate_and_seed() {
