@@ -39,7 +39,7 @@ CREATE TABLE svc_upgrade_probe (
   id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
   note VARCHAR(64) NOT NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
-ALTER TABLE svc_notification_log ADD KEY ix_svc_log_upgrade_probe (recipient, created_at),
+ALTER TABLE svc_notification_log ADD KEY ix_svc_log_upgrade_probe (site_id, created_at),
   ALGORITHM=INPLACE, LOCK=NONE;
 """
 
