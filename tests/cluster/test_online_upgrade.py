@@ -14,6 +14,10 @@ the front nginx (sign-up, login, refresh, notification) while:
 3. the workers of app host 1 are killed (kill -9): only requests in flight
    at the kill may fail.
 
+A failure is any reply but 200 and 429, or no reply. A 429 is the login
+throttle (one user logs in over and over) or nginx's rate limit doing its
+job, whatever the upgrade does; it is counted and printed, not a failure.
+
 Prints requests, failures, p99 and the migration's duration per phase
 (docs/cluster.md records them). Bounded: every phase stops at a request
 count and a deadline.
@@ -44,6 +48,10 @@ ALTER TABLE svc_notification_log ADD KEY ix_svc_log_upgrade_probe (site_id, crea
 """
 
 
+def failed(r):
+    return r[4] not in (200, 429)
+
+
 def p99(records):
     durations = sorted(r[3] - r[2] for r in records)
     return durations[min(len(durations) - 1, int(len(durations) * 0.99))] if durations else 0.0
@@ -59,9 +67,10 @@ def phase(load, t0, t1):
 
 
 def report(name, records, extra=""):
-    failed = sum(1 for r in records if r[4] != 200)
-    print("%-22s requests %5d  failed %3d  p99 %.3f s%s" % (name, len(records), failed, p99(records), extra),
-          flush=True)
+    bad = sum(1 for r in records if failed(r))
+    limited = sum(1 for r in records if r[4] == 429)
+    print("%-22s requests %5d  failed %3d  429 %3d  p99 %.3f s%s" % (name, len(records), bad, limited, p99(records),
+                                                                     extra), flush=True)
 
 
 class OnlineUpgradeTest(unittest.TestCase):
@@ -153,11 +162,11 @@ class OnlineUpgradeTest(unittest.TestCase):
         report("whole run", load.records)
 
         self.assertGreater(len(during), 0, "no request ran during the migration")
-        self.assertEqual([r for r in migration_phase if r[4] != 200], [])
+        self.assertEqual([r for r in migration_phase if failed(r)], [])
         self.assertLess(p99(during), max(1.0, 3 * p99(before)), "the migration stalled requests")
         self.assertGreater(len(rolling), 0)
-        self.assertEqual([r for r in load.records if r[2] < t4 and r[4] != 200], [])
-        failed_after_kill = [r for r in load.records if r[2] >= t4 and r[4] != 200]
+        self.assertEqual([r for r in load.records if r[2] < t4 and failed(r)], [])
+        failed_after_kill = [r for r in load.records if r[2] >= t4 and failed(r)]
         in_flight = C.started_before_and_open(load, t4, t5)
         self.assertLessEqual(len(failed_after_kill), len(in_flight), failed_after_kill[:20])
         self.assertTrue(all(r in in_flight for r in failed_after_kill), failed_after_kill[:20])
