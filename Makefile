@@ -118,4 +118,4 @@ deb: deps
 	cmake -S . -B $(DEB_BUILD) -DCMAKE_BUILD_TYPE=Release -DSVC_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build $(DEB_BUILD) -j $(JOBS)
 	cd $(DEB_BUILD) && cpack -G DEB
-	lintian --fail-on error --suppress-tags no-manual-page $(DEB_BUILD)/svc_*.deb
+	lintian --fail-on error $(DEB_BUILD)/svc_*.deb

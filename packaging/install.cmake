@@ -10,6 +10,8 @@
 #   PREFIX/lib/sysusers.d/svc.conf, PREFIX/lib/tmpfiles.d/svc.conf
 #   ETC/svc/svc.conf (0640), ETC/nginx/{sites-available,conf.d,snippets}/...
 #   PREFIX/share/doc/svc/*.md (+ copyright, changelog.Debian.gz)
+#   PREFIX/share/man/man{5,8}/*.gz, PREFIX/share/bash-completion/completions/svc-admin
+#     (made by the build: packaging/generated.cmake)
 # ETC is /etc when PREFIX is /usr (Debian), else PREFIX/etc.
 # Needs SVC_SOURCE_DIR and SVC_BINARY_DIR (set by install(CODE) before this).
 
@@ -59,10 +61,22 @@ svc_put("${prefix}/share/svc/prometheus" "${rw}" "${src}/ops/prometheus/svc-aler
 
 file(GLOB docs "${src}/docs/*.md")
 svc_put("${prefix}/share/doc/svc" "${rw}" ${docs} "${src}/packaging/copyright")
-# Debian policy: the changelog compressed with gzip -9n (no name, no time).
-execute_process(COMMAND gzip -9n -c "${src}/packaging/changelog" OUTPUT_FILE "${SVC_BINARY_DIR}/packaging/changelog.Debian.gz"
-                RESULT_VARIABLE gz)
-if(NOT gz EQUAL 0)
-  message(FATAL_ERROR "gzip of packaging/changelog failed")
-endif()
+# Debian policy: the changelog and the manual pages compressed with gzip -9n
+# (no name, no time).
+function(svc_gzip from to)
+  execute_process(COMMAND gzip -9n -c "${from}" OUTPUT_FILE "${to}" RESULT_VARIABLE gz)
+  if(NOT gz EQUAL 0)
+    message(FATAL_ERROR "gzip of ${from} failed (is the build complete?)")
+  endif()
+endfunction()
+svc_gzip("${src}/packaging/changelog" "${SVC_BINARY_DIR}/packaging/changelog.Debian.gz")
 svc_put("${prefix}/share/doc/svc" "${rw}" "${SVC_BINARY_DIR}/packaging/changelog.Debian.gz")
+
+# The manual pages (gzipped) and the bash completion, both
+# made by the build (packaging/generated.cmake).
+foreach(page svc-admin.8 svc-fcgi.8 svc-sender.8 svc.conf.5)
+  string(REGEX REPLACE ".*\\." "" section "${page}")
+  svc_gzip("${SVC_BINARY_DIR}/man/${page}" "${SVC_BINARY_DIR}/man/${page}.gz")
+  svc_put("${prefix}/share/man/man${section}" "${rw}" "${SVC_BINARY_DIR}/man/${page}.gz")
+endforeach()
+svc_put("${prefix}/share/bash-completion/completions" "${rw}" "${SVC_BINARY_DIR}/bash-completion/svc-admin")

@@ -14,6 +14,12 @@
 #   fault verbs (N = 1..3 for db, 1..2 for app):
 #     kill-app N     kill -9 every process of app host N (svc-fcgi, svc-sender)
 #     start-app N    start svc-fcgi and svc-sender on app host N again
+#     restart-app N  a rolling restart of app host N: the front nginx stops
+#                    sending it requests (reload without it), its open requests
+#                    finish, svc-fcgi gets SIGTERM and starts again, and the
+#                    front takes it back (docs/deploy.md, "Upgrades")
+#     kill-workers N kill -9 the workers of app host N's svc-fcgi (not the
+#                    master, which respawns them)
 #     kill-sender N  kill -9 svc-sender on app host N;  start-sender N
 #     kill-db N      kill -9 mariadbd of node N
 #     start-db N     start node N again; it rejoins by IST (or SST) by itself
@@ -50,8 +56,9 @@ FCGI_PORT=9000
 HASHING_PORT=9001
 OUTBOUND_PORT=9002
 
-say() { printf 'cluster: %s\n' "$*" >&2; }
-die() { say "error: $*"; exit 1; }
+lib_name=cluster
+# shellcheck source=scripts/lib.sh
+. "$repo/scripts/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || die "needs root (network namespaces, veth pairs, a bridge)"
 
@@ -87,8 +94,6 @@ ENV
 # After `up --fresh` removed the state: the names come from the environment again.
 unset_settings() { rm -f "$dir/settings"; load_settings; }
 
-free_port() { "$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
 bridge() { echo "${name}br"; }
 db_ns() { echo "$name-db$1"; }
 app_ns() { echo "$name-app$1"; }
@@ -98,42 +103,6 @@ host_addr() { echo "$net.1"; }
 db_dir() { echo "$dir/db$1"; }
 db_sock() { echo "$dir/db$1/mysql.sock"; }
 app_conf() { echo "$dir/app$1/svc.conf"; }
-
-# A process is running when it exists and is not a zombie.
-running() { [ -r "/proc/$1/stat" ] && [ "$(cut -d')' -f2 "/proc/$1/stat" 2>/dev/null | cut -d' ' -f2)" != "Z" ]; }
-alive() { [ -f "$run/$1.pid" ] && running "$(cat "$run/$1.pid")"; }
-
-wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
-  local secs=$1 what=$2; shift 2
-  local end=$((SECONDS + secs))
-  while [ "$SECONDS" -lt "$end" ]; do
-    if "$@" >/dev/null 2>&1; then return 0; fi
-    sleep 0.2
-  done
-  die "$what did not come up within ${secs}s (logs in $dir)"
-}
-
-start_bg() {  # start_bg NAME LOGFILE COMMAND...
-  local pname=$1 log=$2; shift 2
-  if alive "$pname"; then return; fi
-  "$@" >>"$log" 2>&1 &
-  echo $! >"$run/$pname.pid"
-}
-
-stop_pid() {  # stop_pid NAME SIGNAL [SECONDS]
-  local pname=$1 sig=${2:-TERM} secs=${3:-15} pid end
-  [ -f "$run/$pname.pid" ] || return 0
-  pid=$(cat "$run/$pname.pid")
-  if running "$pid"; then
-    kill "-$sig" "$pid" 2>/dev/null || true
-    end=$((SECONDS + secs))
-    while running "$pid" && [ "$SECONDS" -lt "$end" ]; do sleep 0.1; done
-    running "$pid" && kill -KILL "$pid" 2>/dev/null || true
-    end=$((SECONDS + 5))
-    while running "$pid" && [ "$SECONDS" -lt "$end" ]; do sleep 0.1; done
-  fi
-  rm -f "$run/$pname.pid"
-}
 
 # --- network ---------------------------------------------------------------
 ns_exists() { ip netns list | awk '{print $1}' | grep -qx "$1"; }
@@ -181,7 +150,6 @@ kill_ns() {  # kill_ns NAMESPACE SIGNAL
 mysql_node() { local n=$1; shift; mariadb --no-defaults --socket="$(db_sock "$n")" -uroot "$@"; }
 node_state() { mysql_node "$1" -N -B -e "SHOW STATUS LIKE 'wsrep_local_state'" 2>/dev/null | awk '{print $2}'; }
 node_synced() { [ "$(node_state "$1")" = "4" ]; }
-secret() { "$py" -c 'import secrets; print(secrets.token_urlsafe(18))'; }
 
 write_db_conf() {
   local n=$1 d
@@ -380,88 +348,43 @@ any_db_running() { local n; for n in "${DB_NODES[@]}"; do alive "db$n" && return
 app_nodes() { local s=$(((3 - $1) % 3 + 1)); echo "$s $((s % 3 + 1)) $(((s + 1) % 3 + 1))"; }
 
 write_app_conf() {  # write_app_conf N  (needs keys.conf, ports, secrets)
-  local n=$1 a m own
+  local n=$1 a m own first="" rest="" db
   a=$(app_addr "$n")
   own=$(app_nodes "$n" | cut -d' ' -f1)
+  # The node list: all three nodes, this host's "own" node first.
+  for m in $(app_nodes "$n"); do
+    if [ -z "$first" ]; then first="$(db_addr "$m"):3306"; else rest="$rest, $(db_addr "$m"):3306"; fi
+  done
+  # Per node: a node that does not answer is passed quickly. Every node
+  # requires TLS; their certificates come from the cluster's CA.
+  db="hosts = $first$rest
+host = $(db_addr "$own")
+port = 3306
+connect_timeout = 2
+ssl_ca = $dir/tls/ca.pem"
   mkdir -p "$dir/app$n"
-  cat >"$(app_conf "$n")" <<CONF
-# App host $n of the local cluster (scripts/cluster.sh), namespace $(app_ns "$n").
-[server]
-# FastCGI over TCP on this host's own address; only the front nginx
+  render_config "$(app_conf "$n")" \
+    "TITLE=App host $n of the local cluster (scripts/cluster.sh), namespace $(app_ns "$n")" \
+    "SERVER=# FastCGI over TCP on this host's own address; only the front nginx
 # (the bridge address) may connect.
 socket = $a:$FCGI_PORT
 hashing_socket = $a:$HASHING_PORT
 outbound_socket = $a:$OUTBOUND_PORT
+allowed_peers = $(host_addr)/32
 workers = $workers
 hashing_workers = $workers
 outbound_workers = ${SVC_CLUSTER_OUTBOUND_WORKERS:-4}
-max_requests = 10000
-drain_seconds = 10
 # The front nginx passes this secret (svc-front-secret.conf in its prefix).
-front_secret_file = $dir/front-secret
-
-[database]
-host = $(db_addr "$own")
-port = 3306
-user = svc
-password = $db_password
-name = svc
-# Per node: a node that does not answer is passed quickly.
-connect_timeout = 2
-# Every node requires TLS; their certificates come from the cluster's CA.
-ssl_ca = $dir/tls/ca.pem
-
-[database.merge]
-host = $(db_addr "$own")
-port = 3306
-user = svc_merge
-password = $merge_password
-name = svc
-connect_timeout = 2
-statement_timeout_ms = 2000
-ssl_ca = $dir/tls/ca.pem
-
-[auth]
-tables = svc_users, svc_staff
-folder_tables = svc_folders
-reset_page = http://127.0.0.1:$port/account/reset
-CONF
-  cat "$dir/keys.conf" >>"$(app_conf "$n")"
-  cat >>"$(app_conf "$n")" <<CONF
-legacy_password_key = local-legacy-key
-
-[smtp]
-host = $(host_addr)
-port = $smtp_port
-security = plain
-auth = none
-batch = 50
-lease_seconds = 30
-backoff_seconds = 2
-
-[sms]
-driver = http
-url = http://$(host_addr):$sms_port/sms
-auth_header = Authorization: Bearer local-sms-token
-timeout_ms = 3000
-
-[push]
-timeout_ms = 3000
-CONF
-  # The node list (all three nodes, this host's "own" node first), the peer
-  # check, the sync wait: every build since the cluster work has them, so they
-  # are written unconditionally (a probe could only hide a regression).
-  local first="" rest="" order
-  order=$(app_nodes "$n")
-  for m in $order; do
-    if [ -z "$first" ]; then first="$(db_addr "$m"):3306"; else rest="$rest, $(db_addr "$m"):3306"; fi
-  done
-  sed -i -e "/^\[database\]/a hosts = $first$rest" "$(app_conf "$n")"
-  sed -i -e "/^\[database.merge\]/a hosts = $first$rest" "$(app_conf "$n")"
-  sed -i -e "/^\[server\]/a allowed_peers = $(host_addr)/32" "$(app_conf "$n")"
-  # Read-your-writes across nodes (wsrep_sync_wait); reads_writes is the default, written out.
-  sed -i -e "/^\[database\]/a sync_wait = reads_writes" "$(app_conf "$n")"
-  chmod 600 "$(app_conf "$n")"
+front_secret_file = $dir/front-secret" \
+    "MAX_REQUESTS=10000" \
+    "DATABASE=$db
+# Read-your-writes across nodes (wsrep_sync_wait); reads_writes is the default, written out.
+sync_wait = reads_writes" "DB_PASSWORD=$db_password" \
+    "MERGE_DATABASE=$db" "MERGE_PASSWORD=$merge_password" \
+    "RESET_PAGE=http://127.0.0.1:$port/account/reset" \
+    "KEYS=$(cat "$dir/keys.conf")" \
+    "SMTP_HOST=$(host_addr)" "SMTP_PORT=$smtp_port" "SMS_HOST=$(host_addr)" "SMS_PORT=$sms_port" \
+    "PUSH=" "MORE="
 }
 
 start_app() {  # start_app N
@@ -540,6 +463,42 @@ start_front() {  # start_front PNAME PORT "APPS" PREFIX
   nginx -c "$prefix/nginx.conf" -p "$prefix" -e "$prefix/nginx-error.log" -g "daemon off;" \
     >>"$prefix/nginx-stderr.log" 2>&1 &
   echo $! >"$run/$pname.pid"
+}
+
+# The front nginx with only the app hosts listed. A reload lets its old
+# workers finish their requests (no request is cut); this returns once they
+# all exited, so no request to a host left out is still open.
+front_hosts() {  # front_hosts "APP NUMBERS"
+  local master old
+  master=$(cat "$run/front.pid")
+  old=$(pgrep -P "$master" | tr '\n' ' ')
+  render_front "$dir/front/nginx.conf" "$port" "$1" "$dir/front"
+  kill -HUP "$master"
+  wait_for 60 "the front's reload" front_workers_replaced "$master" "$old"
+}
+
+front_workers_replaced() {  # front_workers_replaced MASTER "OLD WORKER PIDS"
+  local pid now
+  now=$(pgrep -P "$1" | tr '\n' ' ')
+  [ -n "$now" ] || return 1
+  for pid in $2; do case " $now " in *" $pid "*) return 1 ;; esac; done
+}
+
+app_idle() {  # app_idle N: no FastCGI connection to app host N is open
+  [ -z "$(ip netns exec "$(app_ns "$1")" ss -Htn state established \
+    "( sport = :$FCGI_PORT or sport = :$HASHING_PORT or sport = :$OUTBOUND_PORT )")" ]
+}
+
+restart_app() {  # restart_app N
+  local n=$1 m others=""
+  for m in "${APP_HOSTS[@]}"; do [ "$m" = "$n" ] || others="$others $m"; done
+  front_hosts "$others"
+  wait_for 60 "app host $n to finish its requests" app_idle "$n"
+  stop_pid "app$n-fcgi" TERM 30
+  start_app "$n"
+  wait_for 30 "svc-fcgi on app host $n" app_listening "$n"
+  front_hosts "${APP_HOSTS[*]}"
+  say "app host $n drained and restarted"
 }
 
 tcp_open() { "$py" -c "import socket; socket.create_connection(('$1', $2), 1).close()"; }
@@ -707,6 +666,9 @@ case "$verb" in
   kill-app) need_n "$arg" 2; kill_ns "$(app_ns "$arg")" KILL
     rm -f "$run/app$arg-fcgi.pid" "$run/app$arg-sender.pid"; say "app host $arg killed" ;;
   start-app) need_n "$arg" 2; ports; start_app "$arg"; wait_for 30 "svc-fcgi on app host $arg" app_listening "$arg" ;;
+  restart-app) need_n "$arg" 2; ports; restart_app "$arg" ;;
+  kill-workers) need_n "$arg" 2; alive "app$arg-fcgi" || die "svc-fcgi of app host $arg is not running"
+    pkill -KILL -P "$(cat "$run/app$arg-fcgi.pid")" || true; say "workers of app host $arg killed (the master respawns them)" ;;
   kill-sender) need_n "$arg" 2; stop_pid "app$arg-sender" KILL; say "sender on app host $arg killed" ;;
   start-sender) need_n "$arg" 2; start_sender "$arg" ;;
   kill-db) need_n "$arg" 3; stop_pid "db$arg" KILL; say "MariaDB node $arg killed" ;;
@@ -718,6 +680,7 @@ case "$verb" in
   front) [[ "$arg" =~ ^[0-9]+$ ]] || die "usage: $0 front PORT \"APP NUMBERS\""
     start_front "front-$arg" "$arg" "${3:-1}" "$dir/front-$arg"
     wait_for 20 "front nginx on $arg" curl -fsS "http://127.0.0.1:$arg/health"; echo "http://127.0.0.1:$arg" ;;
-  *) echo "usage: $0 up | down | clean | status | kill-app N | start-app N | kill-sender N | start-sender N |" \
+  *) echo "usage: $0 up | down | clean | status | kill-app N | start-app N | restart-app N | kill-workers N |" \
+       "kill-sender N | start-sender N |" \
        "kill-db N | start-db N | wipe-db N | partition-db N | heal-db N | front PORT APPS" >&2; exit 2 ;;
 esac

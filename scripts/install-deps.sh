@@ -16,6 +16,10 @@ packages=(
   clang-format clang libclang-rt-dev
   # make deb: CPack's shlibdeps (dpkg-dev) and the package check
   dpkg-dev lintian
+  # the manual pages, made by the build: help2man (svc-fcgi(8), svc-sender(8)
+  # from --help), pandoc (svc.conf(5) from docs/configuration.md), groff/man-db
+  # (their test renders them); bash-completion: the svc-admin completion's test
+  help2man pandoc groff-base man-db bash-completion
   # clients: OpenAPI reply validation, the PHP client's tests, the reset page
   # in headless Chromium (driven by puppeteer-core from package-lock.json)
   python3-jsonschema python3-yaml phpunit php-curl chromium fonts-dejavu-core

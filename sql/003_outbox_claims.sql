@@ -4,4 +4,4 @@
 -- Shown by `svc-admin outbox list` to tell which host is working on a row.
 
 ALTER TABLE svc_notification_log
-  ADD COLUMN claimed_by VARCHAR(96) NULL AFTER claimed_until;
+  ADD COLUMN claimed_by VARCHAR(96) NULL AFTER claimed_until, ALGORITHM=INSTANT;

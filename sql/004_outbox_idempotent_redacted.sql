@@ -8,7 +8,7 @@
 -- keep NULL, which a unique key never compares equal.
 ALTER TABLE svc_notification_log
   ADD COLUMN dedup_key BINARY(32) NULL AFTER request_id,
-  ADD UNIQUE KEY uq_svc_log_dedup (dedup_key);
+  ADD UNIQUE KEY uq_svc_log_dedup (dedup_key), ALGORITHM=INPLACE, LOCK=NONE;
 
 -- A delivered (or given up) mail keeps no live token: the sender replaces
 -- every JWT in the body with [redacted] when it records Sent or Failed

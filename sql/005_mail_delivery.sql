@@ -9,10 +9,10 @@
 
 ALTER TABLE svc_notification_log
   ADD COLUMN priority TINYINT UNSIGNED NOT NULL DEFAULT 1 AFTER status,
-  ADD KEY ix_svc_log_claim (status, priority, site_id, next_attempt_at);
+  ADD KEY ix_svc_log_claim (status, priority, site_id, next_attempt_at), ALGORITHM=INPLACE, LOCK=NONE;
 
 ALTER TABLE svc_notifications
-  ADD COLUMN priority TINYINT UNSIGNED NOT NULL DEFAULT 1;
+  ADD COLUMN priority TINYINT UNSIGNED NOT NULL DEFAULT 1, ALGORITHM=INSTANT;
 
 -- mail_per_hour: NULL = unlimited. dkim_*: NULL = the site's mail is not
 -- signed. dkim_private_key is PEM (PKCS#8), stored like the VAPID keys.
@@ -20,7 +20,7 @@ ALTER TABLE svc_sites
   ADD COLUMN mail_per_hour INT UNSIGNED NULL,
   ADD COLUMN dkim_selector VARCHAR(63) NULL,
   ADD COLUMN dkim_algorithm VARCHAR(16) NULL,
-  ADD COLUMN dkim_private_key TEXT NULL;
+  ADD COLUMN dkim_private_key TEXT NULL, ALGORITHM=INSTANT;
 
 -- Per site and UTC hour: rows claimed (counted against mail_per_hour) and
 -- rows deferred to the next hour because the quota was used up.

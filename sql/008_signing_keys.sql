@@ -21,4 +21,4 @@ CREATE TABLE IF NOT EXISTS svc_signing_keys (
 
 -- The `aud` of a site's access tokens (svc-admin site set --audience);
 -- '' = https://<domain>.
-ALTER TABLE svc_sites ADD COLUMN IF NOT EXISTS audience VARCHAR(255) NOT NULL DEFAULT '';
+ALTER TABLE svc_sites ADD COLUMN IF NOT EXISTS audience VARCHAR(255) NOT NULL DEFAULT '', ALGORITHM=INSTANT;

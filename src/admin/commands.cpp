@@ -23,12 +23,50 @@
 namespace svc::admin {
 namespace {
 
+constexpr long long kMaxBlockingRows = 100000;
+
+void print_blocking(std::FILE* out, const db::BlockingStatement& b, long long max_rows) {
+  std::fprintf(out, "%s: %s on %s (more than %lld rows: %lld counted, --max-blocking-rows %lld):\n  %s\n",
+               b.migration.c_str(), b.reason.c_str(), b.table.c_str(), max_rows, b.rows, max_rows,
+               db::one_line(b.statement).c_str());
+}
+
+// Prints what `migrate` would apply, statement by statement, and applies nothing.
+int migrate_dry_run(const std::vector<db::Migration>& pending, const std::vector<db::BlockingStatement>& blocking,
+                    long long max_rows) {
+  std::printf("migrate: dry run, %zu pending\n", pending.size());
+  for (const auto& m : pending) {
+    std::printf("-- %s\n", m.name.c_str());
+    for (const auto& statement : db::split_statements(m.sql)) std::printf("%s", statement.c_str());
+  }
+  for (const auto& b : blocking) {
+    std::printf("would refuse: ");
+    print_blocking(stdout, b, max_rows);
+  }
+  return 0;
+}
+
 int cmd_migrate(const Args& args, const std::string& config_path) {
-  args.allow_only({"sql-dir"});
+  args.allow_only({"sql-dir", "dry-run", "max-blocking-rows", "allow-blocking"});
+  const long long max_rows = args.integer("max-blocking-rows", kMaxBlockingRows);
+  if (max_rows < 0) throw UsageError("--max-blocking-rows must be 0 or more");
   CommandEnv env(config_path);
   const std::string dir = args.get("sql-dir").value_or(default_sql_dir());
   auto migrations = db::load_migrations(dir);
   std::printf("migrate: %zu migration files in %s\n", migrations.size(), dir.c_str());
+  const auto pending = db::pending_migrations(env.db, migrations);
+  const auto blocking = db::blocking_statements(env.db, pending, max_rows);
+  if (args.flag("dry-run")) return migrate_dry_run(pending, blocking, max_rows);
+  if (!blocking.empty() && !args.flag("allow-blocking")) {
+    for (const auto& b : blocking) {
+      std::fprintf(stderr, "migrate: refused: ");
+      print_blocking(stderr, b, max_rows);
+    }
+    std::fprintf(stderr,
+                 "migrate: nothing applied. State ALGORITHM=INSTANT or ALGORITHM=INPLACE, LOCK=NONE (docs/deploy.md "
+                 "\"Upgrades\"), or pass --allow-blocking in a maintenance window\n");
+    return 1;
+  }
   db::migrate(env.db, migrations, [](const std::string& line) { std::printf("%s\n", line.c_str()); });
   // The first access-token signing key, so a fresh install issues tokens.
   const std::string kid = ensure_signing_key(env.config, env.db);
@@ -68,7 +106,11 @@ struct Command {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
-      {{"migrate"}, cmd_migrate, "migrate [--sql-dir DIR]          apply new sql/NNN_*.sql migrations"},
+      {{"migrate"},
+       cmd_migrate,
+       "migrate [--sql-dir DIR] [--dry-run] [--max-blocking-rows 100000] [--allow-blocking]\n"
+       "                                 apply new sql/NNN_*.sql migrations; refuse a statement that\n"
+       "                                 would copy or lock a larger table (--dry-run: print, apply nothing)"},
       {{"keygen"}, cmd_keygen, "keygen                           print a fresh [keys] section"},
       {{"doctor"},
        cmd_doctor,

@@ -27,9 +27,9 @@ namespace svc::admin {
 namespace {
 
 struct Options {
-  std::string socket;  // "" = [server] socket
-  std::string nginx_snippet = "/etc/nginx/snippets/svc-locations.conf";
-  std::string nginx_front_secret = "/etc/nginx/svc-front-secret.conf";
+  std::string socket;              // "" = [server] socket
+  std::string nginx_snippet;       // "" = [doctor] nginx_snippet
+  std::string nginx_front_secret;  // "" = [doctor] nginx_front_secret
   std::string sql_dir;
   long long max_pending_age = 3600;
   long long sender_max_age = 600;
@@ -41,8 +41,8 @@ Options read_options(const Args& args) {
       {"socket", "nginx-snippet", "nginx-front-secret", "sql-dir", "max-pending-age", "sender-max-age", "timeout"});
   Options o;
   o.socket = args.get("socket").value_or("");
-  o.nginx_snippet = args.get("nginx-snippet").value_or(o.nginx_snippet);
-  o.nginx_front_secret = args.get("nginx-front-secret").value_or(o.nginx_front_secret);
+  o.nginx_snippet = args.get("nginx-snippet").value_or("");
+  o.nginx_front_secret = args.get("nginx-front-secret").value_or("");
   o.sql_dir = args.get("sql-dir").value_or(default_sql_dir());
   if (auto v = args.get("max-pending-age")) o.max_pending_age = parse_duration(*v);
   if (auto v = args.get("sender-max-age")) o.sender_max_age = parse_duration(*v);
@@ -94,7 +94,7 @@ Check check_migrations(db::Database& db, const std::string& sql_dir) {
     }
     if (!missing.empty()) return fail("migrations", "not applied: " + missing, fix);
     for (const auto& m : files) {
-      if (applied.at(m.version) != m.checksum) {
+      if (!db::applied_as(m, applied.at(m.version))) {
         return fail("migrations", m.name + " changed after it was applied",
                     "restore the shipped " + m.name + " (a changed migration is never re-run)");
       }
@@ -258,9 +258,11 @@ int cmd_doctor(const Args& args, const std::string& config_path) {
     rows.push_back(check_smtp(c->smtp, o.timeout));
     rows.push_back(check_sms(c->sms, o.timeout));
   }
-  rows.push_back(check_nginx_snippet(o.nginx_snippet));
+  const config::DoctorSettings paths = c ? c->doctor : config::DoctorSettings{};
+  rows.push_back(check_nginx_snippet(o.nginx_snippet.empty() ? paths.nginx_snippet : o.nginx_snippet));
   if (c) {
-    rows.push_back(check_front_secret(c->server.front_secret_file, o.nginx_front_secret, ::geteuid()));
+    const std::string include = o.nginx_front_secret.empty() ? paths.nginx_front_secret : o.nginx_front_secret;
+    rows.push_back(check_front_secret(c->server.front_secret_file, include, ::geteuid()));
     rows.push_back(check_socket("fastcgi", o.socket.empty() ? c->server.socket : o.socket, o.timeout));
     if (!c->server.hashing_socket.empty()) {
       rows.push_back(check_socket("fastcgi hashing", c->server.hashing_socket, o.timeout));

@@ -51,6 +51,10 @@ Check fail(std::string name, std::string detail, std::string fix) {
   return {Check::Status::Fail, std::move(name), std::move(detail), std::move(fix)};
 }
 
+Check warn(std::string name, std::string detail, std::string fix) {
+  return {Check::Status::Warn, std::move(name), std::move(detail), std::move(fix)};
+}
+
 Check skip(std::string name, std::string why) {
   return {Check::Status::Skip, std::move(name), std::move(why), "fix the rows above first"};
 }
@@ -155,7 +159,7 @@ Check check_protective_settings(const config::Config& c) {
     std::string on;
     if (c.push.allow_insecure_endpoints) on += "; [push] allow_insecure_endpoints = true (no SSRF guard)";
     if (c.server.front_secret_file.empty()) on += "; [server] front_secret_file = none";
-    return fail(name, "[server] test_mode = true: a test configuration" + on,
+    return warn(name, "[server] test_mode = true: a test configuration" + on,
                 "remove test_mode and the tests-only settings from a production configuration "
                 "(docs/configuration.md)");
   }
@@ -171,6 +175,7 @@ std::string format_table(const std::vector<Check>& rows) {
   for (const auto& r : rows) {
     const char* result = r.status == Check::Status::Ok     ? "ok    "
                          : r.status == Check::Status::Fail ? "FAIL  "
+                         : r.status == Check::Status::Warn ? "warn  "
                                                            : "skip  ";
     out += pad(r.name) + result + "  " + r.detail + "\n";
     if (r.status != Check::Status::Ok) out += pad("") + "        fix: " + r.fix + "\n";
@@ -180,7 +185,7 @@ std::string format_table(const std::vector<Check>& rows) {
 
 int exit_status(const std::vector<Check>& rows) {
   for (const auto& r : rows) {
-    if (r.status != Check::Status::Ok) return 1;
+    if (r.status != Check::Status::Ok && r.status != Check::Status::Warn) return 1;
   }
   return 0;
 }

@@ -487,6 +487,8 @@ Config parse_config(const IniValues& values, const std::string& path) {
   read_sms(r, c.sms);
   read_push(r, c.push, c.server.test_mode);
   r.integer("outbound.per_site", c.outbound.per_site, 0, 1024);
+  r.str("doctor.nginx_snippet", c.doctor.nginx_snippet);
+  r.str("doctor.nginx_front_secret", c.doctor.nginx_front_secret);
   r.reject_unknown();
   return c;
 }

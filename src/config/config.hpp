@@ -210,6 +210,13 @@ struct OutboundSettings {
   int per_site = 4;  // concurrent outbound calls of one site across all workers; 0 = no cap
 };
 
+// [doctor]: where `svc-admin doctor` looks for the nginx files it checks
+// (its --nginx-snippet and --nginx-front-secret options override these).
+struct DoctorSettings {
+  std::string nginx_snippet = "/etc/nginx/snippets/svc-locations.conf";
+  std::string nginx_front_secret = "/etc/nginx/svc-front-secret.conf";
+};
+
 struct Config {
   std::string path;
   ServerSettings server;
@@ -222,6 +229,7 @@ struct Config {
   SmsSettings sms;
   PushSettings push;
   OutboundSettings outbound;
+  DoctorSettings doctor;
 };
 
 // Parses and validates; throws ConfigError whose message names the offending

@@ -9,6 +9,9 @@
 #include <sstream>
 #include <utility>
 
+#include "db/online_ddl.hpp"
+#include "db/table_name.hpp"
+
 namespace svc::db {
 namespace {
 
@@ -20,7 +23,81 @@ std::string hex_hash(const std::string& text) {
   return hex;
 }
 
+bool table_exists(Database& db, const std::string& table) {
+  return db.one(
+               "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?",
+               [&](Params& p) { p.text(table); }, [](RowReader& r) { return r.integer(); })
+             .value_or(0) > 0;
+}
+
+// The applied versions and their recorded checksums; empty when the table
+// does not exist yet.
+std::map<int, std::string> recorded_migrations(Database& db) {
+  std::map<int, std::string> applied;
+  if (!table_exists(db, "svc_schema_migrations")) return applied;
+  auto rows = db.rows("SELECT version, checksum FROM svc_schema_migrations", kNoParams, [](RowReader& r) {
+    const auto version = static_cast<int>(r.integer());
+    return std::pair(version, r.text());
+  });
+  for (auto& [version, checksum] : rows) applied[version] = std::move(checksum);
+  return applied;
+}
+
+// Rows of `table`, counted up to `limit`. The name comes from a trusted
+// migration file; it is still checked to be a plain identifier before it
+// is quoted into the SQL.
+long long bounded_rows(Database& db, const std::string& table, long long limit) {
+  if (!is_plain_identifier(table)) throw std::runtime_error("migration names an unusual table '" + table + "'");
+  if (!table_exists(db, table)) return 0;
+  return db
+      .one(
+          "SELECT COUNT(*) FROM (SELECT 1 FROM `" + table + "` LIMIT ?) AS counted",
+          [&](Params& p) { p.integer(limit); }, [](RowReader& r) { return r.integer(); })
+      .value_or(0);
+}
+
 }  // namespace
+
+std::string one_line(const std::string& statement) {
+  std::string out;
+  for (char c : statement) {
+    const bool space = c == ' ' || c == '\t' || c == '\r' || c == '\n';
+    if (!space) {
+      out += c;
+    } else if (!out.empty() && out.back() != ' ') {
+      out += ' ';
+    }
+  }
+  if (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+bool applied_as(const Migration& m, const std::string& recorded) {
+  return recorded == m.checksum || recorded == hex_hash(without_online_clauses(m.sql));
+}
+
+std::vector<Migration> pending_migrations(Database& db, const std::vector<Migration>& migrations) {
+  const auto applied = recorded_migrations(db);
+  std::vector<Migration> out;
+  for (const auto& m : migrations) {
+    if (!applied.count(m.version)) out.push_back(m);
+  }
+  return out;
+}
+
+std::vector<BlockingStatement> blocking_statements(Database& db, const std::vector<Migration>& pending,
+                                                   long long max_rows) {
+  std::vector<BlockingStatement> out;
+  for (const auto& m : pending) {
+    for (const auto& statement : split_statements(m.sql)) {
+      const DdlCheck check = check_ddl(statement);
+      if (check.online) continue;
+      const long long rows = bounded_rows(db, check.table, max_rows + 1);
+      if (rows > max_rows) out.push_back({m.name, statement, check.table, rows, check.reason});
+    }
+  }
+  return out;
+}
 
 std::vector<Migration> load_migrations(const std::string& dir) {
   std::map<int, Migration> by_version;
@@ -80,19 +157,19 @@ MigrateResult migrate(Database& db, const std::vector<Migration>& migrations,
       " checksum CHAR(32) NOT NULL,"
       " applied_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP"
       ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4");
-  std::map<int, std::string> applied;
-  auto rows = db.rows("SELECT version, checksum FROM svc_schema_migrations", kNoParams, [](RowReader& r) {
-    const auto version = static_cast<int>(r.integer());
-    return std::pair(version, r.text());
-  });
-  for (auto& [version, checksum] : rows) applied[version] = std::move(checksum);
+  const auto applied = recorded_migrations(db);
 
   MigrateResult result;
   for (const auto& m : migrations) {
     auto it = applied.find(m.version);
     if (it != applied.end()) {
       ++result.skipped;
-      if (it->second != m.checksum) {
+      if (it->second == m.checksum) continue;
+      if (applied_as(m, it->second)) {
+        db.execute("UPDATE svc_schema_migrations SET checksum = ? WHERE version = ?",
+                   [&](Params& p) { p.text(m.checksum).integer(m.version); });
+        progress("migrate: " + m.name + " gained ALGORITHM/LOCK clauses since it was applied; checksum updated");
+      } else {
         progress("migrate: warning: " + m.name + " changed after it was applied (not re-run)");
       }
       continue;

@@ -66,7 +66,7 @@ class ClusterFilesTest(unittest.TestCase):
         self.assertEqual(subprocess.run(["bash", "-n", str(script)]).returncode, 0)
         text = script.read_text()
         for verb in ("up", "down", "status", "kill-app", "start-app", "kill-db", "start-db", "partition-db",
-                     "heal-db", "kill-sender", "start-sender", "wipe-db"):
+                     "heal-db", "kill-sender", "start-sender", "wipe-db", "restart-app", "kill-workers"):
             self.assertIn("\n  %s)" % verb, text)
 
 

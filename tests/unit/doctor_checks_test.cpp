@@ -179,11 +179,13 @@ BOOST_AUTO_TEST_CASE(protective_settings) {
   c.server.site_cache_seconds = 60;
   BOOST_TEST(check_protective_settings(c).detail.find("within 60 s") != std::string::npos);
   c.server.test_mode = true;
-  BOOST_TEST(check_protective_settings(c).detail == "[server] test_mode = true: a test configuration");
+  row = check_protective_settings(c);
+  BOOST_TEST(row.detail == "[server] test_mode = true: a test configuration");
+  BOOST_TEST((row.status == Check::Status::Warn));
   c.push.allow_insecure_endpoints = true;
   c.server.front_secret_file.clear();
   row = check_protective_settings(c);
-  BOOST_TEST((row.status == Check::Status::Fail));
+  BOOST_TEST((row.status == Check::Status::Warn));
   BOOST_TEST(row.detail ==
              "[server] test_mode = true: a test configuration; [push] allow_insecure_endpoints = true (no SSRF "
              "guard); [server] front_secret_file = none");
@@ -202,6 +204,14 @@ BOOST_AUTO_TEST_CASE(table_and_exit_status) {
   BOOST_TEST(exit_status(rows) == 1);
   BOOST_TEST(exit_status({rows[0]}) == 0);
   BOOST_TEST(exit_status({rows[2]}) == 1);  // a skipped row is not a pass
+  // A warning is shown with its fix but does not fail the run.
+  const std::vector<Check> warned = {ok("config", "valid"), warn("settings", "test_mode", "not in production")};
+  BOOST_TEST(format_table(warned) ==
+             "CHECK     RESULT  DETAIL\n"
+             "config    ok      valid\n"
+             "settings  warn    test_mode\n"
+             "                  fix: not in production\n");
+  BOOST_TEST(exit_status(warned) == 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
