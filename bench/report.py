@@ -311,4 +311,7 @@ def render_markdown(r):
     notes = REPO / "bench" / "profile-notes.md"
     if notes.exists():
         lines += ["", notes.read_text().rstrip()]
+    perf_notes = REPO / "bench" / "perf-notes.md"
+    if perf_notes.exists():
+        lines += ["", perf_notes.read_text().rstrip()]
     return "\n".join(lines) + "\n"
