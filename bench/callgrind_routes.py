@@ -154,7 +154,11 @@ def main():
                 if dumps or time.monotonic() > deadline:
                     break
                 time.sleep(0.2)
-            time.sleep(0.5)  # the file is complete once the process is gone
+            # a file is complete once its process is gone
+            for f in dumps:
+                pid = f.rsplit(".", 1)[1]
+                while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+                    time.sleep(0.05)
             seen |= set(dumps)
             total = instructions(dumps)
             for f in dumps:
