@@ -81,6 +81,21 @@ BOOST_AUTO_TEST_CASE(a_revoked_refresh_token_is_refused_once_the_cached_row_is_a
   BOOST_CHECK_EQUAL(refresh(f, old).body, kRevoked);  // the current row is cached now, and it refuses
 }
 
+BOOST_AUTO_TEST_CASE(a_token_newer_than_the_cached_row_reads_the_row_again) {
+  DbFixture f;
+  svc::auth::UserCache cache(1);
+  f.ctx.user_cache = &cache;
+  svc::db::User user = make_user(f);
+  svc::auth::TokenPair old = svc::auth::issue_tokens(user, users_table(f).str(), 1, f.ctx);
+  BOOST_CHECK_EQUAL(refresh(f, old).status, 200);  // keeps the row at version 0
+
+  svc::db::UserRepo(f.db, users_table(f)).bump_token_version(user.id);  // a password reset...
+  user.token_version += 1;
+  svc::auth::TokenPair fresh = svc::auth::issue_tokens(user, users_table(f).str(), 1, f.ctx);  // ...and a sign-in
+  BOOST_CHECK_EQUAL(refresh(f, fresh).status, 200);  // same second: newer than the cached row, so read again
+  BOOST_CHECK_EQUAL(refresh(f, old).body, kRevoked);  // and the row now kept refuses the old token at once
+}
+
 BOOST_AUTO_TEST_CASE(without_a_cache_a_revocation_applies_at_once) {
   DbFixture f;
   svc::db::User user = make_user(f);
