@@ -47,6 +47,6 @@ for _ in $(seq 50); do curl -fsS "http://127.0.0.1:$port/static" >/dev/null 2>&1
 for path in static hello hello-keep hello; do
   printf '%-10s keepalive=%s workers=%s c=%s: ' "$path" "$K" "$W" "$C"
   wrk -t1 -c"$C" -d"${S}s" --timeout 2s --latency "http://127.0.0.1:$port/$path" |
-    awk '/Requests\/sec/{r=$2} /^ +50%/{p50=$2} /^ +99%/{p99=$2} /^ +Latency +[0-9]/{mx=$4} /Socket errors/{sub(/^ +/,""); e=", "$0} /Requests\/sec/{}
+    awk '/Requests\/sec/{r=$2} /^ +50%/{p50=$2} /^ +99%/{p99=$2} /^ +Latency +[0-9]/{mx=$4} /Socket errors/{sub(/^ +/,""); e=", "$0}
          END{printf "%s req/s, p50 %s, p99 %s, max %s%s\n", r, p50, p99, mx, e}'
 done
