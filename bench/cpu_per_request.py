@@ -10,7 +10,7 @@ SQL) on a shared box, where req/s is noise. Stdlib only; not part of
 
 Starts its own stack (scripts/stack.sh, access log off, sender loop off) in
 a temporary directory, makes what the route needs (a notification template;
-a user for login), runs wrk for --seconds as a warm-up and then --runs
+a user for login and refresh-token), runs wrk for --seconds as a warm-up and then --runs
 times, prints one JSON line per run, and always stops the stack.
 """
 
@@ -59,13 +59,17 @@ def prepare(route, directory, env, port):
                  " VALUES (1, 'cpu', 1, 'Hi [name]', '<p>Hi [name]</p>');")
         body = {"event": "cpu", "email": "rcpt@example.com", "data": {"name": "Ada"}}
         return f"site-id: 1|x-site-key: {env['SITE_KEY']}\t{json.dumps(body)}", "/message/notification"
-    if route == "login":
-        urllib.request.urlopen(urllib.request.Request(
+    if route in ("login", "refresh-token"):
+        reply = urllib.request.urlopen(urllib.request.Request(
             f"http://127.0.0.1:{port}/auth/sign-up", headers={"Content-Type": "application/json"},
             data=json.dumps({"email": "cpu@example.com", "password": PASSWORD, "firstname": "C",
                              "lastname": "P"}).encode()), timeout=60).read()
-        return "\t" + json.dumps({"email": "cpu@example.com", "password": PASSWORD}), "/auth/login"
-    raise SystemExit(f"unknown route {route} (notification, login)")
+        if route == "login":
+            return "\t" + json.dumps({"email": "cpu@example.com", "password": PASSWORD}), "/auth/login"
+        token = json.loads(reply)["token"]
+        return "\t" + json.dumps({"payload": {"access_token": token["access_token"],
+                                              "refresh_token": token["refresh_token"]}}), "/auth/refresh-token"
+    raise SystemExit(f"unknown route {route} (notification, login, refresh-token)")
 
 
 def main():
