@@ -92,7 +92,7 @@ BOOST_AUTO_TEST_CASE(a_token_newer_than_the_cached_row_reads_the_row_again) {
   svc::db::UserRepo(f.db, users_table(f)).bump_token_version(user.id);  // a password reset...
   user.token_version += 1;
   svc::auth::TokenPair fresh = svc::auth::issue_tokens(user, users_table(f).str(), 1, f.ctx);  // ...and a sign-in
-  BOOST_CHECK_EQUAL(refresh(f, fresh).status, 200);  // same second: newer than the cached row, so read again
+  BOOST_CHECK_EQUAL(refresh(f, fresh).status, 200);   // same second: newer than the cached row, so read again
   BOOST_CHECK_EQUAL(refresh(f, old).body, kRevoked);  // and the row now kept refuses the old token at once
 }
 
