@@ -24,6 +24,7 @@ from pathlib import Path
 from arms import (build_arms, compare_argon2, compare_token_algs, measure_keep_conn, only_arms, run_arm,
                   run_sender_rounds)
 from dataset import load_data
+from mix import render_svg, run_mix
 from report import assemble, render_markdown, render_only, render_table, write_only_results
 from stack import REPO, LogTail, Stack, children, log, proc_table, status_kib
 
@@ -50,6 +51,10 @@ def parse_args():
     # For iterating on one endpoint: only these arms (comma-separated) and
     # their floors, no keep_conn or sender runs; results go to --out only.
     p.add_argument("--only", default="")
+    # The mixed-traffic open-loop arm (bench/mix.py): seconds per offered
+    # rate (0 = skip it) and the rates, tried in order until one fails.
+    p.add_argument("--mix-seconds", type=float, default=60)
+    p.add_argument("--mix-rates", default="250,500,1000,1500,2000,2500")
     return p.parse_args()
 
 
@@ -109,6 +114,12 @@ def main():
         return
     keep = measure_keep_conn(stack, args, tail, roots)
     mail = run_sender_rounds(stack, args, proto)
+    mix = None
+    if args.mix_seconds > 0:
+        try:
+            mix = run_mix(stack, files, [int(r) for r in args.mix_rates.split(",")], args.mix_seconds)
+        except Exception as e:  # noqa: BLE001 - the other arms' results still count
+            log(f"mix arm failed: {e!r}")
     time.sleep(0.5)
     idle_rss_end = worker_rss(stack, tail)
 
@@ -116,6 +127,9 @@ def main():
                        time.monotonic() - started)
     results["argon2_impls"] = {"fastest": fastest, "runs": argon2_impls}
     results["token_algs"] = compare_token_algs(stack)
+    results["mix"] = mix
+    if mix:
+        render_svg(mix, Path(args.doc).parent / "bench-mix.svg")
     Path(args.results).write_text(json.dumps(results, indent=2) + "\n")
     Path(args.doc).write_text(render_markdown(results))
     log(f"wrote {args.results} and {args.doc} ({results['run_seconds']:.0f}s)")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from arms import summarize
 from dataset import CUSTOMERS
+from mix import render_markdown as mix_markdown
 from stack import REPO
 
 def render_only(results, doc):
@@ -198,6 +199,8 @@ def render_markdown(r):
         "`BENCH_MAILS` (1000), `BENCH_WARMUP` (1), `SVC_WORKERS` (nproc), `SVC_HASHING_WORKERS` (nproc),",
         "`BENCH_KEEP_STACK=1` keeps the stack directory. Logs of the last run: `bench/out/last-run/`.",
         "The wrk scripts are `bench/wrk/arm.lua` (request files in `bench/out/*.txt`).",
+        "The mixed-traffic open-loop arm (`bench/mix.py`): `BENCH_MIX_SECONDS` (60 per offered rate, 0 skips it),",
+        "`BENCH_MIX_RATES` (250,500,1000,1500,2000,2500, tried in order until one fails): up to about 6.5 more minutes.",
         "",
         "## This run",
         "",
@@ -312,4 +315,8 @@ def render_markdown(r):
     notes = REPO / "bench" / "profile-notes.md"
     if notes.exists():
         lines += ["", notes.read_text().rstrip()]
+    lines += mix_markdown(r.get("mix"), "bench-mix.svg")
+    perf_notes = REPO / "bench" / "perf-notes.md"
+    if perf_notes.exists():
+        lines += ["", perf_notes.read_text().rstrip()]
     return "\n".join(lines) + "\n"

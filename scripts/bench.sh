@@ -26,6 +26,8 @@
 #                          tests/integration/test_outbound_isolation.py cover the cap
 #   BENCH_MFA_USERS [1500] users with a TOTP factor the "login-mfa-verify" arm
 #                          enrols first (bench/mfa_arm.py; a time step serves a user once)
+#   BENCH_MIX_SECONDS [60] seconds per offered rate of the mixed-traffic open-loop arm (bench/mix.py); 0 skips it
+#   BENCH_MIX_RATES [250,500,1000,1500,2000,2500]  offered rates (req/s), tried in order until one fails
 #   BENCH_ONLY             comma-separated arm names (e.g. refresh-token,user-email): only those
 #                          and their floors, medians and ratios printed and in bench/out/only.json;
 #                          no keep_conn, sender or mail delivery runs; nothing committed is rewritten
@@ -141,7 +143,8 @@ fi
   --bench-port "$bench_port" --keep-port "$keep_port" --keepalive "$keepalive" \
   --seconds "${BENCH_SECONDS:-5}" --rounds "${BENCH_ROUNDS:-3}" --conns "${BENCH_CONNECTIONS:-32}" \
   --hash-conns "${BENCH_HASH_CONNECTIONS:-8}" --mails "${BENCH_MAILS:-1000}" --warmup "${BENCH_WARMUP:-1}" \
-  --tls-smtp-port "$tls_port" --out "$out" ${BENCH_ONLY:+--only "$BENCH_ONLY"}
+  --tls-smtp-port "$tls_port" --out "$out" ${BENCH_ONLY:+--only "$BENCH_ONLY"} \
+  --mix-seconds "${BENCH_MIX_SECONDS:-60}" --mix-rates "${BENCH_MIX_RATES:-250,500,1000,1500,2000,2500}"
 [ -n "${BENCH_ONLY:-}" ] && exit 0
 
 # Mail delivery (parallel SMTP sessions, claim scale): against the same stack,

@@ -20,6 +20,9 @@ Services::Services(const config::Config& config)
       template_cache_(config.server.template_cache_seconds),
       signing_keys_(config.tokens.key_cache_seconds),
       context_{config_, db_,   merge_db_.get(), clock_,       random_,          hasher_,
-               *sms_,   push_, &site_cache_,    &user_cache_, &template_cache_, &signing_keys_} {}
+               *sms_,   push_, &site_cache_,    &user_cache_, &template_cache_, &signing_keys_},
+      folder_cache_(config.auth.user_cache_seconds) {
+  context_.folder_cache = &folder_cache_;
+}
 
 }  // namespace svc::app

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "auth/folder_cache.hpp"
 #include "auth/signing_keys.hpp"
 #include "auth/user_cache.hpp"
 #include "config/config.hpp"
@@ -38,6 +39,7 @@ class Services {
   messaging::TemplateCache template_cache_;
   auth::SigningKeyCache signing_keys_;
   core::Context context_;
+  auth::FolderCache folder_cache_;
 };
 
 }  // namespace svc::app

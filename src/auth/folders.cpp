@@ -1,9 +1,9 @@
 #include "auth/access_tokens.hpp"
+#include "auth/folder_cache.hpp"
 #include "auth/handlers.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/text.hpp"
-#include "db/folder_repo.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"
 #include "http/site_auth.hpp"
@@ -65,7 +65,7 @@ http::Response get_folder_limits(const http::Request& request, core::Context& ct
 
   http::JsonWriter w;
   w.open().kv("status", "Success").open_array("data");
-  for (long long id : db::FolderRepo(ctx.db, *table).linked_folders(*users, *user_id, site->id)) {
+  for (long long id : linked_folders_recent(ctx, *table, *users, *user_id, site->id)) {
     w.open().kv("linked", id).close();
   }
   w.close_array().close();

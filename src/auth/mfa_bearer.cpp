@@ -59,7 +59,7 @@ SignedInUser require_signed_in(const http::Request& request, core::Context& ctx)
   auto table = subject ? db::allowlisted(subject->tbl, ctx.config.auth.tables) : std::nullopt;
   auto user_id = subject ? core::parse_id(subject->sub) : std::nullopt;
   std::optional<db::User> user;
-  if (table && user_id) user = find_user_recent(ctx, *table, *user_id);
+  if (table && user_id) user = find_user_recent(ctx, *table, *user_id, subject->ver);
   if (!user || !user->active || user->token_version != subject->ver) {
     throw http::ApiError::failed(401, "Unauthorized");
   }

@@ -68,7 +68,7 @@ Refreshed refresh_session(const std::string& refresh_jwt, core::Context& ctx) {
   // The user must still exist, be active, and not have changed the password
   // since the token was issued (token_version), as of at most [auth]
   // user_cache_seconds ago (auth/user_cache.hpp).
-  auto user = find_user_recent(ctx, *table, user_id);
+  auto user = find_user_recent(ctx, *table, user_id, claims.ver);
   if (!user || !user->active || user->token_version != claims.ver) return {RefreshOutcome::kRevoked, {}};
   // A refresh token from before issue 23 carries no sign-in: every session
   // then began with a password, no earlier than the token itself.

@@ -1,5 +1,7 @@
 #include "auth/user_cache.hpp"
 
+#include <limits>
+
 #include "core/clock.hpp"
 
 namespace svc::auth {
@@ -35,9 +37,15 @@ void UserCache::put(const std::string& table, const db::User& user, long long no
 }
 
 std::optional<db::User> find_user_recent(core::Context& ctx, const db::TableName& table, long long id) {
+  return find_user_recent(ctx, table, id, std::numeric_limits<long long>::min());
+}
+
+std::optional<db::User> find_user_recent(core::Context& ctx, const db::TableName& table, long long id,
+                                         long long token_version) {
   const long long now = ctx.clock.now();
   if (ctx.user_cache) {
-    if (const db::User* cached = ctx.user_cache->get(table.str(), id, now)) return *cached;
+    const db::User* cached = ctx.user_cache->get(table.str(), id, now);
+    if (cached && cached->token_version >= token_version) return *cached;
   }
   auto user = db::UserRepo(ctx.db, table).find_by_id(id);
   if (user && ctx.user_cache) ctx.user_cache->put(table.str(), *user, now);

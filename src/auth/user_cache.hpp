@@ -49,4 +49,11 @@ class UserCache {
 // row came from the cache: callers must not need it.
 std::optional<db::User> find_user_recent(core::Context& ctx, const db::TableName& table, long long id);
 
+// The same for a credential carrying `token_version`: a cached row with an
+// older version than the credential is older than the credential itself
+// (a password reset, then a new sign-in, within the bound), so the row is
+// read now instead of refusing a token issued after the cached read.
+std::optional<db::User> find_user_recent(core::Context& ctx, const db::TableName& table, long long id,
+                                         long long token_version);
+
 }  // namespace svc::auth

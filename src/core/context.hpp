@@ -21,6 +21,7 @@ class SiteCache;
 namespace svc::auth {
 class UserCache;
 class SigningKeyCache;
+class FolderCache;
 }  // namespace svc::auth
 namespace svc::messaging {
 class TemplateCache;
@@ -56,6 +57,9 @@ struct Context {
   // The access-token key set for [tokens] key_cache_seconds
   // (auth/signing_keys.hpp); null = read it for every request.
   auth::SigningKeyCache* signing_keys = nullptr;
+  // Folder links of recent getFolderLimits requests ([auth]
+  // user_cache_seconds, at most 1 s); null = always read them.
+  auth::FolderCache* folder_cache = nullptr;
 };
 
 }  // namespace svc::core

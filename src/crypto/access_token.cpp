@@ -30,6 +30,20 @@ std::string header_json(const SigningKey& key) {
   return {buf.GetString(), buf.GetSize()};
 }
 
+// base64url(header_json(key)), the same for every token of a key: encoded
+// once per thread for the last key that signed (a worker signs with one).
+const std::string& encoded_header(const SigningKey& key) {
+  thread_local std::string last_kid;
+  thread_local SigningAlg last_alg = SigningAlg::kES256;
+  thread_local std::string last_header;
+  if (last_header.empty() || last_kid != key.kid() || last_alg != key.alg()) {
+    last_kid = key.kid();
+    last_alg = key.alg();
+    last_header = base64url_encode(header_json(key));
+  }
+  return last_header;
+}
+
 std::string payload_json(const AccessClaims& c, std::string_view jti) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
@@ -117,7 +131,7 @@ const SigningKey* find_key(std::span<const SigningKey> keys, std::string_view ki
 
 std::string sign_access_token(const AccessClaims& claims, const SigningKey& key) {
   const std::string jti = claims.jti.empty() ? base64url_encode(random_bytes(kJtiBytes)) : claims.jti;
-  std::string token = base64url_encode(header_json(key)) + "." + base64url_encode(payload_json(claims, jti));
+  std::string token = encoded_header(key) + "." + base64url_encode(payload_json(claims, jti));
   const std::string signature = key.sign(token);
   return token + "." + base64url_encode(signature);
 }

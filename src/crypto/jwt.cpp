@@ -62,6 +62,18 @@ std::string header_json(std::string_view kid) {
   return {buf.GetString(), buf.GetSize()};
 }
 
+// base64url(header_json(kid)): the same text for every token of a key, so it
+// is encoded once per thread for the last kid used (a worker signs with one).
+const std::string& encoded_header(std::string_view kid) {
+  thread_local std::string last_kid;
+  thread_local std::string last_header;
+  if (last_header.empty() || last_kid != kid) {
+    last_kid.assign(kid);
+    last_header = base64url_encode(header_json(kid));
+  }
+  return last_header;
+}
+
 std::string payload_json(const Claims& c, std::string_view jti) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
@@ -106,8 +118,7 @@ std::string jwt_sign(const Claims& claims, const JwtKey& key) {
     throw std::invalid_argument("jwt_sign: empty secret");
   }
   const std::string jti = claims.jti.empty() ? base64url_encode(random_bytes(kJtiBytes)) : claims.jti;
-  std::string signing_input =
-      base64url_encode(header_json(key.kid)) + "." + base64url_encode(payload_json(claims, jti));
+  std::string signing_input = encoded_header(key.kid) + "." + base64url_encode(payload_json(claims, jti));
   const std::string mac = hmac_sha256(key.secret, signing_input);
   return signing_input + "." + base64url_encode(mac);
 }
@@ -128,21 +139,27 @@ JwtResult jwt_verify(std::string_view token, const JwtKeyRing& keys, std::string
     return result;
   }
 
-  const std::optional<std::string> header_text = base64url_decode(header_b64);
-  if (!header_text) return result;
-  const std::optional<Document> header = parse_json_object(*header_text);
-  if (!header) return result;
-  // No "crit" extension is understood, so RFC 7515 §4.1.11 says reject.
-  if (header->HasMember("crit")) return result;
+  // The header jwt_sign writes for the current key names that key and
+  // nothing else: recognised as text, it needs no decoding and parsing.
+  const JwtKey* key = nullptr;
+  if (!keys.current.secret.empty() && header_b64 == encoded_header(keys.current.kid)) {
+    key = &keys.current;
+  } else {
+    const std::optional<std::string> header_text = base64url_decode(header_b64);
+    if (!header_text) return result;
+    const std::optional<Document> header = parse_json_object(*header_text);
+    if (!header) return result;
+    // No "crit" extension is understood, so RFC 7515 §4.1.11 says reject.
+    if (header->HasMember("crit")) return result;
 
-  const auto alg = header->FindMember("alg");
-  if (alg == header->MemberEnd() || !alg->value.IsString() || json_view(alg->value) != kAlgorithm) {
-    result.error = JwtError::BadAlgorithm;
-    return result;
+    const auto alg = header->FindMember("alg");
+    if (alg == header->MemberEnd() || !alg->value.IsString() || json_view(alg->value) != kAlgorithm) {
+      result.error = JwtError::BadAlgorithm;
+      return result;
+    }
+    const auto kid = header->FindMember("kid");
+    key = (kid != header->MemberEnd() && kid->value.IsString()) ? find_key(keys, json_view(kid->value)) : nullptr;
   }
-  const auto kid = header->FindMember("kid");
-  const JwtKey* key =
-      (kid != header->MemberEnd() && kid->value.IsString()) ? find_key(keys, json_view(kid->value)) : nullptr;
   // An empty secret would let anyone compute the MAC.
   if (key == nullptr || key->secret.empty()) {
     result.error = JwtError::UnknownKey;

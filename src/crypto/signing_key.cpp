@@ -12,6 +12,7 @@
 #include <rapidjson/writer.h>
 #include <sodium.h>
 
+#include <mutex>
 #include <stdexcept>
 #include <utility>
 
@@ -55,7 +56,7 @@ std::string raw_of(EVP_PKEY* key, bool private_half) {
 }
 
 // DER ECDSA-Sig-Value -> r || s, each left-padded to 32 bytes.
-std::string der_to_raw(const std::string& der) {
+std::string der_to_raw(std::string_view der) {
   const unsigned char* p = byte_ptr(der);
   EcdsaSigPtr sig(d2i_ECDSA_SIG(nullptr, &p, static_cast<long>(der.size())));
   if (!sig) throw std::runtime_error("ES256 signature decoding failed");
@@ -96,10 +97,62 @@ void member(Writer& w, const char* name, std::string_view value) {
 
 }  // namespace
 
+// The parsed key, and for ES256 the OpenSSL contexts every signature and
+// check of this process reuses: an EVP_PKEY_CTX initialised once for sign
+// and once for verify (EVP_DigestSignInit per token fetched the digest and
+// the signature method and built a fresh context each time), and SHA-256
+// fetched once. A context is used by one thread at a time: a thread that
+// finds it busy makes a fresh one for that call, so copies stay thread-safe.
 struct SigningKey::Parsed {
+  Parsed(PkeyPtr key, bool private_half) : pkey(std::move(key)), has_private(private_half) {}
+
   PkeyPtr pkey;
   bool has_private = false;
+  mutable std::mutex sign_mutex;
+  mutable PkeyCtxPtr sign_ctx;
+  mutable std::mutex verify_mutex;
+  mutable PkeyCtxPtr verify_ctx;
 };
+
+namespace {
+
+const EVP_MD* sha256_md() {
+  static EVP_MD* const md = EVP_MD_fetch(nullptr, "SHA256", nullptr);  // for the process's lifetime
+  return md;
+}
+
+bool sha256(std::string_view input, unsigned char (&out)[32]) {
+  const EVP_MD* md = sha256_md();
+  unsigned int len = 0;
+  return md && EVP_Digest(input.data(), input.size(), out, &len, md, nullptr) == 1 && len == 32;
+}
+
+// A context for EVP_PKEY_sign (verify = false) or EVP_PKEY_verify of `key`.
+PkeyCtxPtr ecdsa_context(EVP_PKEY* key, bool verify) {
+  PkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_pkey(nullptr, key, nullptr));
+  if (!ctx || (verify ? EVP_PKEY_verify_init(ctx.get()) : EVP_PKEY_sign_init(ctx.get())) != 1 ||
+      EVP_PKEY_CTX_set_signature_md(ctx.get(), sha256_md()) != 1) {
+    return nullptr;
+  }
+  return ctx;
+}
+
+// Runs `use` with the kept context of `slot`, made on first use; with a
+// fresh one when another thread holds it. False when no context could be made.
+template <class Use>
+bool with_ecdsa_context(std::mutex& mutex, PkeyCtxPtr& slot, EVP_PKEY* key, bool verify, Use use) {
+  std::unique_lock lock(mutex, std::try_to_lock);
+  if (!lock.owns_lock()) {
+    PkeyCtxPtr own = ecdsa_context(key, verify);
+    return own && use(own.get());
+  }
+  if (!slot) slot = ecdsa_context(key, verify);
+  return slot && use(slot.get());
+}
+
+constexpr std::size_t kMaxDerSignature = 72;  // SEQUENCE of two 33-byte INTEGERs
+
+}  // namespace
 
 std::string_view alg_name(SigningAlg alg) { return alg == SigningAlg::kEdDSA ? "EdDSA" : "ES256"; }
 
@@ -126,7 +179,7 @@ std::optional<SigningKey> SigningKey::load_public(std::string kid, SigningAlg al
   PkeyPtr key = alg == SigningAlg::kES256 ? p256::load_public(public_raw) : load_ed25519_public(public_raw);
   if (!key) return std::nullopt;
   return SigningKey(std::move(kid), alg, std::string(public_raw),
-                    std::make_shared<const Parsed>(Parsed{std::move(key), false}));
+                    std::make_shared<const Parsed>(std::move(key), false));
 }
 
 std::optional<SigningKey> SigningKey::load_pair(std::string kid, SigningAlg alg, std::string_view private_raw,
@@ -134,18 +187,27 @@ std::optional<SigningKey> SigningKey::load_pair(std::string kid, SigningAlg alg,
   PkeyPtr key = alg == SigningAlg::kES256 ? p256::load_keypair(private_raw, public_raw)
                                           : load_ed25519_pair(private_raw, public_raw);
   if (!key) return std::nullopt;
-  return SigningKey(std::move(kid), alg, std::string(public_raw),
-                    std::make_shared<const Parsed>(Parsed{std::move(key), true}));
+  return SigningKey(std::move(kid), alg, std::string(public_raw), std::make_shared<const Parsed>(std::move(key), true));
 }
 
 bool SigningKey::can_sign() const { return parsed_->has_private; }
 
 std::string SigningKey::sign(std::string_view input) const {
   if (!can_sign()) throw std::logic_error("SigningKey::sign: key " + kid_ + " has no private half");
+  if (alg_ == SigningAlg::kES256) {
+    unsigned char digest[32];
+    unsigned char der[kMaxDerSignature];
+    std::size_t len = sizeof der;
+    const bool ok = sha256(input, digest) &&
+                    with_ecdsa_context(
+                        parsed_->sign_mutex, parsed_->sign_ctx, parsed_->pkey.get(), false,
+                        [&](EVP_PKEY_CTX* ctx) { return EVP_PKEY_sign(ctx, der, &len, digest, sizeof digest) == 1; });
+    if (!ok) throw std::runtime_error("JWS signing failed");
+    return der_to_raw(std::string_view(reinterpret_cast<const char*>(der), len));
+  }
   MdCtxPtr md(EVP_MD_CTX_new());
-  const EVP_MD* digest = alg_ == SigningAlg::kES256 ? EVP_sha256() : nullptr;
   std::size_t len = 0;
-  if (!md || EVP_DigestSignInit(md.get(), nullptr, digest, nullptr, parsed_->pkey.get()) != 1 ||
+  if (!md || EVP_DigestSignInit(md.get(), nullptr, nullptr, nullptr, parsed_->pkey.get()) != 1 ||
       EVP_DigestSign(md.get(), nullptr, &len, byte_ptr(input), input.size()) != 1) {
     throw std::runtime_error("JWS signing failed");
   }
@@ -155,20 +217,22 @@ std::string SigningKey::sign(std::string_view input) const {
     throw std::runtime_error("JWS signing failed");
   }
   out.resize(len);
-  return alg_ == SigningAlg::kES256 ? der_to_raw(out) : out;
+  return out;
 }
 
 bool SigningKey::verify(std::string_view input, std::string_view signature) const {
   if (signature.size() != kSignatureSize) return false;
-  std::string der;
   if (alg_ == SigningAlg::kES256) {
-    der = raw_to_der(signature);
-    if (der.empty()) return false;
-    signature = der;
+    const std::string der = raw_to_der(signature);
+    unsigned char digest[32];
+    return !der.empty() && sha256(input, digest) &&
+           with_ecdsa_context(parsed_->verify_mutex, parsed_->verify_ctx, parsed_->pkey.get(), true,
+                              [&](EVP_PKEY_CTX* ctx) {
+                                return EVP_PKEY_verify(ctx, byte_ptr(der), der.size(), digest, sizeof digest) == 1;
+                              });
   }
   MdCtxPtr md(EVP_MD_CTX_new());
-  const EVP_MD* digest = alg_ == SigningAlg::kES256 ? EVP_sha256() : nullptr;
-  return md && EVP_DigestVerifyInit(md.get(), nullptr, digest, nullptr, parsed_->pkey.get()) == 1 &&
+  return md && EVP_DigestVerifyInit(md.get(), nullptr, nullptr, nullptr, parsed_->pkey.get()) == 1 &&
          EVP_DigestVerify(md.get(), byte_ptr(signature), signature.size(), byte_ptr(input), input.size()) == 1;
 }
 

@@ -10,9 +10,12 @@
 // EdDSA the 64-byte Ed25519 signature.
 //
 // A SigningKey is parsed and checked once (what a worker keeps for its key
-// set, so no key is parsed per request). Copies share the parsed key; it is
-// immutable and OpenSSL allows concurrent use of one EVP_PKEY, so a
-// SigningKey is thread-safe. Made after fork.
+// set, so no key is parsed per request). Copies share the parsed key and,
+// for ES256, one OpenSSL context for signing and one for checking, made on
+// first use and reused; a context serves one thread at a time (another
+// thread meanwhile makes its own for that call), and OpenSSL allows
+// concurrent use of one EVP_PKEY, so a SigningKey is thread-safe. Made after
+// fork.
 
 #include <memory>
 #include <optional>

@@ -1,6 +1,7 @@
 // The per-worker caches of rows that requests read on every call (issue 17,
 // throughput): a user row for /auth/refresh-token and /auth/user-email
-// ([auth] user_cache_seconds, at most 1 s) and a template for
+// ([auth] user_cache_seconds, at most 1 s), the folder links of
+// getFolderLimits (same bound) and a template for
 // /message/notification ([server] template_cache_seconds). A revocation, a
 // deactivation or an admin change applies once the cached row is older than
 // the bound; within it, the old row answers (the documented behaviour).
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "auth/folder_cache.hpp"
 #include "auth/tokens.hpp"
 #include "auth/user_cache.hpp"
 #include "crypto/sealed_id.hpp"
@@ -77,6 +79,21 @@ BOOST_AUTO_TEST_CASE(a_revoked_refresh_token_is_refused_once_the_cached_row_is_a
   BOOST_CHECK_EQUAL(refused.body, kRevoked);
   f.clock.value += 5;
   BOOST_CHECK_EQUAL(refresh(f, old).body, kRevoked);  // the current row is cached now, and it refuses
+}
+
+BOOST_AUTO_TEST_CASE(a_token_newer_than_the_cached_row_reads_the_row_again) {
+  DbFixture f;
+  svc::auth::UserCache cache(1);
+  f.ctx.user_cache = &cache;
+  svc::db::User user = make_user(f);
+  svc::auth::TokenPair old = svc::auth::issue_tokens(user, users_table(f).str(), 1, f.ctx);
+  BOOST_CHECK_EQUAL(refresh(f, old).status, 200);  // keeps the row at version 0
+
+  svc::db::UserRepo(f.db, users_table(f)).bump_token_version(user.id);  // a password reset...
+  user.token_version += 1;
+  svc::auth::TokenPair fresh = svc::auth::issue_tokens(user, users_table(f).str(), 1, f.ctx);  // ...and a sign-in
+  BOOST_CHECK_EQUAL(refresh(f, fresh).status, 200);   // same second: newer than the cached row, so read again
+  BOOST_CHECK_EQUAL(refresh(f, old).body, kRevoked);  // and the row now kept refuses the old token at once
 }
 
 BOOST_AUTO_TEST_CASE(without_a_cache_a_revocation_applies_at_once) {
@@ -153,6 +170,55 @@ BOOST_AUTO_TEST_CASE(a_disabled_template_stops_notifications_once_the_cached_row
   f.exec("DELETE FROM svc_notification_log" + where);
   f.exec("DELETE FROM svc_notifications" + where);
   f.exec("DELETE FROM svc_sites WHERE id = " + std::to_string(site));
+}
+
+BOOST_AUTO_TEST_CASE(a_removed_folder_link_disappears_once_the_cached_list_is_a_second_old) {
+  DbFixture f;
+  f.config.auth.folder_limits_auth = "none";  // who may read is not what this shows
+  svc::auth::FolderCache cache(1);
+  f.ctx.folder_cache = &cache;
+  svc::db::User user = make_user(f);
+  const std::string folders = f.config.auth.folder_tables.front();
+  long long sites[2] = {0, 0};
+  for (long long& site : sites) {
+    svc::db::Site s;
+    s.name = "recent-folders-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand());
+    s.email_from = "Recent <recent@example.com>";
+    site = svc::db::SiteRepo(f.db).create(s);
+    BOOST_REQUIRE_GT(site, 0);
+  }
+  // One folder in each site, both linked to the user.
+  const long long base = 800000000 + (::getpid() % 100000) * 10;
+  for (int i = 0; i < 2; ++i) {
+    const std::string folder = std::to_string(base + i);
+    f.exec("INSERT INTO `" + folders + "` (id, site_id, name) VALUES (" + folder + ", " + std::to_string(sites[i]) +
+           ", 'Recent folder')");
+    f.exec("INSERT INTO svc_related (master_table, master_id, linked_table, linked) VALUES ('" + users_table(f).str() +
+           "', " + std::to_string(user.id) + ", '" + folders + "', " + folder + ")");
+  }
+  auto limits = [&](long long site) {
+    return f
+        .post("/auth/getFolderLimits", R"({"appID":)" + std::to_string(site) + R"(,"table":")" + folders +
+                                           R"(","userId":)" + std::to_string(user.id) + "}")
+        .body;
+  };
+  auto listed = [](long long id) { return R"({"status":"Success","data":[{"linked":)" + std::to_string(id) + "}]}"; };
+  const std::string none = R"({"status":"Success","data":[]})";
+  BOOST_CHECK_EQUAL(limits(sites[0]), listed(base));
+  BOOST_CHECK_EQUAL(limits(sites[1]), listed(base + 1));  // the site is part of the key
+  f.exec("DELETE FROM svc_related WHERE linked_table = '" + folders + "' AND linked = " + std::to_string(base));
+  BOOST_CHECK_EQUAL(limits(sites[0]), listed(base));  // same second: the cached list
+  f.clock.value += 1;
+  BOOST_CHECK_EQUAL(limits(sites[0]), none);
+  BOOST_CHECK_EQUAL(limits(sites[1]), listed(base + 1));
+  svc::auth::FolderCache off(0);
+  off.put("k", {1}, 1000);
+  BOOST_CHECK(off.get("k", 1000) == nullptr);
+  BOOST_CHECK(cache.get("never-put", f.clock.now()) == nullptr);
+  f.exec("DELETE FROM svc_related WHERE linked_table = '" + folders + "' AND linked IN (" + std::to_string(base) +
+         ", " + std::to_string(base + 1) + ")");
+  f.exec("DELETE FROM `" + folders + "` WHERE id IN (" + std::to_string(base) + ", " + std::to_string(base + 1) + ")");
+  for (long long site : sites) f.exec("DELETE FROM svc_sites WHERE id = " + std::to_string(site));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

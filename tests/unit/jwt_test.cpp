@@ -143,6 +143,22 @@ BOOST_AUTO_TEST_CASE(previous_key_still_verifies) {
   BOOST_TEST(jwt_verify(jwt_sign(c, kOldKey), JwtKeyRing{kKey, {}}, "access", kNow).error == JwtError::UnknownKey);
 }
 
+// jwt_verify recognises the exact header jwt_sign writes for the current
+// key without parsing it; any other spelling of the same header takes the
+// full path and verifies the same way.
+BOOST_AUTO_TEST_CASE(current_key_header_in_another_spelling_verifies_too) {
+  for (const std::string& header : {kHeader, std::string(R"({"kid":"k1","alg":"HS256","typ":"JWT"})"),
+                                    std::string(R"({ "alg": "HS256", "kid": "k1" })")}) {
+    BOOST_TEST_CONTEXT(header) {
+      const JwtResult r = jwt_verify(forge(header, kPayload), kRing, "access", 1700000001);
+      BOOST_TEST(r.ok());
+      BOOST_TEST(r.claims.sub == "42");
+      BOOST_TEST(jwt_verify(forge(header, kPayload, "another secret"), kRing, "access", 1700000001).error ==
+                 JwtError::BadSignature);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(type_confusion_is_refused_both_ways) {
   Claims refresh = access_claims();
   refresh.typ = "refresh";

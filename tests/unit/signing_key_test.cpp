@@ -10,6 +10,8 @@
 #include <boost/test/unit_test.hpp>
 #include <ostream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "crypto/encoding.hpp"
 
@@ -93,6 +95,35 @@ BOOST_AUTO_TEST_CASE(tampered_signatures_and_inputs_fail) {
       BOOST_TEST(!key.verify("header.payload", std::string(64, '\0')));
       BOOST_TEST(!key.verify("header.payload", std::string(64, '\xff')));
       BOOST_TEST(!key.verify("header.payload", ""));
+    }
+  }
+}
+
+// Each key keeps its OpenSSL contexts for every later signature and check:
+// a refused signature leaves nothing behind, and two threads using copies
+// of one key at once (one then gets a context of its own) both succeed.
+BOOST_AUTO_TEST_CASE(kept_contexts_serve_many_signatures_and_threads) {
+  for (SigningAlg alg : kAlgs) {
+    BOOST_TEST_CONTEXT(alg_name(alg)) {
+      const SigningKey key = pair_of(generate_signing_key(alg));
+      const std::string first = key.sign("one");
+      BOOST_TEST(!key.verify("two", first));
+      const std::string second = key.sign("two");
+      BOOST_TEST(key.verify("one", first));
+      BOOST_TEST(key.verify("two", second));
+      std::vector<int> good(2, 0);
+      std::vector<std::thread> threads;
+      for (int t = 0; t < 2; ++t) {
+        threads.emplace_back([&good, t, copy = key] {
+          for (int i = 0; i < 50; ++i) {
+            const std::string message = "m" + std::to_string(t) + "-" + std::to_string(i);
+            good[static_cast<std::size_t>(t)] += copy.verify(message, copy.sign(message)) ? 1 : 0;
+          }
+        });
+      }
+      for (std::thread& th : threads) th.join();
+      BOOST_TEST(good[0] == 50);
+      BOOST_TEST(good[1] == 50);
     }
   }
 }

@@ -1,0 +1,264 @@
+"""The mixed-traffic arm of `make bench`: an open loop at fixed offered
+rates (not a closed loop like wrk): 60 % refresh-token, 10 % login, 10 %
+notification, 10 % getFolderLimits, 5 % user-email, 5 % request-pass, with
+svc-sender draining the outbox meanwhile. Part of bench/bench.py; stdlib
+only (asyncio, raw HTTP/1.1 over kept connections to nginx).
+
+Request i of a step is due at start + i / rate whatever happened before it;
+its latency runs from that due time to the end of its reply, so a server
+that falls behind shows as latency (no coordinated omission). Per step and
+route: p50, p99, p99.9 and non-2xx replies. A step passes when every route's
+p99 stays under 50 ms (login, on the Argon2id pool: 250 ms), nothing but 2xx
+came back, and the generator itself kept the schedule. Rates are tried in
+ascending order and the search stops at the first step that fails, so it is
+bounded by the list; the highest passing rate is the sustainable one.
+"""
+
+import asyncio
+import json
+import random
+import subprocess
+import time
+
+from stack import log
+
+ROUTES = [  # name, path, share in percent
+    ("refresh-token", "/auth/refresh-token", 60),
+    ("login", "/auth/login", 10),
+    ("notification", "/message/notification", 10),
+    ("getFolderLimits", "/auth/getFolderLimits", 10),
+    ("user-email", "/auth/user-email", 5),
+    ("request-pass", "/auth/request-pass", 5),
+]
+SLOW_ROUTES = {"login"}  # served by the Argon2id pool
+P99_LIMIT_MS = 50.0
+SLOW_P99_LIMIT_MS = 250.0
+MAX_CONNECTIONS = 512
+REQUEST_TIMEOUT_S = 10.0
+MAX_GENERATOR_LAG_MS = 20.0  # p99 of (send time - due time) above this: the generator, not the server, fell behind
+
+
+def load_requests(files):
+    """{route: [(header lines, body bytes)]} from the wrk arms' request files."""
+    out = {}
+    for name, _, _ in ROUTES:
+        reqs = []
+        for line in open(files[name]).read().splitlines():
+            if not line.strip():
+                continue
+            headers, _, body = line.partition("\t") if "\t" in line else ("", "", line)
+            hdr = "".join(f"{k.strip()}: {v.strip()}\r\n" for k, _, v in
+                          (pair.partition(":") for pair in headers.split("|") if ":" in pair))
+            reqs.append((hdr, body.encode()))
+        out[name] = reqs
+    return out
+
+
+class Pool:
+    """Kept HTTP/1.1 connections to nginx, at most MAX_CONNECTIONS."""
+
+    def __init__(self, port):
+        self.port, self.idle, self.open = port, [], 0
+        self.free = asyncio.Semaphore(MAX_CONNECTIONS)
+
+    async def request(self, path, headers, body):
+        async with self.free:
+            conn = self.idle.pop() if self.idle else None
+            try:
+                if conn is None:
+                    conn = await asyncio.open_connection("127.0.0.1", self.port)
+                reader, writer = conn
+                writer.write((f"POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                              f"Content-Length: {len(body)}\r\n{headers}\r\n").encode() + body)
+                status_line = await reader.readline()
+                status = int(status_line.split()[1])
+                length, chunked, close = 0, False, False
+                while True:
+                    line = await reader.readline()
+                    if line in (b"\r\n", b""):
+                        break
+                    k, _, v = line.decode("latin-1").partition(":")
+                    k, v = k.strip().lower(), v.strip().lower()
+                    length = int(v) if k == "content-length" else length
+                    chunked = chunked or (k == "transfer-encoding" and "chunked" in v)
+                    close = close or (k == "connection" and v == "close")
+                if chunked:
+                    while True:
+                        size = int((await reader.readline()).split(b";")[0], 16)
+                        await reader.readexactly(size + 2)
+                        if size == 0:
+                            break
+                else:
+                    await reader.readexactly(length)
+                if close:
+                    writer.close()
+                else:
+                    self.idle.append(conn)
+                return status
+            except (OSError, ValueError, IndexError, asyncio.IncompleteReadError):
+                if conn is not None:
+                    conn[1].close()
+                return 0
+
+
+def percentile(sorted_values, q):
+    if not sorted_values:
+        return None
+    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
+
+
+async def run_step(port, requests, rate, seconds, seed):
+    rng = random.Random(seed)
+    names = [n for n, _, _ in ROUTES]
+    weights = [w for _, _, w in ROUTES]
+    paths = {n: p for n, p, _ in ROUTES}
+    pool = Pool(port)
+    latencies = {n: [] for n in names}
+    statuses = {n: {} for n in names}
+    lags = []
+    loop = asyncio.get_running_loop()
+
+    async def one(name, due):
+        headers, body = rng.choice(requests[name])
+        lags.append((loop.time() - due) * 1000)
+        try:
+            status = await asyncio.wait_for(pool.request(paths[name], headers, body), REQUEST_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            status = 0
+        latencies[name].append((loop.time() - due) * 1000)
+        statuses[name][status] = statuses[name].get(status, 0) + 1
+
+    total = int(rate * seconds)
+    start = loop.time() + 0.2
+    tasks = []
+    for i in range(total):
+        due = start + i / rate
+        delay = due - loop.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.ensure_future(one(rng.choices(names, weights)[0], due)))
+    await asyncio.gather(*tasks)
+    elapsed = loop.time() - start
+    for reader_writer in pool.idle:
+        reader_writer[1].close()
+    routes = {}
+    ok = True
+    for n in names:
+        lat = sorted(latencies[n])
+        non2xx = sum(c for s, c in statuses[n].items() if not 200 <= s < 300)
+        p99 = percentile(lat, 0.99)
+        limit = SLOW_P99_LIMIT_MS if n in SLOW_ROUTES else P99_LIMIT_MS
+        route_ok = bool(lat) and non2xx == 0 and p99 < limit
+        ok = ok and route_ok
+        routes[n] = {"requests": len(lat), "non_2xx": non2xx, "statuses": {str(k): v for k, v in statuses[n].items()},
+                     "p50_ms": percentile(lat, 0.5), "p99_ms": p99, "p999_ms": percentile(lat, 0.999),
+                     "p99_limit_ms": limit, "ok": route_ok}
+    lag_p99 = percentile(sorted(lags), 0.99) or 0.0
+    generator_ok = lag_p99 <= MAX_GENERATOR_LAG_MS
+    return {"rate": rate, "seconds": seconds, "requests": total, "achieved_rps": total / elapsed if elapsed else 0,
+            "generator_lag_p99_ms": lag_p99, "generator_ok": generator_ok, "ok": ok and generator_ok,
+            "routes": routes}
+
+
+def run_mix(stack, files, rates, seconds):
+    """Every rate in order until one fails, with svc-sender draining the outbox."""
+    requests = load_requests(files)
+    sender = subprocess.Popen([str(stack.bin / "svc-sender"), "--config", str(stack.config), "--loop", "1"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    steps = []
+    try:
+        for i, rate in enumerate(rates):
+            log(f"mix: {rate} req/s offered for {seconds} s (open loop, sender draining)")
+            step = asyncio.run(run_step(stack.http_port, requests, rate, seconds, seed=1000 + i))
+            steps.append(step)
+            worst = max(step["routes"].items(), key=lambda kv: (kv[1]["p99_ms"] or 0) / kv[1]["p99_limit_ms"])
+            log(f"  achieved {step['achieved_rps']:.0f} req/s, worst p99 {worst[0]} {worst[1]['p99_ms']:.1f} ms, "
+                f"non-2xx {sum(r['non_2xx'] for r in step['routes'].values())}, generator lag p99 "
+                f"{step['generator_lag_p99_ms']:.1f} ms: {'pass' if step['ok'] else 'FAIL'}")
+            if not step["ok"]:
+                break
+            time.sleep(2)  # let queues and the outbox settle between steps
+    finally:
+        sender.terminate()
+        try:
+            sender.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            sender.kill()
+    # What the sender had not sent yet must not be sent by the arms after
+    # this one (bench/mail_delivery.py times its own mails).
+    left = int(stack.sql("SELECT COUNT(*) FROM svc_notification_log WHERE status = 'Pending';").strip() or 0)
+    stack.sql("UPDATE svc_notification_log SET status = 'Failed' WHERE status = 'Pending';")
+    passing = [s["rate"] for s in steps if s["ok"]]
+    return {"outbox_pending_after": left, "mix": {n: w for n, _, w in ROUTES}, "p99_limit_ms": P99_LIMIT_MS, "slow_p99_limit_ms": SLOW_P99_LIMIT_MS,
+            "slow_routes": sorted(SLOW_ROUTES), "steps": steps, "sustainable_rate": max(passing) if passing else 0,
+            "peer": None}
+
+
+def render_svg(mix, path):
+    """p99 against offered rate, one line per route, log scale, thresholds dashed."""
+    steps = mix["steps"]
+    if not steps:
+        return
+    import math
+    w, h, left, bottom, top, right = 640, 360, 60, 40, 20, 150
+    rates = [s["rate"] for s in steps]
+    xmax = max(rates) * 1.05
+    ymin, ymax = 1.0, 5000.0
+
+    def x(r):
+        return left + (w - left - right) * r / xmax
+
+    def y(ms):
+        ms = min(max(ms or ymin, ymin), ymax)
+        return top + (h - top - bottom) * (1 - (math.log10(ms) - math.log10(ymin)) / (math.log10(ymax) - math.log10(ymin)))
+
+    colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">',
+           f'<rect width="{w}" height="{h}" fill="white"/>',
+           f'<text x="{left}" y="14">svc: p99 latency (ms, log scale) against offered rate (req/s), open loop</text>']
+    for ms in (1, 10, 50, 100, 250, 1000, 5000):
+        out.append(f'<line x1="{left}" x2="{w - right}" y1="{y(ms):.1f}" y2="{y(ms):.1f}" stroke="#ddd"/>'
+                   f'<text x="{left - 6}" y="{y(ms) + 4:.1f}" text-anchor="end">{ms}</text>')
+    for limit in (mix["p99_limit_ms"], mix["slow_p99_limit_ms"]):
+        out.append(f'<line x1="{left}" x2="{w - right}" y1="{y(limit):.1f}" y2="{y(limit):.1f}" stroke="#888" '
+                   f'stroke-dasharray="4 3"/>')
+    for r in rates:
+        out.append(f'<text x="{x(r):.1f}" y="{h - bottom + 16}" text-anchor="middle">{r}</text>')
+    out.append(f'<line x1="{left}" x2="{w - right}" y1="{h - bottom}" y2="{h - bottom}" stroke="black"/>')
+    out.append(f'<line x1="{left}" x2="{left}" y1="{top}" y2="{h - bottom}" stroke="black"/>')
+    for i, (name, _, _) in enumerate(ROUTES):
+        pts = " ".join(f"{x(s['rate']):.1f},{y(s['routes'][name]['p99_ms']):.1f}" for s in steps)
+        c = colors[i % len(colors)]
+        out.append(f'<polyline points="{pts}" fill="none" stroke="{c}" stroke-width="2"/>')
+        out.append(f'<text x="{w - right + 10}" y="{top + 16 * (i + 1)}" fill="{c}">{name}</text>')
+    out.append("</svg>")
+    path.write_text("\n".join(out) + "\n")
+
+
+def render_markdown(mix, svg_name):
+    if not mix or not mix.get("steps"):
+        return []
+    lines = ["", "## Mixed traffic, open loop (issue 29)", "",
+             "Offered rates in ascending order, each for the same number of seconds, requests due at fixed "
+             "times whatever the replies do (bench/mix.py): " +
+             ", ".join(f"{w} % {n}" for n, w in mix["mix"].items()) + "; svc-sender drains the outbox meanwhile. "
+             f"A step passes when every route's p99 is under {mix['p99_limit_ms']:.0f} ms "
+             f"({', '.join(mix['slow_routes'])}: {mix['slow_p99_limit_ms']:.0f} ms), every reply is 2xx and the "
+             "generator kept its schedule; the search stops at the first failing step.",
+             "", f"**Sustainable rate: {mix['sustainable_rate']} req/s.** "
+             f"Mails still queued when the last step ended: {mix.get('outbox_pending_after', 0)}. "
+             "No PHP-FPM peer runs in this bench yet, so there is no comparison row.",
+             "", f"![p99 against offered rate]({svg_name})", "",
+             "| offered req/s | route | requests | p50 ms | p99 ms | p99.9 ms | non-2xx | step |",
+             "|---:|---|---:|---:|---:|---:|---:|---|"]
+    for s in mix["steps"]:
+        verdict = "pass" if s["ok"] else ("FAIL (generator lag)" if not s["generator_ok"] else "FAIL")
+        for n, r in s["routes"].items():
+            fmt = lambda v: "–" if v is None else f"{v:.2f}"  # noqa: E731
+            lines.append(f"| {s['rate']} | {n} | {r['requests']} | {fmt(r['p50_ms'])} | {fmt(r['p99_ms'])} | "
+                         f"{fmt(r['p999_ms'])} | {r['non_2xx']} | {verdict} |")
+    return lines
+
+
+if __name__ == "__main__":
+    print(json.dumps({"routes": ROUTES}))
