@@ -47,8 +47,8 @@ enum class EmailCodeOutcome {
 
 struct EmailCodeResult {
   EmailCodeOutcome outcome = EmailCodeOutcome::kRefused;
-  Session session;        // kOk only
-  std::string mfa_token;  // kSecondFactor only
+  Session session;           // kOk only
+  std::string mfa_token;     // kSecondFactor only
   bool has_passkey = false;  // kSecondFactor only: the user may answer with a passkey of the site
 };
 

@@ -90,8 +90,8 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
     throttle.release(table, key, cfg.login_max_failures);
     audit(ctx, request, "login_mfa_required", table, user->id, attempt.app_id);
     const bool passkey = db::PasskeyRepo(ctx.db).has_passkey(attempt.app_id, table, user->id);
-    return {LoginOutcome::kSecondFactor, 0, {}, open_mfa_challenge(ctx, table, user->id, attempt.app_id, "pwd"),
-            passkey};
+    return {
+        LoginOutcome::kSecondFactor, 0, {}, open_mfa_challenge(ctx, table, user->id, attempt.app_id, "pwd"), passkey};
   }
   throttle.reset(table, key);
   audit(ctx, request, "login_ok", table, user->id, attempt.app_id,

@@ -3,8 +3,8 @@
 #include "auth/auth_common.hpp"
 #include "auth/email_verification.hpp"
 #include "crypto/password_hasher.hpp"
-#include "db/transaction.hpp"
 #include "db/site_repo.hpp"
+#include "db/transaction.hpp"
 #include "db/user_repo.hpp"
 
 namespace svc::auth {
