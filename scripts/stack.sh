@@ -82,6 +82,10 @@ write_config() {
     # ... and, from before the second factor, the key that seals TOTP secrets.
     grep -q '^mfa_key' "$dir/svc.conf" ||
       sed -i "/^reset_key = /a $("$bin/svc-admin" keygen | grep '^mfa_key = ')" "$dir/svc.conf"
+    # ... and, from before bounce handling, the key of bounce tags and
+    # unsubscribe links.
+    grep -q '^mail_key' "$dir/svc.conf" ||
+      sed -i "/^reset_key = /a $("$bin/svc-admin" keygen | grep '^mail_key = ')" "$dir/svc.conf"
     return
   fi
   local db_password merge_password
@@ -152,6 +156,10 @@ auth = none
 batch = 50
 lease_seconds = 30
 backoff_seconds = 2
+# Bounces come back to bounce+<tag>@bounces.localhost (svc-admin mail
+# ingest); bulk mail links to the one-click unsubscribe on this stack.
+bounce_address = bounce@bounces.localhost
+unsubscribe_url = http://127.0.0.1:$http_port/mail/unsubscribe
 
 [sms]
 driver = http

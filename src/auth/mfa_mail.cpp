@@ -3,52 +3,35 @@
 #include "core/text.hpp"
 #include "db/notification_repo.hpp"
 #include "db/site_repo.hpp"
+#include "messaging/builtin_templates.hpp"
 #include "messaging/compose.hpp"
 #include "messaging/outbox.hpp"
 
 namespace svc::auth {
 namespace {
 
-struct BuiltIn {
-  const char* event;
-  const char* subject;
-  const char* content;
-};
-
-BuiltIn built_in(MfaChange change) {
+const char* event_of(MfaChange change) {
   switch (change) {
     case MfaChange::kEnabled:
-      return {"mfa-enabled", "Two-factor authentication is on",
-              "<p>Two-factor authentication was turned on for [email].</p>"
-              "<p>If it was not you, reset your password and contact us.</p>"};
+      return "mfa-enabled";
     case MfaChange::kDisabled:
-      return {"mfa-disabled", "Two-factor authentication is off",
-              "<p>Two-factor authentication was turned off for [email].</p>"
-              "<p>If it was not you, reset your password and contact us.</p>"};
+      return "mfa-disabled";
     case MfaChange::kRecoveryCodes:
       break;
   }
-  return {"mfa-recovery-codes", "New recovery codes",
-          "<p>New recovery codes were made for [email]; the earlier ones no longer work.</p>"
-          "<p>If it was not you, reset your password and contact us.</p>"};
+  return "mfa-recovery-codes";
 }
 
 }  // namespace
 
-void queue_mfa_mail(core::Context& ctx, const http::Request& request, long long site_id, const db::User& user,
-                    MfaChange change) {
+void queue_mfa_mail(core::Context& ctx, const http::Request& request, long long site_id, const db::TableName& table,
+                    const db::User& user, MfaChange change) {
   if (site_id <= 0) return;
   auto site = db::SiteRepo(ctx.db).find(site_id);
   if (!site || !site->active || site->disable_email) return;
-  const BuiltIn fallback = built_in(change);
-  auto tmpl = db::NotificationRepo(ctx.db).find_enabled(site->id, fallback.event);
-  if (!tmpl) {
-    tmpl = db::Template{};
-    tmpl->site_id = site->id;
-    tmpl->event = fallback.event;
-    tmpl->subject = fallback.subject;
-    tmpl->content = fallback.content;
-  }
+  const std::string locale = db::UserRepo(ctx.db, table).locale(user.id);
+  auto tmpl = messaging::account_template(ctx, *site, event_of(change), locale);
+  if (!tmpl) return;
   messaging::Recipients to;
   to.to = {core::strip_controls(user.email)};
   to.bcc = {core::strip_controls(tmpl->bcc)};

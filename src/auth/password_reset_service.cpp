@@ -16,18 +16,12 @@
 #include "db/user_repo.hpp"
 #include "http/api_error.hpp"
 #include "http/reset_url.hpp"
+#include "messaging/builtin_templates.hpp"
 #include "messaging/compose.hpp"
 #include "messaging/outbox.hpp"
 
 namespace svc::auth {
 namespace {
-
-// Used when a site has no enabled `password-reset` template of its own.
-constexpr const char* kDefaultResetSubject = "Reset your password";
-constexpr const char* kDefaultResetContent =
-    "<p>Someone asked to reset the password of [email].</p>"
-    "<p><a href=\"[link]\">Choose a new password</a> (the link is valid for [minutes] minutes).</p>"
-    "<p>If it was not you, you can ignore this e-mail.</p>";
 
 // The reset page: the request's url when it lies within one of the site's
 // reset URLs (https, or http to loopback; http/reset_url.hpp), else the
@@ -106,18 +100,12 @@ void queue_user_mail(core::Context& ctx, const http::Request& request, const db:
   messaging::enqueue(ctx, user_mail(request, site, tmpl, user, std::move(values)));
 }
 
-// The reset mail for `user`: the site's enabled `password-reset` template,
-// else the built-in one.
+// The reset mail for `user` in the user's language: the site's enabled
+// `password-reset` template in that locale (or a fallback of it), else the
+// built-in one (messaging::account_template).
 db::OutboxEntry reset_mail(core::Context& ctx, const http::Request& request, const db::Site& site, const db::User& user,
-                           const std::string& link) {
-  auto tmpl = db::NotificationRepo(ctx.db).find_enabled(site.id, "password-reset");
-  if (!tmpl) {
-    tmpl = db::Template{};
-    tmpl->site_id = site.id;
-    tmpl->event = "password-reset";
-    tmpl->subject = kDefaultResetSubject;
-    tmpl->content = kDefaultResetContent;
-  }
+                           const std::string& locale, const std::string& link) {
+  auto tmpl = messaging::account_template(ctx, site, "password-reset", locale);
   return user_mail(request, site, *tmpl, user,
                    {{"link", link}, {"minutes", std::to_string(ctx.config.auth.reset_ttl / 60)}});
 }
@@ -150,7 +138,9 @@ void request_password_reset(core::Context& ctx, const http::Request& request, co
   const db::User& to = mail ? *user : stand_in;
   const std::string link =
       reset_link(base, reset_token(ctx, mail ? &*user : nullptr, table.str(), site->id), ctx.config.auth.reset_page);
-  const db::OutboxEntry entry = reset_mail(ctx, request, *site, to, link);
+  // Read for the stand-in too (id 0 matches no row): the same statements either way.
+  const std::string locale = db::UserRepo(ctx.db, table).locale(mail ? user->id : 0);
+  const db::OutboxEntry entry = reset_mail(ctx, request, *site, to, locale, link);
   const long long user_id = user ? user->id : 0;
   const char* detail = !user ? "unknown e-mail" : mail ? "" : "no mail: inactive, no password or e-mail disabled";
   const bool committed = db::with_transaction_retry(ctx.db, [&] {

@@ -43,6 +43,11 @@ class UserRepo {
   bool replace_password_hash(long long id, const std::string& expected, const std::string& fresh);
   // Revokes every refresh token issued so far (they carry the old version).
   void bump_token_version(long long id);
+  // The user's locale column (migration 013; BCP 47, "" = none). An auth
+  // table without that column reads as "" and set_locale changes nothing
+  // there (returns false): account mail then uses the default language.
+  std::string locale(long long id);
+  bool set_locale(long long id, const std::string& locale);
 
   const TableName& table() const { return table_; }
 

@@ -193,7 +193,8 @@ class SenderTest(S.ApiTest):
         self.assertEqual([a.addr_spec for a in msg["Cc"].addresses], ["cc@example.com"])
         self.assertEqual(msg["Subject"], "Grüße [x]")
         self.assertIsNone(msg["Bcc"])
-        self.assertEqual(msg["X-Sink-Mail-From"], "no-reply@demo.example")
+        # The envelope sender is the row's VERP bounce address ([smtp] bounce_address).
+        self.assertRegex(msg["X-Sink-Mail-From"], r"^bounce\+%d-[0-9a-f]{20}@bounces\.localhost$" % log_id)
         self.assertEqual(msg["X-Sink-Rcpt-To"], "to1@example.com, to2@example.com, cc@example.com, hidden@example.com")
         headers = raw.split(b"\r\n\r\n", 1)[0].split(b"\r\n", 2)[2]  # without the two X-Sink lines
         self.assertNotIn(b"hidden@example.com", headers)
