@@ -427,8 +427,8 @@ class AdminTemplateTest(S.ApiTest):
                          [["1", "Grüße [name]", "<p>Hallo [name]</p>\n", "Shop <shop@demo.example>",
                            "a@example.com, b@example.com"]])
         listed = S.admin("template", "list", "--site", "1").stdout
-        self.assertIn("\t%s\tyes\tShop <shop@demo.example>\ta@example.com, b@example.com\tGrüße [name]\n" % event,
-                      listed)
+        self.assertIn("\t%s\tdefault\tyes\tnormal\tShop <shop@demo.example>\ta@example.com, b@example.com"
+                      "\tGrüße [name]\n" % event, listed)
 
         off = S.admin("template", "disable", "--site", "1", "--event", event)
         self.assertEqual(off.stdout, "template '%s' of site 1 disabled\n" % event)
