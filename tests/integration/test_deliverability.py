@@ -19,6 +19,8 @@ import email.policy
 import json
 import os
 import re
+import subprocess
+import tempfile
 import urllib.parse
 import uuid
 from email.mime.base import MIMEBase
@@ -29,11 +31,13 @@ import dkim
 
 import svc_stack as S
 import test_dkim as TD
+import test_metrics as TM
 import test_sender as TS
+from procs import wait_until
 
 REFUSED = os.path.join(S.STACK_DIR, "smtp-refused.jsonl")
 VERP = re.compile(r"^bounce\+(\d+)-([0-9a-f]{20})@bounces\.localhost$")
-EX_OK, EX_DATAERR = 0, 65
+EX_OK, EX_DATAERR, EX_TEMPFAIL = 0, 65, 75
 
 
 def insert_row(recipient, site=1, priority=1, event=None, subject="Hello", from_="Shop <shop@demo.example>"):
@@ -120,11 +124,22 @@ def arf(report_to, original_return_path, original_to):
     return msg.as_bytes()
 
 
-def ingest(message, *args):
+def ingest(message, *args, config=None):
     """svc-admin mail ingest with `message` (bytes) on standard input."""
-    import subprocess
-    return subprocess.run([os.path.join(S.BIN_DIR, "svc-admin"), "--config", S.CONFIG, "mail", "ingest"] + list(args),
-                          input=message, capture_output=True)
+    return subprocess.run([os.path.join(S.BIN_DIR, "svc-admin"), "--config", config or S.CONFIG, "mail", "ingest"] +
+                          list(args), input=message, capture_output=True)
+
+
+def config_without_database(directory):
+    """The stack's configuration with [database] pointing at a socket nobody listens on."""
+    with open(S.CONFIG) as f:
+        text = f.read()
+    head, _, rest = text.partition("[database]\n")
+    rest = re.sub(r"(?m)^socket = .*$", "socket = " + os.path.join(directory, "gone.sock"), rest, count=1)
+    path = os.path.join(directory, "no-db.conf")
+    with open(path, "w") as f:
+        f.write(head + "[database]\n" + rest)
+    return path
 
 
 def sink_mail(log_id):
@@ -167,7 +182,13 @@ class DeliverabilityTest(S.ApiTest):
     def test_hard_bounce_suppresses_and_the_next_mail_makes_no_smtp_attempt(self):
         address = S.unique_email("dead")
         verp, log_id = self.refused_bounce_address(address)
-        r = ingest(dsn(verp, address, "failed", "5.1.1", "550 5.1.1 Mailbox unavailable"))
+        bounce = dsn(verp, address, "failed", "5.1.1", "550 5.1.1 Mailbox unavailable")
+        # The database down: 75, so the MTA keeps the bounce and hands it over again.
+        with tempfile.TemporaryDirectory() as tmp:
+            r = ingest(bounce, config=config_without_database(tmp))
+        self.assertEqual(r.returncode, EX_TEMPFAIL, r.stderr)
+        self.assertEqual(suppressions(address), [])
+        r = ingest(bounce)
         self.assertEqual(r.returncode, EX_OK, r.stderr)
         self.assertIn(b"hard bounce 5.1.1: suppressed " + address.lower().encode(), r.stdout)
         self.assertEqual(suppressions(address), ["bounce"])
@@ -389,8 +410,31 @@ class DeliverabilityTest(S.ApiTest):
         send_once(self)
         self.assertEqual(row(bulk)[0], "Sent")
 
+    def test_suppression_counts_by_reason_in_metrics(self):
+        address = S.unique_email("manual")
+        out = S.admin("suppression", "add", "--site", "1", "--email", address, "--detail", "asked by phone").stdout
+        self.assertIn("suppressed for site 1 (manual)", out)
+        r = S.admin("suppression", "add", "--site", "1", "--email", "not an address", check=False)
+        self.assertEqual(r.returncode, 2)
+        manual = int(S.sql_value("SELECT COUNT(*) FROM svc_mail_suppressions WHERE reason = 'manual'"))
+
+        # The database gauges are cached for up to 10 s: wait for a read that sees the new row.
+        def fresh():
+            reply = TM.scrape()
+            parsed = TM.samples(reply.raw.decode())
+            return (reply, parsed) if TM.value(parsed, "svc_mail_suppressions", reason="manual") >= manual else None
+
+        got = wait_until(fresh, 25, step=1)
+        self.assertIsNotNone(got, "svc_mail_suppressions{reason=\"manual\"} did not reach %d in /metrics" % manual)
+        reply, parsed = got
+        result = TM.promtool("check", "metrics", stdin=reply.raw)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        for reason in ("bounce", "complaint", "unsubscribe", "manual"):
+            self.assertIn(("svc_mail_suppressions", frozenset({("reason", reason)})), parsed)
+        self.assertIn(("svc_mail_bounce_guard_sites", frozenset()), parsed)
+        S.admin("suppression", "remove", "--site", "1", "--email", address)
+
     def doctor_bounces(self):
-        import subprocess
         r = subprocess.run([os.path.join(S.BIN_DIR, "svc-admin"), "--config", S.CONFIG, "doctor"],
                            capture_output=True, text=True)
         line = next((l for l in r.stdout.splitlines() if l.split() and l.split()[0] in ("bounces",)), "")
