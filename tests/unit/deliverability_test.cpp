@@ -7,6 +7,7 @@
 #include <string>
 
 #include "messaging/bounce_report.hpp"
+#include "messaging/builtin_templates.hpp"
 #include "messaging/locale.hpp"
 #include "messaging/mail_tags.hpp"
 #include "messaging/mime.hpp"
@@ -156,6 +157,19 @@ BOOST_AUTO_TEST_CASE(drop_suppressed_removes_only_blocked_addresses) {
   BOOST_TEST(mail.to == (std::vector<std::string>{"bob@example.org"}));
   BOOST_TEST(mail.cc.size() == 1u);
   BOOST_TEST(mail.bcc.empty());
+}
+
+BOOST_AUTO_TEST_CASE(built_in_account_mail_speaks_english_and_german) {
+  BOOST_TEST(std::string(m::builtin_text("password-reset", "de")->subject) == "Passwort zur\u00fccksetzen");
+  BOOST_TEST(std::string(m::builtin_text("password-reset", "de-AT")->subject) == "Passwort zur\u00fccksetzen");
+  BOOST_TEST(std::string(m::builtin_text("password-reset", "")->subject) == "Reset your password");
+  BOOST_TEST(std::string(m::builtin_text("password-reset", "fr")->subject) == "Reset your password");
+  for (const char* event : {"password-reset", "mfa-enabled", "mfa-disabled", "mfa-recovery-codes"}) {
+    BOOST_TEST(std::string(m::builtin_text(event, "de")->content) != m::builtin_text(event, "en")->content, event);
+    BOOST_TEST(std::string(m::builtin_text(event, "de")->content).find("[email]") != std::string::npos, event);
+  }
+  BOOST_TEST(std::string(m::builtin_text("password-reset", "de")->content).find("[link]") != std::string::npos);
+  BOOST_TEST(!m::builtin_text("welcome-email", "de"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
