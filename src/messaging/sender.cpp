@@ -169,12 +169,12 @@ void Sender::record_suppressed(const db::OutboxMessage& row, const std::string& 
 void Sender::send_one(Mailer& mailer, std::size_t index, BatchState& state) {
   const db::OutboxMessage& row = state.rows[index];
   OutgoingMail mail = outgoing_mail_for(row);
-  add_marks(mail, row, marks_);
   if (const std::string reason = drop_suppressed(mail, state.blocked[index]);
       !reason.empty() && envelope_recipients(mail).empty()) {
     record_suppressed(row, reason, state);
     return;
   }
+  add_marks(mail, row, marks_);  // after the drop: the unsubscribe link names a recipient who gets the mail
   if (auto key = dkim_keys_.find(row.mail.site_id); key != dkim_keys_.end()) mail.dkim = key->second;
   const SendResult result = mailer.send(mail);
   std::lock_guard lock(queue_mutex_);
