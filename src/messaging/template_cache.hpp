@@ -10,7 +10,9 @@
 // Not thread-safe: one per worker process. An entry is used only while
 // fetched <= now < fetched + ttl, so a clock stepped back never stretches
 // it. A missing or disabled template is never cached: adding or enabling
-// one applies at once.
+// one applies at once. Entries are per requested locale: a fallback (de for
+// de-AT, or the default) is kept for that locale, so a more specific
+// template added later is used once the entry expires.
 
 #include <optional>
 #include <string>
