@@ -19,6 +19,7 @@ import email.policy
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import urllib.parse
@@ -360,11 +361,12 @@ class DeliverabilityTest(S.ApiTest):
 
     def test_notification_locale_falls_back_de_at_to_de_to_default(self):
         event = "lang-" + uuid.uuid4().hex[:8]
-        tmp = self.id().replace(".", "_")
+        tmp = tempfile.mkdtemp(prefix="svc-locale-")
+        self.addCleanup(shutil.rmtree, tmp)
         files = {}
         for name, text in (("en-s", "Hello [name]"), ("en-c", "<p>Hello</p>"), ("de-s", "Hallo [name]"),
                            ("de-c", "<p>Hallo</p>")):
-            files[name] = os.path.join(S.STACK_DIR, "%s-%s.txt" % (tmp, name))
+            files[name] = os.path.join(tmp, name + ".txt")
             with open(files[name], "w") as f:
                 f.write(text)
         S.admin("template", "set", "--site", "1", "--event", event, "--subject-file", files["en-s"],
