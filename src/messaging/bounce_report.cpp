@@ -20,6 +20,7 @@ namespace svc::messaging {
 namespace {
 
 constexpr int kMaxHeaderFields = 1000;  // a relayed DSN carries many Received lines
+constexpr int kMaxParts = 64;           // a report has three; a DSN of many recipients still one status part
 
 std::string trimmed(std::string_view s) {
   const auto first = s.find_first_not_of(" \t\r\n");
@@ -98,7 +99,9 @@ bool is_auto_reply(const Poco::Net::MessageHeader& h) {
 // body with this boundary; "" when there is none.
 std::string report_part(std::istream& body, const std::string& boundary, const std::string& wanted) {
   Poco::Net::MultipartReader reader(body, boundary);
-  while (reader.hasNextPart()) {
+  // Poco keeps offering (empty) parts at the end of input that lacks the
+  // closing boundary: stop at the end of input, and after kMaxParts.
+  for (int parts = 0; parts < kMaxParts && !body.eof() && reader.hasNextPart(); ++parts) {
     Poco::Net::MessageHeader part;
     part.setFieldLimit(kMaxHeaderFields);
     reader.nextPart(part);

@@ -118,6 +118,11 @@ BOOST_AUTO_TEST_CASE(reads_complaints_auto_replies_and_refuses_garbage) {
   BOOST_CHECK_THROW(m::parse_bounce(""), m::BounceParseError);
   BOOST_CHECK_THROW(m::parse_bounce("From: x\r\nContent-Type: multipart/report; report-type=delivery-status\r\n\r\nx"),
                     m::BounceParseError);
+  // A multipart that never closes (found by bounce_fuzz): ends, and finds no status part.
+  BOOST_CHECK_THROW(m::parse_bounce("From: x\r\nContent-Type: multipart/report; report-type=feedback-report;"
+                                    " boundary=F\r\n\r\n--F\r\nContent-Type: text/plain\r\n\r\nReport\r\n--F\r\n"
+                                    "Content-Type: message/feedbackt/plmain\r\n\r\nRe\xff"),
+                    m::BounceParseError);
   // A report whose status part is missing.
   BOOST_CHECK_THROW(m::parse_bounce("From: x\r\nContent-Type: multipart/report; report-type=delivery-status;"
                                     " boundary=B\r\n\r\n--B\r\nContent-Type: text/plain\r\n\r\nSorry\r\n--B--\r\n"),
