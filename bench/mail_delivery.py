@@ -9,7 +9,11 @@
    vs 1, same rows; ratio of mails per second (target >= 3.0).
 2. plain sink: svc-sender (sessions = 4) vs bench/smtp_loop.py replaying the
    same messages over one smtplib connection (target >= 0.9).
-3. claim scale: the claim's two SELECTs (outbox_claim.cpp) over an outbox of
+3. suppression: svc-sender (sessions = 4, sink 20 ms late) with 10 % of
+   the recipients on the suppression list ÷ with none; rows finished (Sent
+   or Failed "suppressed") per second (target >= 1: a suppressed mail
+   costs no SMTP round trip).
+4. claim scale: the claim's two SELECTs (outbox_claim.cpp) over an outbox of
    1,000 and of 1,000,000 rows (all but 500 Sent), in a scratch database with
    the stack's schema: EXPLAIN rows and the time per execution (target: 1 M
    <= 2 x 1 k).
@@ -69,8 +73,10 @@ def sender_pass(conf, count):
     subprocess.run([TS.SENDER, "--config", conf], capture_output=True, timeout=600)
     seconds = time.monotonic() - t0
     sent = sum(1 for r in TS.rows(event) if r["status"] == "Sent")
+    done = sum(1 for r in TS.rows(event) if r["status"] != "Pending")
     S.sql("DELETE FROM svc_notification_log WHERE event = %s AND status = 'Pending'" % S.q(event))
-    return {"sent": sent, "queued": count, "seconds": seconds, "per_s": sent / seconds}
+    return {"sent": sent, "done": done, "queued": count, "seconds": seconds, "per_s": sent / seconds,
+            "done_per_s": done / seconds}
 
 
 def sessions_arm(mails, rounds):
@@ -98,6 +104,28 @@ def plain_arm(mails, rounds):
             r = subprocess.run(["/usr/bin/python3", os.path.join(REPO, "bench", "smtp_loop.py"), "--port", str(port),
                                 *replay], capture_output=True, text=True, timeout=600)
             out["smtp-loop"].append(json.loads(r.stdout))
+        return out
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def suppressed_arm(mails, rounds):
+    """Same rows with 10 % of the recipients suppressed (every tenth rcpt-N) and with none, interleaved."""
+    proc, port, _ = start_sink(20)
+    suppress = ("INSERT IGNORE INTO svc_mail_suppressions (site_id, address, reason, detail)"
+                " SELECT 1, CONCAT('rcpt-', seq, '@example.com'), 'manual', 'bench' FROM seq_10_to_%d_step_10" % mails)
+    clear = "DELETE FROM svc_mail_suppressions WHERE site_id = 1 AND detail = 'bench'"
+    try:
+        conf = config_with(port, 4)
+        out = {"none": [], "tenth": []}
+        for _ in range(rounds):
+            out["none"].append(sender_pass(conf, mails))
+            S.sql(suppress)
+            try:
+                out["tenth"].append(sender_pass(conf, mails))
+            finally:
+                S.sql(clear)
         return out
     finally:
         proc.terminate()
@@ -168,6 +196,10 @@ def median_rate(samples):
     return statistics.median(s["per_s"] for s in samples)
 
 
+def median_done(samples):
+    return statistics.median(s["done_per_s"] for s in samples)
+
+
 def markdown(path):
     """The "Mail delivery" section of docs/benchmarks.md from a saved run (make bench appends it)."""
     r = json.load(open(path))
@@ -182,6 +214,12 @@ def markdown(path):
          "%.1f ÷ %.1f mails/s = **%.2f**" % (sender, loop, r["ratio_sender4_over_smtp_loop"]), "≥ 0.9",
          r["ratio_sender4_over_smtp_loop"] >= 0.9),
     ]
+    if "suppressed" in r:
+        sup = r["suppressed"]
+        rows.append(("svc-sender rows finished per second, 10 % of recipients suppressed ÷ none (sink 20 ms late)",
+                     "%.1f ÷ %.1f rows/s = **%.2f**" % (median_done(sup["tenth"]), median_done(sup["none"]),
+                                                       r["ratio_suppressed_over_none"]), "≥ 1",
+                     r["ratio_suppressed_over_none"] >= 1))
     if "claim" in r:
         big, small = r["claim"]["1000000"], r["claim"]["1000"]
         rows.append(("claim SELECTs, outbox of 1,000,000 rows ÷ 1,000 rows (all but 500 Sent)",
@@ -207,21 +245,28 @@ def main():
     p.add_argument("--mails", type=int, default=200)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--skip-claim", action="store_true")
+    p.add_argument("--only-suppressed", action="store_true", help="run only the suppression arm (a smoke run)")
     args = p.parse_args()
     if args.markdown:
         return markdown(args.markdown)
     had_sender = TS._stop("svc-sender")
     try:
-        result = {"sessions": sessions_arm(args.mails, args.rounds), "plain": plain_arm(args.mails * 5, args.rounds)}
-        if not args.skip_claim:
+        result = {"suppressed": suppressed_arm(args.mails, args.rounds)}
+        if not args.only_suppressed:
+            result["sessions"] = sessions_arm(args.mails, args.rounds)
+            result["plain"] = plain_arm(args.mails * 5, args.rounds)
+        if not args.skip_claim and not args.only_suppressed:
             result["claim"] = claim_arm()
     finally:
         if had_sender:
             TS.start_background_sender()
-    s = result["sessions"]
-    result["ratio_sessions_4_over_1"] = median_rate(s["sessions-4"]) / median_rate(s["sessions-1"])
-    pl = result["plain"]
-    result["ratio_sender4_over_smtp_loop"] = median_rate(pl["sender-4"]) / median_rate(pl["smtp-loop"])
+    sup = result["suppressed"]
+    result["ratio_suppressed_over_none"] = median_done(sup["tenth"]) / median_done(sup["none"])
+    if "sessions" in result:
+        s = result["sessions"]
+        result["ratio_sessions_4_over_1"] = median_rate(s["sessions-4"]) / median_rate(s["sessions-1"])
+        pl = result["plain"]
+        result["ratio_sender4_over_smtp_loop"] = median_rate(pl["sender-4"]) / median_rate(pl["smtp-loop"])
     if "claim" in result:
         c = result["claim"]
         big, small = c["1000000"], c["1000"]

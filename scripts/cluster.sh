@@ -383,7 +383,7 @@ sync_wait = reads_writes" "DB_PASSWORD=$db_password" \
     "MERGE_DATABASE=$db" "MERGE_PASSWORD=$merge_password" \
     "RESET_PAGE=http://127.0.0.1:$port/account/reset" \
     "KEYS=$(cat "$dir/keys.conf")" \
-    "SMTP_HOST=$(host_addr)" "SMTP_PORT=$smtp_port" "SMS_HOST=$(host_addr)" "SMS_PORT=$sms_port" \
+    "SMTP_HOST=$(host_addr)" "SMTP_PORT=$smtp_port" "SMS_HOST=$(host_addr)" "SMS_PORT=$sms_port" "SMTP_MORE=" \
     "PUSH=" "MORE="
 }
 

@@ -67,6 +67,10 @@ write_config() {
     # ... and, from before the second factor, the key that seals TOTP secrets.
     grep -q '^mfa_key' "$dir/svc.conf" ||
       sed -i "/^reset_key = /a $("$bin/svc-admin" keygen | grep '^mfa_key = ')" "$dir/svc.conf"
+    # ... and, from before bounce handling, the key of bounce tags and
+    # unsubscribe links.
+    grep -q '^mail_key' "$dir/svc.conf" ||
+      sed -i "/^reset_key = /a $("$bin/svc-admin" keygen | grep '^mail_key = ')" "$dir/svc.conf"
     return
   fi
   local db_password merge_password
@@ -101,6 +105,10 @@ outbound_workers = ${SVC_OUTBOUND_WORKERS:-16}" \
     "RESET_PAGE=http://127.0.0.1:$http_port/account/reset" \
     "KEYS=$("$bin/svc-admin" keygen | grep -v '^#')" \
     "SMTP_HOST=127.0.0.1" "SMTP_PORT=$smtp_port" "SMS_HOST=127.0.0.1" "SMS_PORT=$sms_port" \
+    "SMTP_MORE=# Bounces come back to bounce+<tag>@bounces.localhost (svc-admin mail
+# ingest); bulk mail links to the one-click unsubscribe on this stack.
+bounce_address = bounce@bounces.localhost
+unsubscribe_url = http://127.0.0.1:$http_port/mail/unsubscribe" \
     "PUSH=allow_insecure_endpoints = true
 connect_timeout_ms = 1000" \
     "MORE=[tokens]

@@ -20,6 +20,9 @@ Failure injection: DIR/../smtp-control.json, re-read on every RCPT and DATA:
 data_reply is a queue; each DATA consumes its first code (the file is
 rewritten without it) and is answered with that code instead of storing the
 message. rcpt_reject refuses that recipient (case-insensitive) with the code.
+Each refused RCPT is appended to DIR/../smtp-refused.jsonl as one JSON line
+{"mail_from": ..., "rcpt": ..., "code": ...}: what an MTA would bounce, so
+a test can build the DSN that goes back to the envelope sender.
 
 --delay-ms N answers each end of DATA N ms late (per connection, so
 parallel sessions overlap): a relay that is slow per message, for the
@@ -31,6 +34,7 @@ SIGINT stop it cleanly (exit status 0).
 """
 
 import asyncio
+import json
 import os
 import re
 import signal
@@ -97,10 +101,17 @@ class Handler:
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         code = self.control.rcpt_code(address)
         if code:
+            self._note_refusal(envelope.mail_from, address, code)
             return reply_for(code, address)
         envelope.rcpt_tos.append(address)
         envelope.rcpt_options.extend(rcpt_options)
         return "250 2.1.5 OK"
+
+    def _note_refusal(self, mail_from, rcpt, code):
+        line = json.dumps({"mail_from": mail_from, "rcpt": rcpt, "code": int(code)}) + "\n"
+        path = os.path.join(os.path.dirname(os.path.abspath(self.dir)), "smtp-refused.jsonl")
+        with open(path, "a", encoding="utf-8") as f:  # one short append per line: never interleaved
+            f.write(line)
 
     async def handle_DATA(self, server, session, envelope):
         if self.delay:

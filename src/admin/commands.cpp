@@ -8,6 +8,7 @@
 #include "admin/dkim_commands.hpp"
 #include "admin/doctor.hpp"
 #include "admin/key_commands.hpp"
+#include "admin/mail_commands.hpp"
 #include "admin/merge_query_commands.hpp"
 #include "admin/outbox_commands.hpp"
 #include "admin/retention_commands.hpp"
@@ -86,9 +87,10 @@ int cmd_keygen(const Args& args, const std::string&) {
       "sms_key = %s\n"
       "reset_key = %s\n"
       "signing_kek = %s\n"
-      "mfa_key = %s\n",
+      "mfa_key = %s\n"
+      "mail_key = %s\n",
       crypto::hex_encode(crypto::random_bytes(4)).c_str(), key().c_str(), key().c_str(), key().c_str(), key().c_str(),
-      key().c_str(), key().c_str());
+      key().c_str(), key().c_str(), key().c_str());
   return 0;
 }
 
@@ -152,18 +154,22 @@ const std::vector<Command>& commands() {
       {{"template", "set"},
        cmd_template_set,
        "template set --site N --event E --subject-file F --content-file F [--from ADDR] [--bcc LIST]\n"
-       "               [--enabled true|false]   create or update a site's e-mail template"},
-      {{"template", "enable"}, cmd_template_enable, "template enable --site N --event E    let the API trigger it"},
+       "               [--enabled true|false] [--locale de]   create or update a site's e-mail template\n"
+       "               (--locale: one language of it; without: the default)"},
+      {{"template", "enable"},
+       cmd_template_enable,
+       "template enable --site N --event E [--locale L]    let the API trigger it"},
       {{"template", "disable"},
        cmd_template_disable,
-       "template disable --site N --event E   stop the API triggering it"},
+       "template disable --site N --event E [--locale L]   stop the API triggering it"},
       {{"template", "list"},
        cmd_template_list,
        "template list --site N | --builtin [--site N]\n"
        "                                      list a site's templates, or the built-in ones"},
       {{"template", "priority"},
        cmd_template_priority,
-       "template priority --site N --event E --priority normal|bulk   mark a template bulk (claimed last)"},
+       "template priority --site N --event E --priority normal|bulk   mark a template bulk (claimed last;\n"
+       "               every locale; bulk mail carries one-click unsubscribe)"},
       {{"merge-query", "set"},
        cmd_merge_query_set,
        "merge-query set --site N --name NAME --sql-file F   create or update a named merge SELECT"},
@@ -183,6 +189,18 @@ const std::vector<Command>& commands() {
        cmd_outbox_purge,
        "outbox purge --older-than 30d [--status Sent|Failed|Pending] [--batch 1000] [--pause-ms 20] [--dry-run]\n"
        "               delete old rows in batches (default Sent and Failed)"},
+      {{"mail", "ingest"},
+       cmd_mail_ingest,
+       "mail ingest [--recipient ADDR] < message   read a bounce or complaint (MTA pipe; sysexits codes)"},
+      {{"suppression", "list"},
+       cmd_suppression_list,
+       "suppression list [--site N] [--reason bounce|complaint|unsubscribe|manual] [--limit 100]"},
+      {{"suppression", "add"},
+       cmd_suppression_add,
+       "suppression add --site N --email E [--reason manual] [--detail TEXT]   stop mail to an address"},
+      {{"suppression", "remove"},
+       cmd_suppression_remove,
+       "suppression remove --site N --email E [--reason R]   let mail go to it again"},
       {{"audit", "purge"},
        cmd_audit_purge,
        "audit purge --older-than 180d [--batch 1000] [--pause-ms 20] [--dry-run]   delete old audit rows"},

@@ -19,6 +19,7 @@
 #include "db/migrations.hpp"
 #include "db/outbox_repo.hpp"
 #include "db/signing_key_repo.hpp"
+#include "db/suppression_repo.hpp"
 
 // Every check catches its own exceptions and turns them into a failed row:
 // the point of the command is to report all that is wrong in one run.
@@ -210,10 +211,27 @@ Check check_pending(const db::OutboxStats& s, long long max_age) {
                            (s.oldest_pending_age < 0 ? std::string("-") : std::to_string(s.oldest_pending_age) + "s"));
 }
 
-void outbox_rows(std::vector<Check>& rows, db::Database& db, const Options& o) {
+// Fails while the bounce-rate guard holds some site's bulk mail back.
+Check check_bounce_guard(db::Database& db, const config::SmtpSettings& smtp) {
+  if (smtp.max_bounce_rate <= 0) return ok("bounces", "guard off ([smtp] max_bounce_rate = 0)");
+  const auto over = db::SuppressionRepo(db).over_bounce_rate(smtp.max_bounce_rate, smtp.bounce_rate_min_mails);
+  const std::string rule = "hard bounces in the last hour over " + std::to_string(smtp.max_bounce_rate) +
+                           "% of at least " + std::to_string(smtp.bounce_rate_min_mails) + " mails";
+  if (over.empty()) return ok("bounces", "no site has " + rule);
+  std::string sites;
+  for (const auto& b : over) {
+    sites += (sites.empty() ? "" : ", ") + std::string("site ") + std::to_string(b.site_id) + " (" +
+             std::to_string(b.hard) + " of " + std::to_string(b.mails) + ")";
+  }
+  return fail("bounces", "bulk mail held back for " + sites + ": " + rule,
+              "svc-admin suppression list --site N --reason bounce; clean the site's address list");
+}
+
+void outbox_rows(std::vector<Check>& rows, db::Database& db, const config::Config& c, const Options& o) {
   try {
     rows.push_back(check_sender(db::DoctorRepo(db).sender_activity(), o.sender_max_age));
     rows.push_back(check_pending(db::OutboxRepo(db).stats(), o.max_pending_age));
+    rows.push_back(check_bounce_guard(db, c.smtp));
   } catch (const std::exception& e) {
     rows.push_back(fail("sender", e.what(), "check the database account"));
     rows.push_back(skip("pending", "outbox unreadable"));
@@ -234,7 +252,7 @@ void database_rows(std::vector<Check>& rows, const config::Config& c, const Opti
   rows.push_back(check_signing_keys(c, db));
   rows.push_back(check_site_keys(db));
   rows.push_back(check_templates(c, db));
-  outbox_rows(rows, db, o);
+  outbox_rows(rows, db, c, o);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "admin/command_env.hpp"
 #include "core/text.hpp"
 #include "db/outbox_repo.hpp"
+#include "db/suppression_repo.hpp"
 
 namespace svc::admin {
 namespace {
@@ -27,7 +28,9 @@ std::string field(const std::string& s) { return s.empty() ? "-" : core::mask_co
 int cmd_outbox_stats(const Args& args, const std::string& config_path) {
   args.allow_only({});
   CommandEnv env(config_path);
-  const auto s = db::OutboxRepo(env.db).stats();
+  db::OutboxRepo repo(env.db);
+  repo.set_bounce_guard(env.config.smtp.max_bounce_rate, env.config.smtp.bounce_rate_min_mails);
+  const auto s = repo.stats();
   std::printf("Pending: %lld (due now: %lld, claimed: %lld, oldest: %s)\n", s.pending, s.pending_due, s.pending_claimed,
               age(s.oldest_pending_age).c_str());
   std::printf("Sent:    %lld\n", s.sent);
@@ -35,6 +38,17 @@ int cmd_outbox_stats(const Args& args, const std::string& config_path) {
   std::printf("Priority (Pending): high %lld, normal %lld, bulk %lld\n", s.pending_high,
               s.pending - s.pending_high - s.pending_bulk, s.pending_bulk);
   std::printf("Deferred by site quota: %lld this hour, %lld in 24h\n", s.quota_deferred_hour, s.quota_deferred_day);
+  std::string by_reason;
+  const auto counts = db::SuppressionRepo(env.db).counts_by_reason();
+  for (const char* reason : db::kSuppressionReasons) {
+    long long n = 0;
+    for (const auto& [r, count] : counts) {
+      if (r == reason) n = count;
+    }
+    by_reason += (by_reason.empty() ? "" : ", ") + std::string(reason) + " " + std::to_string(n);
+  }
+  std::printf("Suppressed addresses: %s\n", by_reason.c_str());
+  std::printf("Bulk mail held by the bounce-rate guard: %lld site(s)\n", s.guard_deferred_sites);
   return 0;
 }
 

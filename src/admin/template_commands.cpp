@@ -12,6 +12,7 @@
 #include "messaging/address.hpp"
 #include "messaging/builtin_templates.hpp"
 #include "messaging/html_text.hpp"
+#include "messaging/locale.hpp"
 
 namespace svc::admin {
 namespace {
@@ -63,9 +64,27 @@ std::string checked_bcc(const std::string& v) {
   return out;
 }
 
-db::Template require_template(db::Database& db, long long site_id, const std::string& event) {
-  auto t = db::NotificationRepo(db).find(site_id, event);
-  if (!t) throw std::runtime_error("no template '" + event + "' for site " + std::to_string(site_id));
+// --locale: "" (absent, or "default") = the template's default locale.
+std::string locale_option(const Args& args) {
+  const std::string v = args.get("locale").value_or("");
+  if (v.empty() || v == "default") return "";
+  if (!messaging::is_locale_shape(v))
+    throw UsageError("--locale: '" + v + "' is not a BCP 47 language tag (de, de-AT)");
+  return messaging::normalize_locale(v);
+}
+
+std::string locale_label(const std::string& locale) { return locale.empty() ? "default" : locale; }
+
+// " (locale de)" in messages about a template's language; "" for the default.
+std::string locale_note(const std::string& locale) { return locale.empty() ? "" : " (locale " + locale + ")"; }
+
+db::Template require_template(db::Database& db, long long site_id, const std::string& event,
+                              const std::string& locale = "") {
+  auto t = db::NotificationRepo(db).find(site_id, event, locale);
+  if (!t) {
+    throw std::runtime_error("no template '" + event + "'" + locale_note(locale) + " for site " +
+                             std::to_string(site_id));
+  }
   if (t->event != event) {
     throw std::runtime_error("no template '" + event + "' for site " + std::to_string(site_id) + " (there is '" +
                              t->event + "'; event names match exactly)");
@@ -74,23 +93,26 @@ db::Template require_template(db::Database& db, long long site_id, const std::st
 }
 
 int set_enabled(const Args& args, const std::string& config_path, bool enabled) {
-  args.allow_only({"site", "event"});
+  args.allow_only({"site", "event", "locale"});
   const long long site_id = args.required_integer("site");
   const std::string event = args.required("event");
+  const std::string locale = locale_option(args);
   CommandEnv env(config_path);
-  const auto t = require_template(env.db, site_id, event);
+  const auto t = require_template(env.db, site_id, event, locale);
   db::NotificationRepo(env.db).set_enabled(t.id, enabled);
-  std::printf("template '%s' of site %lld %s\n", event.c_str(), site_id, enabled ? "enabled" : "disabled");
+  std::printf("template '%s'%s of site %lld %s\n", event.c_str(), locale_note(locale).c_str(), site_id,
+              enabled ? "enabled" : "disabled");
   return 0;
 }
 
 }  // namespace
 
 int cmd_template_set(const Args& args, const std::string& config_path) {
-  args.allow_only({"site", "event", "subject-file", "content-file", "from", "bcc", "enabled"});
+  args.allow_only({"site", "event", "subject-file", "content-file", "from", "bcc", "enabled", "locale"});
   const long long site_id = args.required_integer("site");
   const std::string event = args.required("event");
   check_name("event", event);
+  const std::string locale = locale_option(args);
   const std::string subject = read_subject(args.required("subject-file"));
   const std::string content = read_content(args.required("content-file"));
   auto from = args.get("from");
@@ -103,7 +125,7 @@ int cmd_template_set(const Args& args, const std::string& config_path) {
   CommandEnv env(config_path);
   env.site(site_id);
   db::NotificationRepo repo(env.db);
-  const auto existing = repo.find(site_id, event);
+  const auto existing = repo.find(site_id, event, locale);
   // The column's collation ignores case, accents and trailing blanks, so the
   // unique key would make this an update of a template the API would never
   // match to `event` (the API matches exactly).
@@ -112,17 +134,23 @@ int cmd_template_set(const Args& args, const std::string& config_path) {
                              "', which the database does not tell apart from '" + event + "'");
   }
   db::Template t = existing.value_or(db::Template{});
+  if (!existing && !locale.empty()) {
+    // A new language of an existing template: as bulk as the default one.
+    if (auto base = repo.find(site_id, event)) t.priority = base->priority;
+  }
   t.site_id = site_id;
   t.event = event;
+  t.locale = locale;
   t.subject = subject;
   t.content = content;
   if (from) t.from = *from;
   if (bcc) t.bcc = *bcc;
   if (enabled || !existing) t.enabled = enable;  // an update keeps the state unless told
   const long long id = repo.upsert(t);
-  std::printf("template '%s' of site %lld %s (id %lld, %s, from %s, bcc %s)\n", event.c_str(), site_id,
-              existing ? "updated" : "created", id, t.enabled ? "enabled" : "disabled",
-              t.from.empty() ? "(site default)" : t.from.c_str(), t.bcc.empty() ? "(none)" : t.bcc.c_str());
+  std::printf("template '%s'%s of site %lld %s (id %lld, %s, from %s, bcc %s)\n", event.c_str(),
+              locale_note(locale).c_str(), site_id, existing ? "updated" : "created", id,
+              t.enabled ? "enabled" : "disabled", t.from.empty() ? "(site default)" : t.from.c_str(),
+              t.bcc.empty() ? "(none)" : t.bcc.c_str());
   return 0;
 }
 
@@ -147,8 +175,8 @@ int cmd_template_priority(const Args& args, const std::string& config_path) {
   return 0;
 }
 
-// --builtin: the templates of svc's own account mail (issue 26), each with
-// its plain-text part (what the text/plain alternative of the mail holds)
+// --builtin: the templates of svc's own account mail (issue 26), in each
+// language svc ships (issue 27), each with its plain-text part (what the text/plain alternative of the mail holds)
 // and, with --site, whether that site overrides it.
 int list_builtin(const Args& args, const std::string& config_path) {
   std::optional<CommandEnv> env;
@@ -160,9 +188,11 @@ int list_builtin(const Args& args, const std::string& config_path) {
   for (const auto& b : messaging::builtin_templates()) {
     std::printf("%s\n  subject: %s\n  fields:  %s\n", b.event, b.subject, b.fields);
     if (site) {
-      const bool own = db::NotificationRepo(env->db).find_enabled(site->id, b.event).has_value();
+      const bool own =
+          db::NotificationRepo(env->db).find_enabled(site->id, b.event, messaging::locale_fallbacks(b.language)).has_value();
       std::printf("  site %lld: %s\n", site->id, own ? "its own enabled template" : "this built-in one");
     }
+    std::printf("  language: %s\n", b.language);
     std::printf("  html:\n    %s\n  text:\n", b.content);
     // The text/plain part every mail of the template gets, indented.
     std::istringstream lines(messaging::html_to_text(b.content));
@@ -181,9 +211,10 @@ int cmd_template_list(const Args& args, const std::string& config_path) {
     std::printf("no templates for site %lld\n", site.id);
     return 0;
   }
-  std::printf("id\tevent\tenabled\tfrom\tbcc\tsubject\n");
+  std::printf("id\tevent\tlocale\tenabled\tpriority\tfrom\tbcc\tsubject\n");
   for (const auto& t : templates) {
-    std::printf("%lld\t%s\t%s\t%s\t%s\t%s\n", t.id, t.event.c_str(), t.enabled ? "yes" : "no",
+    std::printf("%lld\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.id, t.event.c_str(), locale_label(t.locale).c_str(),
+                t.enabled ? "yes" : "no", t.priority == db::kPriorityBulk ? "bulk" : "normal",
                 t.from.empty() ? "-" : t.from.c_str(), t.bcc.empty() ? "-" : t.bcc.c_str(), t.subject.c_str());
   }
   return 0;

@@ -58,6 +58,11 @@ std::span<const Route> routes() {
       {"POST", "/auth/getFolderLimits", &auth::get_folder_limits, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/message/notification", nullptr, &messaging::notification, kMessageBodyLimit, kJsonBody | kOutbound},
       {"POST", "/message/sendPush", nullptr, &push::send_push, kMessageBodyLimit, kJsonBody | kOutbound},
+      // One-click unsubscribe (RFC 8058): the token in the query names site
+      // and address; the POST body ("List-Unsubscribe=One-Click", form
+      // encoded) is read but not needed.
+      {"GET", "/mail/unsubscribe", &messaging::unsubscribe_page, nullptr, 0, kNoFlags},
+      {"POST", "/mail/unsubscribe", &messaging::unsubscribe, nullptr, 4096, kNoFlags},
   };
   return kRoutes;
 }

@@ -1,5 +1,6 @@
 #include "auth/account_mail.hpp"
 
+#include <stdexcept>
 #include <string>
 
 #include "core/text.hpp"
@@ -20,10 +21,11 @@ db::OutboxEntry user_mail(const http::Request& request, const db::Site& site, co
 }
 
 db::OutboxEntry account_mail(core::Context& ctx, const http::Request& request, const db::Site& site,
-                             std::string_view event, const db::User& user, messaging::MergeValues values) {
-  const auto tmpl = messaging::template_or_builtin(
-      db::NotificationRepo(ctx.db).find_enabled(site.id, std::string(event)), site.id, event);
-  return user_mail(request, site, tmpl, user, std::move(values));
+                             const std::string& event, const db::User& user, messaging::MergeValues values,
+                             const std::string& locale) {
+  const auto tmpl = messaging::account_template(ctx, site, event, locale);
+  if (!tmpl) throw std::logic_error("no built-in template '" + event + "'");
+  return user_mail(request, site, *tmpl, user, std::move(values));
 }
 
 }  // namespace svc::auth

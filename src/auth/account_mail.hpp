@@ -3,7 +3,7 @@
 // verification): the site's enabled template of the event, else the
 // built-in one (messaging/builtin_templates.hpp), addressed to the user.
 
-#include <string_view>
+#include <string>
 
 #include "core/context.hpp"
 #include "db/notification_repo.hpp"
@@ -20,9 +20,12 @@ namespace svc::auth {
 db::OutboxEntry user_mail(const http::Request& request, const db::Site& site, const db::Template& tmpl,
                           const db::User& user, messaging::MergeValues values);
 
-// user_mail with the site's enabled template of `event`, else the built-in
-// one. Reads the template; writes nothing.
+// user_mail with the site's enabled template of `event` in the reader's
+// `locale` (or a fallback of it), else the built-in one in that language
+// (messaging::account_template). Reads the template; writes nothing.
+// REQUIRES: `event` has a built-in template.
 db::OutboxEntry account_mail(core::Context& ctx, const http::Request& request, const db::Site& site,
-                             std::string_view event, const db::User& user, messaging::MergeValues values);
+                             const std::string& event, const db::User& user, messaging::MergeValues values,
+                             const std::string& locale);
 
 }  // namespace svc::auth

@@ -79,8 +79,11 @@ void send_email_code(const EmailCodeRequest& ask, const http::Request& request, 
   Wipe wipe_code{code, sizeof code};
   std::snprintf(code, sizeof code, "%06u", ctx.random.uniform(1000000) % 1000000);
   const std::string hash = code_hash(ctx, table, subject, site.id, code);
-  const db::OutboxEntry entry = account_mail(ctx, request, site, "email-code", to,
-                                             {{"code", code}, {"minutes", std::to_string(cfg.email_code_ttl / 60)}});
+  // The reader's language; read for user id 0 too, so the work is the same.
+  const std::string locale = db::UserRepo(ctx.db, ask.table).locale(subject);
+  const db::OutboxEntry entry =
+      account_mail(ctx, request, site, "email-code", to,
+                   {{"code", code}, {"minutes", std::to_string(cfg.email_code_ttl / 60)}}, locale);
   const char* detail = !user ? "unknown e-mail" : !eligible ? "no mail: inactive or e-mail disabled" : "";
   const bool sent = db::with_transaction_retry(ctx.db, [&] {
     db::Transaction tx(ctx.db);

@@ -42,11 +42,14 @@ std::string verify_token(core::Context& ctx, const db::User* user, const std::st
   return crypto::jwt_sign(c, verify_token_keys(ctx).current);
 }
 
+// The verification mail to `to` in the language of the user `to.id` of
+// `table` (id 0, a stand-in: the default language, after the same read).
 db::OutboxEntry verification_mail(core::Context& ctx, const http::Request& request, const db::Site& site,
-                                  const db::User& to, const std::string& token) {
+                                  const db::TableName& table, const db::User& to, const std::string& token) {
   const std::string link = ctx.config.auth.verify_page + "#token=" + token;
   return account_mail(ctx, request, site, "verify-email", to,
-                      {{"link", link}, {"hours", std::to_string(ctx.config.auth.verify_ttl / 3600)}});
+                      {{"link", link}, {"hours", std::to_string(ctx.config.auth.verify_ttl / 3600)}},
+                      db::UserRepo(ctx.db, table).locale(to.id));
 }
 
 bool verify_page_configured(const core::Context& ctx, const http::Request& request) {
@@ -64,7 +67,7 @@ void queue_verification_mail(core::Context& ctx, const http::Request& request, c
                              const db::TableName& table, const db::User& user) {
   if (site.disable_email || !verify_page_configured(ctx, request)) return;
   messaging::enqueue(
-      ctx, verification_mail(ctx, request, site, user, verify_token(ctx, &user, user.email, table.str(), site.id)));
+      ctx, verification_mail(ctx, request, site, table, user, verify_token(ctx, &user, user.email, table.str(), site.id)));
   audit(ctx, request, "verify_email_sent", table.str(), user.id, site.id);
 }
 
@@ -80,7 +83,7 @@ void resend_verification(core::Context& ctx, const http::Request& request, const
   stand_in.email = email;
   const db::User& to = mail ? *user : stand_in;
   const db::OutboxEntry entry = verification_mail(
-      ctx, request, *site, to, verify_token(ctx, mail ? &*user : nullptr, email, table.str(), site->id));
+      ctx, request, *site, table, to, verify_token(ctx, mail ? &*user : nullptr, email, table.str(), site->id));
   const bool committed = db::with_transaction_retry(ctx.db, [&] {
     db::Transaction tx(ctx.db);
     messaging::enqueue(ctx, entry);

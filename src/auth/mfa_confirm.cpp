@@ -14,7 +14,7 @@ http::Response mfa_totp_confirm(const http::Request& request, core::Context& ctx
   fields.throw_if_errors();
   require_own_code(request, ctx, me, *code, true);
   audit(ctx, request, "mfa_enabled", me.table.str(), me.user.id, me.app_id, "totp");
-  queue_mfa_mail(ctx, request, me.app_id, me.user, MfaChange::kEnabled);
+  queue_mfa_mail(ctx, request, me.app_id, me.table, me.user, MfaChange::kEnabled);
   return recovery_codes_reply(issue_recovery_codes(ctx, me.table.str(), me.user.id));
 }
 

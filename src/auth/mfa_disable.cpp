@@ -44,7 +44,7 @@ http::Response mfa_disable(const http::Request& request, core::Context& ctx) {
   }
   db::MfaRepo(ctx.db).remove(me.table.str(), me.user.id);
   audit(ctx, request, "mfa_disabled", me.table.str(), me.user.id, me.app_id, code ? "code" : "password");
-  queue_mfa_mail(ctx, request, me.app_id, me.user, MfaChange::kDisabled);
+  queue_mfa_mail(ctx, request, me.app_id, me.table, me.user, MfaChange::kDisabled);
   http::JsonWriter w;
   w.open().kv("status", "Success").close();
   return http::Response::json(200, w.str());

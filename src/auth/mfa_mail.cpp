@@ -28,19 +28,19 @@ const char* event_of(MfaChange change) {
 
 }  // namespace
 
-void queue_mfa_mail(core::Context& ctx, const http::Request& request, long long site_id, const db::User& user,
-                    MfaChange change) {
+void queue_mfa_mail(core::Context& ctx, const http::Request& request, long long site_id, const db::TableName& table,
+                    const db::User& user, MfaChange change) {
   if (site_id <= 0) return;
   auto site = db::SiteRepo(ctx.db).find(site_id);
   if (!site || !site->active || site->disable_email) return;
-  const char* event = event_of(change);
-  auto tmpl =
-      messaging::template_or_builtin(db::NotificationRepo(ctx.db).find_enabled(site->id, event), site->id, event);
+  const std::string locale = db::UserRepo(ctx.db, table).locale(user.id);
+  auto tmpl = messaging::account_template(ctx, *site, event_of(change), locale);
+  if (!tmpl) return;
   messaging::Recipients to;
   to.to = {core::strip_controls(user.email)};
-  to.bcc = {core::strip_controls(tmpl.bcc)};
+  to.bcc = {core::strip_controls(tmpl->bcc)};
   db::OutboxEntry entry = messaging::compose(
-      *site, tmpl, {{"email", user.email}, {"firstName", user.first_name}, {"lastName", user.last_name}}, to,
+      *site, *tmpl, {{"email", user.email}, {"firstName", user.first_name}, {"lastName", user.last_name}}, to,
       request.request_id);
   entry.priority = db::kPriorityHigh;  // account mail, like the password reset
   messaging::enqueue(ctx, entry);

@@ -11,11 +11,12 @@ namespace svc::auth {
 // "passkey-removed".
 enum class MfaChange { kEnabled, kDisabled, kRecoveryCodes, kPasskeyAdded, kPasskeyRemoved };
 
-// Queues the notice of `change` to the user (outbox, high priority): the
-// site's enabled template of that event, else a built-in one. Nothing when
+// Queues the notice of `change` to the user (outbox, high priority) in the
+// user's language (the locale column of `table`): the site's enabled
+// template of that event, else a built-in one (messaging::account_template). Nothing when
 // `site_id` names no active site with e-mail enabled (a token issued without
 // an appID has no site to send from).
-void queue_mfa_mail(core::Context& ctx, const http::Request& request, long long site_id, const db::User& user,
-                    MfaChange change);
+void queue_mfa_mail(core::Context& ctx, const http::Request& request, long long site_id, const db::TableName& table,
+                    const db::User& user, MfaChange change);
 
 }  // namespace svc::auth

@@ -14,7 +14,7 @@ http::Response mfa_recovery_codes(const http::Request& request, core::Context& c
   fields.throw_if_errors();
   require_own_code(request, ctx, me, *code, false);
   audit(ctx, request, "mfa_recovery_codes", me.table.str(), me.user.id, me.app_id);
-  queue_mfa_mail(ctx, request, me.app_id, me.user, MfaChange::kRecoveryCodes);
+  queue_mfa_mail(ctx, request, me.app_id, me.table, me.user, MfaChange::kRecoveryCodes);
   return recovery_codes_reply(issue_recovery_codes(ctx, me.table.str(), me.user.id));
 }
 

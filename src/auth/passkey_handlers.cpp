@@ -114,7 +114,7 @@ http::Response passkey_delete(const http::Request& request, core::Context& ctx) 
     throw http::ApiError::failed(404, "Passkey not found");
   }
   audit(ctx, request, "passkey_removed", me.table.str(), me.user.id, me.app_id, std::to_string(*id));
-  queue_mfa_mail(ctx, request, me.app_id, me.user, MfaChange::kPasskeyRemoved);
+  queue_mfa_mail(ctx, request, me.app_id, me.table, me.user, MfaChange::kPasskeyRemoved);
   return http::Response::json(200, R"({"status":"Success"})");
 }
 

@@ -192,7 +192,7 @@ db::Passkey finish_registration(const SignedInUser& me, const std::string& chall
   if (!id) throw http::ApiError::failed(409, "Passkey already registered");
   k.id = *id;
   audit(ctx, request, "passkey_added", me.table.str(), me.user.id, me.app_id, k.name);
-  queue_mfa_mail(ctx, request, me.app_id, me.user, MfaChange::kPasskeyAdded);
+  queue_mfa_mail(ctx, request, me.app_id, me.table, me.user, MfaChange::kPasskeyAdded);
   return k;
 }
 

@@ -19,6 +19,7 @@
 #include "db/user_repo.hpp"
 #include "http/api_error.hpp"
 #include "http/reset_url.hpp"
+#include "messaging/builtin_templates.hpp"
 #include "messaging/compose.hpp"
 #include "messaging/outbox.hpp"
 
@@ -101,12 +102,13 @@ void queue_user_mail(core::Context& ctx, const http::Request& request, const db:
   messaging::enqueue(ctx, user_mail(request, site, tmpl, user, std::move(values)));
 }
 
-// The reset mail for `user`: the site's enabled `password-reset` template,
-// else the built-in one.
+// The reset mail for `user` in the user's language: the site's enabled
+// `password-reset` template in that locale (or a fallback of it), else the
+// built-in one (messaging::account_template).
 db::OutboxEntry reset_mail(core::Context& ctx, const http::Request& request, const db::Site& site, const db::User& user,
-                           const std::string& link) {
+                           const std::string& locale, const std::string& link) {
   return account_mail(ctx, request, site, "password-reset", user,
-                      {{"link", link}, {"minutes", std::to_string(ctx.config.auth.reset_ttl / 60)}});
+                      {{"link", link}, {"minutes", std::to_string(ctx.config.auth.reset_ttl / 60)}}, locale);
 }
 
 void queue_changed_mail(core::Context& ctx, const http::Request& request, long long site_id, const db::User& user) {
@@ -137,7 +139,9 @@ void request_password_reset(core::Context& ctx, const http::Request& request, co
   const db::User& to = mail ? *user : stand_in;
   const std::string link =
       reset_link(base, reset_token(ctx, mail ? &*user : nullptr, table.str(), site->id), ctx.config.auth.reset_page);
-  const db::OutboxEntry entry = reset_mail(ctx, request, *site, to, link);
+  // Read for the stand-in too (id 0 matches no row): the same statements either way.
+  const std::string locale = db::UserRepo(ctx.db, table).locale(mail ? user->id : 0);
+  const db::OutboxEntry entry = reset_mail(ctx, request, *site, to, locale, link);
   const long long user_id = user ? user->id : 0;
   const char* detail = !user ? "unknown e-mail" : mail ? "" : "no mail: inactive, no password or e-mail disabled";
   const bool committed = db::with_transaction_retry(ctx.db, [&] {

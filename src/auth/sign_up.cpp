@@ -4,6 +4,7 @@
 #include "auth/password_policy.hpp"
 #include "auth/sign_up_service.hpp"
 #include "http/api_error.hpp"
+#include "messaging/locale.hpp"
 
 namespace svc::auth {
 namespace {
@@ -19,7 +20,7 @@ std::optional<std::string> name_field(http::Fields& fields, const char* name) {
 
 }  // namespace
 
-// Only email, password, firstname and lastname reach the row: role, id and
+// Only email, password, firstname, lastname and locale reach the row: role, id and
 // any other field in the body are ignored (no mass assignment).
 http::Response sign_up(const http::Request& request, core::Context& ctx) {
   http::Fields fields(request.json);
@@ -29,11 +30,16 @@ http::Response sign_up(const http::Request& request, core::Context& ctx) {
   auto last = name_field(fields, "lastname");
   auto app_id = optional_app_id(fields, ctx);
   auto table = signup_table(fields, ctx);
+  auto locale = fields.optional_string("locale", 35);
+  if (locale && !messaging::is_locale_shape(*locale)) {
+    fields.add("locale", "locale must be a BCP 47 language tag such as de or de-AT");
+  }
   fields.throw_if_errors();
   require_strong_password(*password);
 
-  auto session =
-      register_user({*email, *password, first.value_or(""), last.value_or(""), *table, *app_id}, request, ctx);
+  auto session = register_user({*email, *password, first.value_or(""), last.value_or(""), *table, *app_id,
+                                locale ? messaging::normalize_locale(*locale) : ""},
+                               request, ctx);
   if (!session) throw http::ApiError::failed(409, "User with this email already exists");
   return session_reply(*session, Profile::kWithoutRole);
 }

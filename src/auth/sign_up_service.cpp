@@ -31,6 +31,7 @@ std::optional<Session> register_user(const NewAccount& account, const http::Requ
     auto inserted = db::UserRepo(ctx.db, account.table).insert(fresh);
     if (!inserted) return std::nullopt;  // the transaction rolls back (nothing was written)
     session.user.id = *inserted;
+    if (!account.locale.empty()) db::UserRepo(ctx.db, account.table).set_locale(*inserted, account.locale);
     record_user_version(ctx, account.table, session.user, "insert");
     // With the account or not at all: a verification mail is never lost
     // to a crash between the two (issue 26).

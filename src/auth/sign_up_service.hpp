@@ -19,6 +19,7 @@ struct NewAccount {
   std::string last_name;
   db::TableName table;
   long long app_id = 0;  // 0 when the request names no application
+  std::string locale;    // BCP 47, normalised; "" = none (account mail in the default language)
 };
 
 // Hashes the password, then inserts the user (role "user") and its

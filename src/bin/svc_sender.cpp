@@ -25,6 +25,7 @@
 #include "db/database.hpp"
 #include "db/outbox_repo.hpp"
 #include "db/site_mail_repo.hpp"
+#include "db/suppression_repo.hpp"
 #include "messaging/sender.hpp"
 #include "messaging/sender_run_record.hpp"
 #include "messaging/smtp_config.hpp"
@@ -229,6 +230,7 @@ int main(int argc, char** argv) {
 
   svc::db::Database db(config.database);
   svc::db::OutboxRepo repo(db);
+  repo.set_bounce_guard(config.smtp.max_bounce_rate, config.smtp.bounce_rate_min_mails);
   const svc::messaging::SenderSettings settings = sender_settings(options, config);
   if (options.dry_run) return dry_run(repo, settings.batch);
 
@@ -249,6 +251,11 @@ int main(int argc, char** argv) {
     if (!site || !site->dkim) return std::nullopt;
     return svc::messaging::DkimKey{site->domain, site->dkim->selector, site->dkim->algorithm, site->dkim->private_pem};
   });
+  sender.set_suppression_lookup(
+      [&repo_db = db](const svc::db::OutboxMessage& row, const std::vector<std::string>& addresses) {
+        return svc::db::SuppressionRepo(repo_db).blocking(row.mail.site_id, row.priority, addresses);
+      });
+  sender.set_marks({config.smtp.bounce_address, config.smtp.unsubscribe_url, config.keys.mail_key});
   if (!options.loop_seconds) return run_once(sender, db);
   return run_loop(sender, db, *options.loop_seconds, settings.batch, config.smtp.sessions);
 }

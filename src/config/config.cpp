@@ -369,6 +369,7 @@ void read_keys(Reader& r, KeySettings& keys) {
   r.str("keys.legacy_password_key", keys.legacy_password_key);
   keys.signing_kek = r.secret("keys.signing_kek", 32, 32, false);
   keys.mfa_key = r.secret("keys.mfa_key", 32, 32, false);
+  keys.mail_key = r.secret("keys.mail_key", 32, 32, false);
 }
 
 // [tokens]; after [keys]: the asymmetric algorithms need [keys] signing_kek.
@@ -387,6 +388,33 @@ void read_tokens(Reader& r, TokenSettings& tokens, const KeySettings& keys) {
   }
 }
 
+// [smtp] bounce_address, unsubscribe_url and the bounce-rate guard
+// (docs/configuration.md); [keys] mail_key is checked in load_config.
+void read_deliverability(Reader& r, SmtpSettings& smtp) {
+  r.str("smtp.bounce_address", smtp.bounce_address);
+  const std::string& bounce = smtp.bounce_address;
+  const auto at = bounce.find('@');
+  if (!bounce.empty() &&
+      (at == 0 || at == std::string::npos || at + 1 == bounce.size() ||
+       bounce.find_first_of("+<>\"(), \t\r\n") != std::string::npos || bounce.find('@', at + 1) != std::string::npos)) {
+    throw ConfigError("configuration key [smtp] bounce_address: '" + bounce +
+                      "' is not a plain address local@domain (without '+')");
+  }
+  r.str("smtp.unsubscribe_url", smtp.unsubscribe_url);
+  const std::string& url = smtp.unsubscribe_url;
+  if (!url.empty()) {
+    const bool https = url.rfind("https://", 0) == 0 && url.size() > 8;
+    const bool http = url.rfind("http://", 0) == 0 && url.size() > 7;
+    if ((!https && !(http && is_loopback_host(url_host(url)))) ||
+        url.find_first_of("#? \r\n\t\"<>") != std::string::npos) {
+      throw ConfigError("configuration key [smtp] unsubscribe_url: '" + url +
+                        "' is not an https URL without query or fragment (http only to loopback)");
+    }
+  }
+  r.integer("smtp.max_bounce_rate", smtp.max_bounce_rate, 0, 100);
+  r.integer("smtp.bounce_rate_min_mails", smtp.bounce_rate_min_mails, 1, 1000000);
+}
+
 void read_smtp(Reader& r, SmtpSettings& smtp) {
   r.str("smtp.host", smtp.host);
   r.integer("smtp.port", smtp.port, 1, 65535);
@@ -402,6 +430,7 @@ void read_smtp(Reader& r, SmtpSettings& smtp) {
   r.integer("smtp.max_attempts", smtp.max_attempts, 1, 100);
   r.integer("smtp.backoff_seconds", smtp.backoff_seconds, 1, 86400);
   r.integer("smtp.sessions", smtp.sessions, 1, 64);
+  read_deliverability(r, smtp);
   // A password over plain text may only travel to this machine.
   if (smtp.auth != "none" && smtp.security == "plain" && !is_loopback_host(smtp.host)) {
     throw ConfigError("configuration key [smtp] auth: SMTP AUTH over security = plain to non-loopback host '" +
@@ -484,6 +513,11 @@ Config parse_config(const IniValues& values, const std::string& path) {
   read_keys(r, c.keys);
   read_tokens(r, c.tokens, c.keys);
   read_smtp(r, c.smtp);
+  if (c.keys.mail_key.empty() && (!c.smtp.bounce_address.empty() || !c.smtp.unsubscribe_url.empty())) {
+    throw ConfigError(
+        "missing required configuration key [keys] mail_key (svc-admin keygen prints one; it signs bounce tags and "
+        "unsubscribe links)");
+  }
   read_sms(r, c.sms);
   read_push(r, c.push, c.server.test_mode);
   r.integer("outbound.per_site", c.outbound.per_site, 0, 1024);

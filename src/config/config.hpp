@@ -149,6 +149,10 @@ struct KeySettings {
   // 32 raw bytes: seals TOTP secrets in svc_mfa_factors and keys the hashes
   // of recovery codes; "" = the second factor cannot be set up.
   std::string mfa_key;
+  // 32 raw bytes: the HMAC key of bounce tags (VERP) and one-click
+  // unsubscribe tokens; "" only when [smtp] bounce_address and
+  // unsubscribe_url are both unset.
+  std::string mail_key;
 };
 
 // [tokens]: access tokens (docs/decisions.md "Access tokens any backend can
@@ -182,6 +186,19 @@ struct SmtpSettings {
   int max_attempts = 5;
   int backoff_seconds = 60;  // first retry delay; doubles per attempt, with jitter
   int sessions = 4;          // SMTP sessions svc-sender runs in parallel (threads)
+  // Envelope sender of every mail, "bounce@bounces.example.com": each mail
+  // goes out as bounce+<tag>@..., the tag naming its outbox row under an
+  // HMAC ([keys] mail_key); "" = the From address (no bounce handling).
+  std::string bounce_address;
+  // The one-click unsubscribe endpoint as mail readers reach it,
+  // "https://svc.example.com/mail/unsubscribe" (http only to loopback);
+  // "" = bulk mail carries no List-Unsubscribe.
+  std::string unsubscribe_url;
+  // Bounce-rate guard: a site whose hard bounces in the last hour exceed
+  // this percentage of its mail in that hour (when it sent at least
+  // bounce_rate_min_mails) has its bulk mail held back. 0 = off.
+  int max_bounce_rate = 5;
+  int bounce_rate_min_mails = 100;
 };
 
 struct SmsSettings {

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <array>
 
+#include "db/suppression_repo.hpp"
+
 namespace svc::db {
 
-void MetricsRepo::read_gauges(int64_t (&out)[static_cast<int>(metrics::DbGauge::kCount)]) {
+void MetricsRepo::read_gauges(int64_t (&out)[static_cast<int>(metrics::DbGauge::kCount)], int guard_percent,
+                              int guard_min_mails) {
   // One round trip per refresh. The session time zone is UTC (database.cpp),
   // so NOW() and UNIX_TIMESTAMP() agree with the DATETIME columns. The
   // Pending figures use the (status, next_attempt_at) index; the legacy
@@ -21,9 +24,17 @@ void MetricsRepo::read_gauges(int64_t (&out)[static_cast<int>(metrics::DbGauge::
       "    WHERE password IS NOT NULL AND password <> '' AND password NOT LIKE '$argon2id$%'),"
       " COALESCE(UNIX_TIMESTAMP(s.last_run_at), 0), COALESCE(UNIX_TIMESTAMP(s.last_success_at), 0),"
       " s.last_sent, s.last_deferred, s.last_failed, s.last_duration_ms,"
-      " s.runs, s.sent_total, s.deferred_total, s.failed_total"
-      " FROM (SELECT 1 AS one) AS one LEFT JOIN svc_sender_status s ON s.id = 1",
-      kNoParams, [](RowReader& r) {
+      " s.runs, s.sent_total, s.deferred_total, s.failed_total,"
+      " (SELECT COUNT(*) FROM svc_mail_suppressions WHERE reason = 'bounce'),"
+      " (SELECT COUNT(*) FROM svc_mail_suppressions WHERE reason = 'complaint'),"
+      " (SELECT COUNT(*) FROM svc_mail_suppressions WHERE reason = 'unsubscribe'),"
+      " (SELECT COUNT(*) FROM svc_mail_suppressions WHERE reason = 'manual'),"
+      " IF(? > 0, (SELECT COUNT(*) FROM (" +
+          std::string(kSitesOverBounceRate) +
+          ") AS g), 0)"
+          " FROM (SELECT 1 AS one) AS one LEFT JOIN svc_sender_status s ON s.id = 1",
+      [&](Params& p) { p.integer(guard_percent).integer(guard_min_mails).integer(guard_percent); },
+      [](RowReader& r) {
         std::array<int64_t, kColumns> v{};
         for (auto& x : v) x = r.integer();
         return v;

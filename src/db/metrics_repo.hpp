@@ -16,7 +16,10 @@ class MetricsRepo {
 
   // Every metrics::DbGauge, in enum order, from one statement. Outbox figures
   // cover svc_notification_log; legacy hashes count svc_users only.
-  void read_gauges(int64_t (&out)[static_cast<int>(metrics::DbGauge::kCount)]);
+  // The bounce-rate guard's gauge counts the sites over guard_percent % of
+  // at least guard_min_mails mails ([smtp] max_bounce_rate; 0 = off).
+  void read_gauges(int64_t (&out)[static_cast<int>(metrics::DbGauge::kCount)], int guard_percent = 0,
+                   int guard_min_mails = 100);
 
   struct SenderRun {
     int sent = 0, deferred = 0, failed = 0;

@@ -5,7 +5,7 @@ namespace svc::db {
 namespace {
 
 constexpr const char* kTemplateSelect =
-    "SELECT id, site_id, event, enabled, subject, content, `from`, bcc, priority FROM svc_notifications";
+    "SELECT id, site_id, event, locale, enabled, subject, content, `from`, bcc, priority FROM svc_notifications";
 
 // In the order of kTemplateSelect.
 Template read_template(RowReader& r) {
@@ -13,6 +13,7 @@ Template read_template(RowReader& r) {
   t.id = r.integer();
   t.site_id = r.integer();
   t.event = r.text();
+  t.locale = r.text();
   t.enabled = r.flag();
   t.subject = r.text();
   t.content = r.text();
@@ -32,28 +33,48 @@ std::optional<Template> NotificationRepo::find_enabled(long long site_id, const 
   return t;
 }
 
-std::optional<Template> NotificationRepo::find(long long site_id, const std::string& event) {
+std::optional<Template> NotificationRepo::find_enabled(long long site_id, const std::string& event,
+                                                       const std::vector<std::string>& fallbacks) {
+  if (fallbacks.size() <= 1) return find_enabled(site_id, event);
+  std::string in = "?";
+  for (std::size_t i = 1; i < fallbacks.size(); ++i) in += ", ?";
+  const auto found = db_.rows(
+      std::string(kTemplateSelect) + " WHERE site_id = ? AND event = ? AND locale IN (" + in + ")",
+      [&](Params& p) {
+        p.integer(site_id).text(event);
+        for (const auto& l : fallbacks) p.text(l);
+      },
+      read_template);
+  for (const auto& locale : fallbacks) {
+    for (const auto& t : found) {
+      if (t.locale == locale && t.enabled && t.event == event) return t;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Template> NotificationRepo::find(long long site_id, const std::string& event, const std::string& locale) {
   return db_.one(
-      std::string(kTemplateSelect) + " WHERE site_id = ? AND event = ?",
-      [&](Params& p) { p.integer(site_id).text(event); }, read_template);
+      std::string(kTemplateSelect) + " WHERE site_id = ? AND event = ? AND locale = ?",
+      [&](Params& p) { p.integer(site_id).text(event).text(locale); }, read_template);
 }
 
 std::vector<Template> NotificationRepo::list(long long site_id) {
   return db_.rows(
-      std::string(kTemplateSelect) + " WHERE site_id = ? ORDER BY event", [&](Params& p) { p.integer(site_id); },
-      read_template);
+      std::string(kTemplateSelect) + " WHERE site_id = ? ORDER BY event, locale",
+      [&](Params& p) { p.integer(site_id); }, read_template);
 }
 
 long long NotificationRepo::upsert(const Template& t) {
   db_.execute(
-      "INSERT INTO svc_notifications (site_id, event, enabled, subject, content, `from`, bcc)"
-      " VALUES (?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE enabled = VALUES(enabled),"
+      "INSERT INTO svc_notifications (site_id, event, locale, enabled, subject, content, `from`, bcc, priority)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE enabled = VALUES(enabled),"
       " subject = VALUES(subject), content = VALUES(content), `from` = VALUES(`from`), bcc = VALUES(bcc)",
       [&](Params& p) {
-        p.integer(t.site_id).text(t.event).flag(t.enabled).text(t.subject).text(t.content);
-        p.text_or_null(t.from).text_or_null(t.bcc);
+        p.integer(t.site_id).text(t.event).text(t.locale).flag(t.enabled).text(t.subject).text(t.content);
+        p.text_or_null(t.from).text_or_null(t.bcc).integer(t.priority);
       });
-  auto saved = find(t.site_id, t.event);
+  auto saved = find(t.site_id, t.event, t.locale);
   return saved ? saved->id : 0;
 }
 
@@ -62,8 +83,10 @@ void NotificationRepo::set_enabled(long long id, bool enabled) {
 }
 
 void NotificationRepo::set_priority(long long id, int priority) {
-  db_.execute("UPDATE svc_notifications SET priority = ? WHERE id = ?",
-              [&](Params& p) { p.integer(priority).integer(id); });
+  db_.execute(
+      "UPDATE svc_notifications t JOIN svc_notifications s ON s.site_id = t.site_id AND s.event = t.event"
+      " SET t.priority = ? WHERE s.id = ?",
+      [&](Params& p) { p.integer(priority).integer(id); });
 }
 
 void NotificationRepo::enqueue(const OutboxEntry& e) {

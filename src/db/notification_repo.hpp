@@ -20,6 +20,7 @@ struct Template {
   long long id = 0;
   long long site_id = 0;
   std::string event;
+  std::string locale;  // BCP 47, lower-case; "" = the template's default
   bool enabled = true;
   std::string subject;
   std::string content;
@@ -42,17 +43,25 @@ class NotificationRepo {
  public:
   explicit NotificationRepo(Database& db) : db_(db) {}
 
-  // The enabled template of this site for the event (exact match).
+  // The enabled template of this site for the event (exact match), in its
+  // default locale.
   std::optional<Template> find_enabled(long long site_id, const std::string& event);
+  // The first enabled template of the event in the locales of `fallbacks`
+  // (messaging::locale_fallbacks: most specific first, "" last).
+  std::optional<Template> find_enabled(long long site_id, const std::string& event,
+                                       const std::vector<std::string>& fallbacks);
 
   // Admin only (svc-admin template ...): the API never writes templates.
   // find() also returns a disabled template, and one whose event differs
   // only in case or accents (the column's collation treats them as equal).
-  std::optional<Template> find(long long site_id, const std::string& event);
+  std::optional<Template> find(long long site_id, const std::string& event, const std::string& locale = "");
   std::vector<Template> list(long long site_id);
-  // Inserts, or updates every column of the (site_id, event) template; returns its id.
+  // Inserts, or updates every column but the priority of the (site_id,
+  // event, locale) template; returns its id.
   long long upsert(const Template& t);
   void set_enabled(long long id, bool enabled);
+  // Sets the priority of the template with this id and of every other
+  // locale of its event (a newsletter is bulk in every language).
   void set_priority(long long id, int priority);
   // Inserts a Pending row due now (its id is then Database::last_insert_id()).
   // Idempotent per (request_id, event, recipient): a second insert of the

@@ -40,6 +40,7 @@
 #include "db/outbox_repo.hpp"
 #include "db/outbox_rows.hpp"
 #include "db/transaction.hpp"
+#include "db/suppression_repo.hpp"
 
 namespace svc::db {
 namespace {
@@ -191,6 +192,19 @@ void claim_priority(Database& db, int priority, int limit, int lease_seconds, co
   }
 }
 
+// The bounce-rate guard: the due bulk rows of every site over the rate move
+// 10 minutes on, so they neither go out nor crowd the due sites of the
+// claim; the guard looks again then. Normal and account mail is not held.
+void hold_bounced_bulk(Database& db, int percent, int min_mails) {
+  for (const auto& site : SuppressionRepo(db).over_bounce_rate(percent, min_mails)) {
+    db.execute(
+        "UPDATE svc_notification_log SET next_attempt_at = NOW() + INTERVAL 10 MINUTE"
+        " WHERE status = 'Pending' AND priority = ? AND site_id = ? AND next_attempt_at <= NOW()"
+        " AND (claimed_until IS NULL OR claimed_until < NOW())",
+        [&](Params& p) { p.integer(kPriorities - 1).integer(site.site_id); });
+  }
+}
+
 }  // namespace
 
 std::vector<OutboxMessage> OutboxRepo::claim(int limit, int lease_seconds, const std::string& claimer) {
@@ -202,6 +216,7 @@ std::vector<OutboxMessage> OutboxRepo::claim(int limit, int lease_seconds, const
     Transaction tx(db_);
     std::vector<OutboxMessage> out;
     for (int priority = 0; priority < kPriorities && static_cast<int>(out.size()) < limit; ++priority) {
+      if (priority == kPriorities - 1 && guard_percent_ > 0) hold_bounced_bulk(db_, guard_percent_, guard_min_mails_);
       claim_priority(db_, priority, limit, lease_seconds, claimer, out);
     }
     tx.commit();

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "db/outbox_rows.hpp"
+#include "db/suppression_repo.hpp"
 
 namespace svc::db {
 namespace {
@@ -155,6 +156,8 @@ void OutboxRepo::add_quota_stats(OutboxStats& s) {
       " COALESCE(SUM(deferred), 0) FROM svc_mail_quota WHERE hour_start > NOW() - INTERVAL 24 HOUR",
       kNoParams, [](RowReader& r) { return std::pair(r.integer(), r.integer()); });
   if (deferred) std::tie(s.quota_deferred_hour, s.quota_deferred_day) = *deferred;
+  s.guard_deferred_sites =
+      static_cast<long long>(SuppressionRepo(db_).over_bounce_rate(guard_percent_, guard_min_mails_).size());
 }
 
 std::vector<OutboxListing> OutboxRepo::list(const std::string& status, long long site_id, int limit) {
@@ -168,6 +171,12 @@ std::optional<OutboxListing> OutboxRepo::find(long long id) {
   return db_.one(
       std::string("SELECT ") + kListingColumns + " FROM svc_notification_log WHERE id = ?",
       [&](Params& p) { p.integer(id); }, read_listing);
+}
+
+std::optional<OutboxMessage> OutboxRepo::message(long long id) {
+  return db_.one(
+      std::string("SELECT ") + kMessageColumns + " FROM svc_notification_log WHERE id = ?",
+      [&](Params& p) { p.integer(id); }, read_message);
 }
 
 bool OutboxRepo::requeue_failed(long long id) {

@@ -22,6 +22,7 @@ struct OutboxMessage {
   OutboxMail mail;
   int attempts = 0;  // failed attempts so far
   long long created_unix = 0;
+  int priority = 1;  // kPriorityHigh (0), normal (1) or bulk (2): notification_repo.hpp
 };
 
 // A row as `svc-admin outbox list` shows it.
@@ -48,6 +49,7 @@ struct OutboxStats {
   long long pending_high = 0, pending_bulk = 0;  // Pending rows by priority (the rest are normal)
   long long quota_deferred_hour = 0;             // rows deferred by site quotas this UTC hour
   long long quota_deferred_day = 0;              // ... in the last 24 hours
+  long long guard_deferred_sites = 0;            // sites whose bulk mail the bounce-rate guard holds now
 };
 
 // What the sender needs from the outbox; an interface so the sender's batch
@@ -66,6 +68,15 @@ class OutboxQueue {
 class OutboxRepo final : public OutboxQueue {
  public:
   explicit OutboxRepo(Database& db) : db_(db) {}
+
+  // The bounce-rate guard ([smtp] max_bounce_rate, bounce_rate_min_mails):
+  // claim() holds back the bulk mail of a site over the rate, moving its
+  // due bulk rows 10 minutes on (SuppressionRepo::over_bounce_rate). 0 = off
+  // (the default).
+  void set_bounce_guard(int percent, int min_mails) {
+    guard_percent_ = percent;
+    guard_min_mails_ = min_mails;
+  }
 
   // In one transaction (READ COMMITTED): locks up to `limit` due, unclaimed
   // Pending rows with FOR UPDATE SKIP LOCKED, sets claimed_until = NOW() +
@@ -106,12 +117,16 @@ class OutboxRepo final : public OutboxQueue {
   // Newest first. status: Pending | Sent | Failed; site_id 0 = every site.
   std::vector<OutboxListing> list(const std::string& status, long long site_id, int limit);
   std::optional<OutboxListing> find(long long id);
+  // The row as the sender reads it, whatever its status (svc-admin mail ingest).
+  std::optional<OutboxMessage> message(long long id);
   // Failed → Pending, attempts 0, due now. False when the row is not Failed.
   bool requeue_failed(long long id);
 
  private:
   void add_quota_stats(OutboxStats& s);
   Database& db_;
+  int guard_percent_ = 0;
+  int guard_min_mails_ = 100;
 };
 
 }  // namespace svc::db

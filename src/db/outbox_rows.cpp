@@ -16,6 +16,7 @@ OutboxMessage read_message(RowReader& r) {
   m.mail.body = r.text();
   m.attempts = static_cast<int>(r.integer());
   m.created_unix = r.integer();
+  m.priority = static_cast<int>(r.integer());
   return m;
 }
 

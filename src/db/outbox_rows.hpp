@@ -10,7 +10,7 @@ namespace svc::db {
 // The SELECT list read_message() reads, in its order.
 inline constexpr const char* kMessageColumns =
     "id, site_id, event, recipient, cc, bcc, `from`, subject, body, attempts,"
-    " UNIX_TIMESTAMP(created_at) AS created_unix";
+    " UNIX_TIMESTAMP(created_at) AS created_unix, priority";
 
 // One row of kMessageColumns.
 OutboxMessage read_message(RowReader& r);

@@ -24,6 +24,7 @@ User read_user(RowReader& r) {
 }
 
 constexpr int kDuplicateKey = 1062;
+constexpr int kUnknownColumn = 1054;
 
 // Per process: the answer for a table does not change while it runs
 // (adding the column to a live table is followed by a reload).
@@ -75,6 +76,29 @@ std::optional<long long> UserRepo::insert(const NewUser& user) {
     throw;
   }
   return db_.last_insert_id();
+}
+
+std::string UserRepo::locale(long long id) {
+  try {
+    return db_
+        .one(
+            "SELECT COALESCE(locale, '') FROM " + table_.quoted() + " WHERE id = ?", [&](Params& p) { p.integer(id); },
+            [](RowReader& r) { return r.text(); })
+        .value_or("");
+  } catch (const sql::SQLException& e) {
+    if (e.getErrorCode() == kUnknownColumn) return "";
+    throw;
+  }
+}
+
+bool UserRepo::set_locale(long long id, const std::string& locale) {
+  try {
+    return db_.execute("UPDATE " + table_.quoted() + " SET locale = ? WHERE id = ?",
+                       [&](Params& p) { p.text_or_null(locale).integer(id); }) == 1;
+  } catch (const sql::SQLException& e) {
+    if (e.getErrorCode() == kUnknownColumn) return false;
+    throw;
+  }
 }
 
 bool UserRepo::replace_password_hash(long long id, const std::string& expected, const std::string& fresh) {

@@ -55,6 +55,11 @@ class UserRepo {
   // table and process (information_schema), so a column added later counts
   // after the workers restart or reload.
   bool tracks_verification();
+  // The user's locale column (migration 013; BCP 47, "" = none). An auth
+  // table without that column reads as "" and set_locale changes nothing
+  // there (returns false): account mail then uses the default language.
+  std::string locale(long long id);
+  bool set_locale(long long id, const std::string& locale);
 
   const TableName& table() const { return table_; }
 

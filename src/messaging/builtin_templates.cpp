@@ -1,48 +1,84 @@
 #include "messaging/builtin_templates.hpp"
 
-#include <stdexcept>
-#include <string>
+#include "messaging/locale.hpp"
 
 namespace svc::messaging {
 namespace {
 
 const BuiltInTemplate kBuiltIns[] = {
-    {"password-reset", "Reset your password",
+    {"password-reset", "en", "Reset your password",
      "<p>Someone asked to reset the password of [email].</p>"
      "<p><a href=\"[link]\">Choose a new password</a> (the link is valid for [minutes] minutes).</p>"
      "<p>If it was not you, you can ignore this e-mail.</p>",
      "email firstName lastName link minutes"},
-    {"mfa-enabled", "Two-factor authentication is on",
+    {"password-reset", "de", "Passwort zur\u00fccksetzen",
+     "<p>Jemand m\u00f6chte das Passwort von [email] zur\u00fccksetzen.</p>"
+     "<p><a href=\"[link]\">Neues Passwort w\u00e4hlen</a> (der Link ist [minutes] Minuten g\u00fcltig).</p>"
+     "<p>Wenn Sie das nicht waren, k\u00f6nnen Sie diese E-Mail ignorieren.</p>",
+     "email firstName lastName link minutes"},
+    {"mfa-enabled", "en", "Two-factor authentication is on",
      "<p>Two-factor authentication was turned on for [email].</p>"
      "<p>If it was not you, reset your password and contact us.</p>",
      "email firstName lastName"},
-    {"mfa-disabled", "Two-factor authentication is off",
+    {"mfa-enabled", "de", "Zwei-Faktor-Authentifizierung ist aktiviert",
+     "<p>F\u00fcr [email] wurde die Zwei-Faktor-Authentifizierung aktiviert.</p>"
+     "<p>Wenn Sie das nicht waren, setzen Sie Ihr Passwort zur\u00fcck und kontaktieren Sie uns.</p>",
+     "email firstName lastName"},
+    {"mfa-disabled", "en", "Two-factor authentication is off",
      "<p>Two-factor authentication was turned off for [email].</p>"
      "<p>If it was not you, reset your password and contact us.</p>",
      "email firstName lastName"},
-    {"passkey-added", "A passkey was added",
+    {"mfa-disabled", "de", "Zwei-Faktor-Authentifizierung ist deaktiviert",
+     "<p>F\u00fcr [email] wurde die Zwei-Faktor-Authentifizierung deaktiviert.</p>"
+     "<p>Wenn Sie das nicht waren, setzen Sie Ihr Passwort zur\u00fcck und kontaktieren Sie uns.</p>",
+     "email firstName lastName"},
+    {"passkey-added", "en", "A passkey was added",
      "<p>A passkey was added to the account of [email].</p>"
      "<p>If it was not you, reset your password and contact us.</p>",
      "email firstName lastName"},
-    {"passkey-removed", "A passkey was removed",
+    {"passkey-added", "de", "Ein Passkey wurde hinzugef\u00fcgt",
+     "<p>Dem Konto von [email] wurde ein Passkey hinzugef\u00fcgt.</p>"
+     "<p>Wenn Sie das nicht waren, setzen Sie Ihr Passwort zur\u00fcck und kontaktieren Sie uns.</p>",
+     "email firstName lastName"},
+    {"passkey-removed", "en", "A passkey was removed",
      "<p>A passkey was removed from the account of [email].</p>"
      "<p>If it was not you, reset your password and contact us.</p>",
      "email firstName lastName"},
-    {"mfa-recovery-codes", "New recovery codes",
+    {"passkey-removed", "de", "Ein Passkey wurde entfernt",
+     "<p>Vom Konto von [email] wurde ein Passkey entfernt.</p>"
+     "<p>Wenn Sie das nicht waren, setzen Sie Ihr Passwort zur\u00fcck und kontaktieren Sie uns.</p>",
+     "email firstName lastName"},
+    {"mfa-recovery-codes", "en", "New recovery codes",
      "<p>New recovery codes were made for [email]; the earlier ones no longer work.</p>"
      "<p>If it was not you, reset your password and contact us.</p>",
      "email firstName lastName"},
-    {"email-code", "Your sign-in code",
+    {"mfa-recovery-codes", "de", "Neue Wiederherstellungscodes",
+     "<p>F\u00fcr [email] wurden neue Wiederherstellungscodes erstellt; die bisherigen gelten nicht mehr.</p>"
+     "<p>Wenn Sie das nicht waren, setzen Sie Ihr Passwort zur\u00fcck und kontaktieren Sie uns.</p>",
+     "email firstName lastName"},
+    {"email-code", "en", "Your sign-in code",
      "<p>Your sign-in code for [email] is:</p>"
      "<p style=\"font-size:1.5em;letter-spacing:.2em\"><strong>[code]</strong></p>"
      "<p>It is valid for [minutes] minutes and can be used once. Never tell it to anyone.</p>"
      "<p>If it was not you, you can ignore this e-mail.</p>",
      "email firstName lastName code minutes"},
-    {"verify-email", "Confirm your e-mail address",
+    {"email-code", "de", "Ihr Anmeldecode",
+     "<p>Ihr Anmeldecode f\u00fcr [email] lautet:</p>"
+     "<p style=\"font-size:1.5em;letter-spacing:.2em\"><strong>[code]</strong></p>"
+     "<p>Er ist [minutes] Minuten g\u00fcltig und kann einmal verwendet werden. Geben Sie ihn niemandem weiter.</p>"
+     "<p>Wenn Sie das nicht waren, k\u00f6nnen Sie diese E-Mail ignorieren.</p>",
+     "email firstName lastName code minutes"},
+    {"verify-email", "en", "Confirm your e-mail address",
      "<p>Please confirm that [email] is your address.</p>"
      "<p><a href=\"[link]\">Confirm my address</a> (the link is valid for [hours] hours; the page asks "
      "you to press a button).</p>"
      "<p>If you did not sign up, you can ignore this e-mail.</p>",
+     "email firstName lastName link hours"},
+    {"verify-email", "de", "Best\u00e4tigen Sie Ihre E-Mail-Adresse",
+     "<p>Bitte best\u00e4tigen Sie, dass [email] Ihre Adresse ist.</p>"
+     "<p><a href=\"[link]\">Adresse best\u00e4tigen</a> (der Link ist [hours] Stunden g\u00fcltig; die Seite bittet "
+     "Sie, eine Schaltfl\u00e4che zu dr\u00fccken).</p>"
+     "<p>Wenn Sie sich nicht registriert haben, k\u00f6nnen Sie diese E-Mail ignorieren.</p>",
      "email firstName lastName link hours"},
 };
 
@@ -50,21 +86,29 @@ const BuiltInTemplate kBuiltIns[] = {
 
 std::span<const BuiltInTemplate> builtin_templates() { return kBuiltIns; }
 
-const BuiltInTemplate& builtin_template(std::string_view event) {
+std::optional<BuiltInTemplate> builtin_template(std::string_view event, std::string_view locale) {
+  const std::string tag = normalize_locale(locale);
+  const std::string language = tag.substr(0, tag.find('-'));
+  std::optional<BuiltInTemplate> english;
   for (const auto& t : kBuiltIns) {
-    if (event == t.event) return t;
+    if (event != t.event) continue;
+    if (language == t.language) return t;
+    if (!english) english = t;
   }
-  throw std::logic_error("no built-in template '" + std::string(event) + "'");
+  return english;
 }
 
-db::Template template_or_builtin(const std::optional<db::Template>& own, long long site_id, std::string_view event) {
-  if (own) return *own;
-  const BuiltInTemplate& b = builtin_template(event);
+std::optional<db::Template> account_template(core::Context& ctx, const db::Site& site, const std::string& event,
+                                             const std::string& locale) {
+  auto own = db::NotificationRepo(ctx.db).find_enabled(site.id, event, locale_fallbacks(locale));
+  if (own) return own;
+  const auto builtin = builtin_template(event, locale);
+  if (!builtin) return std::nullopt;
   db::Template t;
-  t.site_id = site_id;
-  t.event = b.event;
-  t.subject = b.subject;
-  t.content = b.content;
+  t.site_id = site.id;
+  t.event = event;
+  t.subject = builtin->subject;
+  t.content = builtin->content;
   return t;
 }
 

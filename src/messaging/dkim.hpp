@@ -17,9 +17,11 @@ struct DkimKey {
 };
 
 // The headers signed, in h= order (those the message has): the ones a
-// receiver shows or that change how the body reads.
-inline constexpr const char* kDkimSignedHeaders[] = {"From", "To",         "Cc",           "Subject",
-                                                     "Date", "Message-ID", "MIME-Version", "Content-Type"};
+// receiver shows or that change how the body reads, and the one-click
+// unsubscribe pair (RFC 8058 §4: a receiver honours it only when signed).
+inline constexpr const char* kDkimSignedHeaders[] = {
+    "From",       "To",           "Cc",           "Subject",          "Date",
+    "Message-ID", "MIME-Version", "Content-Type", "List-Unsubscribe", "List-Unsubscribe-Post"};
 
 // A "DKIM-Signature: ..." header field (folded, ending in CRLF) for
 // `message` (CRLF line endings, headers, empty line, body), canonicalisation

@@ -12,4 +12,12 @@ namespace svc::messaging {
 
 http::Response notification(const http::Request& request, core::Context& ctx, const db::Site& site);
 
+// GET and POST /mail/unsubscribe?t=TOKEN (RFC 8058 one-click unsubscribe,
+// unsubscribe.cpp): no site header; the signed token names the site and
+// the address. GET answers an HTML page and changes nothing; POST
+// suppresses the address for the site's bulk mail. A token that does not
+// verify gets a 400 page.
+http::Response unsubscribe_page(const http::Request& request, core::Context& ctx);
+http::Response unsubscribe(const http::Request& request, core::Context& ctx);
+
 }  // namespace svc::messaging

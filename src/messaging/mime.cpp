@@ -220,6 +220,10 @@ std::string build_mime(const OutgoingMail& mail) {
     if (id.front() != '<') id = "<" + id + ">";
     add_header(out, "Message-ID", {id});
   }
+  if (std::string url = core::strip_controls(mail.list_unsubscribe); !url.empty()) {
+    add_header(out, "List-Unsubscribe", {"<" + url + ">"});
+    out += "List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n";
+  }
   out += "MIME-Version: 1.0\r\n";
 
   const std::string text = mail.text.empty() ? html_to_text(mail.html) : mail.text;

@@ -21,10 +21,13 @@ struct OutgoingMail {
   std::string text;                      // UTF-8 text body; empty -> derived from html by html_to_text
   long long date_unix = 0;               // Date header, seconds since the epoch, written in UTC
   std::optional<DkimKey> dkim;           // sign with this key (SmtpMailer); build_mime ignores it
+  std::string envelope_from;             // MAIL FROM (the VERP bounce address); empty -> from
+  std::string list_unsubscribe;          // one-click unsubscribe URL (RFC 8058); empty -> no List-Unsubscribe
 };
 
 // The full message with CRLF line endings: Date, From, To (or
 // "undisclosed-recipients:;" when there is no To), Cc, Subject, Message-ID,
+// List-Unsubscribe and List-Unsubscribe-Post (when list_unsubscribe is set),
 // MIME-Version, then multipart/alternative (text/plain, then text/html), both
 // UTF-8 and quoted-printable, so no body line exceeds 76 characters. A subject
 // or display name with non-ASCII (or "=?") becomes RFC 2047 B encoded-words;

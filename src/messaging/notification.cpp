@@ -5,6 +5,7 @@
 #include "http/api_error.hpp"
 #include "http/validate.hpp"
 #include "messaging/handlers.hpp"
+#include "messaging/locale.hpp"
 #include "messaging/notification_service.hpp"
 
 namespace svc::messaging {
@@ -48,6 +49,9 @@ http::Response notification(const http::Request& request, core::Context& ctx, co
   const rapidjson::Value* data = fields.optional_object("data");
   auto sql_field = fields.optional_string("SQL", 16384);
   auto email_field = fields.optional_string("setEmailField", 190);
+  auto locale = fields.optional_string("locale", 35);
+  if (locale && !is_locale_shape(*locale))
+    fields.add("locale", "locale must be a BCP 47 language tag such as de or de-AT");
   if (table && !db::is_plain_identifier(*table)) fields.add("table", "table must be a plain table name");
   fields.throw_if_errors();
 
@@ -59,6 +63,7 @@ http::Response notification(const http::Request& request, core::Context& ctx, co
   n.master_id = master_id.value_or(0);
   n.data = values_from(data);
   n.sql = sql_field.value_or("");
+  n.locale = locale ? normalize_locale(*locale) : "";
   n.request_id = request.request_id;
   switch (notify(ctx, site, n)) {
     case NotifyOutcome::Queued:

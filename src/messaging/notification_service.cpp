@@ -112,7 +112,7 @@ void add_copies(core::Context& ctx, const db::Site& site, const db::Template& tm
 
 NotifyOutcome notify(core::Context& ctx, const db::Site& site, const Notification& n) {
   if (site.disable_email) return NotifyOutcome::Disabled;
-  auto tmpl = find_template_recent(ctx, site.id, n.event);
+  auto tmpl = find_template_recent(ctx, site.id, n.event, n.locale);
   if (!tmpl) return NotifyOutcome::NoTemplate;
 
   MergeValues values = n.data;

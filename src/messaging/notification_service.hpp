@@ -19,7 +19,8 @@ struct Notification {
   std::string table;                       // record link label ("" = none), a plain identifier
   long long master_id = 0;                 // record id (0 = none); also the :master_id of SQL merge
   MergeValues data;
-  std::string sql;  // SQL field: a merge query's name or raw SELECT ("" = none)
+  std::string sql;     // SQL field: a merge query's name or raw SELECT ("" = none)
+  std::string locale;  // BCP 47, normalised ("" = the template's default); falls back de-at -> de -> default
   std::string request_id;
 };
 

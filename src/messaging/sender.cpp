@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "core/log.hpp"
-#include "messaging/outgoing_mail.hpp"
 
 namespace svc::messaging {
 namespace {
@@ -30,6 +29,7 @@ BatchCounts& BatchCounts::operator+=(const BatchCounts& o) {
   sent += o.sent;
   retry += o.retry;
   failed += o.failed;
+  suppressed += o.suppressed;
   released += o.released;
   claim_lost += o.claim_lost;
   relay_trouble = relay_trouble || o.relay_trouble;
@@ -41,6 +41,7 @@ void add_counts(core::LogLine& line, const BatchCounts& counts) {
       .num("sent", counts.sent)
       .num("retry", counts.retry)
       .num("failed", counts.failed)
+      .num("suppressed", counts.suppressed)
       .num("released", counts.released);
 }
 
@@ -62,7 +63,8 @@ Sender::Sender(db::OutboxQueue& queue, Mailer& mailer, const core::Clock& clock,
 // other member is read and written with queue_mutex_ held.
 struct Sender::BatchState {
   std::vector<db::OutboxMessage> rows;
-  std::size_t next = 0;  // the first row no session has taken yet
+  std::vector<std::map<std::string, std::string>> blocked;  // per row: suppressed address -> reason
+  std::size_t next = 0;                                     // the first row no session has taken yet
   long long started = 0;
   int temporary_in_a_row = 0;  // across sessions: the relay's health, not one session's
   bool halted = false;         // stop, lease half gone, relay trouble or an error: take no more rows
@@ -78,6 +80,12 @@ BatchCounts Sender::run_batch() {
   if (dkim_lookup_) {
     for (const auto& row : state.rows) {
       if (!dkim_keys_.count(row.mail.site_id)) dkim_keys_[row.mail.site_id] = dkim_lookup_(row.mail.site_id);
+    }
+  }
+  state.blocked.resize(state.rows.size());
+  if (suppression_lookup_) {
+    for (std::size_t i = 0; i < state.rows.size(); ++i) {
+      state.blocked[i] = suppression_lookup_(state.rows[i], envelope_recipients(outgoing_mail_for(state.rows[i])));
     }
   }
   const std::size_t sessions = std::min(mailers_.size(), state.rows.size());
@@ -128,8 +136,24 @@ void Sender::run_session(Mailer& mailer, BatchState& state) {
       if (state.halted || state.next >= state.rows.size()) return;
       i = state.next++;
     }
-    send_one(mailer, state.rows[i], state);
+    send_one(mailer, i, state);
   }
+}
+
+// No SMTP round trip: the row is Failed with the reason, like a refused
+// recipient, but counted apart (a suppression is policy, not a failure of
+// the run).
+void Sender::record_suppressed(const db::OutboxMessage& row, const std::string& reason, BatchState& state) {
+  std::lock_guard lock(queue_mutex_);
+  const bool recorded = queue_.mark_failed(row.id, claimer_, "suppressed: " + reason);
+  if (!recorded) ++state.counts.claim_lost;
+  ++state.counts.suppressed;
+  core::LogLine("info", recorded ? "send_suppressed" : "claim_lost")
+      .num("id", row.id)
+      .num("site_id", row.mail.site_id)
+      .str("mail_event", row.mail.event)
+      .str("reason", reason)
+      .emit();
 }
 
 // Sends without the lock (the sessions' SMTP exchanges overlap), then
@@ -142,8 +166,15 @@ void Sender::run_session(Mailer& mailer, BatchState& state) {
 // relay-trouble decision sees what the table shows. The price is small: the
 // write is one short UPDATE by primary key, while the SMTP exchange it
 // follows (the slow part) runs unlocked.
-void Sender::send_one(Mailer& mailer, const db::OutboxMessage& row, BatchState& state) {
+void Sender::send_one(Mailer& mailer, std::size_t index, BatchState& state) {
+  const db::OutboxMessage& row = state.rows[index];
   OutgoingMail mail = outgoing_mail_for(row);
+  if (const std::string reason = drop_suppressed(mail, state.blocked[index]);
+      !reason.empty() && envelope_recipients(mail).empty()) {
+    record_suppressed(row, reason, state);
+    return;
+  }
+  add_marks(mail, row, marks_);  // after the drop: the unsubscribe link names a recipient who gets the mail
   if (auto key = dkim_keys_.find(row.mail.site_id); key != dkim_keys_.end()) mail.dkim = key->second;
   const SendResult result = mailer.send(mail);
   std::lock_guard lock(queue_mutex_);

@@ -22,6 +22,7 @@
 #include "core/log.hpp"
 #include "db/outbox_repo.hpp"
 #include "messaging/mime.hpp"
+#include "messaging/outgoing_mail.hpp"
 #include "messaging/retry_policy.hpp"
 #include "messaging/smtp_session.hpp"
 
@@ -43,6 +44,7 @@ struct SenderSettings {
 
 struct BatchCounts {
   int claimed = 0, sent = 0, retry = 0, failed = 0;
+  int suppressed = 0;  // Failed without an SMTP attempt: every recipient suppressed
   int released = 0;    // handed back unsent (stop, lease half gone, relay trouble)
   int claim_lost = 0;  // outcome not recorded: another run had taken the row
   bool relay_trouble = false;
@@ -50,7 +52,7 @@ struct BatchCounts {
   BatchCounts& operator+=(const BatchCounts& o);
 };
 
-// Adds claimed, sent, retry, failed and released (in this order) to `line`.
+// Adds claimed, sent, retry, failed, suppressed and released (in this order) to `line`.
 void add_counts(core::LogLine& line, const BatchCounts& counts);
 
 class Sender {
@@ -75,6 +77,18 @@ class Sender {
   using DkimLookup = std::function<std::optional<DkimKey>(long long site_id)>;
   void set_dkim_lookup(DkimLookup lookup) { dkim_lookup_ = std::move(lookup); }
 
+  // Which of a row's addresses (any case) are suppressed for it: lower-cased
+  // address -> reason (db::SuppressionRepo::blocking). Called in the thread
+  // that calls run_batch, once per claimed row, before any session starts.
+  // A mail left with no recipient is Failed "suppressed: <reason>" without
+  // an SMTP attempt; one with some left goes to those.
+  using SuppressionLookup =
+      std::function<std::map<std::string, std::string>(const db::OutboxMessage&, const std::vector<std::string>&)>;
+  void set_suppression_lookup(SuppressionLookup lookup) { suppression_lookup_ = std::move(lookup); }
+
+  // VERP envelope sender and one-click unsubscribe (outgoing_mail.hpp).
+  void set_marks(MailMarks marks) { marks_ = std::move(marks); }
+
   // Claims up to settings.batch rows and sends them; logs one progress line
   // (JSON on stderr) when it claimed anything.
   BatchCounts run_batch();
@@ -90,13 +104,16 @@ class Sender {
  private:
   struct BatchState;
   void run_session(Mailer& mailer, BatchState& state);
-  void send_one(Mailer& mailer, const db::OutboxMessage& row, BatchState& state);
+  void send_one(Mailer& mailer, std::size_t index, BatchState& state);
+  void record_suppressed(const db::OutboxMessage& row, const std::string& reason, BatchState& state);
   bool stopping() const { return stop_ != nullptr && *stop_ != 0; }
 
   db::OutboxQueue& queue_;
   std::vector<Mailer*> mailers_;
   std::mutex queue_mutex_;  // guards queue_ and the BatchState of a batch
   DkimLookup dkim_lookup_;
+  SuppressionLookup suppression_lookup_;
+  MailMarks marks_;
   // Per pass; written only before a batch's sessions start, read by them.
   std::map<long long, std::optional<DkimKey>> dkim_keys_;
   const core::Clock& clock_;

@@ -413,7 +413,7 @@ void SmtpMailer::close() {
 }
 
 SendResult SmtpMailer::send(const OutgoingMail& mail) {
-  const std::string from = core::strip_controls(mail.from);
+  const std::string from = core::strip_controls(mail.envelope_from.empty() ? mail.from : mail.envelope_from);
   const std::vector<std::string> recipients = envelope_recipients(mail);
   if (auto problem = envelope_problem(from, recipients)) return *problem;
   std::string message = build_mime(mail);

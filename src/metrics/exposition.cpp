@@ -152,6 +152,23 @@ void counters(Writer& w, const SharedBlock& b) {
   w.sample("svc_master_start_time_seconds", "", static_cast<double>(b.master_start_unix));
 }
 
+// The suppression list by reason and the bounce-rate guard (docs/operations.md).
+void deliverability(Writer& w, const int64_t* values) {
+  static const std::pair<DbGauge, const char*> kReasons[] = {{DbGauge::kSuppressedBounce, "bounce"},
+                                                             {DbGauge::kSuppressedComplaint, "complaint"},
+                                                             {DbGauge::kSuppressedUnsubscribe, "unsubscribe"},
+                                                             {DbGauge::kSuppressedManual, "manual"}};
+  w.head("svc_mail_suppressions", "gauge", "Suppressed addresses (per site and address), by reason.");
+  for (const auto& [g, reason] : kReasons) {
+    w.sample("svc_mail_suppressions", std::string("reason=\"") + reason + "\"",
+             static_cast<uint64_t>(values[static_cast<int>(g)]));
+  }
+  w.head("svc_mail_bounce_guard_sites", "gauge",
+         "Sites whose bulk mail is held back: hard bounces in the last hour over [smtp] max_bounce_rate.");
+  w.sample("svc_mail_bounce_guard_sites", "",
+           static_cast<uint64_t>(values[static_cast<int>(DbGauge::kBounceGuardSites)]));
+}
+
 void database(Writer& w, const RenderInput& in) {
   w.head("svc_metrics_db_up", "gauge", "1 when the last read of the database gauges succeeded.");
   w.sample("svc_metrics_db_up", "", static_cast<uint64_t>(in.db_ok ? 1 : 0));
@@ -190,6 +207,7 @@ void database(Writer& w, const RenderInput& in) {
     w.head(row.name, row.type, row.help);
     w.sample(row.name, "", static_cast<double>(in.db_values[static_cast<int>(row.g)]) * row.scale);
   }
+  deliverability(w, in.db_values);
 }
 
 }  // namespace

@@ -59,6 +59,11 @@ enum class DbGauge : int {
   kSenderSentTotal,
   kSenderDeferredTotal,
   kSenderFailedTotal,
+  kSuppressedBounce,  // svc_mail_suppressions rows by reason (migration 013)
+  kSuppressedComplaint,
+  kSuppressedUnsubscribe,
+  kSuppressedManual,
+  kBounceGuardSites,  // sites whose bulk mail the bounce-rate guard holds now
   kCount
 };
 

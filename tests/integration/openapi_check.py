@@ -94,6 +94,8 @@ def _schema_pointer(doc, path, method, status):
     pointer = "/paths/%s/%s/responses/%s" % (_escape(path), method.lower(), key)
     response, pointer = _resolve(doc, responses[key], pointer)
     content = response.get("content", {}).get("application/json")
+    if content is None and response.get("content"):
+        return tuple(response["content"])  # a page (text/html): only its media type is checked
     if content is None or "schema" not in content:
         raise LookupError("status %d has no application/json schema" % status)
     return pointer + "/content/application~1json/schema"
@@ -122,6 +124,10 @@ def check(method, path, status, headers, raw):
         return
     if method.upper() == "HEAD":
         return  # no body to check
+    if isinstance(pointer, tuple):
+        if not headers.get("content-type", "").split(";")[0].strip() in pointer:
+            _fail(route, status, raw, "Content-Type is %r, not one of %s" % (headers.get("content-type"), pointer))
+        return
     if not headers.get("content-type", "").startswith("application/json"):
         _fail(route, status, raw, "Content-Type is %r, not application/json" % headers.get("content-type"))
     try:

@@ -109,7 +109,7 @@ class Doctor(unittest.TestCase):
         code, rows, out = self.doctor()
         expected = {"config", "keys", "settings", "front secret", "access tokens", "database", "database.merge",
                     "migrations", "signing keys", "site keys", "templates", "sender",
-                    "pending", "smtp", "sms", "nginx", "fastcgi", "fastcgi hashing",
+                    "pending", "bounces", "smtp", "sms", "nginx", "fastcgi", "fastcgi hashing",
                     "fastcgi outbound"}
         self.assertEqual(set(rows), expected, out)
         self.assertEqual({k for k, (status, _) in rows.items() if status != "ok"}, set(), out)

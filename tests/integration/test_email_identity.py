@@ -174,6 +174,7 @@ class BuiltInTemplateTest(ApiTest):
             self.assertRegex(listing, r"(?m)^%s\n  subject: " % re.escape(event))
         self.assertIn("  fields:  email firstName lastName code minutes\n", listing)
         self.assertIn("\n  text:\n    Your sign-in code for [email] is:\n", listing)
+        self.assertIn("\n  language: de\n", listing)  # every built-in one in German too
         self.assertNotIn("its own enabled template", listing)
 
         with tempfile.TemporaryDirectory() as tmp:

@@ -193,7 +193,8 @@ class SenderTest(S.ApiTest):
         self.assertEqual([a.addr_spec for a in msg["Cc"].addresses], ["cc@example.com"])
         self.assertEqual(msg["Subject"], "Grüße [x]")
         self.assertIsNone(msg["Bcc"])
-        self.assertEqual(msg["X-Sink-Mail-From"], "no-reply@demo.example")
+        # The envelope sender is the row's VERP bounce address ([smtp] bounce_address).
+        self.assertRegex(msg["X-Sink-Mail-From"], r"^bounce\+%d-[0-9a-f]{20}@bounces\.localhost$" % log_id)
         self.assertEqual(msg["X-Sink-Rcpt-To"], "to1@example.com, to2@example.com, cc@example.com, hidden@example.com")
         headers = raw.split(b"\r\n\r\n", 1)[0].split(b"\r\n", 2)[2]  # without the two X-Sink lines
         self.assertNotIn(b"hidden@example.com", headers)
@@ -426,8 +427,8 @@ class AdminTemplateTest(S.ApiTest):
                          [["1", "Grüße [name]", "<p>Hallo [name]</p>\n", "Shop <shop@demo.example>",
                            "a@example.com, b@example.com"]])
         listed = S.admin("template", "list", "--site", "1").stdout
-        self.assertIn("\t%s\tyes\tShop <shop@demo.example>\ta@example.com, b@example.com\tGrüße [name]\n" % event,
-                      listed)
+        self.assertIn("\t%s\tdefault\tyes\tnormal\tShop <shop@demo.example>\ta@example.com, b@example.com"
+                      "\tGrüße [name]\n" % event, listed)
 
         off = S.admin("template", "disable", "--site", "1", "--event", event)
         self.assertEqual(off.stdout, "template '%s' of site 1 disabled\n" % event)

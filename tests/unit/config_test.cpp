@@ -582,4 +582,54 @@ BOOST_AUTO_TEST_CASE(cluster_keys_refuse_what_they_cannot_mean) {
   BOOST_TEST(error_of(both) == "configuration key [database] hosts: set either socket or hosts, not both");
 }
 
+BOOST_AUTO_TEST_CASE(deliverability_keys_defaults_and_refusals) {
+  const Config d = parse_config(required_values(), "svc.conf");
+  BOOST_TEST(d.smtp.bounce_address.empty());
+  BOOST_TEST(d.smtp.unsubscribe_url.empty());
+  BOOST_TEST(d.smtp.max_bounce_rate == 5);
+  BOOST_TEST(d.smtp.bounce_rate_min_mails == 100);
+  BOOST_TEST(d.keys.mail_key.empty());
+
+  IniValues good = required_values();
+  good["keys.mail_key"] = kKey32;
+  good["smtp.bounce_address"] = "bounce@bounces.example.com";
+  good["smtp.unsubscribe_url"] = "https://svc.example.com/mail/unsubscribe";
+  const Config c = parse_config(good, "svc.conf");
+  BOOST_TEST(c.keys.mail_key == std::string(32, 'k'));
+  BOOST_TEST(c.smtp.bounce_address == "bounce@bounces.example.com");
+  good["smtp.unsubscribe_url"] = "http://127.0.0.1:8080/mail/unsubscribe";  // the local stack
+  BOOST_TEST(parse_config(good, "svc.conf").smtp.unsubscribe_url == "http://127.0.0.1:8080/mail/unsubscribe");
+
+  IniValues keyless = good;
+  keyless.erase("keys.mail_key");
+  BOOST_TEST(error_of(keyless).find("missing required configuration key [keys] mail_key") == 0u);
+  struct Row {
+    std::string key;
+    std::string value;
+    std::string error;
+  };
+  const std::vector<Row> rows = {
+      {"smtp.bounce_address", "bounce+x@b.example",
+       "configuration key [smtp] bounce_address: 'bounce+x@b.example' is not a plain address local@domain (without "
+       "'+')"},
+      {"smtp.bounce_address", "bounces.example",
+       "configuration key [smtp] bounce_address: 'bounces.example' is not a plain address local@domain (without '+')"},
+      {"smtp.unsubscribe_url", "http://svc.example.com/mail/unsubscribe",
+       "configuration key [smtp] unsubscribe_url: 'http://svc.example.com/mail/unsubscribe' is not an https URL "
+       "without query or fragment (http only to loopback)"},
+      {"smtp.unsubscribe_url", "https://svc.example.com/u?x=1",
+       "configuration key [smtp] unsubscribe_url: 'https://svc.example.com/u?x=1' is not an https URL without query "
+       "or fragment (http only to loopback)"},
+      {"smtp.max_bounce_rate", "101",
+       "configuration key [smtp] max_bounce_rate: expected an integer in [0, 100], got '101'"},
+  };
+  for (const Row& row : rows) {
+    BOOST_TEST_CONTEXT(row.key << " = " << row.value) {
+      IniValues v = good;
+      v[row.key] = row.value;
+      BOOST_TEST(error_of(v) == row.error);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

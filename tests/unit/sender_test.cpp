@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/text.hpp"
 #include "messaging/address.hpp"
 #include "messaging/mime.hpp"
 #include "messaging/outgoing_mail.hpp"
@@ -254,6 +255,32 @@ BOOST_AUTO_TEST_CASE(batch_records_each_outcome) {
   BOOST_TEST(f.queue.rows[3].error == "550 no");
   BOOST_TEST(f.queue.rows[4].status == "Failed");
   BOOST_TEST(f.queue.rows[4].error == "gave up after 3 attempts: 451 later");
+}
+
+BOOST_AUTO_TEST_CASE(suppressed_rows_fail_without_an_smtp_attempt) {
+  Fixture f;
+  for (long long id = 1; id <= 3; ++id) f.queue.add(id);
+  f.queue.rows[2].msg.mail.recipient = "Gone@Example.com";
+  f.queue.rows[3].msg.mail.recipient = "gone@example.com,kept@example.com";
+  auto sender = f.sender();
+  std::vector<long long> looked_up;
+  sender.set_suppression_lookup([&](const db::OutboxMessage& row, const std::vector<std::string>& addresses) {
+    looked_up.push_back(row.id);
+    std::map<std::string, std::string> blocked;
+    for (const auto& a : addresses) {
+      if (svc::core::ascii_lower(a) == "gone@example.com") blocked[svc::core::ascii_lower(a)] = "bounce";
+    }
+    return blocked;
+  });
+  const auto c = sender.run_batch();
+  BOOST_TEST(looked_up == (std::vector<long long>{1, 2, 3}));
+  BOOST_TEST(c.sent == 2);
+  BOOST_TEST(c.suppressed == 1);
+  BOOST_TEST(c.failed == 0);
+  BOOST_TEST(f.queue.rows[2].status == "Failed");
+  BOOST_TEST(f.queue.rows[2].error == "suppressed: bounce");
+  BOOST_REQUIRE(f.mailer.sent.size() == 2u);  // row 2 never reached the mailer
+  BOOST_TEST(f.mailer.sent[1].to == (std::vector<std::string>{"kept@example.com"}));
 }
 
 BOOST_AUTO_TEST_CASE(relay_trouble_releases_the_rest) {

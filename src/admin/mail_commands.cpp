@@ -1,0 +1,212 @@
+#include "admin/mail_commands.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <iterator>
+#include <set>
+
+#include "admin/command_env.hpp"
+#include "core/log.hpp"
+#include "core/text.hpp"
+#include "db/outbox_repo.hpp"
+#include "db/suppression_repo.hpp"
+#include "http/validate.hpp"
+#include "messaging/bounce_report.hpp"
+#include "messaging/mail_tags.hpp"
+#include "messaging/outgoing_mail.hpp"
+
+namespace svc::admin {
+namespace {
+
+// sysexits.h
+constexpr int kExOk = 0;
+constexpr int kExUsage = 64;
+constexpr int kExDataErr = 65;
+constexpr int kExTempFail = 75;
+constexpr int kExConfig = 78;
+
+// A DSN quotes the original message, which may be large; the report parts
+// come first, so the rest is not needed.
+constexpr std::size_t kMaxMessageBytes = 10 * 1024 * 1024;
+
+std::string read_stdin() {
+  std::string message;
+  char buffer[65536];
+  while (message.size() < kMaxMessageBytes && std::cin.read(buffer, sizeof buffer).gcount() > 0) {
+    message.append(buffer, static_cast<std::size_t>(std::cin.gcount()));
+  }
+  return message;
+}
+
+// Where the tag may be, most trusted first: --recipient, the envelope
+// recipient Postfix's local(8) and Exim's pipe transport put into the
+// environment, then the message itself (a DSN's To, an ARF report's quoted
+// Return-Path).
+messaging::VerpScan find_tag(const Args& args, const std::string& message, const config::Config& c) {
+  std::string envelope = args.get("recipient").value_or("");
+  for (const char* name : {"ORIGINAL_RECIPIENT", "RECIPIENT"}) {
+    if (const char* v = std::getenv(name)) envelope += std::string(" ") + v;
+  }
+  auto scan = messaging::find_verp_tag(envelope, c.smtp.bounce_address, c.keys.mail_key);
+  if (scan.log_id) return scan;
+  auto in_message = messaging::find_verp_tag(message, c.smtp.bounce_address, c.keys.mail_key);
+  in_message.forged = in_message.forged || scan.forged;
+  return in_message;
+}
+
+void log_ingest(const char* outcome, long long log_id, const std::string& detail) {
+  core::LogLine line("info", "mail_ingest");
+  line.str("outcome", outcome);
+  if (log_id > 0) line.num("log_id", log_id);
+  line.str("detail", detail).emit();
+  std::printf("%s%s%s\n", outcome, detail.empty() ? "" : ": ", detail.c_str());
+}
+
+// Suppresses what the report says about outbox row `row`; the line to log.
+std::string apply_report(db::Database& db, const messaging::BounceReport& report, const db::OutboxMessage& row) {
+  db::SuppressionRepo repo(db);
+  const messaging::OutgoingMail mail = messaging::outgoing_mail_for(row);
+  std::set<std::string> ours;
+  for (const auto& a : messaging::envelope_recipients(mail)) ours.insert(core::ascii_lower(a));
+  std::string done;
+  auto note = [&](const std::string& s) { done += (done.empty() ? "" : "; ") + s; };
+  if (report.kind == messaging::BounceReport::Kind::Complaint) {
+    // Providers often redact the complainer's address: the row's To is who
+    // received the mail.
+    for (const auto& a : mail.to) {
+      repo.record_bounce(row.mail.site_id, row.id, a, "complaint", report.feedback_type);
+      repo.add(row.mail.site_id, a, "complaint", "feedback-type " + report.feedback_type, row.id);
+      note("complaint: suppressed " + core::ascii_lower(a));
+    }
+    return done;
+  }
+  for (const auto& r : report.recipients) {
+    if (!ours.count(r.address)) {
+      note("not a recipient of this mail: " + r.address);
+    } else if (r.hard()) {
+      repo.record_bounce(row.mail.site_id, row.id, r.address, "hard", r.status);
+      repo.add(row.mail.site_id, r.address, "bounce", "DSN " + r.status, row.id);
+      note("hard bounce " + r.status + ": suppressed " + r.address);
+    } else if (r.action == "failed" || r.action == "delayed") {
+      repo.record_bounce(row.mail.site_id, row.id, r.address, "soft", r.status);
+      note("soft bounce " + r.status + " noted: " + r.address);
+    } else {
+      note("action " + r.action + " ignored: " + r.address);
+    }
+  }
+  return done.empty() ? "no recipient in the report" : done;
+}
+
+int ingest(const Args& args, const std::string& config_path) {
+  CommandEnv env(config_path);
+  const config::Config& c = env.config;
+  if (c.smtp.bounce_address.empty() || c.keys.mail_key.empty()) {
+    std::fprintf(stderr, "svc-admin: mail ingest needs [smtp] bounce_address and [keys] mail_key\n");
+    return kExConfig;
+  }
+  const std::string message = read_stdin();
+  messaging::BounceReport report;
+  try {
+    report = messaging::parse_bounce(message);
+  } catch (const messaging::BounceParseError& e) {
+    std::fprintf(stderr, "svc-admin: mail ingest: unreadable message: %s\n", e.what());
+    return kExDataErr;
+  }
+  using Kind = messaging::BounceReport::Kind;
+  if (report.kind == Kind::AutoReply || report.kind == Kind::Other) {
+    log_ingest("ignored", 0, report.kind == Kind::AutoReply ? "auto-reply" : "not a bounce or complaint");
+    return kExOk;
+  }
+  const auto tag = find_tag(args, message, c);
+  if (!tag.log_id) {
+    log_ingest("ignored", 0, tag.forged ? "bounce tag does not verify" : "no bounce tag");
+    return kExOk;
+  }
+  const auto row = db::OutboxRepo(env.db).message(*tag.log_id);
+  if (!row) {
+    log_ingest("ignored", *tag.log_id, "the outbox row is gone");
+    return kExOk;
+  }
+  log_ingest("processed", row->id, apply_report(env.db, report, *row));
+  return kExOk;
+}
+
+std::string checked_email(const Args& args) {
+  std::string email = args.required("email");
+  if (!http::is_valid_email(email)) throw UsageError("--email: '" + email + "' is not a valid e-mail address");
+  return core::ascii_lower(email);
+}
+
+std::string checked_reason(const Args& args, const std::string& fallback) {
+  std::string reason = args.get("reason").value_or(fallback);
+  if (!reason.empty() && !db::is_suppression_reason(reason)) {
+    throw UsageError("--reason must be bounce, complaint, unsubscribe or manual");
+  }
+  return reason;
+}
+
+}  // namespace
+
+int cmd_mail_ingest(const Args& args, const std::string& config_path) {
+  try {
+    args.allow_only({"recipient"});
+    return ingest(args, config_path);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "svc-admin: %s\n", e.what());
+    return kExUsage;
+  } catch (const std::exception& e) {
+    // The configuration or the database: the MTA keeps the message and
+    // hands it over again later.
+    std::fprintf(stderr, "svc-admin: mail ingest: %s (temporary failure, the MTA retries)\n", e.what());
+    return kExTempFail;
+  }
+}
+
+int cmd_suppression_list(const Args& args, const std::string& config_path) {
+  args.allow_only({"site", "reason", "limit"});
+  const std::string reason = checked_reason(args, "");
+  const long long limit = args.integer("limit", 100);
+  if (limit < 1 || limit > 100000) throw UsageError("--limit must be from 1 to 100000");
+  CommandEnv env(config_path);
+  const long long site_id = args.integer("site", 0);
+  if (site_id != 0) env.site(site_id);
+  const auto rows = db::SuppressionRepo(env.db).list(site_id, reason, static_cast<int>(limit));
+  std::printf("site\taddress\treason\tsince\tlog_id\tdetail\n");
+  for (const auto& s : rows) {
+    std::printf("%lld\t%s\t%s\t%s\t%s\t%s\n", s.site_id, core::mask_controls(s.address).c_str(), s.reason.c_str(),
+                s.created_at.c_str(), s.log_id > 0 ? std::to_string(s.log_id).c_str() : "-",
+                s.detail.empty() ? "-" : core::mask_controls(s.detail).c_str());
+  }
+  return 0;
+}
+
+int cmd_suppression_add(const Args& args, const std::string& config_path) {
+  args.allow_only({"site", "email", "reason", "detail"});
+  const long long site_id = args.required_integer("site");
+  const std::string email = checked_email(args);
+  const std::string reason = checked_reason(args, "manual");
+  const std::string detail = args.get("detail").value_or("added by svc-admin");
+  if (core::has_controls(detail)) throw UsageError("--detail must be one line");
+  CommandEnv env(config_path);
+  env.site(site_id);
+  const bool fresh = db::SuppressionRepo(env.db).add(site_id, email, reason, detail);
+  std::printf("%s suppressed for site %lld (%s)%s\n", email.c_str(), site_id, reason.c_str(),
+              fresh ? "" : ", already was");
+  return 0;
+}
+
+int cmd_suppression_remove(const Args& args, const std::string& config_path) {
+  args.allow_only({"site", "email", "reason"});
+  const long long site_id = args.required_integer("site");
+  const std::string email = checked_email(args);
+  const std::string reason = checked_reason(args, "");
+  CommandEnv env(config_path);
+  env.site(site_id);
+  const int removed = db::SuppressionRepo(env.db).remove(site_id, email, reason);
+  std::printf("%d suppression(s) of %s removed for site %lld\n", removed, email.c_str(), site_id);
+  return 0;
+}
+
+}  // namespace svc::admin
