@@ -188,8 +188,9 @@ int list_builtin(const Args& args, const std::string& config_path) {
   for (const auto& b : messaging::builtin_templates()) {
     std::printf("%s\n  subject: %s\n  fields:  %s\n", b.event, b.subject, b.fields);
     if (site) {
-      const bool own =
-          db::NotificationRepo(env->db).find_enabled(site->id, b.event, messaging::locale_fallbacks(b.language)).has_value();
+      const bool own = db::NotificationRepo(env->db)
+                           .find_enabled(site->id, b.event, messaging::locale_fallbacks(b.language))
+                           .has_value();
       std::printf("  site %lld: %s\n", site->id, own ? "its own enabled template" : "this built-in one");
     }
     std::printf("  language: %s\n", b.language);

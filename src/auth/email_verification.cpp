@@ -66,8 +66,8 @@ bool verify_page_configured(const core::Context& ctx, const http::Request& reque
 void queue_verification_mail(core::Context& ctx, const http::Request& request, const db::Site& site,
                              const db::TableName& table, const db::User& user) {
   if (site.disable_email || !verify_page_configured(ctx, request)) return;
-  messaging::enqueue(
-      ctx, verification_mail(ctx, request, site, table, user, verify_token(ctx, &user, user.email, table.str(), site.id)));
+  messaging::enqueue(ctx, verification_mail(ctx, request, site, table, user,
+                                            verify_token(ctx, &user, user.email, table.str(), site.id)));
   audit(ctx, request, "verify_email_sent", table.str(), user.id, site.id);
 }
 
