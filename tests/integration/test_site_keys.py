@@ -7,7 +7,9 @@ its key, `--api-key none` making a keyless site on purpose (marked KEYLESS by
 the demo site's key from the stack's env file; `appID` of login and sign-up
 naming an active site; 415 for a body that is not declared
 application/json; 400 for a repeated member name; `--reset-url http://` to
-a non-loopback host refused by svc-admin.
+a non-loopback host refused by svc-admin. After `site set` the test waits
+for [server] site_cache_seconds, the bound within which every worker shows
+the change (nginx picks the worker), and then expects it on every request.
 """
 
 import hashlib
