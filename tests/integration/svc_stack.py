@@ -267,6 +267,41 @@ def config_value(section, key, default=_MISSING):
     return default
 
 
+def cache_seconds(section, key, default):
+    """A worker cache bound of the stack's svc.conf ([server]
+    site_cache_seconds, [tokens] key_cache_seconds, ...), `default` being the
+    documented default of docs/configuration.md."""
+    return int(config_value(section, key, str(default)))
+
+
+def wait_for_every_worker(what, condition, changed_by, seconds, checks=6):
+    """Returns condition()'s value once every worker must show a change that
+    was committed before `changed_by` (a time.time() taken after the command
+    that made it returned).
+
+    A worker keeps what it read in clock second N until the clock reaches
+    N + `seconds` (the cache setting; whole seconds of the clock the workers
+    and this test share), and it read the old state in second
+    floor(changed_by) at the latest: from floor(changed_by) + seconds on, no
+    worker may answer from an older view. Through nginx a test cannot pick
+    the worker, so it cannot see every worker's view before then: it waits
+    for that instant (the documented bound, at most `seconds` + 1 s after the
+    change), and from then on condition() must hold on `checks` requests in
+    a row (whichever workers nginx picks). A false value fails at once,
+    never retried: a worker that still shows the old state breaks the
+    documented bound."""
+    settled = int(changed_by) + seconds
+    while time.time() < settled:
+        time.sleep(max(0.01, settled - time.time()))
+    value = None
+    for i in range(checks):
+        value = condition()
+        if not value:
+            raise AssertionError("%s: not on request %d of %d, %.2fs after the %ds cache bound had passed"
+                                 % (what, i + 1, checks, time.time() - settled, seconds))
+    return value
+
+
 def run_concurrently(target, items):
     """Calls target(item) for every item, each on its own thread, and returns
     when all have finished."""

@@ -7,7 +7,9 @@ its key, `--api-key none` making a keyless site on purpose (marked KEYLESS by
 the demo site's key from the stack's env file; `appID` of login and sign-up
 naming an active site; 415 for a body that is not declared
 application/json; 400 for a repeated member name; `--reset-url http://` to
-a non-loopback host refused by svc-admin.
+a non-loopback host refused by svc-admin. After `site set` the test waits
+for [server] site_cache_seconds, the bound within which every worker shows
+the change (nginx picks the worker), and then expects it on every request.
 """
 
 import hashlib
@@ -17,7 +19,7 @@ import time
 import uuid
 
 import svc_stack
-from svc_stack import ApiTest, admin, post, q, sql, sql_value, unique_email
+from svc_stack import ApiTest, admin, cache_seconds, post, q, sql, sql_value, unique_email, wait_for_every_worker
 
 TAG = "%d%s" % (os.getpid(), uuid.uuid4().hex[:6])
 UNAUTHORIZED = {"status": "Error", "message": "Unauthorized"}
@@ -37,15 +39,13 @@ def notify(site, key=None):
     return post("/message/notification", {"event": "no-such-event-" + TAG, "email": "k@example.com"}, headers=headers)
 
 
-def await_reply(site, key, expected, seconds=5):
-    """The reply once the workers' site cache ([server] site_cache_seconds)
-    has picked up an admin change; gives up after `seconds`."""
-    deadline = time.time() + seconds
-    while True:
-        reply = notify(site, key)
-        if reply.json == expected or time.time() > deadline:
-            return reply
-        time.sleep(0.2)
+def on_every_worker(site, key, expected, changed_by):
+    """notify(site, key) once no worker may answer from a site row read
+    before an admin change made before `changed_by` ([server]
+    site_cache_seconds); every such reply must then be `expected`."""
+    seconds = cache_seconds("server", "site_cache_seconds", 1)
+    return wait_for_every_worker("site %d: %s" % (site, expected), lambda: (
+        lambda reply: reply if reply.json == expected else None)(notify(site, key)), changed_by, seconds)
 
 
 class SiteKeyTest(ApiTest):
@@ -78,14 +78,14 @@ class SiteKeyTest(ApiTest):
         out = admin("site", "create", "--name", "keys-rotate-" + TAG, "--api-key", "none").stdout
         site = int(out.strip().splitlines()[-1])
         first = KEY_LINE.search(admin("site", "set", "--site", str(site), "--api-key", "generate").stdout).group(1)
-        self.assertReply(await_reply(site, None, UNAUTHORIZED), 401, UNAUTHORIZED)
+        self.assertReply(on_every_worker(site, None, UNAUTHORIZED, time.time()), 401, UNAUTHORIZED)
         self.assertReply(notify(site, first), 200, NOT_FOUND)
         listed = [line for line in admin("site", "list").stdout.splitlines() if line.startswith("%d\t" % site)]
         self.assertTrue(listed[0].endswith("\tkeyed"), listed)
 
         second = KEY_LINE.search(admin("site", "set", "--site", str(site), "--api-key", "generate").stdout).group(1)
         self.assertNotEqual(first, second)
-        self.assertReply(await_reply(site, first, UNAUTHORIZED), 401, UNAUTHORIZED)
+        self.assertReply(on_every_worker(site, first, UNAUTHORIZED, time.time()), 401, UNAUTHORIZED)
         self.assertReply(notify(site, second), 200, NOT_FOUND)
 
     def test_demo_site_has_a_key(self):

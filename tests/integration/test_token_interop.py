@@ -22,6 +22,11 @@ Rotation: `signing-keys rotate --now` → two keys published, new tokens carry
 the new kid, tokens of the old key still verify; `retire OLD --now` refuses
 the key that signs, then removes OLD from the JWKS, its tokens fail, and
 refresh still works.
+
+After every change of svc_signing_keys the test waits for [tokens]
+key_cache_seconds, the bound within which every worker shows it (the
+verifiers fetch the JWKS from whichever worker nginx picks), and then
+expects the change on every request.
 """
 
 import hashlib
@@ -40,7 +45,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 import svc_stack
 from svc_stack import ApiTest, admin, post, q, sql, unique_email, wait_for_mail
-from svc_stack import b64url, b64url_decode, config_value
+from svc_stack import b64url, b64url_decode, cache_seconds, config_value, wait_for_every_worker
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -54,7 +59,7 @@ JWKS_URL = BASE + "/.well-known/jwks.json"
 ISSUER = config_value("tokens", "issuer")
 SITE1_AUDIENCE = "https://localhost"  # the demo site's domain (scripts/stack.sh)
 PASSWORD = "Interop@2026"
-CACHE_BOUND = 15  # seconds: well above [tokens] key_cache_seconds = 1 of the stack
+KEY_CACHE = cache_seconds("tokens", "key_cache_seconds", 5)  # how long a worker keeps its key set
 
 
 def get_jwks():
@@ -66,17 +71,11 @@ def published_kids():
     return [k["kid"] for k in get_jwks()[2]["keys"]]
 
 
-def wait_until(what, condition, timeout=CACHE_BOUND):
-    """Polls condition() until it returns a true value (returned), or fails
-    after `timeout` seconds: how long workers may keep an old key set."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError("not within %ss: %s" % (timeout, what))
-        time.sleep(0.2)
+def on_every_worker(what, condition, changed_by):
+    """condition()'s value once no worker may hold a key set older than a
+    change of svc_signing_keys made before `changed_by` ([tokens]
+    key_cache_seconds): the verifiers fetch the JWKS from any worker."""
+    return wait_for_every_worker(what, condition, changed_by, KEY_CACHE)
 
 
 def parts(token):
@@ -126,7 +125,7 @@ class PublishedTestKey:
         now = int(time.time())
         sql("INSERT INTO svc_signing_keys (kid, alg, public_key, private_key_sealed, created_at, activate_at)"
             " VALUES (%s, 'ES256', %s, 'not-sealed', %d, %d)" % (q(self.kid), q(b64url(point)), now, now + 10 * 365 * 86400))
-        wait_until("test key %s in the JWKS" % self.kid, lambda: self.kid in published_kids())
+        on_every_worker("test key %s in the JWKS" % self.kid, lambda: self.kid in published_kids(), time.time())
 
     def remove(self):
         sql("DELETE FROM svc_signing_keys WHERE kid = %s" % q(self.kid))
@@ -335,11 +334,12 @@ class TokenInteropTest(ApiTest):
         pair = login(self.email)
         old_kid = parts(pair["access_token"])[0]["kid"]
         new_kid = admin("signing-keys", "rotate", "--now", "--alg", "EdDSA").stdout.strip()
+        rotated = time.time()
         self.assertRegex(new_kid, r"^eddsa-[0-9a-f]{12}$")
-        wait_until("both keys published", lambda: {old_kid, new_kid} <= set(published_kids()))
-        renewed = wait_until("a refreshed token signed by %s" % new_kid,
-                             lambda: (lambda t: t if parts(t["access_token"])[0]["kid"] == new_kid else None)(
-                                 refresh(pair)))
+        on_every_worker("both keys published", lambda: {old_kid, new_kid} <= set(published_kids()), rotated)
+        renewed = on_every_worker("a refreshed token signed by %s" % new_kid,
+                                  lambda: (lambda t: t if parts(t["access_token"])[0]["kid"] == new_kid else None)(
+                                      refresh(pair)), rotated)
         self.assertEqual(parts(renewed["access_token"])[0]["alg"], "EdDSA")
         # Both the old key's token and the new one verify everywhere.
         self.assertAll([pair["access_token"], renewed["access_token"]], SITE1_AUDIENCE, True, ["old kid", "new kid"])
@@ -357,7 +357,7 @@ class TokenInteropTest(ApiTest):
         self.assertIn(old_kid, published_kids())
 
         admin("signing-keys", "retire", old_kid, "--now")
-        wait_until("%s gone from the JWKS" % old_kid, lambda: old_kid not in published_kids())
+        on_every_worker("%s gone from the JWKS" % old_kid, lambda: old_kid not in published_kids(), time.time())
         self.assertAll([pair["access_token"]], SITE1_AUDIENCE, False, ["token of the retired key"])
         after = refresh(renewed)
         self.assertEqual(parts(after["access_token"])[0]["kid"], new_kid)
