@@ -39,8 +39,8 @@
 
 #include "db/outbox_repo.hpp"
 #include "db/outbox_rows.hpp"
-#include "db/transaction.hpp"
 #include "db/suppression_repo.hpp"
+#include "db/transaction.hpp"
 
 namespace svc::db {
 namespace {
