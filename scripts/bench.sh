@@ -69,7 +69,7 @@ rm -f "$helpers/argon2_impls"
 g++ -std=c++20 -O2 -Wall -Wextra -o "$helpers/argon2_impls" bench/argon2_impls.cpp "${impl_flags[@]}" \
   2>"$out/argon2_impls-build.log" || say "bench/argon2_impls.cpp did not build: login floor is libsodium as is"
 core_libs=("$build/libsvc_core.a" -lsodium -lcurl -lssl -lcrypto -lPocoNetSSL -lPocoNet -lPocoUtil
-  -lPocoFoundation -lmysqlcppconn -lfcgi -lcrypt -lopendkim -lcbor)
+  -lPocoFoundation -lmysqlcppconn -lfcgi -lcrypt -lopendkim -lcbor -lqrencode)
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/push_raw" bench/push_raw.cpp "${core_libs[@]}"
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/token_sign" bench/token_sign.cpp "${core_libs[@]}"
 # Session reuse on/off needs SmtpMailer's reuse_session: measured only if this builds.
