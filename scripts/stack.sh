@@ -71,6 +71,10 @@ write_config() {
     # unsubscribe links.
     grep -q '^mail_key' "$dir/svc.conf" ||
       sed -i "/^reset_key = /a $("$bin/svc-admin" keygen | grep '^mail_key = ')" "$dir/svc.conf"
+    # ... and the bounce address and unsubscribe link of [smtp].
+    grep -q '^bounce_address' "$dir/svc.conf" ||
+      sed -i "/^backoff_seconds = /a bounce_address = bounce@bounces.localhost\\
+unsubscribe_url = http://127.0.0.1:$http_port/mail/unsubscribe" "$dir/svc.conf"
     return
   fi
   local db_password merge_password
