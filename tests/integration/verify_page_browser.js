@@ -13,14 +13,10 @@
 // In between, the test checks that loading the page spent nothing.
 'use strict';
 
-const fs = require('fs');
-const os = require('os');
-const path = require('path');
 const readline = require('readline');
-const puppeteer = require('puppeteer-core');
+const { runInChromium } = require('./page_browser');
 
 const [link, outDir] = process.argv.slice(2);
-const CHROMIUM = process.env.SVC_CHROMIUM || '/usr/bin/chromium';
 
 async function state(page) {
   return page.evaluate(() => {
@@ -42,46 +38,16 @@ function nextLine() {
   return new Promise((resolve) => rl.once('line', (line) => { rl.close(); resolve(line.trim()); }));
 }
 
-async function main() {
-  fs.mkdirSync(outDir, { recursive: true });
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-chromium-'));
-  const browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    userDataDir: profile,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-           '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
-  });
-  const out = { consoleErrors: [], requests: [], screenshots: [] };
-  try {
-    const page = await browser.newPage();
-    page.setDefaultTimeout(15000);
-    page.on('console', (m) => { if (m.type() === 'error') out.consoleErrors.push(m.text()); });
-    page.on('pageerror', (e) => out.consoleErrors.push(String(e)));
-    page.on('request', (r) => out.requests.push(r.method() + ' ' + r.url()));
-    const shot = async (name) => {
-      const file = path.join(outDir, name + '.png');
-      await page.screenshot({ path: file, fullPage: true });
-      out.screenshots.push(file);
-    };
+runInChromium(outDir, async (page, out, shot) => {
+  await page.setViewport({ width: 375, height: 740, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  await page.goto(link, { waitUntil: 'networkidle0' });
+  const loaded = await state(page);
+  await shot('1-loaded-375');
+  process.stdout.write(JSON.stringify({ loaded, requests: out.requests.slice() }) + '\n');
 
-    await page.setViewport({ width: 375, height: 740, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
-    await page.goto(link, { waitUntil: 'networkidle0' });
-    const loaded = await state(page);
-    await shot('1-loaded-375');
-    process.stdout.write(JSON.stringify({ loaded, requests: out.requests.slice() }) + '\n');
-
-    if ((await nextLine()) !== 'click') throw new Error('expected "click" on stdin');
-    await page.click('#submit');
-    await page.waitForSelector('#done:not([hidden]), #general:not([hidden])');
-    out.clicked = await state(page);
-    await shot('2-clicked-375');
-    out.cookies = (await page.cookies()).length;
-  } finally {
-    await browser.close();
-    fs.rmSync(profile, { recursive: true, force: true });
-  }
-  process.stdout.write(JSON.stringify(out) + '\n');
-}
-
-main().catch((e) => { process.stderr.write(String(e && e.stack || e) + '\n'); process.exit(1); });
+  if ((await nextLine()) !== 'click') throw new Error('expected "click" on stdin');
+  await page.click('#submit');
+  await page.waitForSelector('#done:not([hidden]), #general:not([hidden])');
+  out.clicked = await state(page);
+  await shot('2-clicked-375');
+});
