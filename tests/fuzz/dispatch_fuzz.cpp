@@ -68,14 +68,28 @@ std::string parse_transcript(std::string_view input, svc::http::Request& request
   std::abort();
 }
 
-void check_reply(const svc::http::Response& res) {
+void check_leaks(const svc::http::Response& res) {
+  if (res.body.find("mysql") != std::string::npos || res.body.find("xception") != std::string::npos) {
+    fail("reply leaks an internal error", res);
+  }
+}
+
+void check_reply(const svc::http::Request& request, const svc::http::Response& res) {
   static const std::set<int> kKnown{200, 400, 401, 404, 405, 409, 410, 413, 415, 429, 500, 503};
   if (!kKnown.count(res.status)) fail("unexpected status", res);
   // GET /metrics answers in the Prometheus text format, the one reply that
   // declares a content type of its own; everything else is JSON.
+  // /mail/unsubscribe answers with an HTML page (a person follows the link).
   for (const auto& [name, value] : res.headers) {
     if (name == "Content-Type" && value.rfind("text/plain", 0) == 0 && res.status == 200) {
       if (res.body.rfind("# HELP ", 0) != 0) fail("text reply that is not the metrics exposition", res);
+      return;
+    }
+    if (name == "Content-Type" && value.rfind("text/html", 0) == 0) {
+      if (request.path != "/mail/unsubscribe") fail("HTML reply from a route other than /mail/unsubscribe", res);
+      if (res.body.rfind("<!DOCTYPE html>", 0) != 0 && res.body.rfind("<html", 0) != 0)
+        fail("HTML reply that is not a page", res);
+      check_leaks(res);
       return;
     }
   }
@@ -83,9 +97,7 @@ void check_reply(const svc::http::Response& res) {
   doc.Parse(res.body.data(), res.body.size());
   if (doc.HasParseError() || !doc.IsObject()) fail("reply is not a JSON object", res);
   if (!doc.HasMember("status") || !doc["status"].IsString()) fail("reply without a status string", res);
-  if (res.body.find("mysql") != std::string::npos || res.body.find("xception") != std::string::npos) {
-    fail("reply leaks an internal error", res);
-  }
+  check_leaks(res);
 }
 
 }  // namespace
@@ -101,6 +113,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   request.request_id = "fuzz";
   std::string body = parse_transcript(std::string_view(reinterpret_cast<const char*>(data), size), request);
   svc::http::StringBody source(std::move(body));
-  check_reply(svc::http::dispatch(svc::app::routes(), request, source, offline->ctx));
+  check_reply(request, svc::http::dispatch(svc::app::routes(), request, source, offline->ctx));
   return 0;
 }
