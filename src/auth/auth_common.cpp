@@ -2,6 +2,7 @@
 
 #include "auth/password_policy.hpp"
 #include "config/config.hpp"
+#include "core/clock.hpp"
 #include "core/log.hpp"
 #include "core/text.hpp"
 #include "db/version_repo.hpp"
@@ -91,6 +92,18 @@ void audit(core::Context& ctx, const http::Request& request, std::string event, 
         .str("error", ex.what())
         .emit();
   }
+}
+
+crypto::Claims account_token_claims(core::Context& ctx, const char* typ, const db::User* user, const std::string& table,
+                                    long long site_id, long long ttl_seconds) {
+  crypto::Claims c;
+  c.typ = typ;
+  c.sub = std::to_string(user ? user->id : 0);
+  c.tbl = table;
+  c.app = site_id;
+  c.iat = ctx.clock.now();
+  c.exp = c.iat + ttl_seconds;
+  return c;
 }
 
 }  // namespace svc::auth

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/context.hpp"
+#include "crypto/jwt.hpp"
 #include "db/audit_repo.hpp"
 #include "db/table_name.hpp"
 #include "db/user_repo.hpp"
@@ -46,5 +47,12 @@ void record_user_version(core::Context& ctx, const db::TableName& table, const d
 // An audit row with the request's IP, user agent and request id filled in.
 void audit(core::Context& ctx, const http::Request& request, std::string event, const std::string& table,
            long long user_id, long long site_id = 0, std::string detail = "");
+
+// The claims of a single-purpose account token (reset, address
+// verification) of `typ` for `user` of `table` and `site_id`, issued now and
+// valid `ttl_seconds`. `user` null (nobody may use the token): subject 0, so
+// the signing work is the same. The caller sets `pwf`.
+crypto::Claims account_token_claims(core::Context& ctx, const char* typ, const db::User* user, const std::string& table,
+                                    long long site_id, long long ttl_seconds);
 
 }  // namespace svc::auth

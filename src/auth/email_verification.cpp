@@ -31,13 +31,7 @@ std::string address_fingerprint(const core::Context& ctx, const std::string& ema
 // Signed for user 0 when nobody gets the mail, so the work is the same.
 std::string verify_token(core::Context& ctx, const db::User* user, const std::string& email, const std::string& table,
                          long long site_id) {
-  crypto::Claims c;
-  c.typ = "verify";
-  c.sub = std::to_string(user ? user->id : 0);
-  c.tbl = table;
-  c.app = site_id;
-  c.iat = ctx.clock.now();
-  c.exp = c.iat + ctx.config.auth.verify_ttl;
+  crypto::Claims c = account_token_claims(ctx, "verify", user, table, site_id, ctx.config.auth.verify_ttl);
   c.pwf = address_fingerprint(ctx, email);
   return crypto::jwt_sign(c, verify_token_keys(ctx).current);
 }

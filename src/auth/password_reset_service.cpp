@@ -80,13 +80,7 @@ std::string reset_link(const std::string& base, const std::string& token, const 
 // user, or one who gets no mail), so the work does not tell registered
 // e-mails apart. Signed with the reset tokens' own key (reset_token_keys).
 std::string reset_token(core::Context& ctx, const db::User* user, const std::string& table, long long site_id) {
-  crypto::Claims c;
-  c.typ = "reset";
-  c.sub = std::to_string(user ? user->id : 0);
-  c.tbl = table;
-  c.app = site_id;
-  c.iat = ctx.clock.now();
-  c.exp = c.iat + ctx.config.auth.reset_ttl;
+  crypto::Claims c = account_token_claims(ctx, "reset", user, table, site_id, ctx.config.auth.reset_ttl);
   c.pwf = crypto::password_fingerprint(user ? user->password : std::string(), ctx.config.keys.reset_key);
   return crypto::jwt_sign(c, reset_token_keys(ctx.config.keys.jwt).current);
 }
