@@ -80,6 +80,7 @@ def main():
     p.add_argument("--conns", type=int, default=32)
     p.add_argument("--seconds", type=int, default=5)
     p.add_argument("--runs", type=int, default=2)
+    p.add_argument("--setup-sql", default="", help="SQL run on the stack's database before the warm-up (A/B of a schema change)")
     args = p.parse_args()
     directory = tempfile.mkdtemp(prefix="svc-cpu.")
     env = dict(os.environ, SVC_STACK_DIR=directory, SVC_HTTP_PORT="0", SVC_BIN_DIR=os.path.abspath(args.bin),
@@ -91,6 +92,8 @@ def main():
         senv = dict(l.split("=", 1) for l in Path(directory, "env").read_text().splitlines() if "=" in l)
         port = int(senv["SVC_HTTP_PORT"])
         line, path = prepare(args.route, directory, senv, port)
+        if args.setup_sql:
+            sh(["mariadb", "--no-defaults", f"--socket={directory}/mysql.sock", "-uroot", "svc"], input=args.setup_sql)
         requests = Path(directory, "requests.txt")
         requests.write_text(line + "\n")
         pids = {n: int(Path(directory, "pids", f"{n}.pid").read_text()) for n in ("nginx", "svc-fcgi", "mariadb")}

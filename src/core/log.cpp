@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 
 #include "core/text.hpp"
@@ -22,6 +23,18 @@ pid_t log_pid() {
   static const bool registered = pthread_atfork(nullptr, nullptr, [] { g_pid = 0; }) == 0;
   if (g_pid == 0 || !registered) g_pid = getpid();
   return g_pid;
+}
+
+// Lines held by hold_log_lines, oldest first, and when the oldest came.
+constexpr std::size_t kHeldMax = 4096;
+constexpr auto kHeldFor = std::chrono::milliseconds(100);
+bool g_hold = false;
+std::string g_held;
+std::chrono::steady_clock::time_point g_held_since;
+
+void write_all(const std::string& text) {
+  ssize_t ignored = ::write(STDERR_FILENO, text.data(), text.size());
+  (void)ignored;
 }
 
 std::string iso_time_now() {
@@ -45,7 +58,20 @@ void set_log_process(std::string_view role) {
   g_process[n] = '\0';
 }
 
-LogLine::LogLine(std::string_view level, std::string_view event) : writer_(buffer_) {
+void hold_log_lines(bool on) {
+  static const bool flush_at_exit = std::atexit(flush_log_lines) == 0;
+  (void)flush_at_exit;
+  if (!on) flush_log_lines();
+  g_hold = on;
+}
+
+void flush_log_lines() {
+  if (g_held.empty()) return;
+  write_all(g_held);
+  g_held.clear();
+}
+
+LogLine::LogLine(std::string_view level, std::string_view event) : writer_(buffer_), info_(level == "info") {
   writer_.StartObject();
   str("ts", iso_time_now());
   str("level", level);
@@ -87,8 +113,19 @@ void LogLine::emit() {
   std::string line(buffer_.GetString(), buffer_.GetSize());
   line.push_back('\n');
   // A single write keeps lines from concurrent processes from interleaving.
-  ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
-  (void)ignored;
+  if (!g_hold) {
+    write_all(line);
+    return;
+  }
+  const auto now = std::chrono::steady_clock::now();
+  if (g_held.size() + line.size() > kHeldMax) flush_log_lines();
+  if (g_held.empty()) g_held_since = now;
+  if (line.size() > kHeldMax) {
+    write_all(line);
+    return;
+  }
+  g_held += line;
+  if (!info_ || now - g_held_since >= kHeldFor) flush_log_lines();
 }
 
 }  // namespace svc::core

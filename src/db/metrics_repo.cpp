@@ -11,7 +11,7 @@ void MetricsRepo::read_gauges(int64_t (&out)[static_cast<int>(metrics::DbGauge::
                               int guard_min_mails) {
   // One round trip per refresh. The session time zone is UTC (database.cpp),
   // so NOW() and UNIX_TIMESTAMP() agree with the DATETIME columns. The
-  // Pending figures use the (status, next_attempt_at) index; the legacy
+  // Pending figures read the `status` prefix of an outbox index; the legacy
   // count scans svc_users, which is why /metrics caches these values.
   constexpr int kColumns = static_cast<int>(metrics::DbGauge::kCount);
   auto row = db_.one(

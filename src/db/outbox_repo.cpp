@@ -9,7 +9,8 @@
 namespace svc::db {
 namespace {
 
-// "Due" as the sender means it; the index (status, next_attempt_at) serves it.
+// "Due" as the sender means it; the Pending rows come from the `status`
+// prefix of ix_svc_log_claim or ix_svc_log_status_created (sql/015).
 constexpr const char* kDueCondition =
     " WHERE status = 'Pending' AND next_attempt_at <= NOW()"
     " AND (claimed_until IS NULL OR claimed_until < NOW())";
