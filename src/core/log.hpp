@@ -34,8 +34,8 @@ class LogLine {
 // While on, "info" lines of this process are held and written together,
 // several complete lines in one write(2) of at most 4 KiB (atomic on a pipe,
 // and journald splits at newlines): when the next would not fit, when a line
-// of another level comes (it goes out with them, in order), when the oldest
-// held line is 100 ms old, and at flush_log_lines(). A worker holds its
+// of another level comes (it goes out with them, in order), when a line comes
+// 100 ms or more after the oldest held one, and at flush_log_lines(). A worker holds its
 // per-request lines and flushes whenever it is about to wait for a
 // connection, so an idle service shows every line at once and a busy one
 // saves a system call per request. A crash loses the lines still held (at
