@@ -19,16 +19,23 @@ http::Response sent_reply(const std::string& message, const std::string& email) 
   return http::Response::json(200, w.str());
 }
 
-}  // namespace
-
-http::Response email_code(const http::Request& request, core::Context& ctx) {
+// The body of a request that names an account by its address: email, appID
+// and the optional auth table. Throws 400 Validation error on any of them.
+EmailCodeRequest address_fields(const http::Request& request, core::Context& ctx) {
   http::Fields fields(request.json);
   auto email = email_field(fields);
   auto app_id = fields.required_id("appID");
   auto table = auth_table(fields, ctx);
   fields.throw_if_errors();
-  send_email_code({*email, *app_id, *table}, request, ctx);
-  return sent_reply("A sign-in code has been sent to ", *email);
+  return {*email, *app_id, *table};
+}
+
+}  // namespace
+
+http::Response email_code(const http::Request& request, core::Context& ctx) {
+  const EmailCodeRequest ask = address_fields(request, ctx);
+  send_email_code(ask, request, ctx);
+  return sent_reply("A sign-in code has been sent to ", ask.email);
 }
 
 // A malformed code costs no try. Every refusal has one reply, so a wrong
@@ -64,13 +71,9 @@ http::Response verify_email(const http::Request& request, core::Context& ctx) {
 }
 
 http::Response verify_email_resend(const http::Request& request, core::Context& ctx) {
-  http::Fields fields(request.json);
-  auto email = email_field(fields);
-  auto app_id = fields.required_id("appID");
-  auto table = auth_table(fields, ctx);
-  fields.throw_if_errors();
-  resend_verification(ctx, request, *email, *app_id, *table);
-  return sent_reply("A verification e-mail has been sent to ", *email);
+  const EmailCodeRequest ask = address_fields(request, ctx);
+  resend_verification(ctx, request, ask.email, ask.app_id, ask.table);
+  return sent_reply("A verification e-mail has been sent to ", ask.email);
 }
 
 }  // namespace svc::auth

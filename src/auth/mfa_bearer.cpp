@@ -2,6 +2,7 @@
 
 #include "auth/access_tokens.hpp"
 #include "auth/auth_common.hpp"
+#include "auth/mfa_replies.hpp"
 #include "auth/signing_keys.hpp"
 #include "auth/totp_factor.hpp"
 #include "auth/user_cache.hpp"
@@ -12,6 +13,7 @@
 #include "crypto/jwt.hpp"
 #include "db/throttle_repo.hpp"
 #include "http/api_error.hpp"
+#include "http/validate.hpp"
 
 namespace svc::auth {
 namespace {
@@ -84,6 +86,18 @@ void require_own_code(const http::Request& request, core::Context& ctx, const Si
     throw http::ApiError::failed(400, "Invalid code");
   }
   db::ThrottleRepo(ctx.db).reset(me.table.str(), key);
+}
+
+http::Response recovery_codes_for_own_code(const http::Request& request, core::Context& ctx, bool confirming,
+                                           const char* event, const char* detail, MfaChange change) {
+  SignedInUser me = require_signed_in(request, ctx);
+  http::Fields fields(request.json);
+  auto code = fields.required_string("code", 64);
+  fields.throw_if_errors();
+  require_own_code(request, ctx, me, *code, confirming);
+  audit(ctx, request, event, me.table.str(), me.user.id, me.app_id, detail);
+  queue_mfa_mail(ctx, request, me.app_id, me.table, me.user, change);
+  return recovery_codes_reply(issue_recovery_codes(ctx, me.table.str(), me.user.id));
 }
 
 }  // namespace svc::auth

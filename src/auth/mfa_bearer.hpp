@@ -2,10 +2,12 @@
 
 #include <string>
 
+#include "auth/mfa_mail.hpp"
 #include "core/context.hpp"
 #include "db/table_name.hpp"
 #include "db/user_repo.hpp"
 #include "http/request.hpp"
+#include "http/response.hpp"
 
 namespace svc::auth {
 
@@ -36,5 +38,13 @@ std::string claim_own_attempt(core::Context& ctx, const SignedInUser& me);
 // code is not accepted; a right code resets the throttle.
 void require_own_code(const http::Request& request, core::Context& ctx, const SignedInUser& me, const std::string& code,
                       bool confirming);
+
+// The whole of /auth/mfa/totp/confirm (`confirming` true) and
+// /auth/mfa/recovery-codes: the signed-in user's body `code` checked by
+// require_own_code (`confirming` as there), then the audit row `event`
+// (with `detail`), the notice of `change` and a new set of recovery codes,
+// which the 200 reply carries (the old set is spent).
+http::Response recovery_codes_for_own_code(const http::Request& request, core::Context& ctx, bool confirming,
+                                           const char* event, const char* detail, MfaChange change);
 
 }  // namespace svc::auth

@@ -1,21 +1,11 @@
-#include "auth/auth_common.hpp"
 #include "auth/handlers.hpp"
 #include "auth/mfa_bearer.hpp"
-#include "auth/mfa_mail.hpp"
-#include "auth/mfa_replies.hpp"
-#include "auth/totp_factor.hpp"
 
 namespace svc::auth {
 
+// A right code of the enabled factor replaces the recovery codes.
 http::Response mfa_recovery_codes(const http::Request& request, core::Context& ctx) {
-  SignedInUser me = require_signed_in(request, ctx);
-  http::Fields fields(request.json);
-  auto code = fields.required_string("code", 64);
-  fields.throw_if_errors();
-  require_own_code(request, ctx, me, *code, false);
-  audit(ctx, request, "mfa_recovery_codes", me.table.str(), me.user.id, me.app_id);
-  queue_mfa_mail(ctx, request, me.app_id, me.table, me.user, MfaChange::kRecoveryCodes);
-  return recovery_codes_reply(issue_recovery_codes(ctx, me.table.str(), me.user.id));
+  return recovery_codes_for_own_code(request, ctx, false, "mfa_recovery_codes", "", MfaChange::kRecoveryCodes);
 }
 
 }  // namespace svc::auth

@@ -39,11 +39,25 @@ std::optional<std::string> binary(http::Fields& fields, const rapidjson::Value& 
   return bytes;
 }
 
-// The members both response forms share: type "public-key", id == rawId.
-// Returns the response object, or null after adding an error.
-const rapidjson::Value* credential_envelope(http::Fields& fields, std::string& raw_id) {
+// A base64url member `name` of credential.response, its errors named by its
+// path ("credential.response.<name>").
+std::optional<std::string> response_binary(http::Fields& fields, const rapidjson::Value& response, const char* name,
+                                           bool required = true) {
+  return binary(fields, response, name, std::string("credential.response.") + name, required);
+}
+
+// The members both response forms share: type "public-key", id == rawId,
+// the response object and its clientDataJSON.
+struct Envelope {
+  std::string raw_id;
+  const rapidjson::Value* response = nullptr;  // null after adding an error
+  std::optional<std::string> client_data_json;
+};
+
+Envelope credential_envelope(http::Fields& fields) {
+  Envelope e;
   const rapidjson::Value* cred = fields.required_object("credential");
-  if (!cred) return nullptr;
+  if (!cred) return e;
   auto type = cred->FindMember("type");
   if (type == cred->MemberEnd() || !type->value.IsString() || std::string(type->value.GetString()) != "public-key") {
     fields.add("credential.type", "credential.type must be \"public-key\"");
@@ -52,10 +66,11 @@ const rapidjson::Value* credential_envelope(http::Fields& fields, std::string& r
   auto raw = binary(fields, *cred, "rawId", "credential.rawId");
   if (id && raw && *id != *raw) fields.add("credential.rawId", "credential.rawId must equal credential.id");
   if (raw && raw->size() > 1023) fields.add("credential.rawId", "credential.rawId is longer than 1023 bytes");
-  const rapidjson::Value* response = object_member(*cred, "response");
-  if (!response) fields.add("credential.response", "credential.response must be an object");
-  if (raw) raw_id = *raw;
-  return response;
+  e.response = object_member(*cred, "response");
+  if (!e.response) fields.add("credential.response", "credential.response must be an object");
+  if (raw) e.raw_id = *raw;
+  if (e.response) e.client_data_json = response_binary(fields, *e.response, "clientDataJSON");
+  return e;
 }
 
 void write_credential_list(http::JsonWriter& w, const char* key, const std::vector<db::Passkey>& keys) {
@@ -81,13 +96,12 @@ void write_credential_list(http::JsonWriter& w, const char* key, const std::vect
 }  // namespace
 
 std::optional<RegistrationResponse> read_registration(http::Fields& fields) {
+  Envelope e = credential_envelope(fields);
+  if (!e.response) return std::nullopt;
+  auto attestation = response_binary(fields, *e.response, "attestationObject");
   RegistrationResponse r;
-  const rapidjson::Value* response = credential_envelope(fields, r.raw_id);
-  if (!response) return std::nullopt;
-  auto client_data = binary(fields, *response, "clientDataJSON", "credential.response.clientDataJSON");
-  auto attestation = binary(fields, *response, "attestationObject", "credential.response.attestationObject");
-  auto transports = response->FindMember("transports");
-  if (transports != response->MemberEnd() && transports->value.IsArray()) {
+  auto transports = e.response->FindMember("transports");
+  if (transports != e.response->MemberEnd() && transports->value.IsArray()) {
     for (const auto& t : transports->value.GetArray()) {
       // Known transports only (they are stored and echoed in allowCredentials).
       const std::string name = t.IsString() ? t.GetString() : "";
@@ -98,21 +112,22 @@ std::optional<RegistrationResponse> read_registration(http::Fields& fields) {
     }
   }
   if (!fields.ok()) return std::nullopt;
-  r.client_data_json = std::move(*client_data);
+  r.raw_id = std::move(e.raw_id);
+  r.client_data_json = std::move(*e.client_data_json);
   r.attestation_object = std::move(*attestation);
   return r;
 }
 
 std::optional<AuthenticationResponse> read_authentication(http::Fields& fields) {
-  AuthenticationResponse r;
-  const rapidjson::Value* response = credential_envelope(fields, r.raw_id);
-  if (!response) return std::nullopt;
-  auto client_data = binary(fields, *response, "clientDataJSON", "credential.response.clientDataJSON");
-  auto auth_data = binary(fields, *response, "authenticatorData", "credential.response.authenticatorData");
-  auto signature = binary(fields, *response, "signature", "credential.response.signature");
-  auto handle = binary(fields, *response, "userHandle", "credential.response.userHandle", false);
+  Envelope e = credential_envelope(fields);
+  if (!e.response) return std::nullopt;
+  auto auth_data = response_binary(fields, *e.response, "authenticatorData");
+  auto signature = response_binary(fields, *e.response, "signature");
+  auto handle = response_binary(fields, *e.response, "userHandle", false);
   if (!fields.ok()) return std::nullopt;
-  r.client_data_json = std::move(*client_data);
+  AuthenticationResponse r;
+  r.raw_id = std::move(e.raw_id);
+  r.client_data_json = std::move(*e.client_data_json);
   r.authenticator_data = std::move(*auth_data);
   r.signature = std::move(*signature);
   r.user_handle = std::move(*handle);

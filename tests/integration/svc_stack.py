@@ -302,6 +302,30 @@ def wait_for_every_worker(what, condition, changed_by, seconds, checks=6):
     return value
 
 
+def wait_for_change(what, probe, settled, step=0.05):
+    """Polls probe() until it returns something true (the reply shows a
+    change the test made) and returns that value.
+
+    probe() returns a false value only for the reply from before the change
+    (it asserts that it is one, so anything else fails at once). Such a reply
+    is allowed before `settled`, the time.time() instant from which on the
+    documented bound lets no worker answer from before the change (a cache
+    bound, a token's expiry: whole seconds of the clock the workers and this
+    test share); it is then asked again after `step` seconds. A false value
+    for a request sent at or after `settled` fails: the bound was broken. So
+    the wait ends as soon as the change shows, and never later than
+    `settled` plus one request."""
+    while True:
+        sent = time.time()
+        value = probe()
+        if value:
+            return value
+        if sent >= settled:
+            raise AssertionError("%s: the reply from before the change came %.2fs after the bound had passed"
+                                 % (what, sent - settled))
+        time.sleep(min(step, max(0.0, settled - time.time())))
+
+
 def run_concurrently(target, items):
     """Calls target(item) for every item, each on its own thread, and returns
     when all have finished."""

@@ -23,7 +23,7 @@ import time
 
 import svc_stack
 from svc_stack import ApiTest, post, sql, sql_value, unique_email
-from svc_stack import b64url, b64url_decode, config_value
+from svc_stack import b64url, b64url_decode, cache_seconds, config_value
 
 STRONG = "Token@Test1"
 INVALID_FORMAT = {"status": "Failed", "message": "Invalid token format"}
@@ -344,20 +344,30 @@ class TokenTest(ApiTest):
                 self.assertReply(refresh(mint(dict(refresh_claims(uid), aud=aud))), 400, INVALID_FORMAT)
         self.assertRefreshed(refresh(mint(refresh_claims(uid))))
 
-    def wait_past_user_cache(self):
-        """A worker may answer refresh-token from a user row read at most
-        [auth] user_cache_seconds (0 or 1) ago, within the same clock second
-        (docs/configuration.md): past that, every worker reads the row again."""
-        seconds = int(config_value("auth", "user_cache_seconds", "1"))
-        if seconds:
-            time.sleep(seconds + 0.05)
+    def assertRejectedOnceCacheBoundPassed(self, refresh_token, changed_by):
+        """Exchanges `refresh_token` until it is refused with 401. A worker may
+        answer refresh-token from a user row it read at most [auth]
+        user_cache_seconds (0 or 1) ago, kept within the whole clock second
+        it was read in (docs/configuration.md): until then a worker that read
+        the row before the change (made before `changed_by`) may still
+        exchange the token; from that bound on every one must refuse it."""
+        seconds = cache_seconds("auth", "user_cache_seconds", 1)
+
+        def refused():
+            reply = refresh(refresh_token)
+            if reply.status == 401:
+                self.assertRejected401(reply)
+                return True
+            self.assertRefreshed(reply)  # the row from before the change
+            return False
+
+        svc_stack.wait_for_change("refresh-token after the user row changed", refused, int(changed_by) + seconds)
 
     def test_deleted_user_is_401(self):
         email, token = sign_up()
         self.assertRefreshed(refresh(token["refresh_token"]))
         sql("DELETE FROM svc_users WHERE user_email = '%s'" % email)
-        self.wait_past_user_cache()
-        self.assertRejected401(refresh(token["refresh_token"]))
+        self.assertRejectedOnceCacheBoundPassed(token["refresh_token"], time.time())
 
     def test_inactive_user_is_401(self):
         email, token = sign_up()
@@ -369,9 +379,9 @@ class TokenTest(ApiTest):
         uid = int(sql_value("SELECT id FROM svc_users WHERE user_email = '%s'" % email))
         pair = self.assertRefreshed(refresh(token["refresh_token"]))
         sql("UPDATE svc_users SET token_version = token_version + 1 WHERE id = %d" % uid)
-        self.wait_past_user_cache()
-        self.assertRejected401(refresh(token["refresh_token"]))
-        self.assertRejected401(refresh(pair["refresh_token"]))
+        changed_by = time.time()
+        self.assertRejectedOnceCacheBoundPassed(token["refresh_token"], changed_by)
+        self.assertRejectedOnceCacheBoundPassed(pair["refresh_token"], changed_by)
         # A fresh login carries the new version and refreshes again.
         login = post("/auth/login", {"email": email, "password": STRONG})
         self.assertReply(login, 200)
