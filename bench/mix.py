@@ -294,7 +294,7 @@ def peer_summary(mix):
     """The sentence on the PHP-FPM peer's sustainable rate and the ratio."""
     peer = mix.get("peer")
     if not peer:
-        return "The PHP-FPM peer did not run (BENCH_MIX_PHP_RATES empty), so there is no comparison row."
+        return "No PHP-FPM peer ran (BENCH_MIX_PHP_RATES empty, or a run from before it existed): no comparison row."
     if peer.get("error"):
         return f"The PHP-FPM peer did not run: {peer['error']}."
     php, svc = peer["sustainable_rate"], mix["sustainable_rate"]

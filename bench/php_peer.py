@@ -23,11 +23,6 @@ from pathlib import Path
 
 from stack import log
 
-# The default pool size and offered rates (scripts/bench.sh passes them on).
-DEFAULT_CHILDREN = 8
-DEFAULT_RATES = "50,100,250,350,500,750,1000"
-
-
 def write_config(stack_dir):
     """The peer's INI (PEER_CONFIG of its pool): svc's database account and id
     key, and fresh HS256 secrets for its access/refresh and reset tokens."""

@@ -28,7 +28,7 @@
 #                          enrols first (bench/mfa_arm.py; a time step serves a user once)
 #   BENCH_MIX_SECONDS [60] seconds per offered rate of the mixed-traffic open-loop arm (bench/mix.py); 0 skips it
 #   BENCH_MIX_RATES [250,500,1000,1500,2000,2500]  offered rates (req/s), tried in order until one fails
-#   BENCH_MIX_PHP_RATES [50,100,250,350,500,750,1000]  the same search against the PHP-FPM
+#   BENCH_MIX_PHP_RATES [100,250,350,500,750,1000]  the same search against the PHP-FPM
 #                          peer (bench/php-peer/, bench/php_peer.py), after svc's; empty skips it
 #   BENCH_PHP_WORKERS [8]  the peer's PHP-FPM pool (pm = static): four children per core
 #   BENCH_ONLY             comma-separated arm names (e.g. refresh-token,user-email): only those
@@ -54,7 +54,7 @@ done
 # The mix arm's PHP-FPM peer runs only with the mix, and never with BENCH_ONLY.
 php_rates=""
 if [ "${BENCH_MIX_SECONDS:-60}" != "0" ] && [ -z "${BENCH_ONLY:-}" ]; then
-  php_rates=${BENCH_MIX_PHP_RATES-50,100,250,350,500,750,1000}
+  php_rates=${BENCH_MIX_PHP_RATES-100,250,350,500,750,1000}
 fi
 php_fpm=""
 if [ -n "$php_rates" ]; then
