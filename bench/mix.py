@@ -298,7 +298,9 @@ def peer_summary(mix):
     if peer.get("error"):
         return f"The PHP-FPM peer did not run: {peer['error']}."
     php, svc = peer["sustainable_rate"], mix["sustainable_rate"]
-    if php:
+    if not svc:
+        ratio = "svc passed none of its rates, so there is no ratio (a loaded machine? see the generator lag)"
+    elif php:
         ratio = f"svc ÷ PHP-FPM = **{svc / php:.2f}** (target ≥ 3)"
     else:
         ratio = (f"PHP-FPM passed none of its rates, so svc ÷ PHP-FPM > {svc} ÷ {peer['rates'][0]} = "

@@ -146,6 +146,8 @@ def add_mix_ratio(results):
     svc, php = mix["sustainable_rate"], peer["sustainable_rate"]
     if peer.get("error") or not peer["steps"]:
         value, verdict, note = None, "invalid", "the PHP-FPM peer did not run"
+    elif not svc:
+        value, verdict, note = None, "invalid", "svc passed none of its rates"
     elif php:
         value = svc / php
         verdict = "pass" if value >= 3 else "miss"
