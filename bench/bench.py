@@ -25,7 +25,8 @@ from arms import (build_arms, compare_argon2, compare_token_algs, measure_keep_c
                   run_sender_rounds)
 from dataset import load_data
 from mix import render_svg, run_mix
-from report import assemble, render_markdown, render_only, render_table, write_only_results
+from php_peer import prepare as prepare_php_peer
+from report import add_mix_ratio, assemble, render_markdown, render_only, render_table, write_only_results
 from stack import REPO, LogTail, Stack, children, log, proc_table, status_kib
 
 
@@ -55,6 +56,11 @@ def parse_args():
     # rate (0 = skip it) and the rates, tried in order until one fails.
     p.add_argument("--mix-seconds", type=float, default=60)
     p.add_argument("--mix-rates", default="250,500,1000,1500,2000,2500")
+    # The PHP-FPM peer of the mix (bench/php_peer.py): the nginx port in front
+    # of it (0 = not started), its offered rates and its pool size.
+    p.add_argument("--php-port", type=int, default=0)
+    p.add_argument("--php-rates", default="")
+    p.add_argument("--php-children", type=int, default=0)
     return p.parse_args()
 
 
@@ -78,6 +84,20 @@ def run_rounds(stack, args, arms, tail, roots, flood):
             log(f"  {a.name:34s} {res['rps']:9.1f} {'ops' if a.kind == 'raw' else 'req'}/s{lat}"
                 f"{'' if res['valid'] else '  INVALID ' + res['unexpected_statuses'] + ' ' + str(res['socket_errors'])}")
     return runs
+
+
+def php_peer(args, files, out):
+    """The PHP-FPM peer's part of the mix (bench/mix.py run_mix), after its
+    check; None when scripts/bench.sh did not start it."""
+    if not args.php_port or not args.php_rates:
+        return None
+    try:
+        peer_files = prepare_php_peer(args.php_port, files, out)
+    except (RuntimeError, OSError) as e:
+        log(f"mix: PHP-FPM peer skipped: {e}")
+        return {"error": str(e)}
+    return {"port": args.php_port, "files": peer_files, "rates": [int(r) for r in args.php_rates.split(",")],
+            "children": args.php_children}
 
 
 def main():
@@ -117,7 +137,8 @@ def main():
     mix = None
     if args.mix_seconds > 0:
         try:
-            mix = run_mix(stack, files, [int(r) for r in args.mix_rates.split(",")], args.mix_seconds)
+            mix = run_mix(stack, files, [int(r) for r in args.mix_rates.split(",")], args.mix_seconds,
+                          php_peer(args, files, out))
         except Exception as e:  # noqa: BLE001 - the other arms' results still count
             log(f"mix arm failed: {e!r}")
     time.sleep(0.5)
@@ -128,6 +149,7 @@ def main():
     results["argon2_impls"] = {"fastest": fastest, "runs": argon2_impls}
     results["token_algs"] = compare_token_algs(stack)
     results["mix"] = mix
+    add_mix_ratio(results)
     if mix:
         render_svg(mix, Path(args.doc).parent / "bench-mix.svg")
     Path(args.results).write_text(json.dumps(results, indent=2) + "\n")

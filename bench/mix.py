@@ -160,24 +160,41 @@ async def run_step(port, requests, rate, seconds, seed):
             "routes": routes}
 
 
-def run_mix(stack, files, rates, seconds):
-    """Every rate in order until one fails, with svc-sender draining the outbox."""
-    requests = load_requests(files)
+def search(port, requests, rates, seconds, label, seed):
+    """Every rate in order until one fails: (steps, sustainable rate or 0)."""
+    steps = []
+    for i, rate in enumerate(rates):
+        log(f"mix {label}: {rate} req/s offered for {seconds} s (open loop, sender draining)")
+        step = asyncio.run(run_step(port, requests, rate, seconds, seed=seed + i))
+        steps.append(step)
+        worst = max(step["routes"].items(), key=lambda kv: (kv[1]["p99_ms"] or 0) / kv[1]["p99_limit_ms"])
+        log(f"  achieved {step['achieved_rps']:.0f} req/s, worst p99 {worst[0]} {worst[1]['p99_ms']:.1f} ms, "
+            f"non-2xx {sum(r['non_2xx'] for r in step['routes'].values())}, generator lag p99 "
+            f"{step['generator_lag_p99_ms']:.1f} ms: {'pass' if step['ok'] else 'FAIL'}")
+        if not step["ok"]:
+            break
+        time.sleep(2)  # let queues and the outbox settle between steps
+    passing = [s["rate"] for s in steps if s["ok"]]
+    return steps, max(passing) if passing else 0
+
+
+def run_mix(stack, files, rates, seconds, peer=None):
+    """svc's rate search, then the PHP-FPM peer's (peer: {"port", "files",
+    "rates", "children"}, or {"error"} when it failed its check), with one
+    svc-sender draining the outbox for both: the peer writes the same outbox."""
     sender = subprocess.Popen([str(stack.bin / "svc-sender"), "--config", str(stack.config), "--loop", "1"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    steps = []
+    php = None
     try:
-        for i, rate in enumerate(rates):
-            log(f"mix: {rate} req/s offered for {seconds} s (open loop, sender draining)")
-            step = asyncio.run(run_step(stack.http_port, requests, rate, seconds, seed=1000 + i))
-            steps.append(step)
-            worst = max(step["routes"].items(), key=lambda kv: (kv[1]["p99_ms"] or 0) / kv[1]["p99_limit_ms"])
-            log(f"  achieved {step['achieved_rps']:.0f} req/s, worst p99 {worst[0]} {worst[1]['p99_ms']:.1f} ms, "
-                f"non-2xx {sum(r['non_2xx'] for r in step['routes'].values())}, generator lag p99 "
-                f"{step['generator_lag_p99_ms']:.1f} ms: {'pass' if step['ok'] else 'FAIL'}")
-            if not step["ok"]:
-                break
-            time.sleep(2)  # let queues and the outbox settle between steps
+        steps, sustainable = search(stack.http_port, load_requests(files), rates, seconds, "svc", 1000)
+        if peer and "error" in peer:
+            php = {"steps": [], "sustainable_rate": 0, "error": peer["error"]}
+        elif peer:
+            time.sleep(2)
+            php_steps, php_rate = search(peer["port"], load_requests(peer["files"]), peer["rates"], seconds,
+                                         "PHP-FPM", 2000)
+            php = {"steps": php_steps, "sustainable_rate": php_rate, "rates": peer["rates"],
+                   "children": peer["children"], "error": None}
     finally:
         sender.terminate()
         try:
@@ -188,36 +205,46 @@ def run_mix(stack, files, rates, seconds):
     # this one (bench/mail_delivery.py times its own mails).
     left = int(stack.sql("SELECT COUNT(*) FROM svc_notification_log WHERE status = 'Pending';").strip() or 0)
     stack.sql("UPDATE svc_notification_log SET status = 'Failed' WHERE status = 'Pending';")
-    passing = [s["rate"] for s in steps if s["ok"]]
     return {"outbox_pending_after": left, "mix": {n: w for n, _, w in ROUTES}, "p99_limit_ms": P99_LIMIT_MS, "slow_p99_limit_ms": SLOW_P99_LIMIT_MS,
-            "slow_routes": sorted(SLOW_ROUTES), "steps": steps, "sustainable_rate": max(passing) if passing else 0,
-            "peer": None}
+            "slow_routes": sorted(SLOW_ROUTES), "steps": steps, "sustainable_rate": sustainable,
+            "peer": php}
+
+
+def worst_p99(step, slow):
+    """The highest p99 of a step among the hashing routes (slow) or among the others."""
+    vals = [r["p99_ms"] for n, r in step["routes"].items() if (n in SLOW_ROUTES) == slow and r["p99_ms"] is not None]
+    return max(vals) if vals else None
 
 
 def render_svg(mix, path):
-    """p99 against offered rate, one line per route, log scale, thresholds dashed."""
-    steps = mix["steps"]
-    if not steps:
-        return
+    """p99 against offered rate (both axes log scale) for svc and the PHP-FPM
+    peer: per implementation, login (limit 250 ms) and the worst of the other
+    five routes (limit 50 ms); the limits dashed grey."""
     import math
-    w, h, left, bottom, top, right = 640, 360, 60, 40, 20, 150
-    rates = [s["rate"] for s in steps]
-    xmax = max(rates) * 1.05
-    ymin, ymax = 1.0, 5000.0
+    series = [("svc", mix["steps"], mix["sustainable_rate"], "#1f77b4")]
+    peer = mix.get("peer") or {}
+    if peer.get("steps"):
+        series.append(("PHP-FPM", peer["steps"], peer["sustainable_rate"], "#d62728"))
+    rates = sorted({s["rate"] for _, steps, _, _ in series for s in steps})
+    if not rates:
+        return
+    w, h, left, bottom, top, right = 740, 380, 60, 40, 28, 270
+    xmin, xmax = math.log10(min(rates) / 1.25), math.log10(max(rates) * 1.25)
+    ymin, ymax = 1.0, 10000.0
 
     def x(r):
-        return left + (w - left - right) * r / xmax
+        return left + (w - left - right) * (math.log10(r) - xmin) / (xmax - xmin)
 
     def y(ms):
         ms = min(max(ms or ymin, ymin), ymax)
         return top + (h - top - bottom) * (1 - (math.log10(ms) - math.log10(ymin)) / (math.log10(ymax) - math.log10(ymin)))
 
-    colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">',
            f'<rect width="{w}" height="{h}" fill="white"/>',
-           f'<text x="{left}" y="14">svc: p99 latency (ms, log scale) against offered rate (req/s), open loop</text>']
-    for ms in (1, 10, 50, 100, 250, 1000, 5000):
-        out.append(f'<line x1="{left}" x2="{w - right}" y1="{y(ms):.1f}" y2="{y(ms):.1f}" stroke="#ddd"/>'
+           f'<text x="{left}" y="16">p99 latency (ms) against offered rate (req/s), mixed traffic, open loop; '
+           'both axes log scale</text>']
+    for ms in (1, 10, 50, 100, 250, 1000, 10000):
+        out.append(f'<line x1="{left}" x2="{w - right}" y1="{y(ms):.1f}" y2="{y(ms):.1f}" stroke="#eee"/>'
                    f'<text x="{left - 6}" y="{y(ms) + 4:.1f}" text-anchor="end">{ms}</text>')
     for limit in (mix["p99_limit_ms"], mix["slow_p99_limit_ms"]):
         out.append(f'<line x1="{left}" x2="{w - right}" y1="{y(limit):.1f}" y2="{y(limit):.1f}" stroke="#888" '
@@ -226,18 +253,66 @@ def render_svg(mix, path):
         out.append(f'<text x="{x(r):.1f}" y="{h - bottom + 16}" text-anchor="middle">{r}</text>')
     out.append(f'<line x1="{left}" x2="{w - right}" y1="{h - bottom}" y2="{h - bottom}" stroke="black"/>')
     out.append(f'<line x1="{left}" x2="{left}" y1="{top}" y2="{h - bottom}" stroke="black"/>')
-    for i, (name, _, _) in enumerate(ROUTES):
-        pts = " ".join(f"{x(s['rate']):.1f},{y(s['routes'][name]['p99_ms']):.1f}" for s in steps)
-        c = colors[i % len(colors)]
-        out.append(f'<polyline points="{pts}" fill="none" stroke="{c}" stroke-width="2"/>')
-        out.append(f'<text x="{w - right + 10}" y="{top + 16 * (i + 1)}" fill="{c}">{name}</text>')
+    row = 0
+    for name, steps, sustainable, color in series:
+        for slow, label, dash in ((False, "worst other route (limit 50)", ""),
+                                  (True, "login (limit 250)", ' stroke-dasharray="6 3"')):
+            pts = [(x(s["rate"]), y(worst_p99(s, slow))) for s in steps]
+            out.append(f'<polyline points="{" ".join(f"{a:.1f},{b:.1f}" for a, b in pts)}" fill="none" '
+                       f'stroke="{color}" stroke-width="2"{dash}/>')
+            out += [f'<circle cx="{a:.1f}" cy="{b:.1f}" r="2.5" fill="{color}"/>' for a, b in pts]
+            row += 1
+            ly = top + 16 * row
+            out.append(f'<line x1="{w - right + 10}" x2="{w - right + 34}" y1="{ly - 4}" y2="{ly - 4}" '
+                       f'stroke="{color}" stroke-width="2"{dash}/>'
+                       f'<text x="{w - right + 40}" y="{ly}">{name}: {label}</text>')
+        row += 1
+        out.append(f'<text x="{w - right + 10}" y="{top + 16 * row}" fill="{color}">{name} sustainable: '
+                   f'{sustainable} req/s</text>')
+        row += 1
     out.append("</svg>")
     path.write_text("\n".join(out) + "\n")
+
+
+def step_rows(steps):
+    """The per-route table rows of a rate search."""
+    fmt = lambda v: "–" if v is None else f"{v:.2f}"  # noqa: E731
+    lines = []
+    for s in steps:
+        verdict = "pass" if s["ok"] else ("FAIL (generator lag)" if not s["generator_ok"] else "FAIL")
+        for n, r in s["routes"].items():
+            lines.append(f"| {s['rate']} | {n} | {r['requests']} | {fmt(r['p50_ms'])} | {fmt(r['p99_ms'])} | "
+                         f"{fmt(r['p999_ms'])} | {r['non_2xx']} | {verdict} |")
+    return lines
+
+
+TABLE_HEAD = ["| offered req/s | route | requests | p50 ms | p99 ms | p99.9 ms | non-2xx | step |",
+              "|---:|---|---:|---:|---:|---:|---:|---|"]
+
+
+def peer_summary(mix):
+    """The sentence on the PHP-FPM peer's sustainable rate and the ratio."""
+    peer = mix.get("peer")
+    if not peer:
+        return "No PHP-FPM peer ran (BENCH_MIX_PHP_RATES empty, or a run from before it existed): no comparison row."
+    if peer.get("error"):
+        return f"The PHP-FPM peer did not run: {peer['error']}."
+    php, svc = peer["sustainable_rate"], mix["sustainable_rate"]
+    if not svc:
+        ratio = "svc passed none of its rates, so there is no ratio (a loaded machine? see the generator lag)"
+    elif php:
+        ratio = f"svc ÷ PHP-FPM = **{svc / php:.2f}** (target ≥ 3)"
+    else:
+        ratio = (f"PHP-FPM passed none of its rates, so svc ÷ PHP-FPM > {svc} ÷ {peer['rates'][0]} = "
+                 f"{svc / peer['rates'][0]:.2f} (target ≥ 3)")
+    top = " (its highest rate: the real limit is higher)" if php and php == peer["rates"][-1] else ""
+    return f"**PHP-FPM peer's sustainable rate: {php} req/s**{top}; {ratio}."
 
 
 def render_markdown(mix, svg_name):
     if not mix or not mix.get("steps"):
         return []
+    peer = mix.get("peer") or {}
     lines = ["", "## Mixed traffic, open loop (issue 29)", "",
              "Offered rates in ascending order, each for the same number of seconds, requests due at fixed "
              "times whatever the replies do (bench/mix.py): " +
@@ -246,17 +321,20 @@ def render_markdown(mix, svg_name):
              f"({', '.join(mix['slow_routes'])}: {mix['slow_p99_limit_ms']:.0f} ms), every reply is 2xx and the "
              "generator kept its schedule; the search stops at the first failing step.",
              "", f"**Sustainable rate: {mix['sustainable_rate']} req/s.** "
-             f"Mails still queued when the last step ended: {mix.get('outbox_pending_after', 0)}. "
-             "No PHP-FPM peer runs in this bench yet, so there is no comparison row.",
-             "", f"![p99 against offered rate]({svg_name})", "",
-             "| offered req/s | route | requests | p50 ms | p99 ms | p99.9 ms | non-2xx | step |",
-             "|---:|---|---:|---:|---:|---:|---:|---|"]
-    for s in mix["steps"]:
-        verdict = "pass" if s["ok"] else ("FAIL (generator lag)" if not s["generator_ok"] else "FAIL")
-        for n, r in s["routes"].items():
-            fmt = lambda v: "–" if v is None else f"{v:.2f}"  # noqa: E731
-            lines.append(f"| {s['rate']} | {n} | {r['requests']} | {fmt(r['p50_ms'])} | {fmt(r['p99_ms'])} | "
-                         f"{fmt(r['p999_ms'])} | {r['non_2xx']} | {verdict} |")
+             f"Mails still queued when the last step ended: {mix.get('outbox_pending_after', 0)}. " + peer_summary(mix),
+             "", f"![p99 against offered rate, svc and PHP-FPM]({svg_name})", "", "### svc", ""]
+    lines += TABLE_HEAD + step_rows(mix["steps"])
+    if peer.get("steps"):
+        lines += ["", "### PHP-FPM peer", "",
+                  "The same rate search, the same request mix and pass rule, right after svc's in the same run, "
+                  "against bench/php-peer/ (plain PHP 8.2: one front controller, PDO with a persistent "
+                  "connection and prepared statements, password_verify of the same Argon2id hashes, HS256 "
+                  f"tokens with hash_hmac) under PHP-FPM, `pm = static` with {peer['children']} children, "
+                  "opcache on, behind the same nginx with svc's FastCGI parameters; offered rates "
+                  f"{', '.join(str(r) for r in peer['rates'])}. Its notification and request-pass rows go into "
+                  "the same outbox, which the same svc-sender drains. It does less than svc per request (no "
+                  "login throttle, audit rows, caches or second factor), so the ratio does not flatter svc.", ""]
+        lines += TABLE_HEAD + step_rows(peer["steps"])
     return lines
 
 

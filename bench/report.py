@@ -135,6 +135,33 @@ def assemble(args, stack, arms, runs, keep, mail, idle_rss, idle_rss_end, counts
     }
 
 
+def add_mix_ratio(results):
+    """The mixed-traffic row: svc's sustainable rate ÷ the PHP-FPM peer's
+    (bench/mix.py), target ≥ 3. When the peer passed none of its rates, its
+    lowest rate bounds it from above, so svc ÷ that rate is a lower bound."""
+    mix = results.get("mix") or {}
+    peer = mix.get("peer")
+    if not peer:
+        return
+    svc, php = mix["sustainable_rate"], peer["sustainable_rate"]
+    if peer.get("error") or not peer["steps"]:
+        value, verdict, note = None, "invalid", "the PHP-FPM peer did not run"
+    elif not svc:
+        value, verdict, note = None, "invalid", "svc passed none of its rates"
+    elif php:
+        value = svc / php
+        verdict = "pass" if value >= 3 else "miss"
+        bounds = [why for why, hit in (("svc passed all its rates", svc == mix["steps"][-1]["rate"] and
+                                        mix["steps"][-1]["ok"]),
+                                       ("PHP-FPM passed all its rates", php == peer["rates"][-1])) if hit]
+        note = "; ".join(bounds)
+    else:
+        value, note = svc / peer["rates"][0], "lower bound: PHP-FPM passed none of its rates"
+        verdict = "pass" if value >= 3 else "miss"
+    results["ratios"].append({"ratio": "mix sustainable rate svc ÷ PHP-FPM", "value": value, "target": 3,
+                              "verdict": verdict, "note": note})
+
+
 def keep_decision(keep):
     """The production setting that wins without stalls or errors."""
     def failures(r):
@@ -201,6 +228,11 @@ def render_markdown(r):
         "The wrk scripts are `bench/wrk/arm.lua` (request files in `bench/out/*.txt`).",
         "The mixed-traffic open-loop arm (`bench/mix.py`): `BENCH_MIX_SECONDS` (60 per offered rate, 0 skips it),",
         "`BENCH_MIX_RATES` (250,500,1000,1500,2000,2500, tried in order until one fails): up to about 6.5 more minutes.",
+        "Then the same search against the PHP-FPM peer (`bench/php-peer/`: plain PHP 8.2 under `php-fpm8.2 -F`",
+        "from the stack directory, `pm = static`, opcache on, PDO with a persistent connection, behind the same",
+        "nginx on a port of its own): `BENCH_MIX_PHP_RATES` (100,250,350,500,750,1000; empty skips the peer),",
+        "`BENCH_PHP_WORKERS` (8, its pool size: four per core, docs/decisions.md): up to about 6.5 more minutes,",
+        "usually 3 to 4. Its six routes are checked first (status and field names); a wrong answer skips it.",
         "",
         "## This run",
         "",

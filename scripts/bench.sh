@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # `make bench`: builds a Release svc and the bench helpers, starts its own
 # stack in a temporary directory (access log off, sender loop off, the hello
-# program and bench-only server blocks inside the same nginx), runs
-# bench/bench.py, and always stops everything it started (trap), also on
-# error or Ctrl-C. Writes docs/benchmarks.md and bench/results.json; raw
-# files and logs of the last run go to bench/out/ (not in git).
+# program and bench-only server blocks inside the same nginx, the PHP-FPM
+# peer of the mix arm), runs bench/bench.py, and always stops everything it
+# started (trap), also on error or Ctrl-C. Writes docs/benchmarks.md and
+# bench/results.json; raw files and logs of the last run go to bench/out/
+# (not in git).
 #
 # Environment (defaults in brackets):
 #   BENCH_SECONDS [5]      seconds per arm per round
@@ -28,6 +29,9 @@
 #                          enrols first (bench/mfa_arm.py; a time step serves a user once)
 #   BENCH_MIX_SECONDS [60] seconds per offered rate of the mixed-traffic open-loop arm (bench/mix.py); 0 skips it
 #   BENCH_MIX_RATES [250,500,1000,1500,2000,2500]  offered rates (req/s), tried in order until one fails
+#   BENCH_MIX_PHP_RATES [100,250,350,500,750,1000]  the same search against the PHP-FPM
+#                          peer (bench/php-peer/, bench/php_peer.py), after svc's; empty skips it
+#   BENCH_PHP_WORKERS [8]  the peer's PHP-FPM pool (pm = static): four children per core
 #   BENCH_ONLY             comma-separated arm names (e.g. refresh-token,user-email): only those
 #                          and their floors, medians and ratios printed and in bench/out/only.json;
 #                          no keep_conn, sender or mail delivery runs; nothing committed is rewritten
@@ -48,6 +52,16 @@ die() { say "error: $*"; exit 1; }
 for tool in wrk cmake nginx mariadbd gcc g++; do
   command -v "$tool" >/dev/null || die "$tool is missing (scripts/install-deps.sh)"
 done
+# The mix arm's PHP-FPM peer runs only with the mix, and never with BENCH_ONLY.
+php_rates=""
+if [ "${BENCH_MIX_SECONDS:-60}" != "0" ] && [ -z "${BENCH_ONLY:-}" ]; then
+  php_rates=${BENCH_MIX_PHP_RATES-100,250,350,500,750,1000}
+fi
+php_fpm=""
+if [ -n "$php_rates" ]; then
+  php_fpm=$(command -v php-fpm8.2 || command -v php-fpm || true)
+  [ -n "$php_fpm" ] || die "php-fpm is missing (scripts/install-deps.sh: php-fpm, php-mysql)"
+fi
 
 # --- build -----------------------------------------------------------------
 mkdir -p "$helpers"
@@ -81,6 +95,7 @@ g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/sender_pass" bench/s
 stack="$(mktemp -d /tmp/svc-bench.XXXXXX)"
 hello_pid=""
 tls_sink_pid=""
+php_fpm_pid=""
 
 cleanup() {
   local rc=$?
@@ -88,7 +103,7 @@ cleanup() {
   say "stopping the bench stack"
   SVC_STACK_DIR="$stack" "$repo/scripts/stack.sh" down >/dev/null 2>&1 || true
   local pid
-  for pid in "$hello_pid" "$tls_sink_pid"; do
+  for pid in "$hello_pid" "$tls_sink_pid" "$php_fpm_pid"; do
     if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
       kill -TERM "$pid" 2>/dev/null || true
       wait "$pid" 2>/dev/null || true
@@ -98,7 +113,7 @@ cleanup() {
     SVC_CLUSTER_DIR="$cluster_dir" "$repo/scripts/cluster.sh" clean >/dev/null 2>&1 || true
   fi
   mkdir -p "$out/last-run"
-  cp "$stack"/*.log "$stack/nginx.conf" "$stack/bench-nginx.conf" "$out/last-run/" 2>/dev/null || true
+  cp "$stack"/*.log "$stack/nginx.conf" "$stack/bench-nginx.conf" "$stack/php-fpm.conf" "$out/last-run/" 2>/dev/null || true
   if [ "${BENCH_KEEP_STACK:-0}" = "1" ]; then say "stack directory kept: $stack"; else rm -rf "$stack"; fi
   exit "$rc"
 }
@@ -108,10 +123,12 @@ trap 'exit 130' INT TERM
 free_port() { "$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 bench_port=$(free_port)
 keep_port=$(free_port)
+php_port=$(free_port)
 keepalive=8
 sed -e "s|@SOURCE_DIR@|$repo|g" -e "s|@BENCH_PORT@|$bench_port|g" -e "s|@KEEP_PORT@|$keep_port|g" \
   -e "s|@HELLO_SOCKET@|$stack/hello.sock|g" -e "s|@FCGI_SOCKET@|$stack/svc-fcgi.sock|g" \
-  -e "s|@KEEPALIVE@|$keepalive|g" "$repo/bench/nginx-bench.conf.in" >"$stack/bench-nginx.conf"
+  -e "s|@KEEPALIVE@|$keepalive|g" -e "s|@PHP_PORT@|$php_port|g" -e "s|@PHP_SOCKET@|$stack/php-fpm.sock|g" \
+  -e "s|@PHP_PEER_DIR@|$repo/bench/php-peer|g" "$repo/bench/nginx-bench.conf.in" >"$stack/bench-nginx.conf"
 
 "$helpers/hello" "$stack/hello.sock" "$workers" >"$stack/hello.log" 2>&1 &
 hello_pid=$!
@@ -126,6 +143,23 @@ SVC_STACK_DIR="$stack" SVC_HTTP_PORT=0 SVC_BIN_DIR="$build" SVC_WORKERS="$worker
   || { cat "$stack/stack-up.log" >&2; die "the stack did not start"; }
 for _ in $(seq 50); do [ -S "$stack/hello.sock" ] && break; sleep 0.1; done
 [ -S "$stack/hello.sock" ] || die "bench/hello did not start"
+
+# The mix arm's PHP-FPM peer (bench/php-peer/): its own pool in the stack
+# directory, in the foreground under this script (not systemd's php-fpm
+# service), reading the stack's database; stopped by cleanup.
+php_workers=${BENCH_PHP_WORKERS:-8}
+if [ -n "$php_rates" ]; then
+  peer_conf=$("$py" "$repo/bench/php_peer.py" config "$stack")
+  fpm_user_lines="" fpm_root=()
+  if [ "$(id -u)" -eq 0 ]; then fpm_user_lines="user = root"; fpm_root=(-R); fi  # as nginx's "user root;"
+  sed -e "s|@PREFIX@|$stack|g" -e "s|@PEER_DIR@|$repo/bench/php-peer|g" -e "s|@PEER_CONFIG@|$peer_conf|g" \
+    -e "s|@CHILDREN@|$php_workers|g" -e "s|@USER_LINES@|$fpm_user_lines|g" \
+    "$repo/bench/php-peer/php-fpm.conf.in" >"$stack/php-fpm.conf"
+  "$php_fpm" -F -y "$stack/php-fpm.conf" "${fpm_root[@]}" >"$stack/php-fpm-stderr.log" 2>&1 &
+  php_fpm_pid=$!
+  for _ in $(seq 50); do [ -S "$stack/php-fpm.sock" ] && break; sleep 0.1; done
+  [ -S "$stack/php-fpm.sock" ] || die "php-fpm did not start ($(tail -n 5 "$stack/php-fpm-stderr.log" "$stack/php-fpm.log" 2>/dev/null))"
+fi
 
 # A second SMTP sink that requires STARTTLS: session reuse measured where a
 # new session also costs a TLS handshake, as with a real relay.
@@ -144,7 +178,9 @@ fi
   --seconds "${BENCH_SECONDS:-5}" --rounds "${BENCH_ROUNDS:-3}" --conns "${BENCH_CONNECTIONS:-32}" \
   --hash-conns "${BENCH_HASH_CONNECTIONS:-8}" --mails "${BENCH_MAILS:-1000}" --warmup "${BENCH_WARMUP:-1}" \
   --tls-smtp-port "$tls_port" --out "$out" ${BENCH_ONLY:+--only "$BENCH_ONLY"} \
-  --mix-seconds "${BENCH_MIX_SECONDS:-60}" --mix-rates "${BENCH_MIX_RATES:-250,500,1000,1500,2000,2500}"
+  --mix-seconds "${BENCH_MIX_SECONDS:-60}" --mix-rates "${BENCH_MIX_RATES:-250,500,1000,1500,2000,2500}" \
+  --php-port "$( [ -n "$php_rates" ] && echo "$php_port" || echo 0)" --php-rates "$php_rates" \
+  --php-children "$php_workers"
 [ -n "${BENCH_ONLY:-}" ] && exit 0
 
 # Mail delivery (parallel SMTP sessions, claim scale): against the same stack,

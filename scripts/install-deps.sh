@@ -41,6 +41,9 @@ packages=(
   # make bench only: the other packaged Argon2id implementations that
   # bench/argon2_impls.cpp compares with libsodium (docs/decisions.md)
   libargon2-dev libbotan-2-dev
+  # make bench only: the mixed-traffic arm's PHP-FPM peer (bench/php-peer/),
+  # run by scripts/bench.sh in its own directory, never as the system service
+  php-fpm php-mysql
   # scripts/cluster.sh (make test-cluster): Galera, SST by mariabackup (which
   # streams through socat), network namespaces and bridges (iproute2)
   galera-4 mariadb-backup socat rsync iproute2
@@ -71,7 +74,7 @@ export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 # The Debian packages start their daemons; svc runs its own instances.
-for svc in nginx mariadb prometheus; do
+for svc in nginx mariadb prometheus php8.2-fpm; do
   if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$svc" 2>/dev/null; then
     "${sudo_cmd[@]}" systemctl stop "$svc" || true
   fi
