@@ -55,7 +55,7 @@ def parse_args():
     # The mixed-traffic open-loop arm (bench/mix.py): seconds per offered
     # rate (0 = skip it) and the rates, tried in order until one fails.
     p.add_argument("--mix-seconds", type=float, default=60)
-    p.add_argument("--mix-rates", default="250,500,1000,1500,2000,2500")
+    p.add_argument("--mix-rates", default="250,500,1000,1250,1500,2000")
     # The PHP-FPM peer of the mix (bench/php_peer.py): the nginx port in front
     # of it (0 = not started), its offered rates and its pool size.
     p.add_argument("--php-port", type=int, default=0)

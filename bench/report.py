@@ -227,7 +227,7 @@ def render_markdown(r):
         "`BENCH_KEEP_STACK=1` keeps the stack directory. Logs of the last run: `bench/out/last-run/`.",
         "The wrk scripts are `bench/wrk/arm.lua` (request files in `bench/out/*.txt`).",
         "The mixed-traffic open-loop arm (`bench/mix.py`): `BENCH_MIX_SECONDS` (60 per offered rate, 0 skips it),",
-        "`BENCH_MIX_RATES` (250,500,1000,1500,2000,2500, tried in order until one fails): up to about 6.5 more minutes.",
+        "`BENCH_MIX_RATES` (250,500,1000,1250,1500,2000, tried in order until one fails): up to about 6.5 more minutes.",
         "Then the same search against the PHP-FPM peer (`bench/php-peer/`: plain PHP 8.2 under `php-fpm8.2 -F`",
         "from the stack directory, `pm = static`, opcache on, PDO with a persistent connection, behind the same",
         "nginx on a port of its own): `BENCH_MIX_PHP_RATES` (100,250,350,500,750,1000; empty skips the peer),",
@@ -338,6 +338,16 @@ def render_markdown(r):
         for i in impls:
             lines.append(f"| {i['impl']} | {fmt(i['median_ms'])} | {fmt(i['p90_ms'])} | {i['n']} | "
                          f"{i['faults_per_verify']:.0f} | {fmt(i['rss_kib'] / 1024, 1)} |")
+    algs = r.get("token_algs")
+    if algs:
+        lines += ["", "## Access-token signing algorithms (this run)", "",
+                  "One access token's claims signed and verified in a loop, each algorithm in turn "
+                  "(bench/token_sign.cpp, svc's own SigningKey and JWT code from libsvc_core.a, one process); "
+                  "ES256 is the default `[tokens] access_alg`, HS256 the legacy setting.", "",
+                  "| alg | sign µs | verify µs | sign + verify µs | tokens |", "|---|---:|---:|---:|---:|"]
+        for a in algs:
+            lines.append(f"| {a['alg']} | {fmt(a['sign_us'])} | {fmt(a['verify_us'])} | "
+                         f"{fmt(a['sign_verify_us'])} | {a['tokens']:,} |")
     argon_notes = REPO / "bench" / "argon2-notes.md"
     if argon_notes.exists():
         lines += ["", argon_notes.read_text().rstrip()]
