@@ -1,5 +1,6 @@
 #include "fcgi/master.hpp"
 
+#include <poll.h>
 #include <signal.h>
 #include <sodium.h>
 #include <sys/socket.h>
@@ -7,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <thread>
@@ -45,9 +47,23 @@ void on_signal(int sig) {
 // endpoint occupies only workers sized for waiting.
 constexpr int kPoolCount = 3;
 constexpr int kOutboundPool = 2;
+
+// The outbound pool is sized by demand. Its [server] outbound_workers
+// processes all run, but only the first few by rank take connections: as
+// many as there are CPUs (at least 2), plus one for every worker of the pool
+// that has been on one request for kWaitingMs or more, i.e. is waiting on a
+// push service, an SMS gateway or a merge query. Plain notifications thus
+// run on a few warm workers and database connections (16 of them taking
+// turns on 2 CPUs cost about a sixth more CPU per request, docs/benchmarks.md),
+// while every slow call still finds the pool larger by one. The master
+// recounts every kSizeEveryMs; a standby worker sleeps on the shared count
+// (metrics::wait_outbound_active) and is woken when it changes.
+constexpr long long kWaitingMs = 50;
+constexpr long kSizeEveryMs = 20;
 struct WorkerInfo {
   int generation = 0;
   int pool = 0;
+  int rank = 0;  // 0.. within its pool and generation
   long long started_ms = 0;
   int metrics_slot = -1;  // its busy/idle slot in the shared metrics block
 };
@@ -76,10 +92,19 @@ class Master {
       return 1;
     }
     spawn_all();
+    size_outbound_pool();
     sigset_t empty;
     sigemptyset(&empty);
     while (!g_terminate) {
-      if (!g_child && !g_reload) sigsuspend(&empty);
+      if (!g_child && !g_reload) {
+        if (worker_count(kOutboundPool) > 0) {
+          const timespec tick{0, kSizeEveryMs * 1000000L};
+          ::ppoll(nullptr, 0, &tick, &empty);
+          size_outbound_pool();
+        } else {
+          sigsuspend(&empty);
+        }
+      }
       if (g_child) {
         g_child = 0;
         reap_and_respawn();
@@ -112,11 +137,25 @@ class Master {
 
   void spawn_all() {
     for (int pool = 0; pool < kPoolCount; ++pool) {
-      for (int i = 0; i < worker_count(pool); ++i) spawn(pool);
+      for (int rank = 0; rank < worker_count(pool); ++rank) spawn(pool, rank);
     }
   }
 
-  void spawn(int pool) {
+  // See kWaitingMs.
+  void size_outbound_pool() {
+    const int most = worker_count(kOutboundPool);
+    if (most == 0) return;
+    const int waiting = metrics::workers_busy_since(kOutboundPool, metrics::monotonic_ms() - kWaitingMs);
+    metrics::set_outbound_active(std::min(most, outbound_base() + waiting));
+  }
+
+  // The outbound workers that always take connections (ranks below it).
+  int outbound_base() const {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return std::min(worker_count(kOutboundPool), std::max(2, cpus > 0 ? static_cast<int>(cpus) : 1));
+  }
+
+  void spawn(int pool, int rank) {
     int slot = metrics::claim_worker_slot(pool);
     // Only when reloads overlap (three generations alive): this worker
     // serves, but its outbound calls are refused until it is replaced.
@@ -136,14 +175,15 @@ class Master {
       metrics::attach_worker(slot, pool);
       int code = 1;
       try {
-        code = run_worker(sockets_[pool].fd, config_, front_secret_, make_app_);
+        code = run_worker(sockets_[pool].fd, config_, front_secret_, make_app_,
+                          pool == kOutboundPool && rank >= outbound_base() ? rank : -1);
       } catch (const std::exception& e) {
         core::LogLine("error", "worker_failed").str("error", e.what()).emit();
       }
       _exit(code);
     }
     metrics::assign_worker_slot(slot, pid);
-    workers_[pid] = WorkerInfo{generation_, pool, now_ms(), slot};
+    workers_[pid] = WorkerInfo{generation_, pool, rank, now_ms(), slot};
   }
 
   void reap_and_respawn() {
@@ -170,7 +210,7 @@ class Master {
       // A worker that dies right after start (bad environment) is respawned
       // at most once per second, not in a tight loop.
       if (!clean && now_ms() - info.started_ms < 1000) std::this_thread::sleep_for(std::chrono::seconds(1));
-      spawn(info.pool);
+      spawn(info.pool, info.rank);
     }
   }
 

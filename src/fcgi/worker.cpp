@@ -200,21 +200,24 @@ int exclusive_waiter(int listen_fd) {
   return epoll_fd;
 }
 
-// Waits up to 1 s (signals unblocked) for a connection on `listen_fd`; true
-// when one may be there.
-bool wait_for_connection(int listen_fd, const sigset_t& idle_mask) {
+// Waits up to timeout_ms (signals unblocked) for a connection on
+// `listen_fd`; true when one may be there.
+bool wait_for_connection(int listen_fd, const sigset_t& idle_mask, int timeout_ms) {
   if (const int epoll_fd = exclusive_waiter(listen_fd); epoll_fd >= 0) {
     epoll_event ev{};
-    return ::epoll_pwait(epoll_fd, &ev, 1, 1000, &idle_mask) > 0;
+    return ::epoll_pwait(epoll_fd, &ev, 1, timeout_ms, &idle_mask) > 0;
   }
   pollfd p{listen_fd, POLLIN, 0};
-  timespec timeout{1, 0};
+  timespec timeout{timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
   return ::ppoll(&p, 1, &timeout, &idle_mask) > 0;
 }
 
 // How many connections in a row a worker may take from the backlog without
 // waiting first (see accept_connection).
 constexpr int kAcceptStreak = 16;
+// How long a standby outbound worker waits for a connection before it looks
+// at the pool's active count again.
+constexpr int kStandbyWaitMs = 20;
 
 // Waits (signals unblocked) until a connection can be accepted; -1 when a
 // stop was requested. The listening socket is non-blocking, so losing the
@@ -229,12 +232,25 @@ constexpr int kAcceptStreak = 16;
 // read, since whoever can send FastCGI records sets REMOTE_ADDR and every
 // header the application trusts. Unix socket peers pass (file modes guard
 // those).
-int accept_connection(int listen_fd, const sigset_t& idle_mask, const std::vector<config::Cidr>& allowed, int& streak) {
+int accept_connection(int listen_fd, const sigset_t& idle_mask, const std::vector<config::Cidr>& allowed,
+                      int standby_rank, int& streak) {
   while (!g_stop) {
+    // A standby outbound worker takes connections only while the master
+    // counts it in (its rank below the active count); otherwise it sleeps.
+    if (standby_rank >= 0) {
+      if (const int active = metrics::outbound_active(); standby_rank >= active) {
+        core::flush_log_lines();
+        metrics::wait_outbound_active(active, idle_mask);
+        streak = -1;
+        continue;
+      }
+    }
     if (streak >= kAcceptStreak || streak < 0) {
       core::flush_log_lines();
       streak = 0;
-      if (!wait_for_connection(listen_fd, idle_mask)) continue;
+      // A standby waits briefly, so it is back asleep soon after the
+      // demand that woke it has gone.
+      if (!wait_for_connection(listen_fd, idle_mask, standby_rank >= 0 ? kStandbyWaitMs : 1000)) continue;
     }
     sockaddr_storage peer{};
     socklen_t length = sizeof peer;
@@ -330,7 +346,7 @@ void serve(FCGX_Request& fr, Application& app) {
 }  // namespace
 
 int run_worker(int listen_fd, const config::Config& config, const std::string& front_secret,
-               ApplicationFactory make_app) {
+               ApplicationFactory make_app, int standby_rank) {
   sigset_t idle_mask = install_worker_signals();
   core::set_log_process("worker");
   keep_heap_between_requests();
@@ -344,7 +360,7 @@ int run_worker(int listen_fd, const config::Config& config, const std::string& f
   // accepts, then hands the connection over through ipcFd.
   FCGX_Request fr;
   FCGX_InitRequest(&fr, -1, 0);
-  core::LogLine("info", "worker_started").emit();
+  core::LogLine("info", "worker_started").num("standby_rank", standby_rank).emit();
   core::hold_log_lines(true);
 
   long served = 0;
@@ -354,7 +370,7 @@ int run_worker(int listen_fd, const config::Config& config, const std::string& f
       core::LogLine("info", "worker_recycle").num("served", served).emit();
       break;
     }
-    int conn = accept_connection(listen_fd, idle_mask, config.server.allowed_peers, streak);
+    int conn = accept_connection(listen_fd, idle_mask, config.server.allowed_peers, standby_rank, streak);
     if (conn < 0) break;
     metrics::set_busy(true);
     fr.ipcFd = conn;

@@ -28,8 +28,11 @@ using ApplicationFactory = std::unique_ptr<Application> (*)(const config::Config
 // SVC_FRONT_SECRET (fcgi/front_secret.hpp); one that does not is answered
 // 403 without reaching the application. "" = no check ([server]
 // front_secret_file = none, test configurations only).
+// standby_rank >= 0: a standby worker of the outbound pool, which takes
+// connections only while its rank is below the pool's active count
+// (metrics::outbound_active, set by the master); -1: always.
 // Returns the process exit code. Single-threaded.
 int run_worker(int listen_fd, const config::Config& config, const std::string& front_secret,
-               ApplicationFactory make_app);
+               ApplicationFactory make_app, int standby_rank = -1);
 
 }  // namespace svc::fcgi

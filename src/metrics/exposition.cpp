@@ -1,5 +1,6 @@
 #include "metrics/exposition.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -119,6 +120,9 @@ void workers(Writer& w, const SharedBlock& b) {
     w.sample("svc_workers", pool + ",state=\"busy\"", static_cast<uint64_t>(busy[p]));
     w.sample("svc_workers", pool + ",state=\"idle\"", static_cast<uint64_t>(alive[p] - busy[p]));
   }
+  w.head("svc_outbound_active_workers", "gauge",
+         "Workers of the outbound pool taking connections now: a few, plus one for each waiting on an outside call.");
+  w.sample("svc_outbound_active_workers", "", static_cast<uint64_t>(std::max(0, b.outbound_active.load(kRelaxed))));
   w.head("svc_worker_wait_seconds", "histogram",
          "Time a request waited between nginx passing it on and a worker of the pool taking it.");
   for (int p = 0; p < kPools; ++p) {

@@ -1,9 +1,14 @@
 #include "metrics/metrics.hpp"
 
+#include <linux/futex.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <ctime>
 #include <new>
@@ -59,6 +64,7 @@ int claim_worker_slot(int pool) {
     if (s.pid.load(kRelaxed) != 0) continue;
     s.pool.store(pool, kRelaxed);
     s.busy.store(0, kRelaxed);
+    s.busy_since_ms.store(0, kRelaxed);
     s.pid.store(-1, kRelaxed);  // taken; the real pid follows after fork
     return i;
   }
@@ -72,7 +78,29 @@ void assign_worker_slot(int slot, int pid) {
 void release_worker_slot(int slot) {
   if (!g_block || slot < 0) return;
   g_block->workers[slot].busy.store(0, kRelaxed);
+  g_block->workers[slot].busy_since_ms.store(0, kRelaxed);
   g_block->workers[slot].pid.store(0, kRelaxed);
+}
+
+int workers_busy_since(int pool, int64_t since_ms) {
+  if (!g_block) return 0;
+  int n = 0;
+  for (const WorkerSlot& s : g_block->workers) {
+    if (s.pid.load(kRelaxed) == 0 || s.pool.load(kRelaxed) != pool) continue;
+    const int64_t began = s.busy_since_ms.load(kRelaxed);
+    if (began > 0 && began <= since_ms) ++n;
+  }
+  return n;
+}
+
+// The futex word is the atomic int itself (lock-free, 4 bytes, the layout
+// FUTEX_WAIT expects); not FUTEX_PRIVATE: the block is shared between
+// processes.
+int* futex_word() { return reinterpret_cast<int*>(&g_block->outbound_active); }
+
+void set_outbound_active(int active) {
+  if (!g_block || g_block->outbound_active.exchange(active) == active) return;
+  ::syscall(SYS_futex, futex_word(), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 }
 
 void attach_worker(int slot, int pool) {
@@ -83,7 +111,22 @@ void attach_worker(int slot, int pool) {
 int worker_slot() { return g_block ? g_slot : -1; }
 
 void set_busy(bool busy) {
-  if (g_block && g_slot >= 0) g_block->workers[g_slot].busy.store(busy ? 1 : 0, kRelaxed);
+  if (!g_block || g_slot < 0) return;
+  g_block->workers[g_slot].busy_since_ms.store(busy ? monotonic_ms() : 0, kRelaxed);
+  g_block->workers[g_slot].busy.store(busy ? 1 : 0, kRelaxed);
+}
+
+int outbound_active() { return g_block ? g_block->outbound_active.load() : INT_MAX; }
+
+void wait_outbound_active(int seen, const sigset_t& idle_mask) {
+  if (!g_block) return;
+  sigset_t request_mask;
+  ::sigprocmask(SIG_SETMASK, &idle_mask, &request_mask);
+  // A stop signal that comes between the unmask and the wait is handled
+  // (its flag set) and the wait then lasts its second at most.
+  const timespec timeout{1, 0};
+  ::syscall(SYS_futex, futex_word(), FUTEX_WAIT, seen, &timeout, nullptr, 0);
+  ::sigprocmask(SIG_SETMASK, &request_mask, nullptr);
 }
 
 void record_worker_wait(double seconds) {

@@ -13,6 +13,8 @@
 // tests that do not call map_shared_block) every recording function is a
 // no-op and snapshot() returns nullptr.
 
+#include <signal.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -75,7 +77,8 @@ struct Histogram {
 struct WorkerSlot {
   std::atomic<int> pid;  // 0 = free
   std::atomic<int> pool;
-  std::atomic<int> busy;  // 1 while a request is being served
+  std::atomic<int> busy;               // 1 while a request is being served
+  std::atomic<int64_t> busy_since_ms;  // CLOCK_MONOTONIC ms the current request began; 0 = idle
 };
 
 struct DbGaugeCache {
@@ -93,6 +96,9 @@ struct SharedBlock {
   std::atomic<uint64_t> counters[static_cast<int>(Counter::kCount)];
   WorkerSlot workers[kMaxWorkerSlots];
   DbGaugeCache db;
+  // How many workers of the outbound pool, by rank, take connections now
+  // (fcgi/master.cpp sizes it by demand); a futex word the others sleep on.
+  std::atomic<int> outbound_active;
 };
 
 // Maps and zeroes the block. Call once in the master before the first fork;
@@ -108,6 +114,11 @@ SharedBlock* snapshot();
 int claim_worker_slot(int pool);
 void assign_worker_slot(int slot, int pid);
 void release_worker_slot(int slot);
+// Workers of `pool` serving one request since at least `since_ms` (CLOCK_MONOTONIC).
+int workers_busy_since(int pool, int64_t since_ms);
+// Sets how many outbound workers take connections, waking those asleep in
+// wait_outbound_active when it changes.
+void set_outbound_active(int active);
 
 // --- worker side: all no-ops without a block ---
 // Called in the child right after fork: which slot and pool it is.
@@ -116,6 +127,12 @@ void attach_worker(int slot, int pool);
 // that got none, and in other programs.
 int worker_slot();
 void set_busy(bool busy);
+// The outbound pool's active count (set_outbound_active); a large number
+// without a block, so a worker without one never waits for it.
+int outbound_active();
+// Sleeps until the active count differs from `seen`, at most one second,
+// with `idle_mask` as the signal mask meanwhile (a stop request ends it).
+void wait_outbound_active(int seen, const sigset_t& idle_mask);
 // The time a request waited between nginx handing it on and this worker
 // taking it (see docs/operations.md: svc_worker_wait_seconds).
 void record_worker_wait(double seconds);

@@ -237,6 +237,74 @@ class OutboundIsolationTest(ApiTest):
         self.assertApiAnswersWhilePending(pending, before, min(workers, 64))
         self.assertAllFailed(pending)
 
+    def test_plain_notification_answers_while_pushes_wait(self):
+        """The outbound pool is sized by demand (fcgi/master.cpp): a few
+        workers take connections, one more for each that waits on an outside
+        party. With 8 pushes at the black hole, more than those few, a
+        notification without SQL (an outbound route too) is still answered
+        while none of the pushes has returned."""
+        before = HOLE.accepted()
+        jobs = [(sid, push_body(c)) for sid, customers in SITES[2:4] for c in customers[:4]]
+        pending = fire(jobs)
+        self.assertTrue(HOLE.wait_accepted(before + 8), "only %d of 8 pushes reached the black hole"
+                        % (HOLE.accepted() - before))
+        reply = Pending(PATH_NOTIFY, {"event": "order", "email": "m@example.com", "data": {"x": "1"}},
+                        {"site-id": str(MERGE_SITE)}).join()
+        self.assertEqual((reply.status, reply.json), (200, SUCCESS))
+        self.assertEqual([p.reply for p in pending if p.done()], [],
+                         "pushes returned before the notification was answered")
+        self.assertAllFailed(pending)
+
+    def test_plain_notifications_run_on_a_few_workers(self):
+        """With nothing waiting on an outside party, only the pool's first
+        ranks take connections (as many as the host has CPUs, at least 2):
+        80 notifications from 8 concurrent clients are served by that many
+        worker processes, not by every worker of the pool."""
+        workers = int(stack_config().get("server", "outbound_workers", fallback="16"))
+        base = min(workers, max(2, os.cpu_count() or 1))
+        ids, lock = [], threading.Lock()
+
+        def client():
+            for _ in range(10):
+                reply = post(PATH_NOTIFY, {"event": "order", "email": "m@example.com", "data": {"x": "1"}},
+                             headers={"site-id": str(MERGE_SITE)})
+                self.assertEqual((reply.status, reply.json), (200, SUCCESS))
+                with lock:
+                    ids.append(reply.headers["x-request-id"])
+
+        # The earlier tests' pushes made the pool larger; it is back to its
+        # base once nothing waits (the master recounts every 20 ms).
+        active = None
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline:
+            scrape = svc_stack.request("GET", "/metrics")
+            self.assertEqual(scrape.status, 200, scrape)
+            active = int(re.search(rb"^svc_outbound_active_workers (\d+)$", scrape.raw, re.M).group(1))
+            if active == base:
+                break
+            time.sleep(0.05)
+        self.assertEqual(active, base, "svc_outbound_active_workers with nothing waiting")
+        threads = [threading.Thread(target=client) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(WAIT_S)
+        self.assertEqual(len(ids), 80)
+        wanted = set(ids)
+        pids = set()
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline:  # a busy worker writes its request lines a few at a time
+            with open(os.path.join(svc_stack.STACK_DIR, "svc-fcgi.log"), encoding="utf-8", errors="replace") as f:
+                found = {m.group(2): m.group(1) for m in
+                         re.finditer(r'"pid":(\d+),"event":"request","request_id":"([0-9a-f]+)"', f.read())}
+            seen = {rid: pid for rid, pid in found.items() if rid in wanted}
+            if len(seen) == len(wanted):
+                pids = set(seen.values())
+                break
+            time.sleep(0.05)
+        self.assertTrue(pids, "the request lines of the 80 notifications were not all in the log")
+        self.assertLessEqual(len(pids), base, "workers that served the notifications")
+
     def test_per_site_cap_answers_the_excess_at_once(self):
         sid, customers = SITES[5]
         before = HOLE.accepted()
