@@ -212,6 +212,15 @@ bool wait_for_connection(int listen_fd, const sigset_t& idle_mask, int timeout_m
   return ::ppoll(&p, 1, &timeout, &idle_mask) > 0;
 }
 
+// True when SIGTERM or SIGINT waits to be delivered (they are blocked
+// outside the waits): the worker then waits, which delivers it, instead of
+// taking another connection first.
+bool stop_pending() {
+  sigset_t pending;
+  if (sigpending(&pending) != 0) return false;
+  return sigismember(&pending, SIGTERM) == 1 || sigismember(&pending, SIGINT) == 1;
+}
+
 // How many connections in a row a worker may take from the backlog without
 // waiting first (see accept_connection).
 constexpr int kAcceptStreak = 16;
@@ -224,9 +233,10 @@ constexpr int kStandbyWaitMs = 20;
 // race for a connection to another worker just means waiting again. A
 // worker that has just finished a request first tries to take the next one
 // at once: under load the backlog is rarely empty, and that saves the wait's
-// system call and a wake-up. At most kAcceptStreak times in a row, because
-// SIGTERM is only delivered inside the wait: a busy worker still stops
-// within that many requests. Held log lines go out before every wait.
+// system call and a wake-up. Not when a stop signal is pending (it is only
+// delivered inside the wait, so a busy worker still stops after the request
+// in flight), and at most kAcceptStreak times in a row. Held log lines go
+// out before every wait.
 // libfcgi's own accept checks FCGI_WEB_SERVER_ADDRS; this one replaces it:
 // a TCP peer outside [server] allowed_peers is closed before a byte is
 // read, since whoever can send FastCGI records sets REMOTE_ADDR and every
@@ -245,7 +255,7 @@ int accept_connection(int listen_fd, const sigset_t& idle_mask, const std::vecto
         continue;
       }
     }
-    if (streak >= kAcceptStreak || streak < 0) {
+    if (streak >= kAcceptStreak || streak < 0 || stop_pending()) {
       core::flush_log_lines();
       streak = 0;
       // A standby waits briefly, so it is back asleep soon after the
