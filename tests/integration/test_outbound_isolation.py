@@ -273,17 +273,17 @@ class OutboundIsolationTest(ApiTest):
                     ids.append(reply.headers["x-request-id"])
 
         # The earlier tests' pushes made the pool larger; it is back to its
-        # base once nothing waits (the master recounts every 20 ms).
-        active = None
+        # base once nothing waits (the master recounts every 20 ms), and a
+        # standby that was active is asleep again after its current 20 ms
+        # wait for a connection: so the base must hold for 100 ms.
+        steady = []
         deadline = time.monotonic() + WAIT_S
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and (len(steady) < 3 or set(steady[-3:]) != {base}):
             scrape = svc_stack.request("GET", "/metrics")
             self.assertEqual(scrape.status, 200, scrape)
-            active = int(re.search(rb"^svc_outbound_active_workers (\d+)$", scrape.raw, re.M).group(1))
-            if active == base:
-                break
+            steady.append(int(re.search(rb"^svc_outbound_active_workers (\d+)$", scrape.raw, re.M).group(1)))
             time.sleep(0.05)
-        self.assertEqual(active, base, "svc_outbound_active_workers with nothing waiting")
+        self.assertEqual(steady[-3:], [base] * 3, "svc_outbound_active_workers with nothing waiting")
         threads = [threading.Thread(target=client) for _ in range(8)]
         for t in threads:
             t.start()
