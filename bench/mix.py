@@ -249,8 +249,11 @@ def render_svg(mix, path):
     for limit in (mix["p99_limit_ms"], mix["slow_p99_limit_ms"]):
         out.append(f'<line x1="{left}" x2="{w - right}" y1="{y(limit):.1f}" y2="{y(limit):.1f}" stroke="#888" '
                    f'stroke-dasharray="4 3"/>')
+    last = None  # a label too close to the one before it goes one line lower
     for r in rates:
-        out.append(f'<text x="{x(r):.1f}" y="{h - bottom + 16}" text-anchor="middle">{r}</text>')
+        low = last is not None and x(r) - last < 34
+        last = None if low else x(r)
+        out.append(f'<text x="{x(r):.1f}" y="{h - bottom + (28 if low else 16)}" text-anchor="middle">{r}</text>')
     out.append(f'<line x1="{left}" x2="{w - right}" y1="{h - bottom}" y2="{h - bottom}" stroke="black"/>')
     out.append(f'<line x1="{left}" x2="{left}" y1="{top}" y2="{h - bottom}" stroke="black"/>')
     row = 0
