@@ -68,6 +68,11 @@ struct WorkerInfo {
   int metrics_slot = -1;  // its busy/idle slot in the shared metrics block
 };
 
+int online_cpus() {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
 long long now_ms() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -122,9 +127,7 @@ class Master {
     if (pool != 0 && sockets_[pool].fd < 0) return 0;
     if (pool == kOutboundPool) return config_.server.outbound_workers;
     int configured = pool == 1 ? config_.server.hashing_workers : config_.server.workers;
-    if (configured > 0) return configured;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? static_cast<int>(n) : 1;
+    return configured > 0 ? configured : cpus_;
   }
 
   // Every pool's worker count as it will run (CPUs resolved, pools whose
@@ -150,10 +153,7 @@ class Master {
   }
 
   // The outbound workers that always take connections (ranks below it).
-  int outbound_base() const {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return std::min(worker_count(kOutboundPool), std::max(2, cpus > 0 ? static_cast<int>(cpus) : 1));
-  }
+  int outbound_base() const { return std::min(worker_count(kOutboundPool), std::max(2, cpus_)); }
 
   void spawn(int pool, int rank) {
     int slot = metrics::claim_worker_slot(pool);
@@ -215,6 +215,7 @@ class Master {
   }
 
   void reload() {
+    cpus_ = online_cpus();
     try {
       config::Config fresh = config::load_config(config_.path);
       if (fresh.server.socket != config_.server.socket ||
@@ -282,6 +283,9 @@ class Master {
   ApplicationFactory make_app_;
   std::map<pid_t, WorkerInfo> workers_;
   int generation_ = 0;
+  // Online CPUs, read at start and at every reload (not on each tick of the
+  // outbound pool's count: sysconf reads a /sys file each time).
+  int cpus_ = online_cpus();
 };
 
 }  // namespace
