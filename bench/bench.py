@@ -61,6 +61,7 @@ def parse_args():
     p.add_argument("--php-port", type=int, default=0)
     p.add_argument("--php-rates", default="")
     p.add_argument("--php-children", type=int, default=0)
+    p.add_argument("--php-pid", type=int, default=0)  # its php-fpm master, for the CPU breakdown
     return p.parse_args()
 
 
@@ -97,7 +98,17 @@ def php_peer(args, files, out):
         log(f"mix: PHP-FPM peer skipped: {e}")
         return {"error": str(e)}
     return {"port": args.php_port, "files": peer_files, "rates": [int(r) for r in args.php_rates.split(",")],
-            "children": args.php_children}
+            "children": args.php_children, "pids": [args.php_pid] if args.php_pid else []}
+
+
+def run_mix_only(stack, args, files, out):
+    """--only mix: the mixed-traffic arm alone (svc, then the PHP-FPM peer
+    when scripts/bench.sh started it); results to out/mix.json only."""
+    mix = run_mix(stack, files, [int(r) for r in args.mix_rates.split(",")], args.mix_seconds,
+                  php_peer(args, files, out))
+    (out / "mix.json").write_text(json.dumps(mix, indent=2) + "\n")
+    render_svg(mix, out / "bench-mix.svg")
+    log(f"wrote {out / 'mix.json'} and {out / 'bench-mix.svg'}")
 
 
 def main():
@@ -114,6 +125,9 @@ def main():
     tail = LogTail(stack, out / "svc-fcgi-problems.log")
     roots = [stack.pid("nginx"), stack.pid("svc-fcgi"), stack.pid("mariadb"), stack.hello_pid]
 
+    if args.only == "mix":
+        run_mix_only(stack, args, files, out)
+        return
     log("argon2id implementations, per verify (bench/argon2_impls.cpp)")
     argon2_impls = compare_argon2(stack, password_hash)
     fastest = min(argon2_impls, key=lambda i: i["median_ms"])["impl"] if argon2_impls else None

@@ -1,8 +1,11 @@
 """The mixed-traffic arm of `make bench`: an open loop at fixed offered
 rates (not a closed loop like wrk): 60 % refresh-token, 10 % login, 10 %
 notification, 10 % getFolderLimits, 5 % user-email, 5 % request-pass, with
-svc-sender draining the outbox meanwhile. Part of bench/bench.py; stdlib
-only (asyncio, raw HTTP/1.1 over kept connections to nginx).
+svc-sender draining the outbox meanwhile. Part of bench/bench.py. The
+requests go out from bench/mix_load.cpp (one thread, epoll, kept HTTP/1.1
+connections to nginx), which costs the machine a few microseconds of CPU per
+request where Python's asyncio cost about 160: each step reports who spent
+the CPU (svc-fcgi, MariaDB, nginx, the sender, the SMTP sink, the generator).
 
 Request i of a step is due at start + i / rate whatever happened before it;
 its latency runs from that due time to the end of its reply, so a server
@@ -14,13 +17,15 @@ ascending order and the search stops at the first step that fails, so it is
 bounded by the list; the highest passing rate is the sustainable one.
 """
 
-import asyncio
 import json
+import os
 import random
 import subprocess
+import tempfile
 import time
+from pathlib import Path
 
-from stack import log
+from stack import CLK_TCK, cpu_ticks, log
 
 ROUTES = [  # name, path, share in percent
     ("refresh-token", "/auth/refresh-token", 60),
@@ -33,8 +38,7 @@ ROUTES = [  # name, path, share in percent
 SLOW_ROUTES = {"login"}  # served by the Argon2id pool
 P99_LIMIT_MS = 50.0
 SLOW_P99_LIMIT_MS = 250.0
-MAX_CONNECTIONS = 512
-REQUEST_TIMEOUT_S = 10.0
+# bench/mix_load.cpp: at most 512 kept connections, 10 s per request.
 MAX_GENERATOR_LAG_MS = 20.0  # p99 of (send time - due time) above this: the generator, not the server, fell behind
 
 
@@ -54,93 +58,54 @@ def load_requests(files):
     return out
 
 
-class Pool:
-    """Kept HTTP/1.1 connections to nginx, at most MAX_CONNECTIONS."""
-
-    def __init__(self, port):
-        self.port, self.idle, self.open = port, [], 0
-        self.free = asyncio.Semaphore(MAX_CONNECTIONS)
-
-    async def request(self, path, headers, body):
-        async with self.free:
-            conn = self.idle.pop() if self.idle else None
-            try:
-                if conn is None:
-                    conn = await asyncio.open_connection("127.0.0.1", self.port)
-                reader, writer = conn
-                writer.write((f"POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                              f"Content-Length: {len(body)}\r\n{headers}\r\n").encode() + body)
-                status_line = await reader.readline()
-                status = int(status_line.split()[1])
-                length, chunked, close = 0, False, False
-                while True:
-                    line = await reader.readline()
-                    if line in (b"\r\n", b""):
-                        break
-                    k, _, v = line.decode("latin-1").partition(":")
-                    k, v = k.strip().lower(), v.strip().lower()
-                    length = int(v) if k == "content-length" else length
-                    chunked = chunked or (k == "transfer-encoding" and "chunked" in v)
-                    close = close or (k == "connection" and v == "close")
-                if chunked:
-                    while True:
-                        size = int((await reader.readline()).split(b";")[0], 16)
-                        await reader.readexactly(size + 2)
-                        if size == 0:
-                            break
-                else:
-                    await reader.readexactly(length)
-                if close:
-                    writer.close()
-                else:
-                    self.idle.append(conn)
-                return status
-            except (OSError, ValueError, IndexError, asyncio.IncompleteReadError):
-                if conn is not None:
-                    conn[1].close()
-                return 0
-
-
 def percentile(sorted_values, q):
     if not sorted_values:
         return None
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
-async def run_step(port, requests, rate, seconds, seed):
+def write_plan(path, port, requests, rate, seconds, seed):
+    """The plan bench/mix_load.cpp runs: every (route, request) as a whole
+    HTTP/1.1 request, and the schedule of blob indices, drawn with the seed.
+    Returns the route name of each scheduled request."""
     rng = random.Random(seed)
     names = [n for n, _, _ in ROUTES]
     weights = [w for _, _, w in ROUTES]
     paths = {n: p for n, p, _ in ROUTES}
-    pool = Pool(port)
+    blobs, first = [], {}
+    for n in names:
+        first[n] = len(blobs)
+        for headers, body in requests[n]:
+            blobs.append((f"POST {paths[n]} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                          f"Content-Length: {len(body)}\r\n{headers}\r\n").encode() + body)
+    total = int(rate * seconds)
+    routes = rng.choices(names, weights, k=total)
+    schedule = [first[n] + rng.randrange(len(requests[n])) for n in routes]
+    with open(path, "wb") as f:
+        f.write(f"{port} {rate} {len(blobs)} {total}\n".encode())
+        for b in blobs:
+            f.write(f"{len(b)}\n".encode() + b)
+        f.write("\n".join(map(str, schedule)).encode() + b"\n")
+    return routes
+
+
+def run_step(tool, port, requests, rate, seconds, seed):
+    with tempfile.TemporaryDirectory(prefix="svc-mix-") as tmp:
+        plan, out = Path(tmp) / "plan", Path(tmp) / "results"
+        routes = write_plan(plan, port, requests, rate, seconds, seed)
+        started = time.monotonic()
+        subprocess.run([str(tool), str(plan), str(out)], check=True, timeout=seconds + 60)
+        elapsed = time.monotonic() - started - 0.2  # the tool starts its schedule 200 ms in
+        rows = [tuple(map(int, line.split())) for line in out.read_text().splitlines()]
+    names = [n for n, _, _ in ROUTES]
     latencies = {n: [] for n in names}
     statuses = {n: {} for n in names}
     lags = []
-    loop = asyncio.get_running_loop()
-
-    async def one(name, due):
-        headers, body = rng.choice(requests[name])
-        lags.append((loop.time() - due) * 1000)
-        try:
-            status = await asyncio.wait_for(pool.request(paths[name], headers, body), REQUEST_TIMEOUT_S)
-        except asyncio.TimeoutError:
-            status = 0
-        latencies[name].append((loop.time() - due) * 1000)
+    for name, (status, latency_us, lag_us) in zip(routes, rows):
+        latencies[name].append(latency_us / 1000)
         statuses[name][status] = statuses[name].get(status, 0) + 1
-
-    total = int(rate * seconds)
-    start = loop.time() + 0.2
-    tasks = []
-    for i in range(total):
-        due = start + i / rate
-        delay = due - loop.time()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        tasks.append(asyncio.ensure_future(one(rng.choices(names, weights)[0], due)))
-    await asyncio.gather(*tasks)
-    elapsed = loop.time() - start
-    for reader_writer in pool.idle:
-        reader_writer[1].close()
+        lags.append(lag_us / 1000)
+    total = len(routes)
     routes = {}
     ok = True
     for n in names:
@@ -160,17 +125,47 @@ async def run_step(port, requests, rate, seconds, seed):
             "routes": routes}
 
 
-def search(port, requests, rates, seconds, label, seed):
-    """Every rate in order until one fails: (steps, sustainable rate or 0)."""
+def machine_busy_ticks():
+    """Busy clock ticks of all CPUs together (/proc/stat: all but idle and iowait)."""
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    return sum(fields) - fields[3] - fields[4]
+
+
+def own_and_reaped_cpu():
+    """CPU seconds of this process and its reaped children (mix_load)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def cpu_breakdown(groups, run):
+    """Runs run() and returns (its result, {group: CPU cores used}): each
+    group's process trees (cpu_ticks), the generator (this process) and the
+    rest of the machine, so a step shows who spent the two cores."""
+    t0, busy0, gen0 = time.monotonic(), machine_busy_ticks(), own_and_reaped_cpu()
+    ticks0 = {name: cpu_ticks(roots) for name, roots in groups.items()}
+    result = run()
+    wall = time.monotonic() - t0
+    cores = {name: (cpu_ticks(roots) - ticks0[name]) / CLK_TCK / wall for name, roots in groups.items()}
+    cores["generator"] = (own_and_reaped_cpu() - gen0) / wall
+    cores["rest"] = max(0.0, (machine_busy_ticks() - busy0) / CLK_TCK / wall - sum(cores.values()))
+    return result, {k: round(v, 3) for k, v in cores.items()}
+
+
+def search(tool, port, requests, rates, seconds, label, seed, groups=None):
+    """Every rate in order until one fails: (steps, sustainable rate or 0).
+    groups: {name: [root pids]} whose CPU each step reports."""
     steps = []
     for i, rate in enumerate(rates):
         log(f"mix {label}: {rate} req/s offered for {seconds} s (open loop, sender draining)")
-        step = asyncio.run(run_step(port, requests, rate, seconds, seed=seed + i))
+        step, cores = cpu_breakdown(groups or {}, lambda: run_step(tool, port, requests, rate, seconds, seed + i))
+        step["cpu_cores"] = cores
         steps.append(step)
         worst = max(step["routes"].items(), key=lambda kv: (kv[1]["p99_ms"] or 0) / kv[1]["p99_limit_ms"])
         log(f"  achieved {step['achieved_rps']:.0f} req/s, worst p99 {worst[0]} {worst[1]['p99_ms']:.1f} ms, "
             f"non-2xx {sum(r['non_2xx'] for r in step['routes'].values())}, generator lag p99 "
             f"{step['generator_lag_p99_ms']:.1f} ms: {'pass' if step['ok'] else 'FAIL'}")
+        log("  CPU cores: " + ", ".join(f"{k} {v:.2f}" for k, v in cores.items()))
         if not step["ok"]:
             break
         time.sleep(2)  # let queues and the outbox settle between steps
@@ -186,13 +181,18 @@ def run_mix(stack, files, rates, seconds, peer=None):
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     php = None
     try:
-        steps, sustainable = search(stack.http_port, load_requests(files), rates, seconds, "svc", 1000)
+        groups = {"svc-fcgi": [stack.pid("svc-fcgi")], "mariadb": [stack.pid("mariadb")],
+                  "nginx": [stack.pid("nginx")], "svc-sender": [sender.pid], "smtp-sink": [stack.pid("smtp-sink")]}
+        tool = stack.helpers / "mix_load"
+        steps, sustainable = search(tool, stack.http_port, load_requests(files), rates, seconds, "svc", 1000, groups)
         if peer and "error" in peer:
             php = {"steps": [], "sustainable_rate": 0, "error": peer["error"]}
         elif peer:
             time.sleep(2)
-            php_steps, php_rate = search(peer["port"], load_requests(peer["files"]), peer["rates"], seconds,
-                                         "PHP-FPM", 2000)
+            php_groups = {k: v for k, v in groups.items() if k != "svc-fcgi"}
+            php_groups["php-fpm"] = [pid for pid in peer.get("pids", [])]
+            php_steps, php_rate = search(tool, peer["port"], load_requests(peer["files"]), peer["rates"], seconds,
+                                         "PHP-FPM", 2000, php_groups)
             php = {"steps": php_steps, "sustainable_rate": php_rate, "rates": peer["rates"],
                    "children": peer["children"], "error": None}
     finally:

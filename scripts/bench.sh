@@ -34,7 +34,8 @@
 #   BENCH_PHP_WORKERS [8]  the peer's PHP-FPM pool (pm = static): four children per core
 #   BENCH_ONLY             comma-separated arm names (e.g. refresh-token,user-email): only those
 #                          and their floors, medians and ratios printed and in bench/out/only.json;
-#                          no keep_conn, sender or mail delivery runs; nothing committed is rewritten
+#                          no keep_conn, sender or mail delivery runs; nothing committed is rewritten.
+#                          BENCH_ONLY=mix: the mixed-traffic arm alone, to bench/out/mix.json
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -52,9 +53,10 @@ die() { say "error: $*"; exit 1; }
 for tool in wrk cmake nginx mariadbd gcc g++; do
   command -v "$tool" >/dev/null || die "$tool is missing (scripts/install-deps.sh)"
 done
-# The mix arm's PHP-FPM peer runs only with the mix, and never with BENCH_ONLY.
+# The mix arm's PHP-FPM peer runs only with the mix: in a full run, or with
+# BENCH_ONLY=mix (the mix alone, both sides; BENCH_MIX_PHP_RATES= for svc only).
 php_rates=""
-if [ "${BENCH_MIX_SECONDS:-60}" != "0" ] && [ -z "${BENCH_ONLY:-}" ]; then
+if [ "${BENCH_MIX_SECONDS:-60}" != "0" ] && { [ -z "${BENCH_ONLY:-}" ] || [ "${BENCH_ONLY}" = "mix" ]; }; then
   php_rates=${BENCH_MIX_PHP_RATES-100,250,350,500,750,1000}
 fi
 php_fpm=""
@@ -84,6 +86,7 @@ g++ -std=c++20 -O2 -Wall -Wextra -o "$helpers/argon2_impls" bench/argon2_impls.c
   2>"$out/argon2_impls-build.log" || say "bench/argon2_impls.cpp did not build: login floor is libsodium as is"
 core_libs=("$build/libsvc_core.a" -lsodium -lcurl -lssl -lcrypto -lPocoNetSSL -lPocoNet -lPocoUtil
   -lPocoFoundation -lmysqlcppconn -lfcgi -lcrypt -lopendkim -lcbor -lqrencode)
+g++ -std=c++20 -O2 -Wall -Wextra -o "$helpers/mix_load" bench/mix_load.cpp
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/push_raw" bench/push_raw.cpp "${core_libs[@]}"
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/token_sign" bench/token_sign.cpp "${core_libs[@]}"
 # Session reuse on/off needs SmtpMailer's reuse_session: measured only if this builds.
@@ -180,7 +183,7 @@ fi
   --tls-smtp-port "$tls_port" --out "$out" ${BENCH_ONLY:+--only "$BENCH_ONLY"} \
   --mix-seconds "${BENCH_MIX_SECONDS:-60}" --mix-rates "${BENCH_MIX_RATES:-250,500,1000,1250,1500,2000}" \
   --php-port "$( [ -n "$php_rates" ] && echo "$php_port" || echo 0)" --php-rates "$php_rates" \
-  --php-children "$php_workers"
+  --php-children "$php_workers" --php-pid "${php_fpm_pid:-0}"
 [ -n "${BENCH_ONLY:-}" ] && exit 0
 
 # Mail delivery (parallel SMTP sessions, claim scale): against the same stack,
