@@ -185,9 +185,7 @@ class Generator {
   }
 
  private:
-  long long due(size_t i, long long start, double step_us) const {
-    return start + static_cast<long long>(i * step_us);
-  }
+  long long due(size_t i, long long start, double step_us) const { return start + static_cast<long long>(i * step_us); }
 
   // Sends every waiting request that can have a connection.
   void dispatch(long long start, double step_us) {
