@@ -6,19 +6,13 @@
 
 namespace svc::db {
 
-std::optional<long long> ThrottleRepo::claim_attempt(const std::string& table, const std::string& email, long long now,
-                                                     int max_failures, int window_seconds) {
+int ThrottleRepo::count_on_row(const std::string& table, const std::string& email, long long now, int max_failures,
+                               int window_seconds) {
   const long long cutoff = now - window_seconds;
-  // The row must exist for the UPDATE to count on it; a no-op when it does,
-  // so it may run twice.
-  db_.execute_idempotent(
-      "INSERT INTO svc_login_throttle (auth_table, email, failures, window_start, locked_until)"
-      " VALUES (?, ?, 0, ?, 0) ON DUPLICATE KEY UPDATE failures = failures",
-      [&](Params& p) { p.text(table).text(email).integer(now); });
   // MariaDB applies the assignments left to right and later ones see earlier
   // results, so locked_until is computed before failures and window_start
   // change. A window that ended starts over at this attempt.
-  const int counted = db_.execute(
+  return db_.execute(
       "UPDATE svc_login_throttle SET"
       "  locked_until = IF(window_start <= ?, IF(? <= 1, ? + ?, 0),"
       "                    IF(failures + 1 >= ?, window_start + ?, locked_until)),"
@@ -31,8 +25,28 @@ std::optional<long long> ThrottleRepo::claim_attempt(const std::string& table, c
         p.integer(cutoff).integer(cutoff).integer(now);
         p.text(table).text(email).integer(now).integer(cutoff).integer(max_failures);
       });
+}
+
+std::optional<long long> ThrottleRepo::claim_attempt(const std::string& table, const std::string& email, long long now,
+                                                     int max_failures, int window_seconds) {
+  const long long cutoff = now - window_seconds;
+  // No row yet (the common case: a successful login deletes it): the
+  // attempt is counted by creating it, in one statement and one commit. The
+  // values are what the UPDATE below makes of a fresh row. IGNORE: a
+  // parallel attempt created it first (0 rows), so count on that row below.
+  // Re-run once after a lost connection (the first statement of a login
+  // meets a connection the server dropped): when the lost run had created
+  // the row, the UPDATE counts this attempt twice, erring toward the lock.
+  const int created = db_.execute_idempotent(
+      "INSERT IGNORE INTO svc_login_throttle (auth_table, email, failures, window_start, locked_until)"
+      " VALUES (?, ?, 1, ?, IF(? <= 1, ? + ?, 0))",
+      [&](Params& p) {
+        p.text(table).text(email).integer(now);
+        p.integer(max_failures).integer(now).integer(window_seconds);
+      });
+  const int counted = created == 1 ? 1 : count_on_row(table, email, now, max_failures, window_seconds);
   // Now and then, forget windows that ended long ago, so floods of unknown
-  // e-mails do not grow the table without bound.
+  // e-mails (each a new row) do not grow the table without bound.
   if (randombytes_uniform(100) == 0) {
     db_.execute_idempotent("DELETE FROM svc_login_throttle WHERE window_start < ? AND locked_until < ? LIMIT 1000",
                            [&](Params& p) { p.integer(cutoff).integer(now); });

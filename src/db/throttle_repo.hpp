@@ -17,7 +17,8 @@ class ThrottleRepo {
 
   // Counts this login attempt before its password is checked, and tells
   // whether it may go ahead: nullopt when it may, else the seconds until the
-  // lock ends. The count and the check are one UPDATE, so parallel attempts
+  // lock ends. The count and the check are one statement (the INSERT that
+  // creates the row, or else one UPDATE), so parallel attempts
   // cannot all pass a check made before any of them was counted: at most
   // max_failures attempts are checked per window. A login that then
   // succeeds calls reset(), which forgets the count.
@@ -30,6 +31,11 @@ class ThrottleRepo {
   void release(const std::string& table, const std::string& email, int max_failures);
 
  private:
+  // The UPDATE that counts an attempt on an existing row, unless it is
+  // locked; 1 when it counted, 0 when locked (or the row is gone).
+  int count_on_row(const std::string& table, const std::string& email, long long now, int max_failures,
+                   int window_seconds);
+
   Database& db_;
 };
 

@@ -119,7 +119,7 @@ BOOST_AUTO_TEST_CASE(sixteen_parallel_logins_at_the_last_allowed_failure_check_o
   std::vector<std::unique_ptr<DbFixture>> workers;
   for (int i = 0; i < kParallel; ++i) workers.push_back(std::make_unique<DbFixture>());
   auto replies = run_blocked("SELECT failures FROM svc_login_throttle WHERE " + key + " FOR UPDATE",
-                             "INSERT INTO svc_login_throttle", [&](int i) {
+                             "INSERT IGNORE INTO svc_login_throttle", [&](int i) {
                                return workers[static_cast<size_t>(i)]->post(
                                    "/auth/login", R"({"email":")" + email + R"(","password":"Wrong@Pass1"})");
                              });
