@@ -312,6 +312,23 @@ def peer_summary(mix):
     return f"**PHP-FPM peer's sustainable rate: {php} req/s**{top}; {ratio}."
 
 
+def cpu_rows(steps):
+    """Who spent the CPU in each step (cpu_breakdown), in cores of the machine."""
+    names = []
+    for s in steps:
+        names += [k for k in (s.get("cpu_cores") or {}) if k not in names]
+    if not names:
+        return []
+    lines = ["", "CPU by process group, in cores (the machine has " + str(os.cpu_count()) + "; `rest` is everything "
+             "else that ran, e.g. the kernel's own threads):", "",
+             "| offered req/s | " + " | ".join(names) + " | total |", "|---:|" + "---:|" * (len(names) + 1)]
+    for s in steps:
+        c = s.get("cpu_cores") or {}
+        lines.append(f"| {s['rate']} | " + " | ".join(f"{c[n]:.2f}" if n in c else "–" for n in names) +
+                     f" | {sum(c.values()):.2f} |")
+    return lines
+
+
 def render_markdown(mix, svg_name):
     if not mix or not mix.get("steps"):
         return []
@@ -322,11 +339,12 @@ def render_markdown(mix, svg_name):
              ", ".join(f"{w} % {n}" for n, w in mix["mix"].items()) + "; svc-sender drains the outbox meanwhile. "
              f"A step passes when every route's p99 is under {mix['p99_limit_ms']:.0f} ms "
              f"({', '.join(mix['slow_routes'])}: {mix['slow_p99_limit_ms']:.0f} ms), every reply is 2xx and the "
-             "generator kept its schedule; the search stops at the first failing step.",
+             "generator kept its schedule; the search stops at the first failing step. The requests go out "
+             "from bench/mix_load.cpp (one thread, epoll, kept connections to nginx).",
              "", f"**Sustainable rate: {mix['sustainable_rate']} req/s.** "
              f"Mails still queued when the last step ended: {mix.get('outbox_pending_after', 0)}. " + peer_summary(mix),
              "", f"![p99 against offered rate, svc and PHP-FPM]({svg_name})", "", "### svc", ""]
-    lines += TABLE_HEAD + step_rows(mix["steps"])
+    lines += TABLE_HEAD + step_rows(mix["steps"]) + cpu_rows(mix["steps"])
     if peer.get("steps"):
         lines += ["", "### PHP-FPM peer", "",
                   "The same rate search, the same request mix and pass rule, right after svc's in the same run, "
@@ -337,7 +355,7 @@ def render_markdown(mix, svg_name):
                   f"{', '.join(str(r) for r in peer['rates'])}. Its notification and request-pass rows go into "
                   "the same outbox, which the same svc-sender drains. It does less than svc per request (no "
                   "login throttle, audit rows, caches or second factor), so the ratio does not flatter svc.", ""]
-        lines += TABLE_HEAD + step_rows(peer["steps"])
+        lines += TABLE_HEAD + step_rows(peer["steps"]) + cpu_rows(peer["steps"])
     return lines
 
 
