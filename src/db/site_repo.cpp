@@ -60,12 +60,25 @@ Site read_site(RowReader& r) {
   return s;
 }
 
-// The 14 columns INSERT and UPDATE both write, in the order of their SQL.
-void bind_site(Params& p, const Site& s) {
-  p.text(s.name).text(s.domain).text(core::join(s.reset_urls, " ")).text(core::join(s.allowed_redirect_hosts, ","));
-  p.flag(s.disable_email).text(s.email_from).id_or_null(s.email_cc).id_or_null(s.email_bcc);
-  p.text_or_null(s.vapid_public_key).text_or_null(s.vapid_private_key).text_or_null(s.vapid_subject);
-  p.text_or_null(s.api_key_hash).flag(s.allow_sql_merge).flag(s.active);
+// kInsert and kUpdate bind the same 15 values: the 14 columns both write,
+// then the id (an INSERT's NULL id lets the database pick one; an UPDATE
+// names an existing site, id > 0).
+constexpr const char* kInsert =
+    "INSERT INTO svc_sites (name, domain, reset_url, allowed_redirect_hosts, disable_email, email_from, email_cc,"
+    " email_bcc, vapid_public_key, vapid_private_key, vapid_subject, api_key_hash, allow_sql_merge, active, id)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+constexpr const char* kUpdate =
+    "UPDATE svc_sites SET name = ?, domain = ?, reset_url = ?, allowed_redirect_hosts = ?, disable_email = ?,"
+    " email_from = ?, email_cc = ?, email_bcc = ?, vapid_public_key = ?, vapid_private_key = ?, vapid_subject = ?,"
+    " api_key_hash = ?, allow_sql_merge = ?, active = ? WHERE id = ?";
+
+void write_site(Database& db, const char* sql, const Site& s) {
+  db.execute(sql, [&](Params& p) {
+    p.text(s.name).text(s.domain).text(core::join(s.reset_urls, " ")).text(core::join(s.allowed_redirect_hosts, ","));
+    p.flag(s.disable_email).text(s.email_from).id_or_null(s.email_cc).id_or_null(s.email_bcc);
+    p.text_or_null(s.vapid_public_key).text_or_null(s.vapid_private_key).text_or_null(s.vapid_subject);
+    p.text_or_null(s.api_key_hash).flag(s.allow_sql_merge).flag(s.active).id_or_null(s.id);
+  });
 }
 
 }  // namespace
@@ -81,27 +94,11 @@ std::vector<Site> SiteRepo::list() {
 
 long long SiteRepo::create(const Site& site) {
   // An explicit id (site.id > 0) lets operators keep appIDs they already use.
-  db_.execute(
-      "INSERT INTO svc_sites (name, domain, reset_url, allowed_redirect_hosts, disable_email, email_from, email_cc,"
-      " email_bcc, vapid_public_key, vapid_private_key, vapid_subject, api_key_hash, allow_sql_merge, active, id)"
-      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      [&](Params& p) {
-        bind_site(p, site);
-        p.id_or_null(site.id);
-      });
+  write_site(db_, kInsert, site);
   return site.id > 0 ? site.id : db_.last_insert_id();
 }
 
-void SiteRepo::update(const Site& site) {
-  db_.execute(
-      "UPDATE svc_sites SET name = ?, domain = ?, reset_url = ?, allowed_redirect_hosts = ?, disable_email = ?,"
-      " email_from = ?, email_cc = ?, email_bcc = ?, vapid_public_key = ?, vapid_private_key = ?, vapid_subject = ?,"
-      " api_key_hash = ?, allow_sql_merge = ?, active = ? WHERE id = ?",
-      [&](Params& p) {
-        bind_site(p, site);
-        p.integer(site.id);
-      });
-}
+void SiteRepo::update(const Site& site) { write_site(db_, kUpdate, site); }
 
 void SiteRepo::set_audience(long long id, const std::string& audience) {
   db_.execute("UPDATE svc_sites SET audience = ? WHERE id = ?", [&](Params& p) { p.text(audience).integer(id); });
