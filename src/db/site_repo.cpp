@@ -40,23 +40,11 @@ std::vector<std::string> split_urls(const std::string& s) {
 // In the order of kColumns.
 Site read_site(RowReader& r) {
   Site s;
-  s.id = r.integer();
-  s.name = r.text();
-  s.domain = r.text();
+  r.read(s.id, s.name, s.domain);
   s.reset_urls = split_urls(r.text());
   s.allowed_redirect_hosts = split_hosts(r.text());
-  s.disable_email = r.flag();
-  s.email_from = r.text();
-  s.email_cc = r.integer();
-  s.email_bcc = r.integer();
-  s.vapid_public_key = r.text();
-  s.vapid_private_key = r.text();
-  s.vapid_subject = r.text();
-  s.api_key_hash = r.text();
-  s.allow_sql_merge = r.flag();
-  s.active = r.flag();
-  s.audience = r.text();
-  s.verify_email = r.flag();
+  r.read(s.disable_email, s.email_from, s.email_cc, s.email_bcc, s.vapid_public_key, s.vapid_private_key,
+         s.vapid_subject, s.api_key_hash, s.allow_sql_merge, s.active, s.audience, s.verify_email);
   return s;
 }
 
