@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "admin/command_env.hpp"
+#include "admin/listing.hpp"
 #include "core/text.hpp"
 #include "db/merge_repo.hpp"
 
@@ -63,14 +64,9 @@ int cmd_merge_query_list(const Args& args, const std::string& config_path) {
   args.allow_only({"site"});
   CommandEnv env(config_path);
   const db::Site site = env.site(args.required_integer("site"));
-  const auto queries = db::MergeRepo(env.db).list(site.id);
-  if (queries.empty()) {
-    std::printf("no merge queries for site %lld\n", site.id);
-    return 0;
-  }
-  std::printf("name\tsql\n");
-  for (const auto& [name, text] : queries) std::printf("%s\t%s\n", name.c_str(), one_line(text).c_str());
-  return 0;
+  return print_listing(
+      db::MergeRepo(env.db).list(site.id), "no merge queries for site " + std::to_string(site.id), "name\tsql",
+      [](const auto& query) { std::printf("%s\t%s\n", query.first.c_str(), one_line(query.second).c_str()); });
 }
 
 }  // namespace svc::admin

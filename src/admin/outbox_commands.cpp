@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "admin/command_env.hpp"
+#include "admin/listing.hpp"
 #include "core/text.hpp"
 #include "db/outbox_repo.hpp"
 #include "db/suppression_repo.hpp"
@@ -82,21 +83,16 @@ int cmd_outbox_list(const Args& args, const std::string& config_path) {
   if (limit < 1 || limit > 10000) throw UsageError("--limit expects 1 to 10000");
   const long long site_id = args.integer("site", 0);
   CommandEnv env(config_path);
-  const auto rows = db::OutboxRepo(env.db).list(status, site_id, static_cast<int>(limit));
-  if (rows.empty()) {
-    std::printf("no %s rows\n", status.c_str());
-    return 0;
-  }
-  std::printf(
-      "id\tsite\tevent\tstatus\tattempts\tcreated_at\tnext_attempt_at\tsent_at\tclaimed_by\trecipient\tlast_error\n");
-  for (const auto& r : rows) {
-    std::printf("%lld\t%lld\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.id, r.site_id, field(r.event).c_str(),
-                r.status.c_str(), r.attempts, r.created_at.c_str(),
-                r.status == "Pending" ? r.next_attempt_at.c_str() : "-", field(r.sent_at).c_str(),
-                field(r.claimed_until.empty() ? "" : r.claimed_by).c_str(), field(r.recipient).c_str(),
-                field(r.last_error).c_str());
-  }
-  return 0;
+  return print_listing(
+      db::OutboxRepo(env.db).list(status, site_id, static_cast<int>(limit)), "no " + status + " rows",
+      "id\tsite\tevent\tstatus\tattempts\tcreated_at\tnext_attempt_at\tsent_at\tclaimed_by\trecipient\tlast_error",
+      [](const auto& r) {
+        std::printf("%lld\t%lld\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.id, r.site_id, field(r.event).c_str(),
+                    r.status.c_str(), r.attempts, r.created_at.c_str(),
+                    r.status == "Pending" ? r.next_attempt_at.c_str() : "-", field(r.sent_at).c_str(),
+                    field(r.claimed_until.empty() ? "" : r.claimed_by).c_str(), field(r.recipient).c_str(),
+                    field(r.last_error).c_str());
+      });
 }
 
 }  // namespace svc::admin

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "admin/command_env.hpp"
+#include "admin/listing.hpp"
 #include "core/text.hpp"
 #include "db/notification_repo.hpp"
 #include "http/validate.hpp"
@@ -207,18 +208,13 @@ int cmd_template_list(const Args& args, const std::string& config_path) {
   if (args.flag("builtin")) return list_builtin(args, config_path);
   CommandEnv env(config_path);
   const db::Site site = env.site(args.required_integer("site"));
-  const auto templates = db::NotificationRepo(env.db).list(site.id);
-  if (templates.empty()) {
-    std::printf("no templates for site %lld\n", site.id);
-    return 0;
-  }
-  std::printf("id\tevent\tlocale\tenabled\tpriority\tfrom\tbcc\tsubject\n");
-  for (const auto& t : templates) {
-    std::printf("%lld\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.id, t.event.c_str(), locale_label(t.locale).c_str(),
-                t.enabled ? "yes" : "no", t.priority == db::kPriorityBulk ? "bulk" : "normal",
-                t.from.empty() ? "-" : t.from.c_str(), t.bcc.empty() ? "-" : t.bcc.c_str(), t.subject.c_str());
-  }
-  return 0;
+  return print_listing(
+      db::NotificationRepo(env.db).list(site.id), "no templates for site " + std::to_string(site.id),
+      "id\tevent\tlocale\tenabled\tpriority\tfrom\tbcc\tsubject", [](const db::Template& t) {
+        std::printf("%lld\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.id, t.event.c_str(), locale_label(t.locale).c_str(),
+                    t.enabled ? "yes" : "no", t.priority == db::kPriorityBulk ? "bulk" : "normal",
+                    t.from.empty() ? "-" : t.from.c_str(), t.bcc.empty() ? "-" : t.bcc.c_str(), t.subject.c_str());
+      });
 }
 
 }  // namespace svc::admin

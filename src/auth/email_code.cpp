@@ -78,12 +78,12 @@ void send_email_code(const EmailCodeRequest& ask, const http::Request& request, 
   stand_in.email = ask.email;
   const db::User& to = eligible ? *user : stand_in;
   const bool capped =
-      codes.window_full(subject, table, db::SmsEvent::kSent, cfg.email_code_max_sent_daily, kCapWindow, now)
+      codes.window_full(subject, table, db::SmsEvent::kSent, cfg.email_code.max_sent_daily, kCapWindow, now)
           .has_value();
   // The resend rule, read before the store: store() alone cannot tell a
   // kept code from a new one that happens to equal it.
   const auto last = codes.find(subject, table);
-  const bool too_soon = last && last->created_at > now - cfg.email_code_resend_seconds;
+  const bool too_soon = last && last->created_at > now - cfg.email_code.resend_seconds;
 
   char code[8];
   Wipe wipe_code{code, sizeof code};
@@ -93,12 +93,12 @@ void send_email_code(const EmailCodeRequest& ask, const http::Request& request, 
   const std::string locale = db::UserRepo(ctx.db, ask.table).locale(subject);
   const db::OutboxEntry entry =
       account_mail(ctx, request, site, "email-code", to,
-                   {{"code", code}, {"minutes", std::to_string(cfg.email_code_ttl / 60)}}, locale);
+                   {{"code", code}, {"minutes", std::to_string(cfg.email_code.ttl / 60)}}, locale);
   const char* detail = !user ? "unknown e-mail" : !eligible ? "no mail: inactive or e-mail disabled" : "";
   const bool sent = db::with_transaction_retry(ctx.db, [&] {
     db::Transaction tx(ctx.db);
     const bool stored =
-        codes.store(subject, table, hash, now + cfg.email_code_ttl, now, cfg.email_code_resend_seconds) && !too_soon;
+        codes.store(subject, table, hash, now + cfg.email_code.ttl, now, cfg.email_code.resend_seconds) && !too_soon;
     messaging::enqueue(ctx, entry);
     codes.record_sent(subject, table, kCapWindow, now);
     if (!eligible || capped || !stored) {
@@ -123,7 +123,7 @@ EmailCodeResult sign_in_with_email_code(const EmailCodeRequest& ask, const std::
   // Unknown and inactive users try user id 0, which never holds a code: the
   // same statement, nothing counted.
   const long long subject = user && user->active ? user->id : 0;
-  const db::SmsGuessLimits limits{cfg.email_code_max_attempts, cfg.email_code_max_wrong_daily, kCapWindow};
+  const db::SmsGuessLimits limits{cfg.email_code.max_attempts, cfg.email_code.max_wrong_daily, kCapWindow};
   const auto verdict = db::SmsCodeRepo(ctx.db, db::kEmailCodeTables)
                            .try_code(subject, table, code_hash(ctx, table, subject, site.id, code), limits, now);
   if (verdict.outcome != db::SmsAttempt::Outcome::kVerified) {

@@ -42,7 +42,7 @@ SmsSendResult send_sms_code(const db::User& user, const http::Request& request, 
   const long long now = ctx.clock.now();
   db::SmsCodeRepo codes(ctx.db);
 
-  if (auto wait = codes.window_full(user.id, table, db::SmsEvent::kSent, cfg.sms_max_sent_daily, kSmsCapWindow, now)) {
+  if (auto wait = codes.window_full(user.id, table, db::SmsEvent::kSent, cfg.sms.max_sent_daily, kSmsCapWindow, now)) {
     return {SmsSendOutcome::kTooSoon, *wait};  // the daily cap on codes sent: no code drawn, nothing paid
   }
 
@@ -50,10 +50,9 @@ SmsSendResult send_sms_code(const db::User& user, const http::Request& request, 
   Wipe wipe_code{code, sizeof code};
   const unsigned value = ctx.random.uniform(1000000);
   std::snprintf(code, sizeof code, "%06u", value % 1000000);  // zero-padded: 42 -> "000042"
-  if (!codes.store(user.id, table, code_hash(ctx, user.id, code), now + cfg.sms_code_ttl, now,
-                   cfg.sms_resend_seconds)) {
+  if (!codes.store(user.id, table, code_hash(ctx, user.id, code), now + cfg.sms.ttl, now, cfg.sms.resend_seconds)) {
     auto last = codes.find(user.id, table);
-    return {SmsSendOutcome::kTooSoon, last ? std::max(1LL, last->created_at + cfg.sms_resend_seconds - now) : 1};
+    return {SmsSendOutcome::kTooSoon, last ? std::max(1LL, last->created_at + cfg.sms.resend_seconds - now) : 1};
   }
 
   std::string text = ctx.config.sms.message;
@@ -79,7 +78,7 @@ SmsCheckResult check_sms_code(const db::User& user, const std::string& code, con
   const auto& cfg = ctx.config.auth;
   const std::string& table = sealed_user_table(ctx);
   db::SmsCodeRepo codes(ctx.db);
-  const db::SmsGuessLimits limits{cfg.sms_max_attempts, cfg.sms_max_wrong_daily, kSmsCapWindow};
+  const db::SmsGuessLimits limits{cfg.sms.max_attempts, cfg.sms.max_wrong_daily, kSmsCapWindow};
   const auto verdict = codes.try_code(user.id, table, code_hash(ctx, user.id, code), limits, ctx.clock.now());
   if (verdict.outcome == db::SmsAttempt::Outcome::kDead) return {SmsCheckOutcome::kDead, 0};
   if (verdict.outcome == db::SmsAttempt::Outcome::kCapped) return {SmsCheckOutcome::kTooMany, 0, verdict.retry_after};

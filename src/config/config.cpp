@@ -281,6 +281,20 @@ void read_databases(Reader& r, DbSettings& database, DbSettings& merge) {
   r.integer("database.merge.statement_timeout_ms", merge.statement_timeout_ms, 1, 600000);
 }
 
+// One [auth] key of a CodeRules: its name, the field it sets, its range.
+struct CodeRuleKey {
+  const char* key;
+  int CodeRules::*field;
+  long long min, max;
+};
+
+// The keys of the SMS and the e-mail code rules differ in name, range and
+// the order they are read in (which decides which of several bad keys is
+// reported), so each kind lists its own.
+void read_code_rules(Reader& r, CodeRules& rules, std::initializer_list<CodeRuleKey> keys) {
+  for (const auto& k : keys) r.integer(k.key, rules.*k.field, k.min, k.max);
+}
+
 void read_auth(Reader& r, AuthSettings& auth) {
   r.list("auth.tables", auth.tables);
   r.list("auth.folder_tables", auth.folder_tables);
@@ -307,20 +321,22 @@ void read_auth(Reader& r, AuthSettings& auth) {
                       "' is not an http(s) URL without query or fragment");
   }
   r.integer("auth.verify_ttl", auth.verify_ttl, 600, 86400 * 30);
-  r.integer("auth.email_code_ttl", auth.email_code_ttl, 60, 3600);
-  r.integer("auth.email_code_resend_seconds", auth.email_code_resend_seconds, 0, 3600);
-  r.integer("auth.email_code_max_attempts", auth.email_code_max_attempts, 1, 20);
-  r.integer("auth.email_code_max_sent_daily", auth.email_code_max_sent_daily, 1, 1000);
-  r.integer("auth.email_code_max_wrong_daily", auth.email_code_max_wrong_daily, 1, 1000);
+  read_code_rules(r, auth.email_code,
+                  {{"auth.email_code_ttl", &CodeRules::ttl, 60, 3600},
+                   {"auth.email_code_resend_seconds", &CodeRules::resend_seconds, 0, 3600},
+                   {"auth.email_code_max_attempts", &CodeRules::max_attempts, 1, 20},
+                   {"auth.email_code_max_sent_daily", &CodeRules::max_sent_daily, 1, 1000},
+                   {"auth.email_code_max_wrong_daily", &CodeRules::max_wrong_daily, 1, 1000}});
   r.integer("auth.argon2_opslimit", auth.argon2_opslimit, 1, 100);
   r.integer("auth.argon2_memlimit", auth.argon2_memlimit, 8192, 4LL * 1024 * 1024 * 1024);
   r.integer("auth.login_max_failures", auth.login_max_failures, 1, 1000);
   r.integer("auth.login_window", auth.login_window, 1, 86400);
-  r.integer("auth.sms_code_ttl", auth.sms_code_ttl, 30, 86400);
-  r.integer("auth.sms_resend_seconds", auth.sms_resend_seconds, 0, 86400);
-  r.integer("auth.sms_max_attempts", auth.sms_max_attempts, 1, 100);
-  r.integer("auth.sms_max_wrong_daily", auth.sms_max_wrong_daily, 1, 1000);
-  r.integer("auth.sms_max_sent_daily", auth.sms_max_sent_daily, 1, 1000);
+  read_code_rules(r, auth.sms,
+                  {{"auth.sms_code_ttl", &CodeRules::ttl, 30, 86400},
+                   {"auth.sms_resend_seconds", &CodeRules::resend_seconds, 0, 86400},
+                   {"auth.sms_max_attempts", &CodeRules::max_attempts, 1, 100},
+                   {"auth.sms_max_wrong_daily", &CodeRules::max_wrong_daily, 1, 1000},
+                   {"auth.sms_max_sent_daily", &CodeRules::max_sent_daily, 1, 1000}});
   r.boolean("auth.allow_weak_hashing", auth.allow_weak_hashing);
   r.one_of("auth.folder_limits_auth", auth.folder_limits_auth, {"token_or_site_key", "none"});
   r.integer("auth.user_cache_seconds", auth.user_cache_seconds, 0, 1);

@@ -88,6 +88,18 @@ struct DbSettings {
   }
 };
 
+// The rules of one kind of sign-in code (SMS, e-mail). The daily caps count
+// per user over a rolling 24 h, across codes (issue 22), in the database
+// (svc_sms_events, svc_email_code_events), so every worker and host shares
+// them.
+struct CodeRules {
+  int ttl;              // seconds a code stays valid
+  int resend_seconds;   // at most one new code per this many seconds
+  int max_attempts;     // guesses per code
+  int max_sent_daily;   // codes sent
+  int max_wrong_daily;  // wrong guesses
+};
+
 struct AuthSettings {
   std::vector<std::string> tables{"svc_users"};
   std::vector<std::string> folder_tables{"svc_folders"};
@@ -105,21 +117,14 @@ struct AuthSettings {
   unsigned long long argon2_memlimit = 19ULL * 1024 * 1024;
   int login_max_failures = 10;
   int login_window = 900;
-  int sms_code_ttl = 600;
-  int sms_resend_seconds = 60;
-  int sms_max_attempts = 5;
-  // Per user over a rolling 24 h, across codes (issue 22): wrong guesses,
-  // and codes the gateway accepted. Counted in the database (svc_sms_events),
-  // so shared by every worker and host.
-  int sms_max_wrong_daily = 10;
-  int sms_max_sent_daily = 5;
-  // E-mail sign-in codes (issue 26), the SMS code rules in tables of their
-  // own (svc_email_codes, svc_email_code_events).
-  int email_code_ttl = 600;
-  int email_code_resend_seconds = 60;
-  int email_code_max_attempts = 5;
-  int email_code_max_sent_daily = 10;
-  int email_code_max_wrong_daily = 10;
+  // [auth] sms_code_ttl, sms_resend_seconds, sms_max_attempts,
+  // sms_max_sent_daily, sms_max_wrong_daily.
+  CodeRules sms{600, 60, 5, 5, 10};
+  // [auth] email_code_ttl, email_code_resend_seconds, email_code_max_attempts,
+  // email_code_max_sent_daily, email_code_max_wrong_daily: e-mail sign-in
+  // codes (issue 26), the SMS code rules in tables of their own
+  // (svc_email_codes, svc_email_code_events).
+  CodeRules email_code{600, 60, 5, 10, 10};
   // Address verification (issue 26): the ready verification page (nginx
   // serves it at /account/verify), absolute http(s) URL; "" = reset_page
   // with its last segment "reset" replaced by "verify", when it has one.

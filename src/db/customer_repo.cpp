@@ -9,9 +9,7 @@ std::optional<PushSubscription> CustomerRepo::subscription(long long customer_id
       [&](RowReader& r) {
         PushSubscription sub;
         sub.customer_id = customer_id;
-        sub.endpoint = r.text();
-        sub.p256dh = r.text();
-        sub.auth = r.text();
+        r.read(sub.endpoint, sub.p256dh, sub.auth);
         return sub;
       });
   if (!s || s->endpoint.empty() || s->p256dh.empty() || s->auth.empty()) return std::nullopt;

@@ -48,9 +48,7 @@ SenderActivity DoctorRepo::sender_activity() {
           kNoParams,
           [](RowReader& r) {
             SenderActivity a;
-            a.last_sent_age = r.integer();
-            a.oldest_due_wait = r.integer();
-            a.last_run_age = r.integer();
+            r.read(a.last_sent_age, a.oldest_due_wait, a.last_run_age);
             return a;
           })
       .value_or(SenderActivity{});

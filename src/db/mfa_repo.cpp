@@ -10,10 +10,7 @@ namespace {
 // auth_table, user_id, site_id, first_factor of svc_mfa_challenges.
 MfaChallenge read_challenge(RowReader& r) {
   MfaChallenge c;
-  c.table = r.text();
-  c.user_id = r.integer();
-  c.site_id = r.integer();
-  c.first_factor = r.text();
+  r.read(c.table, c.user_id, c.site_id, c.first_factor);
   return c;
 }
 
@@ -26,9 +23,7 @@ std::optional<TotpFactor> MfaRepo::find_factor(const std::string& table, long lo
       [&](Params& p) { p.text(table).integer(user_id); },
       [](RowReader& r) {
         TotpFactor f;
-        f.secret_sealed = r.text();
-        f.confirmed = r.flag();
-        f.last_step = r.integer();
+        r.read(f.secret_sealed, f.confirmed, f.last_step);
         return f;
       });
 }

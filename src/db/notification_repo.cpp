@@ -10,16 +10,7 @@ constexpr const char* kTemplateSelect =
 // In the order of kTemplateSelect.
 Template read_template(RowReader& r) {
   Template t;
-  t.id = r.integer();
-  t.site_id = r.integer();
-  t.event = r.text();
-  t.locale = r.text();
-  t.enabled = r.flag();
-  t.subject = r.text();
-  t.content = r.text();
-  t.from = r.text();
-  t.bcc = r.text();
-  t.priority = static_cast<int>(r.integer());
+  r.read(t.id, t.site_id, t.event, t.locale, t.enabled, t.subject, t.content, t.from, t.bcc, t.priority);
   return t;
 }
 

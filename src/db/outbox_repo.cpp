@@ -30,18 +30,8 @@ constexpr const char* kListingColumns =
 // In the order of kListingColumns.
 OutboxListing read_listing(RowReader& r) {
   OutboxListing l;
-  l.id = r.integer();
-  l.site_id = r.integer();
-  l.event = r.text();
-  l.status = r.text();
-  l.attempts = static_cast<int>(r.integer());
-  l.recipient = r.text();
-  l.created_at = r.text();
-  l.next_attempt_at = r.text();
-  l.sent_at = r.text();
-  l.claimed_until = r.text();
-  l.claimed_by = r.text();
-  l.last_error = r.text();
+  r.read(l.id, l.site_id, l.event, l.status, l.attempts, l.recipient, l.created_at, l.next_attempt_at, l.sent_at,
+         l.claimed_until, l.claimed_by, l.last_error);
   return l;
 }
 
@@ -132,9 +122,7 @@ OutboxStats OutboxRepo::stats() {
       " FROM svc_notification_log WHERE status = 'Pending'",
       kNoParams, [](RowReader& r) {
         OutboxStats p;
-        p.pending_due = r.integer();
-        p.pending_claimed = r.integer();
-        p.oldest_pending_age = r.integer();
+        r.read(p.pending_due, p.pending_claimed, p.oldest_pending_age);
         return p;
       });
   if (pending) {

@@ -14,9 +14,7 @@ OutboxMessage read_message(RowReader& r) {
   m.mail.from = r.text();
   m.mail.subject = r.text();
   m.mail.body = r.text();
-  m.attempts = static_cast<int>(r.integer());
-  m.created_unix = r.integer();
-  m.priority = static_cast<int>(r.integer());
+  r.read(m.attempts, m.created_unix, m.priority);
   return m;
 }
 

@@ -13,23 +13,9 @@ constexpr const char* kPasskeyColumns =
 
 Passkey read_passkey(RowReader& r) {
   Passkey k;
-  k.id = r.integer();
-  k.site_id = r.integer();
-  k.table = r.text();
-  k.user_id = r.integer();
-  k.credential_id = r.text();
-  k.public_key = r.text();
-  k.alg = static_cast<int>(r.integer());
-  k.user_handle = r.text();
-  k.sign_count = r.integer();
-  k.backup_eligible = r.flag();
-  k.backed_up = r.flag();
-  k.aaguid = r.text();
-  k.attestation_fmt = r.text();
-  k.transports = r.text();
-  k.name = r.text();
-  k.created_at = r.integer();
-  k.last_used_at = r.integer();
+  r.read(k.id, k.site_id, k.table, k.user_id, k.credential_id, k.public_key, k.alg, k.user_handle, k.sign_count,
+         k.backup_eligible, k.backed_up, k.aaguid, k.attestation_fmt, k.transports, k.name, k.created_at,
+         k.last_used_at);
   return k;
 }
 
@@ -90,15 +76,8 @@ std::optional<PasskeyChallenge> PasskeyRepo::claim_challenge(const std::string& 
       [&](Params& p) { p.text(token_hash); },
       [](RowReader& r) {
         PasskeyChallenge c;
-        c.site_id = r.integer();
-        c.kind = r.text();
-        c.challenge = r.text();
-        c.table = r.text();
-        c.user_id = r.integer();
-        c.bound = r.flag();
-        c.uv_required = r.flag();
-        c.user_handle = r.text();
-        c.mfa_token_hash = r.text();
+        r.read(c.site_id, c.kind, c.challenge, c.table, c.user_id, c.bound, c.uv_required, c.user_handle,
+               c.mfa_token_hash);
         return c;
       });
 }

@@ -27,7 +27,22 @@ class RowReader {
   }
   bool flag() { return integer() != 0; }
 
+  // Reads the next columns into these fields, one column each, in order, by
+  // the field's type: std::string by text(), bool by flag(), another integer
+  // type by integer() (cast to the field's type: the column fits it).
+  // Usage: r.read(user.id, user.email, user.active);
+  template <class... Fields>
+  void read(Fields&... fields) {
+    (read_one(fields), ...);
+  }
+
  private:
+  void read_one(std::string& out) { out = text(); }
+  void read_one(bool& out) { out = flag(); }
+  template <class Int>
+  requires std::is_integral_v<Int>
+  void read_one(Int& out) { out = static_cast<Int>(integer()); }
+
   sql::ResultSet& rs_;
   unsigned next_ = 1;
 };

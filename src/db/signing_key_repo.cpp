@@ -9,13 +9,8 @@ constexpr const char* kColumns =
 // In the order of kColumns; a retire_at of -1 is NULL (times are never negative).
 SigningKeyRow read_key(RowReader& r) {
   SigningKeyRow k;
-  k.kid = r.text();
-  k.alg = r.text();
-  k.public_key = r.text();
-  k.private_key_sealed = r.text();
-  k.created_at = r.integer();
-  k.activate_at = r.integer();
-  const long long retire = r.integer();
+  long long retire = 0;
+  r.read(k.kid, k.alg, k.public_key, k.private_key_sealed, k.created_at, k.activate_at, retire);
   if (retire >= 0) k.retire_at = retire;
   return k;
 }

@@ -9,14 +9,11 @@ std::optional<SiteMail> SiteMailRepo::find(long long site_id) {
       [&](Params& p) { p.integer(site_id); },
       [](RowReader& r) {
         SiteMail m;
-        m.site_id = r.integer();
-        m.domain = r.text();
+        r.read(m.site_id, m.domain);
         const long long per_hour = r.integer();
         if (per_hour >= 0) m.mail_per_hour = per_hour;
         DkimKey k;
-        k.selector = r.text();
-        k.algorithm = r.text();
-        k.private_pem = r.text();
+        r.read(k.selector, k.algorithm, k.private_pem);
         if (!k.selector.empty() && !k.private_pem.empty()) m.dkim = std::move(k);
         return m;
       });

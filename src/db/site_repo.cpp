@@ -40,32 +40,33 @@ std::vector<std::string> split_urls(const std::string& s) {
 // In the order of kColumns.
 Site read_site(RowReader& r) {
   Site s;
-  s.id = r.integer();
-  s.name = r.text();
-  s.domain = r.text();
+  r.read(s.id, s.name, s.domain);
   s.reset_urls = split_urls(r.text());
   s.allowed_redirect_hosts = split_hosts(r.text());
-  s.disable_email = r.flag();
-  s.email_from = r.text();
-  s.email_cc = r.integer();
-  s.email_bcc = r.integer();
-  s.vapid_public_key = r.text();
-  s.vapid_private_key = r.text();
-  s.vapid_subject = r.text();
-  s.api_key_hash = r.text();
-  s.allow_sql_merge = r.flag();
-  s.active = r.flag();
-  s.audience = r.text();
-  s.verify_email = r.flag();
+  r.read(s.disable_email, s.email_from, s.email_cc, s.email_bcc, s.vapid_public_key, s.vapid_private_key,
+         s.vapid_subject, s.api_key_hash, s.allow_sql_merge, s.active, s.audience, s.verify_email);
   return s;
 }
 
-// The 14 columns INSERT and UPDATE both write, in the order of their SQL.
-void bind_site(Params& p, const Site& s) {
-  p.text(s.name).text(s.domain).text(core::join(s.reset_urls, " ")).text(core::join(s.allowed_redirect_hosts, ","));
-  p.flag(s.disable_email).text(s.email_from).id_or_null(s.email_cc).id_or_null(s.email_bcc);
-  p.text_or_null(s.vapid_public_key).text_or_null(s.vapid_private_key).text_or_null(s.vapid_subject);
-  p.text_or_null(s.api_key_hash).flag(s.allow_sql_merge).flag(s.active);
+// kInsert and kUpdate bind the same 15 values: the 14 columns both write,
+// then the id (an INSERT's NULL id lets the database pick one; an UPDATE
+// names an existing site, id > 0).
+constexpr const char* kInsert =
+    "INSERT INTO svc_sites (name, domain, reset_url, allowed_redirect_hosts, disable_email, email_from, email_cc,"
+    " email_bcc, vapid_public_key, vapid_private_key, vapid_subject, api_key_hash, allow_sql_merge, active, id)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+constexpr const char* kUpdate =
+    "UPDATE svc_sites SET name = ?, domain = ?, reset_url = ?, allowed_redirect_hosts = ?, disable_email = ?,"
+    " email_from = ?, email_cc = ?, email_bcc = ?, vapid_public_key = ?, vapid_private_key = ?, vapid_subject = ?,"
+    " api_key_hash = ?, allow_sql_merge = ?, active = ? WHERE id = ?";
+
+void write_site(Database& db, const char* sql, const Site& s) {
+  db.execute(sql, [&](Params& p) {
+    p.text(s.name).text(s.domain).text(core::join(s.reset_urls, " ")).text(core::join(s.allowed_redirect_hosts, ","));
+    p.flag(s.disable_email).text(s.email_from).id_or_null(s.email_cc).id_or_null(s.email_bcc);
+    p.text_or_null(s.vapid_public_key).text_or_null(s.vapid_private_key).text_or_null(s.vapid_subject);
+    p.text_or_null(s.api_key_hash).flag(s.allow_sql_merge).flag(s.active).id_or_null(s.id);
+  });
 }
 
 }  // namespace
@@ -81,27 +82,11 @@ std::vector<Site> SiteRepo::list() {
 
 long long SiteRepo::create(const Site& site) {
   // An explicit id (site.id > 0) lets operators keep appIDs they already use.
-  db_.execute(
-      "INSERT INTO svc_sites (name, domain, reset_url, allowed_redirect_hosts, disable_email, email_from, email_cc,"
-      " email_bcc, vapid_public_key, vapid_private_key, vapid_subject, api_key_hash, allow_sql_merge, active, id)"
-      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      [&](Params& p) {
-        bind_site(p, site);
-        p.id_or_null(site.id);
-      });
+  write_site(db_, kInsert, site);
   return site.id > 0 ? site.id : db_.last_insert_id();
 }
 
-void SiteRepo::update(const Site& site) {
-  db_.execute(
-      "UPDATE svc_sites SET name = ?, domain = ?, reset_url = ?, allowed_redirect_hosts = ?, disable_email = ?,"
-      " email_from = ?, email_cc = ?, email_bcc = ?, vapid_public_key = ?, vapid_private_key = ?, vapid_subject = ?,"
-      " api_key_hash = ?, allow_sql_merge = ?, active = ? WHERE id = ?",
-      [&](Params& p) {
-        bind_site(p, site);
-        p.integer(site.id);
-      });
-}
+void SiteRepo::update(const Site& site) { write_site(db_, kUpdate, site); }
 
 void SiteRepo::set_audience(long long id, const std::string& audience) {
   db_.execute("UPDATE svc_sites SET audience = ? WHERE id = ?", [&](Params& p) { p.text(audience).integer(id); });

@@ -29,11 +29,7 @@ std::optional<SmsCode> SmsCodeRepo::find(long long user_id, const std::string& t
       [&](Params& p) { p.integer(user_id).text(table); },
       [](RowReader& r) {
         SmsCode c;
-        c.code_hash = r.text();
-        c.expires_at = r.integer();
-        c.attempts = static_cast<int>(r.integer());
-        c.spent = r.flag();
-        c.created_at = r.integer();
+        r.read(c.code_hash, c.expires_at, c.attempts, c.spent, c.created_at);
         return c;
       });
 }

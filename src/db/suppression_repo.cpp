@@ -54,12 +54,7 @@ std::vector<Suppression> SuppressionRepo::list(long long site_id, const std::str
       [&](Params& p) { p.integer(site_id).integer(site_id).text(reason).text(reason).integer(limit); },
       [](RowReader& r) {
         Suppression s;
-        s.site_id = r.integer();
-        s.address = r.text();
-        s.reason = r.text();
-        s.detail = r.text();
-        s.log_id = r.integer();
-        s.created_at = r.text();
+        r.read(s.site_id, s.address, s.reason, s.detail, s.log_id, s.created_at);
         return s;
       });
 }
@@ -110,9 +105,7 @@ std::vector<BounceRate> SuppressionRepo::over_bounce_rate(int percent, int min_m
       [&](Params& p) { p.integer(min_mails).integer(percent); },
       [](RowReader& r) {
         BounceRate b;
-        b.site_id = r.integer();
-        b.hard = r.integer();
-        b.mails = r.integer();
+        r.read(b.site_id, b.hard, b.mails);
         return b;
       });
 }

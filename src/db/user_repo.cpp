@@ -10,16 +10,8 @@ namespace {
 // In the order of UserRepo::select().
 User read_user(RowReader& r) {
   User u;
-  u.id = r.integer();
-  u.email = r.text();
-  u.password = r.text();
-  u.first_name = r.text();
-  u.last_name = r.text();
-  u.role = r.text();
-  u.mobile = r.text();
-  u.active = r.flag();
-  u.token_version = r.integer();
-  u.email_verified = r.flag();
+  r.read(u.id, u.email, u.password, u.first_name, u.last_name, u.role, u.mobile, u.active, u.token_version,
+         u.email_verified);
   return u;
 }
 

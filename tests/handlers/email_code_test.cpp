@@ -135,13 +135,13 @@ BOOST_AUTO_TEST_CASE(a_code_expires_after_its_ttl_and_allows_five_tries) {
   CodeUser user(f, "ecode-ttl");
   f.random.values = {424242};
   BOOST_REQUIRE_EQUAL(user.ask().status, 200);
-  f.clock.value += f.config.auth.email_code_ttl;
+  f.clock.value += f.config.auth.email_code.ttl;
   BOOST_CHECK_EQUAL(user.verify("424242").body, kRefused);
 
   f.clock.value += 61;
   f.random.values = {515151};
   BOOST_REQUIRE_EQUAL(user.ask().status, 200);
-  for (int i = 0; i < f.config.auth.email_code_max_attempts; ++i) {
+  for (int i = 0; i < f.config.auth.email_code.max_attempts; ++i) {
     BOOST_CHECK_EQUAL(user.verify("000001").status, 401);
   }
   BOOST_CHECK_EQUAL(user.verify("515151").body, kRefused);  // out of tries: the right code no longer counts
@@ -161,7 +161,7 @@ BOOST_AUTO_TEST_CASE(a_code_asked_for_one_site_does_not_sign_in_at_another) {
 
 BOOST_AUTO_TEST_CASE(codes_sent_per_day_are_capped_over_a_rolling_window) {
   DbFixture f;
-  f.config.auth.email_code_max_sent_daily = 3;
+  f.config.auth.email_code.max_sent_daily = 3;
   CodeUser user(f, "ecode-daily-sent");
   const long long first = f.clock.value;
   for (int i = 0; i < 3; ++i) {
@@ -187,7 +187,7 @@ BOOST_AUTO_TEST_CASE(codes_sent_per_day_are_capped_over_a_rolling_window) {
 
 BOOST_AUTO_TEST_CASE(wrong_guesses_per_day_are_capped_across_codes) {
   DbFixture f;
-  f.config.auth.email_code_max_wrong_daily = 4;
+  f.config.auth.email_code.max_wrong_daily = 4;
   CodeUser user(f, "ecode-daily-wrong");
   const long long first_wrong = f.clock.value;
   f.random.values = {100001};

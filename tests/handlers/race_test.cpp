@@ -67,7 +67,7 @@ std::vector<svc::http::Response> run_blocked(const std::string& lock_sql, const 
 
 BOOST_AUTO_TEST_CASE(sixteen_parallel_guesses_at_the_last_attempt_evaluate_one) {
   DbFixture f;
-  BOOST_REQUIRE_EQUAL(f.config.auth.sms_max_attempts, 5);
+  BOOST_REQUIRE_EQUAL(f.config.auth.sms.max_attempts, 5);
   const std::string table = f.config.auth.tables.front();
   svc::db::NewUser fresh;
   const std::string tag = unique_tag("sms-race");

@@ -167,7 +167,7 @@ BOOST_AUTO_TEST_CASE(a_user_without_mobile_draws_no_code) {
 // heard, across codes; counted on the fixed clock.
 BOOST_AUTO_TEST_CASE(codes_sent_per_day_are_capped_over_a_rolling_window) {
   DbFixture f;
-  f.config.auth.sms_max_sent_daily = 5;
+  f.config.auth.sms.max_sent_daily = 5;
   SmsUser user(f, "sms-daily-sent");
   const long long first = f.clock.value;
   for (int i = 0; i < 5; ++i) {
@@ -192,8 +192,8 @@ BOOST_AUTO_TEST_CASE(codes_sent_per_day_are_capped_over_a_rolling_window) {
 
 BOOST_AUTO_TEST_CASE(wrong_guesses_per_day_are_capped_across_codes) {
   DbFixture f;
-  f.config.auth.sms_max_attempts = 5;
-  f.config.auth.sms_max_wrong_daily = 10;
+  f.config.auth.sms.max_attempts = 5;
+  f.config.auth.sms.max_wrong_daily = 10;
   SmsUser user(f, "sms-daily-wrong");
   const long long first_wrong = f.clock.value;
   // Two codes, five wrong guesses each: the second code's countdown is the

@@ -160,8 +160,8 @@ BOOST_AUTO_TEST_CASE(unset_keys_keep_their_documented_defaults) {
   BOOST_TEST(c.auth.tables == (std::vector<std::string>{"svc_users"}), boost::test_tools::per_element());
   BOOST_TEST(c.auth.folder_tables == (std::vector<std::string>{"svc_folders"}), boost::test_tools::per_element());
   BOOST_TEST(c.auth.signup_tables == (std::vector<std::string>{"svc_users"}), boost::test_tools::per_element());
-  BOOST_TEST(c.auth.sms_max_wrong_daily == 10);
-  BOOST_TEST(c.auth.sms_max_sent_daily == 5);
+  BOOST_TEST(c.auth.sms.max_wrong_daily == 10);
+  BOOST_TEST(c.auth.sms.max_sent_daily == 5);
   BOOST_TEST(c.auth.argon2_memlimit == 19ULL * 1024 * 1024);
   BOOST_TEST(c.keys.jwt.previous.empty());
   BOOST_TEST(c.keys.legacy_password_key == "");
@@ -174,6 +174,40 @@ BOOST_AUTO_TEST_CASE(unset_keys_keep_their_documented_defaults) {
 
 // [auth] signup_tables (issue 22): a subset of tables; unset or empty = the
 // first of tables, whatever it is.
+// Each of the ten code-rule keys lands in its own field of its own kind;
+// unset, the documented defaults hold.
+BOOST_AUTO_TEST_CASE(code_rule_keys_set_their_own_fields) {
+  const svc::config::AuthSettings defaults = parse_config(required_values(), "svc.conf").auth;
+  BOOST_TEST((std::vector<int>{defaults.sms.ttl, defaults.sms.resend_seconds, defaults.sms.max_attempts,
+                               defaults.sms.max_sent_daily, defaults.sms.max_wrong_daily}) ==
+                 (std::vector<int>{600, 60, 5, 5, 10}),
+             boost::test_tools::per_element());
+  BOOST_TEST((std::vector<int>{defaults.email_code.ttl, defaults.email_code.resend_seconds,
+                               defaults.email_code.max_attempts, defaults.email_code.max_sent_daily,
+                               defaults.email_code.max_wrong_daily}) == (std::vector<int>{600, 60, 5, 10, 10}),
+             boost::test_tools::per_element());
+
+  IniValues values = required_values();
+  values.insert({{"auth.sms_code_ttl", "31"},
+                 {"auth.sms_resend_seconds", "32"},
+                 {"auth.sms_max_attempts", "33"},
+                 {"auth.sms_max_sent_daily", "34"},
+                 {"auth.sms_max_wrong_daily", "35"},
+                 {"auth.email_code_ttl", "61"},
+                 {"auth.email_code_resend_seconds", "12"},
+                 {"auth.email_code_max_attempts", "13"},
+                 {"auth.email_code_max_sent_daily", "14"},
+                 {"auth.email_code_max_wrong_daily", "15"}});
+  const svc::config::AuthSettings set = parse_config(values, "svc.conf").auth;
+  BOOST_TEST((std::vector<int>{set.sms.ttl, set.sms.resend_seconds, set.sms.max_attempts, set.sms.max_sent_daily,
+                               set.sms.max_wrong_daily}) == (std::vector<int>{31, 32, 33, 34, 35}),
+             boost::test_tools::per_element());
+  BOOST_TEST((std::vector<int>{set.email_code.ttl, set.email_code.resend_seconds, set.email_code.max_attempts,
+                               set.email_code.max_sent_daily, set.email_code.max_wrong_daily}) ==
+                 (std::vector<int>{61, 12, 13, 14, 15}),
+             boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(signup_tables_default_to_the_first_auth_table) {
   struct Row {
     std::string tables, signup;
