@@ -63,6 +63,8 @@ thread_local bool g_armed = false;
 bool g_thp = false;
 void* g_kept = nullptr;
 size_t g_kept_len = 0;
+void* g_map = nullptr;  // the mapping g_kept lies in
+size_t g_map_len = 0;
 bool g_kept_in_use = false;
 
 void* raw_mmap(void* a, size_t l, int p, int f, int fd, off_t o) {
@@ -74,12 +76,17 @@ void* raw_mmap(void* a, size_t l, int p, int f, int fd, off_t o) {
 extern "C" void* mmap(void* addr, size_t len, int prot, int flags, int fd, off_t off) {
   if (g_armed && addr == nullptr && fd == -1 && (flags & MAP_ANONYMOUS) && !g_kept_in_use) {
     if (g_kept == nullptr || g_kept_len != len) {
-      if (g_kept) syscall(SYS_munmap, g_kept, g_kept_len);
-      g_kept = raw_mmap(nullptr, len, prot, flags, fd, off);
-      if (g_kept == MAP_FAILED) {
-        g_kept = nullptr;
+      if (g_kept) syscall(SYS_munmap, g_map, g_map_len);
+      // With THP: 2 MiB longer and started on a 2 MiB boundary, as svc's
+      // arena (src/crypto/argon2_arena.cpp), so all of it can be huge pages.
+      const size_t huge = size_t{2} << 20, map_len = g_thp ? len + huge : len;
+      g_map = raw_mmap(nullptr, map_len, prot, flags, fd, off);
+      if (g_map == MAP_FAILED) {
+        g_kept = g_map = nullptr;
         return MAP_FAILED;
       }
+      g_map_len = map_len;
+      g_kept = g_thp ? reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(g_map) + huge - 1) & ~(huge - 1)) : g_map;
       g_kept_len = len;
       if (g_thp) madvise(g_kept, len, MADV_HUGEPAGE);
     }

@@ -21,8 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-from arms import (build_arms, compare_argon2, compare_token_algs, measure_keep_conn, only_arms, run_arm,
-                  run_sender_rounds)
+from arms import (build_arms, compare_argon2, compare_token_algs, measure_keep_conn, only_arms, pick_argon2_floor,
+                  run_arm, run_sender_rounds)
 from dataset import load_data
 from mix import render_svg, run_mix
 from php_peer import prepare as prepare_php_peer
@@ -55,7 +55,7 @@ def parse_args():
     # The mixed-traffic open-loop arm (bench/mix.py): seconds per offered
     # rate (0 = skip it) and the rates, tried in order until one fails.
     p.add_argument("--mix-seconds", type=float, default=60)
-    p.add_argument("--mix-rates", default="250,500,1000,1250,1500,2000")
+    p.add_argument("--mix-rates", default="250,500,1000,1250,1500,1750,2000")
     # The PHP-FPM peer of the mix (bench/php_peer.py): the nginx port in front
     # of it (0 = not started), its offered rates and its pool size.
     p.add_argument("--php-port", type=int, default=0)
@@ -130,7 +130,7 @@ def main():
         return
     log("argon2id implementations, per verify (bench/argon2_impls.cpp)")
     argon2_impls = compare_argon2(stack, password_hash)
-    fastest = min(argon2_impls, key=lambda i: i["median_ms"])["impl"] if argon2_impls else None
+    fastest, loop_rates = pick_argon2_floor(stack, password_hash, argon2_impls, os.cpu_count())
     arms, flood = build_arms(stack, args, files, password_hash, fastest, os.cpu_count())
     if args.only:
         arms = only_arms(arms, args.only.split(","))
@@ -160,7 +160,7 @@ def main():
 
     results = assemble(args, stack, arms, runs, keep, mail, idle_rss, idle_rss_end, counts, password_hash,
                        time.monotonic() - started)
-    results["argon2_impls"] = {"fastest": fastest, "runs": argon2_impls}
+    results["argon2_impls"] = {"fastest": fastest, "runs": argon2_impls, "loop_verifies_per_s": loop_rates}
     results["token_algs"] = compare_token_algs(stack)
     results["mix"] = mix
     add_mix_ratio(results)

@@ -201,6 +201,11 @@ def render_table(r):
     return "\n".join(rows)
 
 
+def loop_rates(argon2):
+    rates = argon2.get("loop_verifies_per_s") or {}
+    return " (" + ", ".join(f"{n} {v:.1f}/s" for n, v in rates.items()) + ")" if rates else ""
+
+
 def render_markdown(r):
     s, m = r["settings"], r["machine"]
     lines = [
@@ -227,7 +232,7 @@ def render_markdown(r):
         "`BENCH_KEEP_STACK=1` keeps the stack directory. Logs of the last run: `bench/out/last-run/`.",
         "The wrk scripts are `bench/wrk/arm.lua` (request files in `bench/out/*.txt`).",
         "The mixed-traffic open-loop arm (`bench/mix.py`): `BENCH_MIX_SECONDS` (60 per offered rate, 0 skips it),",
-        "`BENCH_MIX_RATES` (250,500,1000,1250,1500,2000, tried in order until one fails): up to about 6.5 more minutes.",
+        "`BENCH_MIX_RATES` (250,500,1000,1250,1500,1750,2000, tried in order until one fails): up to about 7.5 more minutes.",
         "Then the same search against the PHP-FPM peer (`bench/php-peer/`: plain PHP 8.2 under `php-fpm8.2 -F`",
         "from the stack directory, `pm = static`, opcache on, PDO with a persistent connection, behind the same",
         "nginx on a port of its own): `BENCH_MIX_PHP_RATES` (100,250,350,500,750,1000; empty skips the peer),",
@@ -332,7 +337,9 @@ def render_markdown(r):
     if impls:
         lines += ["", "## Argon2id implementations (this run)", "",
                   f"Same stored hash, interleaved, each in a fresh process after one untimed verify "
-                  f"(bench/argon2_impls.cpp); fastest: **{r['argon2_impls']['fastest']}**, the login floor.", "",
+                  f"(bench/argon2_impls.cpp); fastest: **{r['argon2_impls']['fastest']}**, the login floor: of "
+                  "the candidates within 10 % of the best time alone, the one with the most verifies/s in the "
+                  "floor's own loop, one process per core" + loop_rates(r["argon2_impls"]) + ".", "",
                   "| implementation | ms/verify (median) | p90 | verifies | page faults/verify | peak RSS MiB |",
                   "|---|---:|---:|---:|---:|---:|"]
         for i in impls:

@@ -45,4 +45,8 @@ std::uint64_t argon2_arena_handouts() noexcept;
 // Bytes this thread keeps mapped (0 before its first hash).
 std::size_t argon2_arena_bytes() noexcept;
 
+// Where this thread's kept region starts (null before its first hash): on a
+// 2 MiB boundary, advised MADV_HUGEPAGE.
+const void* argon2_arena_address() noexcept;
+
 }  // namespace svc::crypto

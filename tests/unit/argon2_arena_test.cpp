@@ -7,7 +7,10 @@
 #include <sys/mman.h>
 
 #include <boost/test/unit_test.hpp>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -62,6 +65,33 @@ BOOST_AUTO_TEST_CASE(libsodium_allocates_through_the_kept_region) {
   hasher.dummy_verify("pw");
   BOOST_TEST(argon2_arena_handouts() >= before + 4);
   BOOST_TEST(argon2_arena_bytes() == Argon2Params{}.memlimit);
+}
+
+// The kept region may be all huge pages: it starts on a 2 MiB boundary and
+// the kernel lists its mapping as eligible (/proc/self/smaps "THPeligible",
+// 1 when advised MADV_HUGEPAGE under the "madvise" or "always" setting).
+BOOST_AUTO_TEST_CASE(the_kept_region_is_advised_huge_pages) {
+  Argon2PasswordHasher hasher(Argon2Params{}, "");
+  (void)hasher.hash("pw");
+  const auto base = reinterpret_cast<std::uintptr_t>(argon2_arena_address());
+  BOOST_REQUIRE(base != 0);
+  BOOST_TEST(base % (std::uintptr_t{2} << 20) == 0);
+  std::ifstream thp_setting("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string setting;
+  std::getline(thp_setting, setting);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line, eligible;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    unsigned long long from = 0, to = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx ", &from, &to) == 2)
+      inside = from <= base && base < to;  // a mapping's line
+    if (inside && line.rfind("THPeligible:", 0) == 0) eligible = line;
+  }
+  BOOST_TEST_MESSAGE("transparent_hugepage/enabled: " << setting << "; " << eligible);
+  BOOST_REQUIRE(!eligible.empty());
+  const bool thp_off = setting.find("[never]") != std::string::npos;
+  BOOST_TEST(eligible.back() == (thp_off ? '0' : '1'));
 }
 
 // The region holds the previous computation's blocks when the next one
