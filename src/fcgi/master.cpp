@@ -57,8 +57,11 @@ constexpr int kOutboundPool = 2;
 // turns on 2 CPUs cost about a sixth more CPU per request, docs/benchmarks.md),
 // while every slow call still finds the pool larger by one. The master
 // recounts every kSizeEveryMs; a standby worker sleeps on the shared count
-// (metrics::wait_outbound_active) and is woken when it changes.
-constexpr long long kWaitingMs = 50;
+// (metrics::wait_outbound_active) and is woken when it changes. 10 ms: a
+// request of svc's own takes well under 1 ms of CPU, and a 100 ms push
+// counts for nine tenths of its time (at 50 ms, half: 16 such pushes found
+// only about 11 workers, docs/decisions.md).
+constexpr long long kWaitingMs = 10;
 constexpr long kSizeEveryMs = 20;
 struct WorkerInfo {
   int generation = 0;
