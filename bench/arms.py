@@ -115,6 +115,11 @@ def compare_argon2(stack, password_hash, rounds=3, per_round=5):
     return impls
 
 
+def argon2_loop(stack, impl, password_hash, nproc):
+    """bench/argon2_impls.cpp's verify loop of one implementation in nproc processes."""
+    return [str(stack.helpers / "argon2_impls"), "loop", impl, password_hash, PASSWORD, "{seconds}", str(nproc)]
+
+
 def pick_argon2_floor(stack, password_hash, impls, nproc, seconds=3):
     """The login floor's implementation: of the candidates within 10 % of
     the best single-process verify, the one with the most verifies/s in the
@@ -128,8 +133,7 @@ def pick_argon2_floor(stack, password_hash, impls, nproc, seconds=3):
     near = [i["impl"] for i in impls if i["median_ms"] <= best * 1.1]
     rates = {}
     for name in near:
-        arm = Arm(name, kind="raw", command=[str(stack.helpers / "argon2_impls"), "loop", name, password_hash,
-                                             PASSWORD, "{seconds}", str(nproc)])
+        arm = Arm(name, kind="raw", command=argon2_loop(stack, name, password_hash, nproc))
         rates[name] = measure_raw(arm, seconds)["rps"]
         log(f"  argon2id {name:16s} {rates[name]:7.1f} verifies/s in {nproc} processes")
     return max(rates, key=rates.get), rates
@@ -267,8 +271,7 @@ def build_arms(stack, args, files, password_hash, fastest, nproc):
     implementation compare_argon2 found (None: libsodium's raw loop)."""
     # The login floor: a raw verify loop of the fastest implementation measured here.
     fastest_arm = (Arm("argon2-verify-fastest", kind="raw",
-                       command=[str(stack.helpers / "argon2_impls"), "loop", fastest, password_hash, PASSWORD,
-                                "{seconds}", str(nproc)]) if fastest else
+                       command=argon2_loop(stack, fastest, password_hash, nproc)) if fastest else
                    Arm("argon2-verify-fastest", kind="raw",
                        command=[str(stack.helpers / "argon2_raw"), "verify", password_hash, PASSWORD, "{seconds}",
                                 str(nproc)]))

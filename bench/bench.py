@@ -101,11 +101,16 @@ def php_peer(args, files, out):
             "children": args.php_children, "pids": [args.php_pid] if args.php_pid else []}
 
 
+def mix_arm(stack, args, files, out):
+    """The mixed-traffic arm: svc's rate search, then the PHP-FPM peer's
+    when scripts/bench.sh started it."""
+    return run_mix(stack, files, [int(r) for r in args.mix_rates.split(",")], args.mix_seconds,
+                   php_peer(args, files, out))
+
+
 def run_mix_only(stack, args, files, out):
-    """--only mix: the mixed-traffic arm alone (svc, then the PHP-FPM peer
-    when scripts/bench.sh started it); results to out/mix.json only."""
-    mix = run_mix(stack, files, [int(r) for r in args.mix_rates.split(",")], args.mix_seconds,
-                  php_peer(args, files, out))
+    """--only mix: the mixed-traffic arm alone; results to out/mix.json only."""
+    mix = mix_arm(stack, args, files, out)
     (out / "mix.json").write_text(json.dumps(mix, indent=2) + "\n")
     render_svg(mix, out / "bench-mix.svg")
     log(f"wrote {out / 'mix.json'} and {out / 'bench-mix.svg'}")
@@ -151,8 +156,7 @@ def main():
     mix = None
     if args.mix_seconds > 0:
         try:
-            mix = run_mix(stack, files, [int(r) for r in args.mix_rates.split(",")], args.mix_seconds,
-                          php_peer(args, files, out))
+            mix = mix_arm(stack, args, files, out)
         except Exception as e:  # noqa: BLE001 - the other arms' results still count
             log(f"mix arm failed: {e!r}")
     time.sleep(0.5)

@@ -190,7 +190,7 @@ def run_mix(stack, files, rates, seconds, peer=None):
         elif peer:
             time.sleep(2)
             php_groups = {k: v for k, v in groups.items() if k != "svc-fcgi"}
-            php_groups["php-fpm"] = [pid for pid in peer.get("pids", [])]
+            php_groups["php-fpm"] = list(peer.get("pids", []))
             php_steps, php_rate = search(tool, peer["port"], load_requests(peer["files"]), peer["rates"], seconds,
                                          "PHP-FPM", 2000, php_groups)
             php = {"steps": php_steps, "sustainable_rate": php_rate, "rates": peer["rates"],

@@ -156,23 +156,23 @@ class Generator {
   }
 
   void run() {
-    const long long start = now_us() + kStartDelayUs;
-    const double step_us = 1e6 / plan_.rate;
-    size_t next = 0, finished = 0;
+    start_us_ = now_us() + kStartDelayUs;
+    step_us_ = 1e6 / plan_.rate;
+    size_t next = 0;
     const size_t total = plan_.schedule.size();
     epoll_event events[256];
-    while (finished < total) {
+    while (finished_ < total) {
       const long long now = now_us();
-      while (next < total && start + static_cast<long long>(next * step_us) <= now) waiting_.push_back(next++);
-      dispatch(start, step_us);
-      expire(start, step_us, now, finished);
+      while (next < total && due(next) <= now) waiting_.push_back(next++);
+      dispatch();
+      expire(now);
       // Milliseconds, rounded up: a request goes out at most 1 ms late
       // (reported as lag), and the generator never spins.
       long long wait_ms = 100;
-      if (next < total) wait_ms = std::min(100LL, (std::max(0LL, due(next, start, step_us) - now_us()) + 999) / 1000);
+      if (next < total) wait_ms = std::min(100LL, (std::max(0LL, due(next) - now_us()) + 999) / 1000);
       const int n = epoll_wait(epfd_, events, 256, static_cast<int>(wait_ms));
       for (int i = 0; i < n; ++i) {
-        on_event(static_cast<int>(events[i].data.u32), events[i].events, start, step_us, finished);
+        on_event(static_cast<int>(events[i].data.u32), events[i].events);
       }
     }
   }
@@ -185,10 +185,10 @@ class Generator {
   }
 
  private:
-  long long due(size_t i, long long start, double step_us) const { return start + static_cast<long long>(i * step_us); }
+  long long due(size_t i) const { return start_us_ + static_cast<long long>(static_cast<double>(i) * step_us_); }
 
   // Sends every waiting request that can have a connection.
-  void dispatch(long long start, double step_us) {
+  void dispatch() {
     while (!waiting_.empty()) {
       int c = -1;
       if (!idle_.empty()) {
@@ -205,7 +205,7 @@ class Generator {
       conn.out = &plan_.blobs[plan_.schedule[i]];
       conn.sent = 0;
       conn.in.clear();
-      results_[i].lag_us = now_us() - due(i, start, step_us);
+      results_[i].lag_us = now_us() - due(i);
       if (!conn.connecting) flush(c);
     }
   }
@@ -260,13 +260,13 @@ class Generator {
     }
   }
 
-  void finish(int c, int status, long long start, double step_us, size_t& finished, bool keep) {
+  void finish(int c, int status, bool keep) {
     Conn& conn = conns_[c];
     if (conn.request >= 0) {
       Result& r = results_[conn.request];
       r.status = status;
-      r.latency_us = now_us() - due(static_cast<size_t>(conn.request), start, step_us);
-      ++finished;
+      r.latency_us = now_us() - due(static_cast<size_t>(conn.request));
+      ++finished_;
     }
     conn.request = -1;
     conn.out = nullptr;
@@ -287,7 +287,7 @@ class Generator {
     }
   }
 
-  void on_event(int c, uint32_t what, long long start, double step_us, size_t& finished) {
+  void on_event(int c, uint32_t what) {
     Conn& conn = conns_[c];
     if (conn.fd < 0) return;
     if (conn.connecting && (what & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
@@ -295,7 +295,7 @@ class Generator {
       socklen_t len = sizeof err;
       getsockopt(conn.fd, SOL_SOCKET, SO_ERROR, &err, &len);
       conn.connecting = false;
-      if (err != 0) return finish(c, 0, start, step_us, finished, false);
+      if (err != 0) return finish(c, 0, false);
     }
     if (what & EPOLLOUT) flush(c);
     if (!(what & (EPOLLIN | EPOLLERR | EPOLLHUP | EPOLLRDHUP))) return;
@@ -309,32 +309,31 @@ class Generator {
       if (n < 0 && errno == EAGAIN) break;
       // EOF or error: a reply in full still counts; otherwise it failed.
       const Parsed p = parse_response(conn.in);
-      return finish(c, p.status, start, step_us, finished, false);
+      return finish(c, p.status, false);
     }
     if (conn.request < 0) return;
     const Parsed p = parse_response(conn.in);
-    if (p.bad) return finish(c, 0, start, step_us, finished, false);
-    if (p.status != 0) finish(c, p.status, start, step_us, finished, !p.close);
+    if (p.bad) return finish(c, 0, false);
+    if (p.status != 0) finish(c, p.status, !p.close);
   }
 
   // Requests past the timeout end as status 0 with their connection.
-  void expire(long long start, double step_us, long long now, size_t& finished) {
+  void expire(long long now) {
     if (now - last_expiry_ < 100'000) return;
     last_expiry_ = now;
     for (size_t k = 0; k < conns_.size(); ++k) {
       const Conn& conn = conns_[k];
-      if (conn.fd >= 0 && conn.request >= 0 &&
-          now - due(static_cast<size_t>(conn.request), start, step_us) > kTimeoutUs) {
-        finish(static_cast<int>(k), 0, start, step_us, finished, false);
+      if (conn.fd >= 0 && conn.request >= 0 && now - due(static_cast<size_t>(conn.request)) > kTimeoutUs) {
+        finish(static_cast<int>(k), 0, false);
       }
     }
-    while (!waiting_.empty() && now - due(waiting_.front(), start, step_us) > kTimeoutUs) {
+    while (!waiting_.empty() && now - due(waiting_.front()) > kTimeoutUs) {
       Result& r = results_[waiting_.front()];
       r.status = 0;
-      r.latency_us = now - due(waiting_.front(), start, step_us);
+      r.latency_us = now - due(waiting_.front());
       r.lag_us = r.latency_us;
       waiting_.pop_front();
-      ++finished;
+      ++finished_;
     }
   }
 
@@ -345,6 +344,9 @@ class Generator {
   std::deque<size_t> waiting_;
   int epfd_ = -1;
   int open_ = 0;
+  size_t finished_ = 0;     // requests with a result
+  long long start_us_ = 0;  // when request 0 is due
+  double step_us_ = 0;      // between two requests' due times
   long long last_expiry_ = 0;
 };
 
