@@ -28,7 +28,7 @@ struct Checked {
 // the dummy verify after whatever cheaper check they got. An Argon2id hash
 // with older parameters is its own one verify: no dummy on top (issue 22). A
 // granted legacy password pays the same through its Argon2id re-hash instead.
-Checked check_password(core::Context& ctx, const std::optional<db::User>& user, const std::string& password) {
+Checked check_password(core::Context& ctx, const db::User* user, const std::string& password) {
   if (!user) {
     ctx.hasher.dummy_verify(password);
     return {"unknown user"};
@@ -74,7 +74,9 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
     return {LoginOutcome::kThrottled, *wait, {}, {}, false};
   }
   db::UserRepo users(ctx.db, attempt.table);
-  auto user = users.find_by_email(attempt.email);
+  // The user and whether a second factor guards it, in one statement.
+  std::optional<db::LoginUser> found = users.find_for_login(attempt.email);
+  db::User* user = found ? &found->user : nullptr;
   const Checked checked = check_password(ctx, user, attempt.password);
   if (checked.refusal) {
     audit(ctx, request, "login_failed", table, user ? user->id : 0, attempt.app_id, checked.refusal);
@@ -86,7 +88,7 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
     audit(ctx, request, "login_failed", table, user->id, attempt.app_id, "email not verified");
     return refused(LoginOutcome::kEmailNotVerified);
   }
-  if (needs_second_factor(ctx, table, user->id)) {
+  if (found->second_factor) {
     throttle.release(table, key, cfg.login_max_failures);
     audit(ctx, request, "login_mfa_required", table, user->id, attempt.app_id);
     const bool passkey = db::PasskeyRepo(ctx.db).has_passkey(attempt.app_id, table, user->id);

@@ -39,15 +39,28 @@ bool UserRepo::tracks_verification() {
   return has;
 }
 
-std::string UserRepo::select(const char* where) {
+std::string UserRepo::select(const char* where, const std::string& extra) {
   const char* verified = tracks_verification() ? "email_verified_at IS NOT NULL" : "0";
   return std::string("SELECT id, user_email, password, first_name, last_name, primary_role, mobile, active,") +
-         " token_version, " + verified + " FROM " + table_.quoted() + " WHERE " + where;
+         " token_version, " + verified + extra + " FROM " + table_.quoted() + " WHERE " + where;
 }
 
 std::optional<User> UserRepo::find_by_email(const std::string& email) {
   return db_.one(
       select("user_email = ?"), [&](Params& p) { p.text(email); }, read_user);
+}
+
+std::optional<LoginUser> UserRepo::find_for_login(const std::string& email) {
+  const std::string factor =
+      ", EXISTS(SELECT 1 FROM svc_mfa_factors f WHERE f.auth_table = ? AND f.user_id = " + table_.quoted() +
+      ".id AND f.confirmed_at IS NOT NULL)";
+  return db_.one(
+      select("user_email = ?", factor), [&](Params& p) { p.text(table_.str()).text(email); },
+      [](RowReader& r) {
+        LoginUser u{read_user(r)};
+        r.read(u.second_factor);
+        return u;
+      });
 }
 
 std::optional<User> UserRepo::find_by_id(long long id) {

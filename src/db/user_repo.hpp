@@ -24,6 +24,13 @@ struct User {
   bool email_verified = false;
 };
 
+// A user as a password login reads it: the row and, from the same statement,
+// whether a confirmed TOTP factor guards the account.
+struct LoginUser {
+  User user;
+  bool second_factor = false;
+};
+
 struct NewUser {
   std::string email;
   std::string password_hash;
@@ -38,6 +45,10 @@ class UserRepo {
   UserRepo(Database& db, TableName table) : db_(db), table_(std::move(table)) {}
 
   std::optional<User> find_by_email(const std::string& email);
+  // find_by_email plus whether svc_mfa_factors holds a confirmed factor for
+  // the user (MfaRepo::has_confirmed_factor), in one round trip: the
+  // password login's lookup.
+  std::optional<LoginUser> find_for_login(const std::string& email);
   std::optional<User> find_by_id(long long id);
   // Returns the new id, or nullopt when the e-mail is taken (unique key).
   std::optional<long long> insert(const NewUser& user);
@@ -64,7 +75,8 @@ class UserRepo {
   const TableName& table() const { return table_; }
 
  private:
-  std::string select(const char* where);
+  // SELECT of the User columns (then `extra`, ", ..." or "") FROM the table WHERE `where`.
+  std::string select(const char* where, const std::string& extra = "");
   Database& db_;
   TableName table_;
 };
