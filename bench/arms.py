@@ -21,13 +21,16 @@ class Arm:
     """kind: "http" (one wrk run), "flood" (wrk while a login flood runs),
     "raw" (a floor program in command, printing ops_per_s) or "client" (a
     Python client in command, called as command(stack, seconds, conns, roots),
-    for flows wrk cannot script: mfa_arm.py)."""
+    for flows wrk cannot script: mfa_arm.py). paired_with (a "raw" floor
+    only): the arm measured against it; the two then run in alternating
+    slices of one turn (run_paired) instead of each in its own."""
 
     def __init__(self, name, path=None, method="GET", file="-", port=None, conns=None, expect="2xx", floor=None,
-                 target=None, kind="http", command=None):
+                 target=None, kind="http", command=None, paired_with=None):
         self.name, self.path, self.method, self.file = name, path, method, file
         self.port, self.conns, self.expect = port, conns, expect
         self.floor, self.target, self.kind, self.command = floor, target, kind, command
+        self.paired_with = paired_with
 
 
 def wrk_cmd(stack, arm, seconds, conns, prefix, timeout="5s"):
@@ -99,6 +102,57 @@ def measure_raw(arm, seconds):
             "socket_errors": {"connect": 0, "read": 0, "write": 0, "timeout": 0}, "cpu_us_per_req": None,
             "cpu_cores": None, "peak_rss_kib": None, "valid": r.returncode == 0 and res["ops_per_s"] > 0,
             "procs": res.get("procs")}
+
+
+# Slices of a paired arm and its floor: whole seconds (wrk's unit), and a
+# pause after each arm slice so the requests it left queued (up to the
+# arm's connection count) finish before the floor's slice starts.
+PAIR_SLICE_SECONDS = 1
+PAIR_DRAIN_SECONDS = 0.3
+
+
+def run_paired(stack, arm, floor, seconds, conns, prefix, tail, roots):
+    """The arm and its floor in alternating slices, arm first, for `seconds`
+    each in all: this box's Argon2id speed drifts by a fifth within tens of
+    seconds (other tenants' memory traffic), so a floor measured minutes
+    away, or even right after a 5 s arm, divides by another machine. A slice
+    ends with the arm's requests in flight uncounted (about one verify per
+    slice, against the arm). Returns (arm result, floor result), each as one
+    measurement."""
+    n = max(1, round(float(seconds) / PAIR_SLICE_SECONDS))
+    arm_parts, floor_parts = [], []
+    for i in range(n):
+        arm_parts.append(measure(stack, arm, PAIR_SLICE_SECONDS, conns, f"{prefix}-{i}", tail, roots))
+        time.sleep(PAIR_DRAIN_SECONDS)
+        floor_parts.append(measure_raw(floor, PAIR_SLICE_SECONDS))
+    return merge_slices(arm_parts), merge_slices(floor_parts)
+
+
+def merge_slices(parts):
+    """One result from slices of one arm: rates over the summed time, CPU
+    over the summed requests, the median slice's p50, the worst p99 and max."""
+    reqs = sum(p["requests"] for p in parts)
+    secs = sum(p["requests"] / p["rps"] for p in parts if p["rps"])
+    latencies = [p for p in parts if p["p50_ms"] is not None]
+    cpu = [p for p in parts if p["cpu_us_per_req"] is not None]
+    out = dict(parts[0])
+    out.update({
+        "rps": reqs / secs if secs else 0,
+        "requests": reqs,
+        "p50_ms": statistics.median(p["p50_ms"] for p in latencies) if latencies else None,
+        "p99_ms": max(p["p99_ms"] for p in latencies) if latencies else None,
+        "max_ms": max(p["max_ms"] for p in latencies) if latencies else None,
+        "unexpected": sum(p["unexpected"] for p in parts),
+        "unexpected_statuses": ";".join(p["unexpected_statuses"] for p in parts if p["unexpected_statuses"]),
+        "socket_errors": {k: sum(p["socket_errors"].get(k, 0) for p in parts) for k in parts[0]["socket_errors"]},
+        "cpu_us_per_req": (sum(p["cpu_us_per_req"] * p["requests"] for p in cpu) / sum(p["requests"] for p in cpu)
+                           if cpu and sum(p["requests"] for p in cpu) else None),
+        "cpu_cores": statistics.mean(p["cpu_cores"] for p in cpu) if cpu else None,
+        "peak_rss_kib": max((p["peak_rss_kib"] for p in parts if p["peak_rss_kib"]), default=None),
+        "valid": all(p["valid"] for p in parts),
+        "slices": len(parts),
+    })
+    return out
 
 
 def compare_argon2(stack, password_hash, rounds=3, per_round=5):
@@ -270,9 +324,10 @@ def build_arms(stack, args, files, password_hash, fastest, nproc):
     flood the "flood" arm runs beside. `fastest`: the fastest Argon2id
     implementation compare_argon2 found (None: libsodium's raw loop)."""
     # The login floor: a raw verify loop of the fastest implementation measured here.
-    fastest_arm = (Arm("argon2-verify-fastest", kind="raw",
+    # It runs in slices alternating with the login arm's (run_paired).
+    fastest_arm = (Arm("argon2-verify-fastest", kind="raw", paired_with="login",
                        command=argon2_loop(stack, fastest, password_hash, nproc)) if fastest else
-                   Arm("argon2-verify-fastest", kind="raw",
+                   Arm("argon2-verify-fastest", kind="raw", paired_with="login",
                        command=[str(stack.helpers / "argon2_raw"), "verify", password_hash, PASSWORD, "{seconds}",
                                 str(nproc)]))
     H = stack.http_port

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from arms import (build_arms, compare_argon2, compare_token_algs, measure_keep_conn, only_arms, pick_argon2_floor,
-                  run_arm, run_sender_rounds)
+                  run_arm, run_paired, run_sender_rounds)
 from dataset import load_data
 from mix import render_svg, run_mix
 from php_peer import prepare as prepare_php_peer
@@ -76,14 +76,29 @@ def run_rounds(stack, args, arms, tail, roots, flood):
     rounds' conditions; returns {arm name: [result per round]}."""
     secs = int(args.seconds) if float(args.seconds).is_integer() else args.seconds
     runs = {a.name: [] for a in arms}
+    names = {a.name for a in arms}
+    paired = {a.paired_with: a for a in arms if a.paired_with in names}
+
+    def show(a, res):
+        runs[a.name].append(res)
+        lat = "" if res["p50_ms"] is None else f"  p50 {res['p50_ms']:7.2f} ms  p99 {res['p99_ms']:7.2f} ms"
+        how = f"  ({res['slices']} alternating slices)" if res.get("slices") else ""
+        log(f"  {a.name:34s} {res['rps']:9.1f} {'ops' if a.kind == 'raw' else 'req'}/s{lat}{how}"
+            f"{'' if res['valid'] else '  INVALID ' + res['unexpected_statuses'] + ' ' + str(res['socket_errors'])}")
+
     for rnd in range(1, args.rounds + 1):
         log(f"round {rnd}/{args.rounds}: {len(arms)} arms x {secs}s")
         for a in arms:
-            res = run_arm(stack, a, args.seconds, a.conns or args.conns, f"r{rnd}-{a.name}", tail, roots, flood)
-            runs[a.name].append(res)
-            lat = "" if res["p50_ms"] is None else f"  p50 {res['p50_ms']:7.2f} ms  p99 {res['p99_ms']:7.2f} ms"
-            log(f"  {a.name:34s} {res['rps']:9.1f} {'ops' if a.kind == 'raw' else 'req'}/s{lat}"
-                f"{'' if res['valid'] else '  INVALID ' + res['unexpected_statuses'] + ' ' + str(res['socket_errors'])}")
+            prefix = f"r{rnd}-{a.name}"
+            if a.paired_with in names:
+                continue  # measured in its partner's turn
+            if a.name in paired:
+                res, floor_res = run_paired(stack, a, paired[a.name], args.seconds, a.conns or args.conns, prefix,
+                                            tail, roots)
+                show(a, res)
+                show(paired[a.name], floor_res)
+                continue
+            show(a, run_arm(stack, a, args.seconds, a.conns or args.conns, prefix, tail, roots, flood))
     return runs
 
 

@@ -248,7 +248,8 @@ def render_markdown(r):
         f"{r['data_set']['folder_links']:,} folder links, {r['data_set']['templates']} templates over "
         f"{r['data_set']['sites']} sites, {r['data_set']['customers']} push subscriptions",
         f"- load: {s['wrk']}; {s['rounds']} rounds, arms interleaved, median reported; warm-up "
-        f"{s['warmup_seconds']} s per arm",
+        f"{s['warmup_seconds']} s per arm; the login arm and its Argon2id floor alternate in 1 s slices "
+        "within each round (this box's Argon2id speed drifts by up to a fifth within seconds)",
         f"- svc-fcgi: {s['svc_workers']} workers + {s['hashing_workers']} hashing-pool workers "
         f"(login, sign-up, reset-pass), max_requests {s['max_requests']}, Argon2id {s['argon2id']}, "
         f"{s['build']}; hello: {s['hello_workers']} prefork libfcgi workers",
@@ -288,7 +289,8 @@ def render_markdown(r):
     how = {"argon2-verify": "crypto_pwhash_str_verify of the data set's hash, one process per core (bench/argon2_raw.c)",
            "argon2-hash": "crypto_pwhash_str with the same m and t, one process per core",
            "argon2-verify-fastest": "the fastest implementation of the table below, verify loop, one process per "
-                                    "core (bench/argon2_impls.cpp loop)",
+                                    "core (bench/argon2_impls.cpp loop), in 1 s slices alternating with the "
+                                    "login arm's (bench/arms.py run_paired)",
            "push-raw": "encrypt_push_payload + vapid_jwt + header from libsvc_core.a, one process per core "
                        "(bench/push_raw.cpp)"}
     for name, a in r["arms"].items():
