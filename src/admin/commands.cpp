@@ -192,6 +192,10 @@ const std::vector<Command>& commands() {
       {{"mail", "ingest"},
        cmd_mail_ingest,
        "mail ingest [--recipient ADDR] < message   read a bounce or complaint (MTA pipe; sysexits codes)"},
+      {{"mail", "purge-bounces"},
+       cmd_bounces_purge,
+       "mail purge-bounces --older-than 90d [--batch 1000] [--pause-ms 20] [--dry-run]\n"
+       "               delete old bounce and complaint notes (suppressions stay)"},
       {{"suppression", "list"},
        cmd_suppression_list,
        "suppression list [--site N] [--reason bounce|complaint|unsubscribe|manual] [--limit 100]"},

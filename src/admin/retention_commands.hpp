@@ -1,5 +1,5 @@
 #pragma once
-// svc-admin retention commands: deleting old outbox and audit rows in small
+// svc-admin retention commands: deleting old outbox, audit and bounce rows in small
 // batches (db/retention_repo.hpp says why batches never block the sender).
 // Meant for systemd/svc-purge.timer; docs/operations.md, "Retention".
 
@@ -17,5 +17,9 @@ int cmd_outbox_purge(const Args& args, const std::string& config_path);
 
 // audit purge --older-than AGE [--batch N] [--pause-ms N] [--dry-run]
 int cmd_audit_purge(const Args& args, const std::string& config_path);
+
+// mail purge-bounces --older-than AGE [--batch N] [--pause-ms N] [--dry-run]
+// (svc_mail_bounces; suppressions stay).
+int cmd_bounces_purge(const Args& args, const std::string& config_path);
 
 }  // namespace svc::admin

@@ -255,6 +255,12 @@ int main(int argc, char** argv) {
       [&repo_db = db](const svc::db::OutboxMessage& row, const std::vector<std::string>& addresses) {
         return svc::db::SuppressionRepo(repo_db).blocking(row.mail.site_id, row.priority, addresses);
       });
+  sender.set_dead_recipient_hook(
+      [&repo_db = db](const svc::db::OutboxMessage& row, const svc::messaging::DeadRecipient& dead) {
+        svc::db::SuppressionRepo suppressions(repo_db);
+        suppressions.record_bounce(row.mail.site_id, row.id, svc::core::ascii_lower(dead.address), "hard", dead.status);
+        suppressions.add(row.mail.site_id, dead.address, "bounce", "RCPT " + dead.status, row.id);
+      });
   sender.set_marks({config.smtp.bounce_address, config.smtp.unsubscribe_url, config.keys.mail_key});
   if (!options.loop_seconds) return run_once(sender, db);
   return run_loop(sender, db, *options.loop_seconds, settings.batch, config.smtp.sessions);

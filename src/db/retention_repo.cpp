@@ -24,16 +24,30 @@ long long RetentionRepo::count_outbox(const std::string& status, long long older
       .value_or(0);
 }
 
-int RetentionRepo::purge_audit_batch(long long older_than_seconds, int limit) {
-  return db_.execute("DELETE FROM svc_audit_log WHERE created_at < NOW() - INTERVAL ? SECOND LIMIT ?",
-                     [&](Params& p) { p.integer(older_than_seconds).integer(limit); });
+namespace {
+
+// The SQL text of each aged table: constants, never built from input.
+const char* aged_purge(AgedTable t) {
+  return t == AgedTable::kAudit ? "DELETE FROM svc_audit_log WHERE created_at < NOW() - INTERVAL ? SECOND LIMIT ?"
+                                : "DELETE FROM svc_mail_bounces WHERE created_at < NOW() - INTERVAL ? SECOND LIMIT ?";
 }
 
-long long RetentionRepo::count_audit(long long older_than_seconds) {
+const char* aged_count(AgedTable t) {
+  return t == AgedTable::kAudit ? "SELECT COUNT(*) FROM svc_audit_log WHERE created_at < NOW() - INTERVAL ? SECOND"
+                                : "SELECT COUNT(*) FROM svc_mail_bounces WHERE created_at < NOW() - INTERVAL ? SECOND";
+}
+
+}  // namespace
+
+int RetentionRepo::purge_aged_batch(AgedTable table, long long older_than_seconds, int limit) {
+  return db_.execute(aged_purge(table), [&](Params& p) { p.integer(older_than_seconds).integer(limit); });
+}
+
+long long RetentionRepo::count_aged(AgedTable table, long long older_than_seconds) {
   return db_
       .one(
-          "SELECT COUNT(*) FROM svc_audit_log WHERE created_at < NOW() - INTERVAL ? SECOND",
-          [&](Params& p) { p.integer(older_than_seconds); }, [](RowReader& r) { return r.integer(); })
+          aged_count(table), [&](Params& p) { p.integer(older_than_seconds); },
+          [](RowReader& r) { return r.integer(); })
       .value_or(0);
 }
 

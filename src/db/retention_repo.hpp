@@ -1,6 +1,7 @@
 #pragma once
 // Retention: deleting old rows of the notification outbox
-// (svc_notification_log) and the audit log (svc_audit_log) in small batches.
+// (svc_notification_log), the audit log (svc_audit_log) and the bounce notes
+// (svc_mail_bounces) in small batches.
 //
 // Each call is one DELETE of at most `limit` rows, in its own autocommit
 // transaction, at READ COMMITTED: InnoDB then locks only the rows it deletes
@@ -8,13 +9,19 @@
 // rows), its outcome writes and the API's inserts never wait for a purge
 // longer than one batch, and normally not at all. Age is measured from
 // created_at on the database clock (UTC session). Indexes from migration 007
-// (status, created_at) and (created_at) keep each batch an index range scan.
+// (status, created_at) and (created_at), and 016 (created_at on the bounce
+// notes), keep each batch an index range scan.
 
 #include <string>
 
 #include "db/database.hpp"
 
 namespace svc::db {
+
+// The tables whose rows go by age alone: the audit log, and the bounce and
+// complaint notes of `mail ingest` and svc-sender (svc_mail_bounces; the
+// bounce-rate guard reads only the last hour of them).
+enum class AgedTable { kAudit, kMailBounces };
 
 class RetentionRepo {
  public:
@@ -28,10 +35,10 @@ class RetentionRepo {
   // How many rows purge_outbox_batch would eventually delete (for --dry-run).
   long long count_outbox(const std::string& status, long long older_than_seconds);
 
-  // Deletes up to `limit` audit rows created more than `older_than_seconds`
-  // ago; returns how many.
-  int purge_audit_batch(long long older_than_seconds, int limit);
-  long long count_audit(long long older_than_seconds);
+  // Deletes up to `limit` rows of `table` created more than
+  // `older_than_seconds` ago; returns how many.
+  int purge_aged_batch(AgedTable table, long long older_than_seconds, int limit);
+  long long count_aged(AgedTable table, long long older_than_seconds);
 
  private:
   Database& db_;

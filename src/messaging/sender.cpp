@@ -208,6 +208,7 @@ void Sender::send_one(Mailer& mailer, std::size_t index, BatchState& state) {
       break;
     }
   }
+  if (outcome == Outcome::Failed) record_dead_recipients(row, result.dead_recipients);
   counts.relay_trouble = counts.relay_trouble || temporary_in_a_row >= settings_.relay_trouble_after;
   if (!recorded) ++counts.claim_lost;
   if (outcome != Outcome::Sent || !recorded) {
@@ -218,6 +219,26 @@ void Sender::send_one(Mailer& mailer, std::size_t index, BatchState& state) {
         .num("attempts", row.attempts + 1);
     if (outcome == Outcome::Retry) line.num("retry_in", delay);
     if (outcome != Outcome::Sent) line.str("error", result.detail);
+    line.emit();
+  }
+}
+
+// REQUIRES: queue_mutex_ held. Losing one suppression must not end the
+// batch: the row's outcome is already written, and the address is refused
+// again (and recorded then) if it is ever sent to.
+void Sender::record_dead_recipients(const db::OutboxMessage& row, const std::vector<DeadRecipient>& dead) {
+  if (!dead_recipient_hook_) return;
+  for (const auto& d : dead) {
+    std::string error;
+    try {
+      dead_recipient_hook_(row, d);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    core::LogLine line(error.empty() ? "info" : "error",
+                       error.empty() ? "send_dead_recipient" : "send_dead_recipient_not_recorded");
+    line.num("id", row.id).num("site_id", row.mail.site_id).str("status", d.status);
+    if (!error.empty()) line.str("error", error);
     line.emit();
   }
 }

@@ -86,6 +86,14 @@ class Sender {
       std::function<std::map<std::string, std::string>(const db::OutboxMessage&, const std::vector<std::string>&)>;
   void set_suppression_lookup(SuppressionLookup lookup) { suppression_lookup_ = std::move(lookup); }
 
+  // Records a recipient the server refused at RCPT TO as a dead address
+  // (SendResult::dead_recipients): svc-sender suppresses it ("bounce") and
+  // notes a hard bounce, as `svc-admin mail ingest` does for a DSN. Called
+  // with the Sender's lock held (it shares the queue's connection), after
+  // the row's outcome is written; an exception is logged, not raised.
+  using DeadRecipientHook = std::function<void(const db::OutboxMessage&, const DeadRecipient&)>;
+  void set_dead_recipient_hook(DeadRecipientHook hook) { dead_recipient_hook_ = std::move(hook); }
+
   // VERP envelope sender and one-click unsubscribe (outgoing_mail.hpp).
   void set_marks(MailMarks marks) { marks_ = std::move(marks); }
 
@@ -106,6 +114,7 @@ class Sender {
   void run_session(Mailer& mailer, BatchState& state);
   void send_one(Mailer& mailer, std::size_t index, BatchState& state);
   void record_suppressed(const db::OutboxMessage& row, const std::string& reason, BatchState& state);
+  void record_dead_recipients(const db::OutboxMessage& row, const std::vector<DeadRecipient>& dead);
   bool stopping() const { return stop_ != nullptr && *stop_ != 0; }
 
   db::OutboxQueue& queue_;
@@ -113,6 +122,7 @@ class Sender {
   std::mutex queue_mutex_;  // guards queue_ and the BatchState of a batch
   DkimLookup dkim_lookup_;
   SuppressionLookup suppression_lookup_;
+  DeadRecipientHook dead_recipient_hook_;
   MailMarks marks_;
   // Per pass; written only before a batch's sessions start, read by them.
   std::map<long long, std::optional<DkimKey>> dkim_keys_;

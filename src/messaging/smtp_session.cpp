@@ -362,6 +362,7 @@ class Transaction {
   // went away.
   bool recipients_accepted(const std::vector<std::string>& recipients) {
     std::string rejected_perm, rejected_temp;
+    std::vector<DeadRecipient> dead;
     for (const auto& rcpt : recipients) {
       const Reply r = conn_->command("RCPT TO:<" + rcpt + ">");
       if (r.positive()) continue;
@@ -371,9 +372,11 @@ class Transaction {
       }
       std::string& into = r.klass() == 5 ? rejected_perm : rejected_temp;
       into += (into.empty() ? "" : "; ") + ("RCPT TO:<" + rcpt + ">: " + r.text);
+      if (std::string status = dead_address_status(r.text); !status.empty()) dead.push_back({rcpt, status});
     }
     if (rejected_perm.empty() && rejected_temp.empty()) return true;
     result_ = rejected_perm.empty() ? temporary(rejected_temp) : permanent(rejected_perm);
+    result_->dead_recipients = std::move(dead);
     reset_or_drop(conn_);
     return false;
   }
@@ -396,6 +399,19 @@ class Transaction {
 };
 
 }  // namespace
+
+std::string dead_address_status(std::string_view line) {
+  // "550 5.1.1 text" or "550-5.1.1 text": the reply code, then the enhanced
+  // code class.subject.detail, whose class must agree with the reply's.
+  if (line.size() < 9 || line[0] != '5' || (line[3] != ' ' && line[3] != '-')) return "";
+  std::string_view rest = line.substr(4);
+  const std::size_t end = rest.find_first_of(" \t");
+  const std::string_view code = rest.substr(0, end);
+  for (const char* dead : {"5.1.1", "5.1.2", "5.1.3", "5.1.6", "5.1.10"}) {
+    if (code == dead) return std::string(code);
+  }
+  return "";
+}
 
 SmtpMailer::SmtpMailer(SmtpSettings settings) : settings_(std::move(settings)), impl_(std::make_unique<Impl>()) {}
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "messaging/mime.hpp"
 
@@ -31,10 +32,28 @@ enum class SendStatus {
   PermanentFailure,  // 5xx, refused recipient, invalid address
 };
 
+// A recipient the server refused at RCPT TO with a reply saying the address
+// itself is dead (dead_address_status).
+struct DeadRecipient {
+  std::string address;
+  std::string status;  // the enhanced status code, e.g. "5.1.1"
+};
+
 struct SendResult {
   SendStatus status;
   std::string detail;  // the server's reply or the local error; never a password
+  // PermanentFailure at RCPT TO: the refused recipients whose reply named a
+  // dead address. The sender suppresses them like a DSN's hard bounce.
+  std::vector<DeadRecipient> dead_recipients = {};
 };
+
+// The enhanced status code (RFC 3463) of an SMTP reply line when it says
+// the recipient address itself is dead: 5.1.1 (no such mailbox), 5.1.2 (no
+// such domain), 5.1.3 (bad address syntax), 5.1.6 (moved, no forwarding)
+// or 5.1.10 (null MX, RFC 7505), in a 5xx reply. "" for anything else: a
+// policy refusal (5.7.x), a full mailbox or a reply without an enhanced
+// code says nothing about the address, so it suppresses nothing.
+std::string dead_address_status(std::string_view reply_line);
 
 class Mailer {
  public:

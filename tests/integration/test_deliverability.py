@@ -161,10 +161,13 @@ class DeliverabilityTest(S.ApiTest):
         if cls.had_background_sender:
             TS.start_background_sender()
 
-    def refused_bounce_address(self, address):
-        """Sends one mail to `address`, which the sink refuses with 550; the
-        envelope sender (VERP) the refusal came for, and the row id."""
-        S.set_sink_control(TS.CONTROL, {"rcpt_reject": {address: 550}})
+    def refused_bounce_address(self, address, code=554):
+        """Sends one mail to `address`, which the sink refuses with `code`;
+        the envelope sender (VERP) the refusal came for, and the row id. The
+        default, 554 5.7.1 (a policy refusal), says nothing about the
+        address, so svc-sender suppresses nothing and the DSN tests below
+        start from a clean list; 550 5.1.1 is a dead mailbox."""
+        S.set_sink_control(TS.CONTROL, {"rcpt_reject": {address: code}})
         try:
             log_id = insert_row(address)
             send_once(self)
@@ -172,7 +175,7 @@ class DeliverabilityTest(S.ApiTest):
             S.set_sink_control(TS.CONTROL, None)
         status, error = row(log_id)
         self.assertEqual(status, "Failed")
-        self.assertIn("550", error)
+        self.assertIn(str(code), error)
         mine = [r for r in refusals() if r["rcpt"].lower() == address.lower()]
         self.assertEqual(len(mine), 1, mine)
         m = VERP.match(mine[0]["mail_from"])
@@ -215,6 +218,28 @@ class DeliverabilityTest(S.ApiTest):
         send_once(self)
         self.assertEqual(row(again)[0], "Sent")
         self.assertEqual(len(sink_mail(again)), 1)
+
+    def test_dead_mailbox_refused_at_rcpt_is_suppressed_by_the_sender(self):
+        # A relay that refuses a recipient during the session sends no DSN:
+        # svc-sender records the refusal itself when the reply names a dead
+        # address (550 5.1.1), and not for a policy refusal (554 5.7.1).
+        dead = S.unique_email("rcpt-dead")
+        _, log_id = self.refused_bounce_address(dead, 550)
+        self.assertEqual(suppressions(dead), ["bounce"])
+        listed = S.admin("suppression", "list", "--site", "1", "--reason", "bounce").stdout
+        self.assertRegex(listed, r"(?m)^1\t%s\tbounce\t\S+ \S+\t%d\tRCPT 5\.1\.1$" % (re.escape(dead.lower()), log_id))
+        self.assertEqual(S.sql_value("SELECT COUNT(*) FROM svc_mail_bounces WHERE log_id = %d AND kind = 'hard'"
+                                     " AND status = '5.1.1'" % log_id), "1")
+        before = len(refusals())
+        nxt = insert_row(dead)
+        send_once(self)
+        self.assertEqual(row(nxt), ("Failed", "suppressed: bounce"))
+        self.assertEqual(len(refusals()), before)
+
+        policy = S.unique_email("rcpt-policy")
+        _, policy_id = self.refused_bounce_address(policy, 554)
+        self.assertEqual(suppressions(policy), [])
+        self.assertEqual(S.sql_value("SELECT COUNT(*) FROM svc_mail_bounces WHERE log_id = %d" % policy_id), "0")
 
     def test_soft_bounce_suppresses_nothing(self):
         address = S.unique_email("full")

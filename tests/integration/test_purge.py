@@ -1,4 +1,4 @@
-"""svc-admin outbox purge and audit purge against the stack's database:
+"""svc-admin outbox purge, audit purge and mail purge-bounces against the stack's database:
 exactly the old rows of the given status go, in batches with a progress line
 each; recent rows, other statuses and other tables stay.
 
@@ -83,6 +83,33 @@ class Purge(unittest.TestCase):
         # Recent rows of the service itself are untouched.
         self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_audit_log WHERE created_at < NOW() - INTERVAL 30 DAY"),
                          "0")
+
+    def test_bounces_purge_keeps_suppressions(self):
+        sql("DELETE FROM svc_mail_bounces WHERE site_id = %d" % SITE)
+        for address, days in (("old-1@example.org", 40), ("old-2@example.org", 40), ("new@example.org", 2)):
+            sql("INSERT INTO svc_mail_bounces (site_id, address, kind, status, created_at)"
+                " VALUES (%d, '%s', 'hard', '5.1.1', NOW() - INTERVAL %d DAY)" % (SITE, address, days))
+        sql("INSERT INTO svc_mail_suppressions (site_id, address, reason) VALUES (%d, 'old-1@example.org', 'bounce')"
+            % SITE)
+        try:
+            dry = admin("mail", "purge-bounces", "--older-than", "30d", "--dry-run")
+            self.assertEqual(dry.stdout.strip(), "bounces purge: 2 would be deleted")
+            result = admin("mail", "purge-bounces", "--older-than", "30d", "--batch", "1", "--pause-ms", "0")
+            self.assertEqual(result.stdout.splitlines(), ["bounces purge: 1 deleted (total 1)",
+                                                          "bounces purge: 1 deleted (total 2)",
+                                                          "bounces purge: 0 deleted (total 2)",
+                                                          "bounces purge: done, 2 rows older than 30d deleted"])
+            self.assertEqual(sql("SELECT address FROM svc_mail_bounces WHERE site_id = %d" % SITE),
+                             [["new@example.org"]])
+            # The address stays suppressed: only the notes of how it died go.
+            self.assertEqual(sql_value("SELECT reason FROM svc_mail_suppressions WHERE site_id = %d" % SITE),
+                             "bounce")
+            bad = admin("mail", "purge-bounces", "--older-than", "soon", check=False)
+            self.assertEqual(bad.returncode, 2)
+            self.assertIn("bad duration", bad.stderr)
+        finally:
+            sql("DELETE FROM svc_mail_bounces WHERE site_id = %d" % SITE)
+            sql("DELETE FROM svc_mail_suppressions WHERE site_id = %d" % SITE)
 
 
 if __name__ == "__main__":

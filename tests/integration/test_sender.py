@@ -249,16 +249,18 @@ class SenderTest(S.ApiTest):
         self.assertEqual((row["status"], row["attempts"]), ("Sent", "1"))
         self.assertEqual(len(mails_by_id()[log_id]), 1)
 
-    def test_550_on_a_recipient_fails_and_outbox_retry_requeues_it(self):
+    def test_554_on_a_recipient_fails_and_outbox_retry_requeues_it(self):
+        # 554 5.7.1, a policy refusal: Failed, and the address is not
+        # suppressed (a dead mailbox, 550 5.1.1, would be: test_deliverability).
         event = new_event()
         bad = "refused-%s@example.com" % uuid.uuid4().hex[:8]
-        S.set_sink_control(CONTROL, {"rcpt_reject": {bad: 550}})
+        S.set_sink_control(CONTROL, {"rcpt_reject": {bad: 554}})
         [log_id] = insert_rows(event, recipient=bad)
         result = run_sender()
         self.assertEqual(result.returncode, 1)
         [row] = rows(event)
         self.assertEqual(row["status"], "Failed")
-        self.assertIn("550", row["last_error"])
+        self.assertIn("554", row["last_error"])
         self.assertNotIn(log_id, mails_by_id())
 
         listed = S.admin("outbox", "list", "--status", "Failed", "--limit", "1000")

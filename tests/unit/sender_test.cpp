@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ struct FakeClock : svc::core::Clock {
 struct FakeMailer : m::Mailer {
   std::deque<m::SendStatus> script;  // empty -> Sent
   std::vector<m::OutgoingMail> sent;
+  std::vector<m::DeadRecipient> dead_on_failure;  // with every result but Sent
   int closes = 0;
   m::SendResult send(const m::OutgoingMail& mail) override {
     sent.push_back(mail);
@@ -48,7 +50,11 @@ struct FakeMailer : m::Mailer {
       s = script.front();
       script.pop_front();
     }
-    return {s, s == SendStatus::Sent ? "250 ok" : s == SendStatus::TemporaryFailure ? "451 later" : "550 no"};
+    return {s,
+            s == SendStatus::Sent               ? "250 ok"
+            : s == SendStatus::TemporaryFailure ? "451 later"
+                                                : "550 no",
+            s == SendStatus::Sent ? std::vector<m::DeadRecipient>{} : dead_on_failure};
   }
   void close() override { ++closes; }
 };
@@ -281,6 +287,28 @@ BOOST_AUTO_TEST_CASE(suppressed_rows_fail_without_an_smtp_attempt) {
   BOOST_TEST(f.queue.rows[2].error == "suppressed: bounce");
   BOOST_REQUIRE(f.mailer.sent.size() == 2u);  // row 2 never reached the mailer
   BOOST_TEST(f.mailer.sent[1].to == (std::vector<std::string>{"kept@example.com"}));
+}
+
+BOOST_AUTO_TEST_CASE(dead_recipients_of_a_failed_row_reach_the_hook) {
+  Fixture f;
+  for (long long id = 1; id <= 4; ++id) f.queue.add(id);
+  f.mailer.script = {SendStatus::PermanentFailure, SendStatus::TemporaryFailure, SendStatus::PermanentFailure,
+                     SendStatus::Sent};
+  f.mailer.dead_on_failure = {{"to@example.com", "5.1.1"}};
+  auto sender = f.sender();
+  std::vector<std::string> recorded;
+  sender.set_dead_recipient_hook([&](const db::OutboxMessage& row, const m::DeadRecipient& dead) {
+    recorded.push_back(std::to_string(row.id) + " " + dead.address + " " + dead.status);
+    if (row.id == 1) throw std::runtime_error("database gone");  // logged; the batch goes on
+  });
+  const auto c = sender.run_batch();
+  // Rows 1 and 3 failed for good; row 2 will be retried, row 4 went out.
+  BOOST_TEST(recorded == (std::vector<std::string>{"1 to@example.com 5.1.1", "3 to@example.com 5.1.1"}));
+  BOOST_TEST(c.failed == 2);
+  BOOST_TEST(c.retry == 1);
+  BOOST_TEST(c.sent == 1);
+  BOOST_TEST(f.queue.rows[1].status == "Failed");
+  BOOST_TEST(f.queue.rows[3].status == "Failed");
 }
 
 BOOST_AUTO_TEST_CASE(relay_trouble_releases_the_rest) {

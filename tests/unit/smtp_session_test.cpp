@@ -313,20 +313,52 @@ BOOST_AUTO_TEST_CASE(refused_recipient_fails_whole_message) {
   BOOST_TEST((r.status == SendStatus::PermanentFailure));
   BOOST_TEST(r.detail.find("550") != std::string::npos, r.detail);
   BOOST_TEST(r.detail.find("bad@example.com") != std::string::npos, r.detail);
+  BOOST_REQUIRE(r.dead_recipients.size() == 1u);  // 550 5.1.1: the mailbox is dead
+  BOOST_TEST(r.dead_recipients[0].address == "bad@example.com");
+  BOOST_TEST(r.dead_recipients[0].status == "5.1.1");
 
   mail.bcc = {"later@example.com"};
   r = mailer.send(mail);
   BOOST_TEST((r.status == SendStatus::TemporaryFailure));
   BOOST_TEST(r.detail.find("450") != std::string::npos, r.detail);
+  BOOST_TEST(r.dead_recipients.empty());
 
   mail.bcc = {"later@example.com", "bad@example.com"};  // 5xx wins over 4xx
-  BOOST_TEST((mailer.send(mail).status == SendStatus::PermanentFailure));
+  r = mailer.send(mail);
+  BOOST_TEST((r.status == SendStatus::PermanentFailure));
+  BOOST_TEST(r.dead_recipients.size() == 1u);
   BOOST_TEST(sink.messages().empty());
+
+  sink.control(R"({"rcpt_reject": {"bad@example.com": 554}})");  // 554 5.7.1: policy, not the address
+  mail.bcc = {"bad@example.com"};
+  r = mailer.send(mail);
+  BOOST_TEST((r.status == SendStatus::PermanentFailure));
+  BOOST_TEST(r.dead_recipients.empty());
+  sink.control(R"({})");
 
   // RSET left the session clean for the next message.
   BOOST_TEST((mailer.send(mail_numbered(2)).status == SendStatus::Sent));
   BOOST_TEST(sink.messages().size() == 1u);
   BOOST_TEST(mailer.connections_opened() == 1);
+}
+
+BOOST_AUTO_TEST_CASE(dead_address_status_table) {
+  BOOST_TEST(m::dead_address_status("550 5.1.1 <a@b.example>: Recipient address rejected") == "5.1.1");
+  BOOST_TEST(m::dead_address_status("550-5.1.1 The email account does not exist") == "5.1.1");
+  BOOST_TEST(m::dead_address_status("550 5.1.2 Host unknown") == "5.1.2");
+  BOOST_TEST(m::dead_address_status("553 5.1.3 Mailbox name not allowed") == "5.1.3");
+  BOOST_TEST(m::dead_address_status("551 5.1.6 User not local") == "5.1.6");
+  BOOST_TEST(m::dead_address_status("556 5.1.10 Null MX") == "5.1.10");
+  BOOST_TEST(m::dead_address_status("550 5.1.1") == "5.1.1");
+  BOOST_TEST(m::dead_address_status("554 5.7.1 Relay access denied") == "");  // policy
+  BOOST_TEST(m::dead_address_status("552 5.2.2 Mailbox full") == "");         // the mailbox lives
+  BOOST_TEST(m::dead_address_status("550 5.1.8 Bad sender domain") == "");    // the sender, not the recipient
+  BOOST_TEST(m::dead_address_status("550 5.1.10x odd") == "");
+  BOOST_TEST(m::dead_address_status("550 5.1.11 unknown detail") == "");
+  BOOST_TEST(m::dead_address_status("550 No such user here") == "");  // no enhanced code
+  BOOST_TEST(m::dead_address_status("450 4.1.1 Try later") == "");
+  BOOST_TEST(m::dead_address_status("450 5.1.1 mismatched class") == "");
+  BOOST_TEST(m::dead_address_status("") == "");
 }
 
 BOOST_AUTO_TEST_CASE(dropped_session_reconnects_then_stopped_sink_is_temporary) {
