@@ -15,13 +15,19 @@ constexpr const char* kDueCondition =
     " WHERE status = 'Pending' AND next_attempt_at <= NOW()"
     " AND (claimed_until IS NULL OR claimed_until < NOW())";
 
-// On the Sent/Failed transition the body's tokens are replaced: a delivered
-// reset link must not stay usable to whoever reads the log (operators,
-// backups, the SQL-merge account). Every JWT (a token always starts with the
-// base64url of `{"`) is one run of this pattern; sql/004 applies the same one
-// to rows finished before it. The mail itself is already sent with the token.
+// On the Sent/Failed transition the body's secrets are replaced: a
+// delivered reset link must not stay usable to whoever reads the log
+// (operators, backups, the SQL-merge account). Every JWT (a token always
+// starts with the base64url of `{"`) is one run of this pattern; sql/004
+// applies the same one to rows finished before it. An `email-code` row
+// holds no token (its fields are email, names, code, minutes) but a
+// six-digit sign-in code, in the body and perhaps in a site's own subject:
+// there every run of six or more digits goes. The mail itself is already
+// sent with the token or code.
 constexpr const char* kRedactBody =
-    " body = REGEXP_REPLACE(body, 'eyJ[A-Za-z0-9_-]+[.][A-Za-z0-9_-]+[.][A-Za-z0-9_-]+', '[redacted]'),";
+    " body = IF(event = 'email-code', REGEXP_REPLACE(body, '[0-9]{6,}', '[redacted]'),"
+    "           REGEXP_REPLACE(body, 'eyJ[A-Za-z0-9_-]+[.][A-Za-z0-9_-]+[.][A-Za-z0-9_-]+', '[redacted]')),"
+    " subject = IF(event = 'email-code', REGEXP_REPLACE(subject, '[0-9]{6,}', '[redacted]'), subject),";
 
 constexpr const char* kListingColumns =
     "id, site_id, event, status, attempts, recipient, created_at, next_attempt_at, sent_at, claimed_until,"

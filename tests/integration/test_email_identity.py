@@ -26,6 +26,7 @@ import json
 import os
 import re
 import tempfile
+import time
 import urllib.parse
 
 import svc_stack
@@ -83,6 +84,17 @@ def code_of(msg):
     return found[0]
 
 
+def sent_row(test, email):
+    """(subject, body) of the newest outbox row to `email` once svc-sender
+    has marked it Sent (right after the SMTP transaction)."""
+    row_id = svc_stack.newest_outbox_id(email)
+    deadline = time.time() + 20
+    while sql_value("SELECT status FROM svc_notification_log WHERE id = %d" % row_id) != "Sent":
+        test.assertLess(time.time(), deadline, "outbox row %d was never marked Sent" % row_id)
+        time.sleep(0.2)
+    return tuple(svc_stack.sql("SELECT subject, body FROM svc_notification_log WHERE id = %d" % row_id)[0])
+
+
 def outbox_rows(email, event):
     return int(sql_value("SELECT COUNT(*) FROM svc_notification_log WHERE recipient = %s AND event = %s"
                          % (svc_stack.q(email), svc_stack.q(event))))
@@ -123,6 +135,11 @@ class EmailCodeTest(ApiTest):
         self.assertIn(code, svc_stack.mail_html(msg))
         self.assertEqual(links(msg), [])  # nothing to follow, so nothing a scanner can spend
         self.assertIsNone(verified_at(uid))
+
+        # Once Sent, the outbox row keeps no usable code (outbox_repo.cpp kRedactBody).
+        subject, body = sent_row(self, email)
+        self.assertNotIn(code, subject + body)
+        self.assertIn("<strong>[redacted]</strong>", body)
 
         wrong = "%06d" % ((int(code) + 1) % 1000000)
         self.assertExact(self.verify(email, wrong), 401, REFUSED)
@@ -180,7 +197,7 @@ class BuiltInTemplateTest(ApiTest):
         with tempfile.TemporaryDirectory() as tmp:
             subject, content = os.path.join(tmp, "subject.txt"), os.path.join(tmp, "content.html")
             with open(subject, "w") as f:
-                f.write("Code for [firstName]\n")
+                f.write("Code [code] for [firstName]\n")
             with open(content, "w") as f:
                 f.write("<p>Here it is: [code] ([minutes] min)</p>")
             admin("template", "set", "--site", str(site), "--event", "email-code", "--subject-file", subject,
@@ -192,8 +209,9 @@ class BuiltInTemplateTest(ApiTest):
         email, _ = create_user("owntemplate")
         self.assertReply(post("/auth/email-code", {"email": email, "appID": site}), 200)
         msg = delivered(email)
-        self.assertEqual(msg["Subject"], "Code for Ada")
+        self.assertRegex(msg["Subject"], r"^Code \d{6} for Ada$")
         self.assertRegex(text_part(msg), r"Here it is: \d{6} \(10 min\)")
+        self.assertEqual(sent_row(self, email), ("Code [redacted] for Ada", "<p>Here it is: [redacted] (10 min)</p>"))
 
 
 class VerifiedAddressTest(ApiTest):
