@@ -20,9 +20,12 @@ inline constexpr int kServerShutdown = 1053;
 
 // Client error codes for a connection that is gone or cannot be made
 // (CR_CONNECTION_ERROR, CR_CONN_HOST_ERROR, CR_SERVER_GONE_ERROR,
-// CR_SERVER_LOST, CR_SERVER_LOST_EXTENDED).
+// CR_SERVER_LOST, CR_SERVER_LOST_EXTENDED, and CR_SSL_CONNECTION_ERROR:
+// over TLS, a server that died mid-session shows as "TLS/SSL error:
+// Connection reset by peer" or "unexpected eof while reading", 2026, on the
+// next statement of a connection that sat idle through it).
 inline bool is_connection_lost(int code) {
-  return code == 2006 || code == 2013 || code == 2055 || code == 2002 || code == 2003;
+  return code == 2006 || code == 2013 || code == 2055 || code == 2002 || code == 2003 || code == 2026;
 }
 
 // The error code of a Connector/C++ exception; 0 for any other exception.

@@ -318,6 +318,21 @@ def delivered(event):
     return counts
 
 
+def app_problems(max_lines=40):
+    """The last error and warn lines of both app hosts' svc-fcgi logs, for a
+    failing assertion's message: `cluster.sh down` (the suite's cleanup)
+    removes the state directory, so CI keeps only what a test printed."""
+    lines = []
+    for n in APP_HOSTS:
+        try:
+            with open(os.path.join(CLUSTER_DIR, "app%d" % n, "svc-fcgi.log"), errors="replace") as f:
+                lines += ["app%d: %s" % (n, line.rstrip()) for line in f
+                          if '"level":"error"' in line or '"level":"warn"' in line]
+        except OSError as e:
+            lines.append("app%d: %s" % (n, e))
+    return "\n".join(lines[-max_lines:]) or "(no error or warn lines in the app hosts' svc-fcgi logs)"
+
+
 def sender_log(n):
     return os.path.join(CLUSTER_DIR, "app%d" % n, "svc-sender.log")
 

@@ -37,7 +37,7 @@ class KillAppTest(unittest.TestCase):
         after = [r for r in load.records if r[2] > t1]
         print("requests %d, failed %d, in flight at the kill %d, after the kill %d (failed %d)" %
               (len(load.records), len(failed), len(in_flight), len(after), sum(1 for r in after if r[4] != 200)))
-        self.assertLessEqual(len(failed), len(in_flight), failed[:20])
+        self.assertLessEqual(len(failed), len(in_flight), "%s\n%s" % (failed[:20], C.app_problems()))
         self.assertGreaterEqual(sum(1 for r in after if r[4] == 200), 150, "load not served after the kill")
 
         node = C.primary_node()

@@ -162,15 +162,15 @@ class OnlineUpgradeTest(unittest.TestCase):
         report("whole run", load.records)
 
         self.assertGreater(len(during), 0, "no request ran during the migration")
-        self.assertEqual([r for r in migration_phase if failed(r)], [])
+        self.assertEqual([r for r in migration_phase if failed(r)], [], C.app_problems())
         self.assertLess(p99(during), max(1.0, 3 * p99(before)), "the migration stalled requests")
         self.assertGreater(len(rolling), 0)
         # Only a request open while the workers were killed may fail; one
         # that started just before the kill and was cut by it is such a
         # request too, so the split is by "open at the kill", not by start.
         in_flight = C.started_before_and_open(load, t4, t5)
-        self.assertEqual([r for r in load.records if r[3] < t4 and failed(r)], [])
-        self.assertEqual([r for r in load.records if failed(r) and r not in in_flight], [])
+        self.assertEqual([r for r in load.records if r[3] < t4 and failed(r)], [], C.app_problems())
+        self.assertEqual([r for r in load.records if failed(r) and r not in in_flight], [], C.app_problems())
         self.assertGreater(sum(1 for r in load.records if r[2] > t5 and r[4] == 200), 50)
         node = C.primary_node()
         self.assertEqual(C.missing_rows(node, "svc_users", "user_email", load.acknowledged("sign-up")), [])
