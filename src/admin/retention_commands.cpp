@@ -47,6 +47,22 @@ long long purge_loop(const std::string& label, const PurgeOptions& o, const std:
   }
 }
 
+// `label` purge of a table whose rows go by age alone.
+int purge_aged(const Args& args, const std::string& config_path, const std::string& label, db::AgedTable table) {
+  args.allow_only({"older-than", "batch", "pause-ms", "dry-run"});
+  const PurgeOptions o = purge_options(args);
+  CommandEnv env(config_path);
+  db::RetentionRepo repo(env.db);
+  if (o.dry_run) {
+    std::printf("%s: %lld would be deleted\n", label.c_str(), repo.count_aged(table, o.older_than));
+    return 0;
+  }
+  const long long total =
+      purge_loop(label, o, [&](int limit) { return repo.purge_aged_batch(table, o.older_than, limit); });
+  std::printf("%s: done, %lld rows older than %s deleted\n", label.c_str(), total, args.required("older-than").c_str());
+  return 0;
+}
+
 }  // namespace
 
 int cmd_outbox_purge(const Args& args, const std::string& config_path) {
@@ -73,26 +89,6 @@ int cmd_outbox_purge(const Args& args, const std::string& config_path) {
   }
   return 0;
 }
-
-namespace {
-
-// `label` purge of a table whose rows go by age alone.
-int purge_aged(const Args& args, const std::string& config_path, const std::string& label, db::AgedTable table) {
-  args.allow_only({"older-than", "batch", "pause-ms", "dry-run"});
-  const PurgeOptions o = purge_options(args);
-  CommandEnv env(config_path);
-  db::RetentionRepo repo(env.db);
-  if (o.dry_run) {
-    std::printf("%s: %lld would be deleted\n", label.c_str(), repo.count_aged(table, o.older_than));
-    return 0;
-  }
-  const long long total =
-      purge_loop(label, o, [&](int limit) { return repo.purge_aged_batch(table, o.older_than, limit); });
-  std::printf("%s: done, %lld rows older than %s deleted\n", label.c_str(), total, args.required("older-than").c_str());
-  return 0;
-}
-
-}  // namespace
 
 int cmd_audit_purge(const Args& args, const std::string& config_path) {
   return purge_aged(args, config_path, "audit purge", db::AgedTable::kAudit);
