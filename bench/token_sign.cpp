@@ -2,7 +2,7 @@
 // access token costs with svc's own code (build-release/libsvc_core.a), for
 // ES256 (P-256), EdDSA (Ed25519) and the legacy HS256, in one process and
 // one run so the three are comparable. Keys are parsed once, as a worker
-// keeps them (auth/signing_keys.hpp); each token is a fresh sign (new jti)
+// keeps them (auth/tokens/signing_keys.hpp); each token is a fresh sign (new jti)
 // followed by a full verify, with claims of the size login issues.
 //
 //   token_sign ROUNDS MS_PER_ROUND   one JSON line per algorithm:

@@ -12,7 +12,7 @@
 #include "admin/doctor_checks.hpp"
 #include "admin/doctor_probes.hpp"
 #include "admin/sql_dir.hpp"
-#include "auth/signing_keys.hpp"
+#include "auth/tokens/signing_keys.hpp"
 #include "config/config.hpp"
 #include "db/database.hpp"
 #include "db/doctor_repo.hpp"

@@ -15,7 +15,7 @@ namespace svc::admin {
 namespace {
 
 // What a backend may cache the JWKS for (Cache-Control of
-// GET /.well-known/jwks.json, auth/jwks.cpp).
+// GET /.well-known/jwks.json, auth/tokens/jwks.cpp).
 constexpr long long kJwksMaxAge = 300;
 
 long long now() { return static_cast<long long>(std::time(nullptr)); }

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "admin/command_env.hpp"
-#include "auth/access_tokens.hpp"
+#include "auth/tokens/access_tokens.hpp"
 #include "config/config.hpp"
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"

@@ -2,8 +2,8 @@
 
 #include <memory>
 
-#include "auth/folder_cache.hpp"
-#include "auth/signing_keys.hpp"
+#include "auth/lookup/folder_cache.hpp"
+#include "auth/tokens/signing_keys.hpp"
 #include "auth/user_cache.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"

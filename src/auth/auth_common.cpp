@@ -1,6 +1,5 @@
 #include "auth/auth_common.hpp"
 
-#include "auth/password_policy.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
@@ -43,20 +42,6 @@ std::optional<std::string> email_field(http::Fields& fields) {
     return std::nullopt;
   }
   return email;
-}
-
-std::optional<std::string> password_field(http::Fields& fields, const char* name, bool check_min) {
-  auto password = fields.required_string(name, 1 << 20);
-  if (!password) return std::nullopt;
-  if (password->size() > kMaxPasswordBytes) {
-    fields.add(name, std::string(name) + " must be at most 1024 bytes");
-    return std::nullopt;
-  }
-  if (check_min && utf8_length(*password) < kMinPasswordChars) {
-    fields.add(name, std::string(name) + " must be at least 8 characters");
-    return std::nullopt;
-  }
-  return password;
 }
 
 void record_user_version(core::Context& ctx, const db::TableName& table, const db::User& user, const char* action) {

@@ -32,11 +32,6 @@ std::optional<db::TableName> requested_auth_table(http::Fields& fields, const co
 // Reads and checks `email`: required, a valid address (field errors otherwise).
 std::optional<std::string> email_field(http::Fields& fields);
 
-// Reads `password` with the length bounds every endpoint applies before
-// hashing (required; at most 1024 bytes; at least 8 characters when
-// `check_min` — login's rule; sign-up and reset use the strength rule).
-std::optional<std::string> password_field(http::Fields& fields, const char* name, bool check_min);
-
 // Writes the svc_versions row of a change to `user` of `table` (`action`:
 // "insert" at sign-up, "update" when the password changes): a JSON snapshot
 // of id, user_email, first_name, last_name and primary_role; never the

@@ -6,9 +6,9 @@
 
 // The /auth/* handlers: read fields → call one service → write the reply.
 // Each throws http::ApiError for anything the client should see. A handler's
-// file is named for its endpoint; sms_code_handlers.cpp holds both SMS
-// endpoints. The services beside them: login_service, sign_up_service, tokens
-// (issue, refresh, session reply), sms_code, sealed_user (encrypted userId).
+// file is named for its endpoint, in the folder of its capability (password/,
+// tokens/, mfa/, passkey/, email/, lookup/); lookup/sms_code_handlers.cpp
+// holds both SMS endpoints. The services sit beside their handlers.
 namespace svc::auth {
 
 http::Response login(const http::Request& request, core::Context& ctx);
@@ -30,7 +30,7 @@ http::Response mfa_recovery_codes(const http::Request& request, core::Context& c
 http::Response mfa_disable(const http::Request& request, core::Context& ctx);
 http::Response mfa_verify(const http::Request& request, core::Context& ctx);
 // E-mail as identity (docs/api.md "Sign-in codes by e-mail", "Verified
-// addresses"); all four in email_code_handlers.cpp.
+// addresses"); all four in email/code_handlers.cpp.
 http::Response email_code(const http::Request& request, core::Context& ctx);
 http::Response email_code_verify(const http::Request& request, core::Context& ctx);
 http::Response verify_email(const http::Request& request, core::Context& ctx);

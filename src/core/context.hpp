@@ -55,7 +55,7 @@ struct Context {
   // null = always read them.
   messaging::TemplateCache* template_cache = nullptr;
   // The access-token key set for [tokens] key_cache_seconds
-  // (auth/signing_keys.hpp); null = read it for every request.
+  // (auth/tokens/signing_keys.hpp); null = read it for every request.
   auth::SigningKeyCache* signing_keys = nullptr;
   // Folder links of recent getFolderLimits requests ([auth]
   // user_cache_seconds, at most 1 s); null = always read them.

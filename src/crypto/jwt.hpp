@@ -48,7 +48,7 @@ struct Claims {
   long long exp = 0;
   std::string jti;
   std::string pwf;
-  // Refresh tokens only (auth/tokens.cpp): how the session began, carried
+  // Refresh tokens only (auth/tokens/tokens.cpp): how the session began, carried
   // into every access token it yields. 0 / empty = absent.
   long long auth_time = 0;
   std::vector<std::string> amr;

@@ -66,7 +66,7 @@ class MfaRepo {
   // none was left.
   std::optional<MfaChallenge> claim_try(const std::string& token_hash, long long now, int max_tries);
   // The challenge while it is live (as claim_try counts), without counting a
-  // try: for the options of a passkey answer (auth/passkey_service.hpp).
+  // try: for the options of a passkey answer (auth/passkey/service.hpp).
   std::optional<MfaChallenge> find_live(const std::string& token_hash, long long now, int max_tries);
   // Marks the challenge used; false when a parallel request did first.
   bool spend_challenge(const std::string& token_hash);

@@ -30,7 +30,7 @@ struct Site {
   std::string api_key_hash;  // hex; "" = no key required
   bool allow_sql_merge = false;
   bool active = true;
-  std::string audience;  // the `aud` of its access tokens; "" = https://<domain> (auth/access_tokens.hpp)
+  std::string audience;  // the `aud` of its access tokens; "" = https://<domain> (auth/tokens/access_tokens.hpp)
   // site set --verify-email (sql/011): sign-up mails a verification link and
   // a password login of an unverified address is refused.
   bool verify_email = false;

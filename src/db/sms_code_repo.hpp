@@ -48,7 +48,7 @@ inline constexpr CodeTables kSmsCodeTables{"svc_sms_codes", "svc_sms_events"};  
 inline constexpr CodeTables kEmailCodeTables{"svc_email_codes", "svc_email_code_events"};  // sql/011
 
 // One-time codes of a user: SMS codes, and with kEmailCodeTables the
-// e-mail sign-in codes (auth/email_code.hpp), which keep the same rules in
+// e-mail sign-in codes (auth/email/code.hpp), which keep the same rules in
 // tables of their own.
 class SmsCodeRepo {
  public:

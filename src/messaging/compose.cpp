@@ -7,7 +7,7 @@ namespace {
 
 constexpr std::size_t kMaxSubjectBytes = 998;  // svc_notification_log.subject, RFC 5322 line
 
-// The events the account flows (auth/password_reset_service) queue. The API's
+// The events the account flows (auth/password/reset_service) queue. The API's
 // /message/notification lowers these to normal again (notification_service),
 // so a client cannot jump the queue by naming its template after them.
 bool is_account_event(const std::string& event) {

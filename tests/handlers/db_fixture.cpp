@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "app/routes.hpp"
-#include "auth/tokens.hpp"
+#include "auth/tokens/tokens.hpp"
 #include "crypto/encoding.hpp"
 #include "crypto/jwt.hpp"
 #include "http/dispatch.hpp"

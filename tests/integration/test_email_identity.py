@@ -18,7 +18,7 @@ in the reset, verification and code mails carry no '?…token'; a site's
 reset_url with a {token} placeholder gets the token there, and one without
 keeps the query (PHP pages); a password reset proves the address.
 
-The per-user caps on the fixed clock are in tests/handlers/email_code_test.cpp.
+The per-user caps on the fixed clock are in tests/handlers/auth/email_code_test.cpp.
 """
 
 import html

@@ -292,7 +292,7 @@ class ResetTest(ApiTest):
 
     def test_url_with_fragment_keeps_the_token_in_the_query(self):
         # The token must reach the reset page's server: in the query, before
-        # the '#', and the fragment stays (reset_link in password_reset_service.cpp).
+        # the '#', and the fragment stays (reset_link in auth/password/reset_service.cpp).
         site = site_with_reset_urls("http://localhost/r")
         _, email = create_user("rpfrag")
         reply = request_pass(email, site, url="http://localhost/r#top")

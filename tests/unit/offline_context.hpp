@@ -3,7 +3,7 @@
 // exist), for driving http::dispatch without a stack: requests the dispatcher
 // or a handler's validation refuses get their real reply; anything that gets
 // as far as the database ends in the generic 500 of the one catch site.
-// Shared by tests/unit/dispatch_test.cpp and tests/fuzz/dispatch_fuzz.cpp.
+// Shared by tests/unit/http/dispatch_test.cpp and tests/fuzz/dispatch_fuzz.cpp.
 // REQUIRES: sodium_init() has run.
 
 #include <string>

@@ -1,6 +1,6 @@
 // The ready reset page: reads the token from the URL fragment (#token=...;
 // never from the query string, which servers log), checks the strength
-// rule as the user types (the server's rule: src/auth/password_policy.cpp),
+// rule as the user types (the server's rule: src/auth/password/policy.cpp),
 // posts to /auth/reset-pass on this origin and shows the reply's errors next
 // to the fields. No cookies, no external requests, no inline script (the
 // Content-Security-Policy of nginx/snippets/svc-reset-page.conf forbids it).

@@ -1,4 +1,4 @@
-#include "auth/email_code.hpp"
+#include "auth/email/code.hpp"
 
 #include <sodium.h>
 
@@ -8,7 +8,7 @@
 
 #include "auth/account_mail.hpp"
 #include "auth/auth_common.hpp"
-#include "auth/mfa_login.hpp"
+#include "auth/mfa/login.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/random.hpp"

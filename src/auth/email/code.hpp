@@ -14,7 +14,7 @@
 
 #include <string>
 
-#include "auth/tokens.hpp"
+#include "auth/tokens/tokens.hpp"
 #include "core/context.hpp"
 #include "db/table_name.hpp"
 #include "http/request.hpp"

@@ -1,8 +1,8 @@
 #include "auth/auth_common.hpp"
-#include "auth/email_code.hpp"
-#include "auth/email_verification.hpp"
+#include "auth/email/code.hpp"
+#include "auth/email/verification.hpp"
 #include "auth/handlers.hpp"
-#include "auth/mfa_replies.hpp"
+#include "auth/mfa/replies.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"
 

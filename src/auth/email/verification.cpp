@@ -1,8 +1,8 @@
-#include "auth/email_verification.hpp"
+#include "auth/email/verification.hpp"
 
 #include "auth/account_mail.hpp"
 #include "auth/auth_common.hpp"
-#include "auth/tokens.hpp"
+#include "auth/tokens/tokens.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"

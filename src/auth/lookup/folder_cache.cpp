@@ -1,4 +1,4 @@
-#include "auth/folder_cache.hpp"
+#include "auth/lookup/folder_cache.hpp"
 
 #include "core/clock.hpp"
 #include "db/folder_repo.hpp"

@@ -4,7 +4,7 @@
 // user rows; docs/configuration.md). A link added or removed in svc_related
 // shows on getFolderLimits within that bound; within it, a worker that read
 // the links before the change still answers from the old list
-// (tests/handlers/recent_rows_test.cpp). Only the rows are kept: who may
+// (tests/handlers/auth/recent_rows_test.cpp). Only the rows are kept: who may
 // read them (bearer token or site key) is checked on every request, and the
 // key holds the site, both tables and the user, so no answer crosses a site.
 //

@@ -1,6 +1,6 @@
-#include "auth/access_tokens.hpp"
-#include "auth/folder_cache.hpp"
 #include "auth/handlers.hpp"
+#include "auth/lookup/folder_cache.hpp"
+#include "auth/tokens/access_tokens.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/text.hpp"
@@ -14,7 +14,7 @@ namespace svc::auth {
 namespace {
 
 // The auth table of a bearer access token of `user_id`, checked as the
-// site's backend would (auth/access_tokens.hpp: its audience, not issued for
+// site's backend would (auth/tokens/access_tokens.hpp: its audience, not issued for
 // another application): the table whose user svc_related links must name
 // (issue 22: ids overlap between tables). nullopt without such a token, or
 // when its table is not one of [auth] tables.

@@ -1,4 +1,4 @@
-#include "auth/sealed_user.hpp"
+#include "auth/lookup/sealed_user.hpp"
 
 #include "auth/user_cache.hpp"
 #include "config/config.hpp"

@@ -1,4 +1,4 @@
-#include "auth/sms_code.hpp"
+#include "auth/lookup/sms_code.hpp"
 
 #include <sodium.h>
 
@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "auth/auth_common.hpp"
-#include "auth/sealed_user.hpp"
+#include "auth/lookup/sealed_user.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"

@@ -1,6 +1,6 @@
 #include "auth/handlers.hpp"
-#include "auth/sealed_user.hpp"
-#include "auth/sms_code.hpp"
+#include "auth/lookup/sealed_user.hpp"
+#include "auth/lookup/sms_code.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"
 #include "http/validate.hpp"

@@ -1,5 +1,5 @@
 #include "auth/handlers.hpp"
-#include "auth/sealed_user.hpp"
+#include "auth/lookup/sealed_user.hpp"
 #include "http/json.hpp"
 #include "http/validate.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "auth/mfa_mail.hpp"
+#include "auth/mfa/mail.hpp"
 #include "core/context.hpp"
 #include "db/table_name.hpp"
 #include "db/user_repo.hpp"
@@ -31,7 +31,7 @@ SignedInUser require_signed_in(const http::Request& request, core::Context& ctx)
 // many attempts while the throttle is locked.
 std::string claim_own_attempt(core::Context& ctx, const SignedInUser& me);
 
-// Checks a TOTP code of the signed-in user's own factor (auth/totp_factor.hpp
+// Checks a TOTP code of the signed-in user's own factor (auth/mfa/totp_factor.hpp
 // accept_totp; `confirming` as there), counted in the account's login
 // throttle like a login attempt. Throws 429 Too many attempts when the
 // throttle is locked and 400 Invalid code (audit mfa_code_failed) when the

@@ -1,5 +1,5 @@
 #include "auth/handlers.hpp"
-#include "auth/mfa_bearer.hpp"
+#include "auth/mfa/bearer.hpp"
 
 namespace svc::auth {
 

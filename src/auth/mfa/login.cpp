@@ -1,9 +1,9 @@
-#include "auth/mfa_login.hpp"
+#include "auth/mfa/login.hpp"
 
 #include <algorithm>
 
 #include "auth/auth_common.hpp"
-#include "auth/totp_factor.hpp"
+#include "auth/mfa/totp_factor.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/text.hpp"

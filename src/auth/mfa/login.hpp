@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "auth/tokens.hpp"
+#include "auth/tokens/tokens.hpp"
 #include "core/context.hpp"
 #include "db/mfa_repo.hpp"
 #include "http/request.hpp"
@@ -67,7 +67,7 @@ std::string mfa_token_hash(const std::string& mfa_token);
 
 // verify_second_factor, for the mfa_token whose hash is given, with any kind
 // of answer (a passkey assertion:
-// auth/passkey_service.hpp): the same tries, throttle, audit rows and
+// auth/passkey/service.hpp): the same tries, throttle, audit rows and
 // tokens; `method` names the answer in the audit detail. amr is "pwd", the
 // check's methods, then "mfa".
 MfaResult verify_second_factor_with(const std::string& mfa_token_hash, const char* method,

@@ -1,4 +1,4 @@
-#include "auth/mfa_mail.hpp"
+#include "auth/mfa/mail.hpp"
 
 #include "core/text.hpp"
 #include "db/notification_repo.hpp"

@@ -1,4 +1,4 @@
-#include "auth/mfa_replies.hpp"
+#include "auth/mfa/replies.hpp"
 
 #include "http/json.hpp"
 

@@ -3,8 +3,8 @@
 #include <string>
 
 #include "auth/handlers.hpp"
-#include "auth/mfa_bearer.hpp"
-#include "auth/totp_factor.hpp"
+#include "auth/mfa/bearer.hpp"
+#include "auth/mfa/totp_factor.hpp"
 #include "config/config.hpp"
 #include "core/qr_svg.hpp"
 #include "core/text.hpp"

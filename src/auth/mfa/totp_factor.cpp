@@ -1,4 +1,4 @@
-#include "auth/totp_factor.hpp"
+#include "auth/mfa/totp_factor.hpp"
 
 #include "config/config.hpp"
 #include "core/clock.hpp"

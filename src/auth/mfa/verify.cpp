@@ -1,6 +1,6 @@
 #include "auth/handlers.hpp"
-#include "auth/mfa_login.hpp"
-#include "auth/totp_factor.hpp"
+#include "auth/mfa/login.hpp"
+#include "auth/mfa/totp_factor.hpp"
 #include "http/api_error.hpp"
 #include "http/validate.hpp"
 

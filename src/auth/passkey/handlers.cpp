@@ -1,12 +1,13 @@
 // The /auth/passkey/* routes (docs/api.md "Passkeys"): read and check the
-// fields, call auth/passkey_service.hpp, write the reply.
+// fields, call auth/passkey/service.hpp, write the reply.
+
+#include "auth/handlers.hpp"
 
 #include "auth/app_id.hpp"
 #include "auth/auth_common.hpp"
-#include "auth/handlers.hpp"
-#include "auth/mfa_bearer.hpp"
-#include "auth/mfa_mail.hpp"
-#include "auth/passkey_service.hpp"
+#include "auth/mfa/bearer.hpp"
+#include "auth/mfa/mail.hpp"
+#include "auth/passkey/service.hpp"
 #include "core/text.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"

@@ -1,6 +1,6 @@
-#include "auth/passkey_json.hpp"
+#include "auth/passkey/json.hpp"
 
-#include "auth/passkey_service.hpp"
+#include "auth/passkey/service.hpp"
 #include "crypto/cose_key.hpp"
 #include "crypto/encoding.hpp"
 #include "http/json.hpp"

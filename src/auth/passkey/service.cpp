@@ -1,9 +1,9 @@
-#include "auth/passkey_service.hpp"
+#include "auth/passkey/service.hpp"
 
 #include "auth/auth_common.hpp"
-#include "auth/mfa_login.hpp"
-#include "auth/mfa_mail.hpp"
-#include "auth/passkey_verify.hpp"
+#include "auth/mfa/login.hpp"
+#include "auth/mfa/mail.hpp"
+#include "auth/passkey/verify.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"

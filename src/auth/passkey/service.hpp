@@ -3,9 +3,9 @@
 #include <optional>
 #include <string>
 
-#include "auth/mfa_bearer.hpp"
-#include "auth/passkey_json.hpp"
-#include "auth/tokens.hpp"
+#include "auth/mfa/bearer.hpp"
+#include "auth/passkey/json.hpp"
+#include "auth/tokens/tokens.hpp"
 #include "core/context.hpp"
 #include "db/passkey_repo.hpp"
 #include "db/table_name.hpp"
@@ -62,7 +62,7 @@ struct LoginResult {
   Session session;            // kOk
 };
 
-// POST /auth/passkey/login: checks the assertion (auth/passkey_verify.hpp),
+// POST /auth/passkey/login: checks the assertion (auth/passkey/verify.hpp),
 // the sign count (a counter that does not grow is a cloned authenticator:
 // refused, logged and audited passkey_clone_suspected) and issues the tokens.
 // amr: "hwk" (device-bound) or "swk" (backup-eligible, i.e. synced), "user"

@@ -1,4 +1,4 @@
-#include "auth/passkey_verify.hpp"
+#include "auth/passkey/verify.hpp"
 
 #include <rapidjson/document.h>
 

@@ -11,7 +11,7 @@
 // registration, §7.2 authentication) on the bytes a client sent, against
 // what the server expects. Pure: no database, no clock; the caller looks up
 // the challenge and the stored credential and judges the sign count
-// (auth/passkey_service.hpp).
+// (auth/passkey/service.hpp).
 namespace svc::auth::passkey {
 
 struct Expectation {

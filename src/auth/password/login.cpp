@@ -1,8 +1,9 @@
 #include "auth/app_id.hpp"
 #include "auth/auth_common.hpp"
 #include "auth/handlers.hpp"
-#include "auth/login_service.hpp"
-#include "auth/mfa_replies.hpp"
+#include "auth/mfa/replies.hpp"
+#include "auth/password/login_service.hpp"
+#include "auth/password/policy.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"
 

@@ -1,7 +1,7 @@
-#include "auth/login_service.hpp"
+#include "auth/password/login_service.hpp"
 
 #include "auth/auth_common.hpp"
-#include "auth/mfa_login.hpp"
+#include "auth/mfa/login.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/text.hpp"

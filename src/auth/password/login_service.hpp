@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "auth/tokens.hpp"
+#include "auth/tokens/tokens.hpp"
 #include "core/context.hpp"
 #include "db/table_name.hpp"
 #include "http/request.hpp"
@@ -32,7 +32,7 @@ struct LoginResult {
   LoginOutcome outcome = LoginOutcome::kInvalidCredentials;
   long long retry_after = 0;  // seconds until the lock ends; kThrottled only
   Session session;            // kOk only
-  std::string mfa_token;      // kSecondFactor only (auth/mfa_login.hpp)
+  std::string mfa_token;      // kSecondFactor only (auth/mfa/login.hpp)
   bool has_passkey = false;   // kSecondFactor only: the user may answer with a passkey of the site
 };
 
@@ -48,7 +48,7 @@ struct LoginResult {
 // login_failed audit row. A user with a confirmed second factor gets an
 // mfa_token instead (audit login_mfa_required): the attempt's throttle count
 // is taken back but earlier failures stay, so wrong codes that follow add up
-// with them (auth/mfa_login.hpp). On a site with verify_email, a right
+// with them (auth/mfa/login.hpp). On a site with verify_email, a right
 // password of an unverified address gets kEmailNotVerified (audit
 // login_failed "email not verified"; the attempt's throttle count is taken
 // back), checked before the second factor.

@@ -1,4 +1,4 @@
-#include "auth/password_policy.hpp"
+#include "auth/password/policy.hpp"
 
 #include "http/api_error.hpp"
 #include "http/json.hpp"
@@ -45,6 +45,20 @@ void require_strong_password(std::string_view password) {
       .close()
       .close();
   throw http::ApiError(400, w.str());
+}
+
+std::optional<std::string> password_field(http::Fields& fields, const char* name, bool check_min) {
+  auto password = fields.required_string(name, 1 << 20);
+  if (!password) return std::nullopt;
+  if (password->size() > kMaxPasswordBytes) {
+    fields.add(name, std::string(name) + " must be at most 1024 bytes");
+    return std::nullopt;
+  }
+  if (check_min && utf8_length(*password) < kMinPasswordChars) {
+    fields.add(name, std::string(name) + " must be at least 8 characters");
+    return std::nullopt;
+  }
+  return password;
 }
 
 }  // namespace svc::auth

@@ -1,8 +1,11 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "http/validate.hpp"
 
 namespace svc::auth {
 
@@ -31,5 +34,10 @@ size_t utf8_length(std::string_view s);
 // Throws the spec's 400 "Password does not meet security requirements" with
 // the requirements object when the rule is not met.
 void require_strong_password(std::string_view password);
+
+// Reads `password` with the length bounds every endpoint applies before
+// hashing (required; at most 1024 bytes; at least 8 characters when
+// `check_min` — login's rule; sign-up and reset use the strength rule).
+std::optional<std::string> password_field(http::Fields& fields, const char* name, bool check_min);
 
 }  // namespace svc::auth

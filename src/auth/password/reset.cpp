@@ -1,7 +1,7 @@
 #include "auth/auth_common.hpp"
 #include "auth/handlers.hpp"
-#include "auth/password_policy.hpp"
-#include "auth/password_reset_service.hpp"
+#include "auth/password/policy.hpp"
+#include "auth/password/reset_service.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"
 

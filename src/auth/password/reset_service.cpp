@@ -1,11 +1,11 @@
-#include "auth/password_reset_service.hpp"
+#include "auth/password/reset_service.hpp"
 
 #include <algorithm>
 #include <string_view>
 
 #include "auth/account_mail.hpp"
 #include "auth/auth_common.hpp"
-#include "auth/tokens.hpp"
+#include "auth/tokens/tokens.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/text.hpp"

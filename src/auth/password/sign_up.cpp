@@ -1,8 +1,8 @@
 #include "auth/app_id.hpp"
 #include "auth/auth_common.hpp"
 #include "auth/handlers.hpp"
-#include "auth/password_policy.hpp"
-#include "auth/sign_up_service.hpp"
+#include "auth/password/policy.hpp"
+#include "auth/password/sign_up_service.hpp"
 #include "http/api_error.hpp"
 #include "messaging/locale.hpp"
 

@@ -1,7 +1,7 @@
-#include "auth/sign_up_service.hpp"
+#include "auth/password/sign_up_service.hpp"
 
 #include "auth/auth_common.hpp"
-#include "auth/email_verification.hpp"
+#include "auth/email/verification.hpp"
 #include "crypto/password_hasher.hpp"
 #include "db/site_repo.hpp"
 #include "db/transaction.hpp"

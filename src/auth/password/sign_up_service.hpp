@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "auth/tokens.hpp"
+#include "auth/tokens/tokens.hpp"
 #include "core/context.hpp"
 #include "db/table_name.hpp"
 #include "http/request.hpp"
@@ -25,7 +25,7 @@ struct NewAccount {
 // Hashes the password, then inserts the user (role "user") and its
 // svc_versions "insert" snapshot in one transaction, writes a sign_up audit
 // row and issues tokens. On a site with verify_email the verification mail
-// is queued in the same transaction (auth/email_verification.hpp). nullopt when the e-mail is already taken (nothing is
+// is queued in the same transaction (auth/email/verification.hpp). nullopt when the e-mail is already taken (nothing is
 // written then). Database errors propagate and roll the transaction back.
 std::optional<Session> register_user(const NewAccount& account, const http::Request& request, core::Context& ctx);
 

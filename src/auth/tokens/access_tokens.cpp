@@ -1,6 +1,6 @@
-#include "auth/access_tokens.hpp"
+#include "auth/tokens/access_tokens.hpp"
 
-#include "auth/signing_keys.hpp"
+#include "auth/tokens/signing_keys.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/text.hpp"

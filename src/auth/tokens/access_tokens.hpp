@@ -1,6 +1,6 @@
 #pragma once
 // Access tokens as svc issues and checks them: RFC 9068 JWTs signed with the
-// newest active key of the key set (auth/signing_keys.hpp), or, with
+// newest active key of the key set (auth/tokens/signing_keys.hpp), or, with
 // [tokens] access_alg = HS256, the legacy HS256 format of crypto/jwt.hpp.
 
 #include <string>
@@ -29,7 +29,7 @@ std::string site_audience(const db::Site& site, const std::string& issuer);
 std::string token_audience(core::Context& ctx, long long app_id);
 
 // A signed access token for `user` of `table`, valid [auth] access_ttl from
-// the context's clock. Throws KeySetError (auth/signing_keys.hpp) when no
+// the context's clock. Throws KeySetError (auth/tokens/signing_keys.hpp) when no
 // key is active: a deployment error (svc-admin signing-keys rotate --now).
 std::string issue_access_token(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
                                core::Context& ctx);

@@ -1,11 +1,11 @@
 #include "auth/handlers.hpp"
-#include "auth/signing_keys.hpp"
+#include "auth/tokens/signing_keys.hpp"
 #include "config/config.hpp"
 
 namespace svc::auth {
 
 // GET /.well-known/jwks.json: the public halves of every key not retired
-// (auth/signing_keys.hpp), the newest first. Backends cache it for 5
+// (auth/tokens/signing_keys.hpp), the newest first. Backends cache it for 5
 // minutes; a new key is published that long (plus the workers' cache bound)
 // before it signs (svc-admin signing-keys rotate). Legacy HS256 access
 // tokens are verified with no published key: the set is then empty.

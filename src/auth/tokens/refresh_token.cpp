@@ -1,5 +1,5 @@
 #include "auth/handlers.hpp"
-#include "auth/tokens.hpp"
+#include "auth/tokens/tokens.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"
 #include "http/validate.hpp"

@@ -1,4 +1,4 @@
-#include "auth/signing_keys.hpp"
+#include "auth/tokens/signing_keys.hpp"
 
 #include <sodium.h>
 

@@ -1,4 +1,4 @@
-#include "auth/tokens.hpp"
+#include "auth/tokens/tokens.hpp"
 
 #include "auth/user_cache.hpp"
 #include "config/config.hpp"

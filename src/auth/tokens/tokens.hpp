@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "auth/access_tokens.hpp"
+#include "auth/tokens/access_tokens.hpp"
 #include "core/context.hpp"
 #include "crypto/jwt.hpp"
 #include "db/user_repo.hpp"
@@ -22,7 +22,7 @@ struct Session {
   TokenPair tokens;
 };
 
-// Signs a fresh access token (auth/access_tokens.hpp, [auth] access_ttl)
+// Signs a fresh access token (auth/tokens/access_tokens.hpp, [auth] access_ttl)
 // and refresh JWT (typ "refresh", [auth] refresh_ttl, HS256 with [keys]
 // jwt) for the user of `table`, both carrying the user's token_version so a
 // password reset revokes earlier refresh tokens; the refresh token also

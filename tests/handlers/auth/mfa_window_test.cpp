@@ -10,7 +10,7 @@
 #include <ctime>
 #include <string>
 
-#include "auth/totp_factor.hpp"
+#include "auth/mfa/totp_factor.hpp"
 #include "crypto/totp.hpp"
 #include "db/mfa_repo.hpp"
 #include "db/table_name.hpp"

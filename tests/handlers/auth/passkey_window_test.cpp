@@ -10,7 +10,7 @@
 #include <ctime>
 #include <string>
 
-#include "auth/passkey_service.hpp"
+#include "auth/passkey/service.hpp"
 #include "db/passkey_repo.hpp"
 #include "db/site_repo.hpp"
 #include "db_fixture.hpp"

@@ -11,8 +11,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "auth/folder_cache.hpp"
-#include "auth/tokens.hpp"
+#include "auth/lookup/folder_cache.hpp"
+#include "auth/tokens/tokens.hpp"
 #include "auth/user_cache.hpp"
 #include "crypto/sealed_id.hpp"
 #include "db/notification_repo.hpp"

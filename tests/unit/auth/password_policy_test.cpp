@@ -1,11 +1,10 @@
 // The sign-up / reset strength rule, one row per password with each
 // requirement's expected verdict, and the spec's exact 400 when it fails.
-#include "auth/password_policy.hpp"
-
 #include <boost/test/unit_test.hpp>
 #include <string>
 #include <vector>
 
+#include "auth/password/policy.hpp"
 #include "http/api_error.hpp"
 
 using svc::auth::check_strength;

@@ -4,7 +4,7 @@
 #include <boost/test/unit_test.hpp>
 #include <string>
 
-#include "auth/tokens.hpp"
+#include "auth/tokens/tokens.hpp"
 
 using svc::auth::Profile;
 using svc::auth::Session;

@@ -1,5 +1,5 @@
 // WebAuthn parsing and verification (crypto/webauthn_data, crypto/cose_key,
-// auth/passkey_verify) on fixed vectors: one registration and one assertion
+// auth/passkey/verify) on fixed vectors: one registration and one assertion
 // per algorithm, made once by Chromium's virtual authenticator
 // (tests/integration/passkey_browser.js vectors) and kept in tests/data/.
 
@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "auth/passkey_verify.hpp"
+#include "auth/passkey/verify.hpp"
 #include "crypto/cose_key.hpp"
 #include "crypto/encoding.hpp"
 #include "crypto/webauthn_data.hpp"
