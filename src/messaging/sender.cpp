@@ -8,42 +8,6 @@
 #include "core/log.hpp"
 
 namespace svc::messaging {
-namespace {
-
-const char* outcome_event(Outcome o) {
-  switch (o) {
-    case Outcome::Sent:
-      return "sent";
-    case Outcome::Retry:
-      return "send_retry";
-    case Outcome::Failed:
-      return "send_failed";
-  }
-  return "?";
-}
-
-}  // namespace
-
-BatchCounts& BatchCounts::operator+=(const BatchCounts& o) {
-  claimed += o.claimed;
-  sent += o.sent;
-  retry += o.retry;
-  failed += o.failed;
-  suppressed += o.suppressed;
-  released += o.released;
-  claim_lost += o.claim_lost;
-  relay_trouble = relay_trouble || o.relay_trouble;
-  return *this;
-}
-
-void add_counts(core::LogLine& line, const BatchCounts& counts) {
-  line.num("claimed", counts.claimed)
-      .num("sent", counts.sent)
-      .num("retry", counts.retry)
-      .num("failed", counts.failed)
-      .num("suppressed", counts.suppressed)
-      .num("released", counts.released);
-}
 
 Sender::Sender(db::OutboxQueue& queue, std::vector<Mailer*> mailers, const core::Clock& clock, SenderSettings settings,
                std::string claimer, Uniform uniform, const volatile std::sig_atomic_t* stop)

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "core/clock.hpp"
-#include "core/log.hpp"
 #include "db/outbox_repo.hpp"
+#include "messaging/batch_counts.hpp"
 #include "messaging/mime.hpp"
 #include "messaging/outgoing_mail.hpp"
 #include "messaging/retry_policy.hpp"
@@ -42,19 +42,6 @@ struct SenderSettings {
   // and the pass ends, instead of burning every row's attempts.
   int relay_trouble_after = 3;
 };
-
-struct BatchCounts {
-  int claimed = 0, sent = 0, retry = 0, failed = 0;
-  int suppressed = 0;  // Failed without an SMTP attempt: every recipient suppressed
-  int released = 0;    // handed back unsent (stop, lease half gone, relay trouble)
-  int claim_lost = 0;  // outcome not recorded: another run had taken the row
-  bool relay_trouble = false;
-
-  BatchCounts& operator+=(const BatchCounts& o);
-};
-
-// Adds claimed, sent, retry, failed, suppressed and released (in this order) to `line`.
-void add_counts(core::LogLine& line, const BatchCounts& counts);
 
 class Sender {
  public:
