@@ -8,11 +8,9 @@ constexpr const char* kTemplateSelect =
     "SELECT id, site_id, event, locale, enabled, subject, content, `from`, bcc, priority FROM svc_notifications";
 
 // In the order of kTemplateSelect.
-Template read_template(RowReader& r) {
-  Template t;
-  r.read(t.id, t.site_id, t.event, t.locale, t.enabled, t.subject, t.content, t.from, t.bcc, t.priority);
-  return t;
-}
+constexpr auto read_template =
+    read_fields<Template, &Template::id, &Template::site_id, &Template::event, &Template::locale, &Template::enabled,
+                &Template::subject, &Template::content, &Template::from, &Template::bcc, &Template::priority>;
 
 }  // namespace
 

@@ -34,12 +34,11 @@ constexpr const char* kListingColumns =
     " claimed_by, last_error";
 
 // In the order of kListingColumns.
-OutboxListing read_listing(RowReader& r) {
-  OutboxListing l;
-  r.read(l.id, l.site_id, l.event, l.status, l.attempts, l.recipient, l.created_at, l.next_attempt_at, l.sent_at,
-         l.claimed_until, l.claimed_by, l.last_error);
-  return l;
-}
+constexpr auto read_listing =
+    read_fields<OutboxListing, &OutboxListing::id, &OutboxListing::site_id, &OutboxListing::event,
+                &OutboxListing::status, &OutboxListing::attempts, &OutboxListing::recipient, &OutboxListing::created_at,
+                &OutboxListing::next_attempt_at, &OutboxListing::sent_at, &OutboxListing::claimed_until,
+                &OutboxListing::claimed_by, &OutboxListing::last_error>;
 
 // last_error is VARCHAR(1024) under a strict sql_mode: keep it short and
 // ASCII, since SMTP replies come from a server we do not control.

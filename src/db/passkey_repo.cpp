@@ -11,13 +11,12 @@ constexpr const char* kPasskeyColumns =
     "id, site_id, auth_table, user_id, credential_id, public_key, alg, user_handle, sign_count, backup_eligible,"
     " backed_up, aaguid, attestation_fmt, transports, name, created_at, last_used_at";
 
-Passkey read_passkey(RowReader& r) {
-  Passkey k;
-  r.read(k.id, k.site_id, k.table, k.user_id, k.credential_id, k.public_key, k.alg, k.user_handle, k.sign_count,
-         k.backup_eligible, k.backed_up, k.aaguid, k.attestation_fmt, k.transports, k.name, k.created_at,
-         k.last_used_at);
-  return k;
-}
+// In the order of kPasskeyColumns.
+constexpr auto read_passkey =
+    read_fields<Passkey, &Passkey::id, &Passkey::site_id, &Passkey::table, &Passkey::user_id, &Passkey::credential_id,
+                &Passkey::public_key, &Passkey::alg, &Passkey::user_handle, &Passkey::sign_count,
+                &Passkey::backup_eligible, &Passkey::backed_up, &Passkey::aaguid, &Passkey::attestation_fmt,
+                &Passkey::transports, &Passkey::name, &Passkey::created_at, &Passkey::last_used_at>;
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <cppconn/resultset.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -29,7 +30,8 @@ class RowReader {
 
   // Reads the next columns into these fields, one column each, in order, by
   // the field's type: std::string by text(), bool by flag(), another integer
-  // type by integer() (cast to the field's type: the column fits it).
+  // type by integer() (cast to the field's type: the column fits it), an
+  // optional integer likewise but nullopt for NULL.
   // Usage: r.read(user.id, user.email, user.active);
   template <class... Fields>
   void read(Fields&... fields) {
@@ -42,10 +44,32 @@ class RowReader {
   template <class Int>
   requires std::is_integral_v<Int>
   void read_one(Int& out) { out = static_cast<Int>(integer()); }
+  template <class Int>
+  requires std::is_integral_v<Int>
+  void read_one(std::optional<Int>& out) {
+    if (rs_.isNull(next_)) {
+      ++next_;
+      out.reset();
+    } else {
+      out = static_cast<Int>(integer());
+    }
+  }
 
   sql::ResultSet& rs_;
   unsigned next_ = 1;
 };
+
+// A row reader for a struct whose fields are the SELECT list, in order: each
+// column goes into the next of `Fields` (pointers to Row's members) as
+// RowReader::read reads it. Pass it where a reader goes:
+//   constexpr auto read_site = read_fields<Site, &Site::id, &Site::name>;
+//   db.rows("SELECT id, name FROM svc_sites", kNoParams, read_site);
+template <class Row, auto... Fields>
+Row read_fields(RowReader& r) {
+  Row row;
+  r.read((row.*Fields)...);
+  return row;
+}
 
 // The value type a row reader returns.
 template <class Read>

@@ -3,17 +3,13 @@
 namespace svc::db {
 namespace {
 
-constexpr const char* kColumns =
-    "kid, alg, public_key, private_key_sealed, created_at, activate_at, COALESCE(retire_at, -1)";
+constexpr const char* kColumns = "kid, alg, public_key, private_key_sealed, created_at, activate_at, retire_at";
 
-// In the order of kColumns; a retire_at of -1 is NULL (times are never negative).
-SigningKeyRow read_key(RowReader& r) {
-  SigningKeyRow k;
-  long long retire = 0;
-  r.read(k.kid, k.alg, k.public_key, k.private_key_sealed, k.created_at, k.activate_at, retire);
-  if (retire >= 0) k.retire_at = retire;
-  return k;
-}
+// In the order of kColumns; a NULL retire_at reads as nullopt.
+constexpr auto read_key =
+    read_fields<SigningKeyRow, &SigningKeyRow::kid, &SigningKeyRow::alg, &SigningKeyRow::public_key,
+                &SigningKeyRow::private_key_sealed, &SigningKeyRow::created_at, &SigningKeyRow::activate_at,
+                &SigningKeyRow::retire_at>;
 
 void bind_key(Params& p, const SigningKeyRow& k) {
   p.text(k.kid).text(k.alg).text(k.public_key).text(k.private_key_sealed).integer(k.created_at);

@@ -29,4 +29,16 @@ Outcome decide_outcome(SendStatus status, int failures_before, int max_attempts)
   return Outcome::Failed;
 }
 
+const char* outcome_event(Outcome o) {
+  switch (o) {
+    case Outcome::Sent:
+      return "sent";
+    case Outcome::Retry:
+      return "send_retry";
+    case Outcome::Failed:
+      return "send_failed";
+  }
+  return "?";
+}
+
 }  // namespace svc::messaging

@@ -15,6 +15,10 @@ long long retry_delay_seconds(long long base_seconds, int failures_before, unsig
 
 enum class Outcome { Sent, Retry, Failed };
 
+// The event svc-sender logs for a recorded outcome: "sent", "send_retry",
+// "send_failed".
+const char* outcome_event(Outcome o);
+
 // What to record for a send result of a row with `failures_before` recorded
 // attempts: a temporary failure that would be attempt number max_attempts
 // is final.

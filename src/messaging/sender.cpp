@@ -8,42 +8,6 @@
 #include "core/log.hpp"
 
 namespace svc::messaging {
-namespace {
-
-const char* outcome_event(Outcome o) {
-  switch (o) {
-    case Outcome::Sent:
-      return "sent";
-    case Outcome::Retry:
-      return "send_retry";
-    case Outcome::Failed:
-      return "send_failed";
-  }
-  return "?";
-}
-
-}  // namespace
-
-BatchCounts& BatchCounts::operator+=(const BatchCounts& o) {
-  claimed += o.claimed;
-  sent += o.sent;
-  retry += o.retry;
-  failed += o.failed;
-  suppressed += o.suppressed;
-  released += o.released;
-  claim_lost += o.claim_lost;
-  relay_trouble = relay_trouble || o.relay_trouble;
-  return *this;
-}
-
-void add_counts(core::LogLine& line, const BatchCounts& counts) {
-  line.num("claimed", counts.claimed)
-      .num("sent", counts.sent)
-      .num("retry", counts.retry)
-      .num("failed", counts.failed)
-      .num("suppressed", counts.suppressed)
-      .num("released", counts.released);
-}
 
 Sender::Sender(db::OutboxQueue& queue, std::vector<Mailer*> mailers, const core::Clock& clock, SenderSettings settings,
                std::string claimer, Uniform uniform, const volatile std::sig_atomic_t* stop)
@@ -82,12 +46,7 @@ BatchCounts Sender::run_batch() {
       if (!dkim_keys_.count(row.mail.site_id)) dkim_keys_[row.mail.site_id] = dkim_lookup_(row.mail.site_id);
     }
   }
-  state.blocked.resize(state.rows.size());
-  if (suppression_lookup_) {
-    for (std::size_t i = 0; i < state.rows.size(); ++i) {
-      state.blocked[i] = suppression_lookup_(state.rows[i], envelope_recipients(outgoing_mail_for(state.rows[i])));
-    }
-  }
+  state.blocked = suppressed_recipients(suppression_lookup_, state.rows);
   const std::size_t sessions = std::min(mailers_.size(), state.rows.size());
   if (sessions <= 1) {
     if (!state.rows.empty()) run_session(*mailers_.front(), state);
@@ -140,22 +99,6 @@ void Sender::run_session(Mailer& mailer, BatchState& state) {
   }
 }
 
-// No SMTP round trip: the row is Failed with the reason, like a refused
-// recipient, but counted apart (a suppression is policy, not a failure of
-// the run).
-void Sender::record_suppressed(const db::OutboxMessage& row, const std::string& reason, BatchState& state) {
-  std::lock_guard lock(queue_mutex_);
-  const bool recorded = queue_.mark_failed(row.id, claimer_, "suppressed: " + reason);
-  if (!recorded) ++state.counts.claim_lost;
-  ++state.counts.suppressed;
-  core::LogLine("info", recorded ? "send_suppressed" : "claim_lost")
-      .num("id", row.id)
-      .num("site_id", row.mail.site_id)
-      .str("mail_event", row.mail.event)
-      .str("reason", reason)
-      .emit();
-}
-
 // Sends without the lock (the sessions' SMTP exchanges overlap), then
 // records the outcome with it. Why the database call runs under
 // queue_mutex_: the OutboxQueue is one database connection, which is not
@@ -171,7 +114,9 @@ void Sender::send_one(Mailer& mailer, std::size_t index, BatchState& state) {
   OutgoingMail mail = outgoing_mail_for(row);
   if (const std::string reason = drop_suppressed(mail, state.blocked[index]);
       !reason.empty() && envelope_recipients(mail).empty()) {
-    record_suppressed(row, reason, state);
+    std::lock_guard lock(queue_mutex_);
+    if (!record_suppressed(queue_, claimer_, row, reason)) ++state.counts.claim_lost;
+    ++state.counts.suppressed;
     return;
   }
   add_marks(mail, row, marks_);  // after the drop: the unsubscribe link names a recipient who gets the mail
@@ -208,7 +153,7 @@ void Sender::send_one(Mailer& mailer, std::size_t index, BatchState& state) {
       break;
     }
   }
-  if (outcome == Outcome::Failed) record_dead_recipients(row, result.dead_recipients);
+  if (outcome == Outcome::Failed) record_dead_recipients(dead_recipient_hook_, row, result.dead_recipients);
   counts.relay_trouble = counts.relay_trouble || temporary_in_a_row >= settings_.relay_trouble_after;
   if (!recorded) ++counts.claim_lost;
   if (outcome != Outcome::Sent || !recorded) {
@@ -219,26 +164,6 @@ void Sender::send_one(Mailer& mailer, std::size_t index, BatchState& state) {
         .num("attempts", row.attempts + 1);
     if (outcome == Outcome::Retry) line.num("retry_in", delay);
     if (outcome != Outcome::Sent) line.str("error", result.detail);
-    line.emit();
-  }
-}
-
-// REQUIRES: queue_mutex_ held. Losing one suppression must not end the
-// batch: the row's outcome is already written, and the address is refused
-// again (and recorded then) if it is ever sent to.
-void Sender::record_dead_recipients(const db::OutboxMessage& row, const std::vector<DeadRecipient>& dead) {
-  if (!dead_recipient_hook_) return;
-  for (const auto& d : dead) {
-    std::string error;
-    try {
-      dead_recipient_hook_(row, d);
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-    core::LogLine line(error.empty() ? "info" : "error",
-                       error.empty() ? "send_dead_recipient" : "send_dead_recipient_not_recorded");
-    line.num("id", row.id).num("site_id", row.mail.site_id).str("status", d.status);
-    if (!error.empty()) line.str("error", error);
     line.emit();
   }
 }

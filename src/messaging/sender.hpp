@@ -19,12 +19,13 @@
 #include <vector>
 
 #include "core/clock.hpp"
-#include "core/log.hpp"
 #include "db/outbox_repo.hpp"
+#include "messaging/batch_counts.hpp"
 #include "messaging/mime.hpp"
 #include "messaging/outgoing_mail.hpp"
 #include "messaging/retry_policy.hpp"
 #include "messaging/smtp_session.hpp"
+#include "messaging/suppression.hpp"
 
 namespace svc::messaging {
 
@@ -41,19 +42,6 @@ struct SenderSettings {
   // and the pass ends, instead of burning every row's attempts.
   int relay_trouble_after = 3;
 };
-
-struct BatchCounts {
-  int claimed = 0, sent = 0, retry = 0, failed = 0;
-  int suppressed = 0;  // Failed without an SMTP attempt: every recipient suppressed
-  int released = 0;    // handed back unsent (stop, lease half gone, relay trouble)
-  int claim_lost = 0;  // outcome not recorded: another run had taken the row
-  bool relay_trouble = false;
-
-  BatchCounts& operator+=(const BatchCounts& o);
-};
-
-// Adds claimed, sent, retry, failed, suppressed and released (in this order) to `line`.
-void add_counts(core::LogLine& line, const BatchCounts& counts);
 
 class Sender {
  public:
@@ -77,21 +65,16 @@ class Sender {
   using DkimLookup = std::function<std::optional<DkimKey>(long long site_id)>;
   void set_dkim_lookup(DkimLookup lookup) { dkim_lookup_ = std::move(lookup); }
 
-  // Which of a row's addresses (any case) are suppressed for it: lower-cased
-  // address -> reason (db::SuppressionRepo::blocking). Called in the thread
-  // that calls run_batch, once per claimed row, before any session starts.
-  // A mail left with no recipient is Failed "suppressed: <reason>" without
-  // an SMTP attempt; one with some left goes to those.
-  using SuppressionLookup =
-      std::function<std::map<std::string, std::string>(const db::OutboxMessage&, const std::vector<std::string>&)>;
+  // Which of a row's addresses are suppressed (suppression.hpp). Called in
+  // the thread that calls run_batch, once per claimed row, before any
+  // session starts. A mail left with no recipient is Failed
+  // "suppressed: <reason>" without an SMTP attempt; one with some left goes
+  // to those.
   void set_suppression_lookup(SuppressionLookup lookup) { suppression_lookup_ = std::move(lookup); }
 
-  // Records a recipient the server refused at RCPT TO as a dead address
-  // (SendResult::dead_recipients): svc-sender suppresses it ("bounce") and
-  // notes a hard bounce, as `svc-admin mail ingest` does for a DSN. Called
+  // What becomes of a recipient refused at RCPT TO (suppression.hpp). Called
   // with the Sender's lock held (it shares the queue's connection), after
   // the row's outcome is written; an exception is logged, not raised.
-  using DeadRecipientHook = std::function<void(const db::OutboxMessage&, const DeadRecipient&)>;
   void set_dead_recipient_hook(DeadRecipientHook hook) { dead_recipient_hook_ = std::move(hook); }
 
   // VERP envelope sender and one-click unsubscribe (outgoing_mail.hpp).
@@ -113,8 +96,6 @@ class Sender {
   struct BatchState;
   void run_session(Mailer& mailer, BatchState& state);
   void send_one(Mailer& mailer, std::size_t index, BatchState& state);
-  void record_suppressed(const db::OutboxMessage& row, const std::string& reason, BatchState& state);
-  void record_dead_recipients(const db::OutboxMessage& row, const std::vector<DeadRecipient>& dead);
   bool stopping() const { return stop_ != nullptr && *stop_ != 0; }
 
   db::OutboxQueue& queue_;
