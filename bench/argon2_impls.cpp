@@ -42,8 +42,6 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,6 +51,8 @@
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "proc_loop.h"
 
 namespace {
 
@@ -106,11 +106,7 @@ extern "C" int munmap(void* addr, size_t len) {
 
 namespace {
 
-double now_ms() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
-}
+double now_ms() { return bench_now_s() * 1e3; }
 
 struct Encoded {
   uint32_t m = 0, t = 0, p = 0;
@@ -309,38 +305,22 @@ int compare(const std::vector<Candidate>& all, int rounds, int per, const std::v
 }
 
 // argon2_raw's loop, for one candidate.
+long verify_loop(void* candidate, double seconds) {
+  const Candidate& c = *static_cast<const Candidate*>(candidate);
+  c.setup();
+  long n = 0;
+  double end = now_ms() + seconds * 1e3;
+  while (now_ms() < end) {
+    if (!c.verify()) return -1;
+    ++n;
+  }
+  return n;
+}
+
 int loop(const Candidate& c, double seconds, int procs) {
-  int fds[2];
-  if (pipe(fds) != 0) return 1;
-  double started = now_ms();
-  for (int i = 0; i < procs; ++i) {
-    if (fork() == 0) {
-      c.setup();
-      long n = 0;
-      double end = now_ms() + seconds * 1e3;
-      while (now_ms() < end) {
-        if (!c.verify()) {
-          n = -1;
-          break;
-        }
-        ++n;
-      }
-      _exit(write(fds[1], &n, sizeof n) == static_cast<ssize_t>(sizeof n) ? 0 : 1);
-    }
-  }
-  close(fds[1]);
-  long total = 0, n = 0;
-  bool failed = false;
-  while (read(fds[0], &n, sizeof n) == static_cast<ssize_t>(sizeof n)) {
-    if (n < 0)
-      failed = true;
-    else
-      total += n;
-  }
-  while (wait(nullptr) > 0) {
-  }
-  double elapsed = (now_ms() - started) / 1e3;
-  if (failed) {
+  double elapsed = 0;
+  long total = proc_loop(procs, seconds, verify_loop, const_cast<Candidate*>(&c), &elapsed);
+  if (total < 0) {
     fprintf(stderr, "argon2_impls: %s failed to verify\n", c.name.c_str());
     return 1;
   }

@@ -12,15 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "proc_loop.h"
 
 /* "$argon2id$v=19$m=19456,t=2,p=1$..." -> memlimit bytes, opslimit. */
 static int parse_params(const char* hash, unsigned long long* mem, unsigned long long* ops) {
@@ -32,13 +25,17 @@ static int parse_params(const char* hash, unsigned long long* mem, unsigned long
   return *mem > 0 && *ops > 0 ? 0 : -1;
 }
 
-static long worker(int verify, const char* hash, const char* password, double seconds) {
+/* argv of main: verify|hash HASH PASSWORD ... */
+static long worker(void* arg, double seconds) {
+  char** argv = (char**)arg;
+  int verify = strcmp(argv[1], "verify") == 0;
+  const char *hash = argv[2], *password = argv[3];
   unsigned long long mem = 0, ops = 0;
   if (!verify && parse_params(hash, &mem, &ops) != 0) return -1;
   char out[crypto_pwhash_STRBYTES];
   long n = 0;
-  double end = now_s() + seconds;
-  while (now_s() < end) {
+  double end = bench_now_s() + seconds;
+  while (bench_now_s() < end) {
     if (verify) {
       if (crypto_pwhash_str_verify(hash, password, strlen(password)) != 0) return -1;
     } else if (crypto_pwhash_str(out, password, strlen(password), ops, (size_t)mem) != 0) {
@@ -55,31 +52,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (sodium_init() < 0) return 1;
-  int verify = strcmp(argv[1], "verify") == 0;
   double seconds = atof(argv[4]);
   int procs = atoi(argv[5]);
   if (procs < 1) procs = 1;
-  int fds[2];
-  if (pipe(fds) != 0) return 1;
-  double started = now_s();
-  for (int i = 0; i < procs; ++i) {
-    if (fork() == 0) {
-      long n = worker(verify, argv[2], argv[3], seconds);
-      if (write(fds[1], &n, sizeof n) != (ssize_t)sizeof n) _exit(1);
-      _exit(0);
-    }
-  }
-  close(fds[1]);
-  long total = 0, n = 0;
-  int failed = 0;
-  while (read(fds[0], &n, sizeof n) == (ssize_t)sizeof n) {
-    if (n < 0) failed = 1;
-    else total += n;
-  }
-  while (wait(NULL) > 0) {
-  }
-  double elapsed = now_s() - started;
-  if (failed) {
+  double elapsed = 0;
+  long total = proc_loop(procs, seconds, worker, argv, &elapsed);
+  if (total < 0) {
     fprintf(stderr, "argon2_raw: %s failed (wrong password or parameters?)\n", argv[1]);
     return 1;
   }

@@ -12,16 +12,18 @@ import subprocess
 import time
 
 from dataset import PASSWORD
-from mfa_arm import MfaArm
-from stack import REPO, CLK_TCK, cpu_ticks, log, run, status_kib
+from load import SOCKET_ERRORS, parse_wrk, wrk_cmd
+from sign_in_arms import MfaArm, PasskeyArm
+from smtp_loop import smtp_replay
+from stack import CLK_TCK, cpu_ticks, log, run, status_kib
 
-# --- wrk arms ----------------------------------------------------------------------
+# --- arms ----------------------------------------------------------------------------
 
 class Arm:
     """kind: "http" (one wrk run), "flood" (wrk while a login flood runs),
     "raw" (a floor program in command, printing ops_per_s) or "client" (a
-    Python client in command, called as command(stack, seconds, conns, roots),
-    for flows wrk cannot script: mfa_arm.py). paired_with (a "raw" floor
+    Python client in command, called as command(stack, seconds, conns), for
+    flows wrk cannot script: sign_in_arms.py). paired_with (a "raw" floor
     only): the arm measured against it; the two then run in alternating
     slices of one turn (run_paired) instead of each in its own."""
 
@@ -32,75 +34,70 @@ class Arm:
         self.floor, self.target, self.kind, self.command = floor, target, kind, command
         self.paired_with = paired_with
 
-
-def wrk_cmd(stack, arm, seconds, conns, prefix, timeout="5s"):
-    url = stack.url(arm.path, arm.port)
-    seconds = max(1, int(round(float(seconds))))  # wrk takes whole seconds
-    return ["wrk", "-t1", f"-c{conns}", f"-d{seconds}s", f"--timeout={timeout}", "--latency",
-            "-s", str(REPO / "bench" / "wrk" / "arm.lua"), url, "--", arm.method, arm.file, arm.expect, prefix]
-
-
-def parse_wrk(stdout):
-    for line in stdout.splitlines():
-        if line.startswith("BENCH "):
-            return json.loads(line[6:])
-    raise RuntimeError("wrk printed no BENCH line:\n" + stdout)
+    def wrk_cmd(self, stack, seconds, conns, prefix, timeout="5s"):
+        return wrk_cmd(stack.url(self.path, self.port), self.method, self.file, seconds, conns, prefix, self.expect,
+                       timeout)
 
 
 def measure(stack, arm, seconds, conns, prefix, tail, roots, flood=None, timeout="5s"):
-    """One wrk run of an arm: throughput, latency, unexpected statuses, CPU
-    per request over nginx + svc-fcgi (both pools) + mysqld + hello, and the
-    peak RSS of the workers that served it."""
+    """One run of an http, flood or client arm: throughput, latency,
+    unexpected statuses, CPU per request over nginx + svc-fcgi (all pools) +
+    mysqld + hello, and the peak RSS of the workers that served it."""
     tail.take()
     flood_proc = None
     if flood is not None:
-        flood_proc = subprocess.Popen(wrk_cmd(stack, flood, seconds + 2, flood.conns, prefix + "f"),
+        flood_proc = subprocess.Popen(flood.wrk_cmd(stack, seconds + 2, flood.conns, prefix + "f"),
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(1.0)
     ticks0, t0 = cpu_ticks(roots), time.monotonic()
-    r = run(wrk_cmd(stack, arm, seconds, conns, prefix, timeout), check=False)
+    if arm.kind == "client":
+        res = arm.command(stack, seconds, conns)
+    else:
+        res = parse_wrk(run(arm.wrk_cmd(stack, seconds, conns, prefix, timeout), check=False).stdout)
     ticks1, t1 = cpu_ticks(roots), time.monotonic()
     if flood_proc is not None:
-        fout, _ = flood_proc.communicate(timeout=seconds + 60)
-        flood_res = parse_wrk(fout)
-    res = parse_wrk(r.stdout)
-    served = {pid for pid, path in tail.take() if path == arm.path}
-    hwm = [status_kib(pid, "VmHWM") for pid in served]
+        f = parse_wrk(flood_proc.communicate(timeout=seconds + 60)[0])
+        res["flood"] = {"rps": f["rps"], "unexpected": f["unexpected"], "p50_ms": f["p50_ms"]}
+    hwm = [status_kib(pid, "VmHWM") for pid, path in tail.take() if path == arm.path]
     hwm = [h for h in hwm if h is not None]
     reqs = res["requests"]
-    errors = sum(res["errors"].values())
-    out = {
-        "rps": reqs / (res["duration_us"] / 1e6),
-        "requests": reqs,
-        "p50_ms": res["latency_us"]["p50"] / 1000,
-        "p99_ms": res["latency_us"]["p99"] / 1000,
-        "max_ms": res["latency_us"]["max"] / 1000,
-        "unexpected": res["unexpected"],
-        "unexpected_statuses": res["unexpected_statuses"],
-        "socket_errors": res["errors"],
+    res.update({
         "cpu_us_per_req": (ticks1 - ticks0) * 1e6 / CLK_TCK / reqs if reqs else None,
         "cpu_cores": (ticks1 - ticks0) / CLK_TCK / (t1 - t0),
         "peak_rss_kib": max(hwm) if hwm else None,
-        "valid": res["unexpected"] == 0 and errors == 0 and reqs > 0,
-    }
-    if flood is not None:
-        out["flood"] = {"rps": flood_res["requests"] / (flood_res["duration_us"] / 1e6),
-                        "unexpected": flood_res["unexpected"], "p50_ms": flood_res["latency_us"]["p50"] / 1000}
-    return out
+        "valid": (res.get("valid", True) and res["unexpected"] == 0 and sum(res["socket_errors"].values()) == 0
+                  and reqs > 0),
+    })
+    return res
+
+
+def json_lines(cmd):
+    """The JSON objects a helper printed, one a line."""
+    return [json.loads(line) for line in run(cmd, check=False).stdout.splitlines() if line.startswith("{")]
+
+
+def last_json(cmd, **fallback):
+    """(the JSON object on the helper's last line, or `fallback` with its error, its exit status)."""
+    r = run(cmd, check=False)
+    try:
+        return json.loads(r.stdout.strip().splitlines()[-1]), r.returncode
+    except (ValueError, IndexError):
+        return dict(fallback, error=r.stderr.strip()[-500:]), r.returncode
+
+
+def floor_arm(stack, nproc, name, helper, *argv, **kw):
+    """A floor program of bench/out/bin: `helper ARGV... SECONDS NPROC`, one process per core."""
+    return Arm(name, kind="raw", command=[str(stack.helpers / helper), *argv, "{seconds}", str(nproc)], **kw)
 
 
 def measure_raw(arm, seconds):
     """A floor program: ops/s in-process, one process per core."""
     secs = str(max(1, int(round(float(seconds)))))
-    r = run([part.replace("{seconds}", secs) for part in arm.command], check=False)
-    try:
-        res = json.loads(r.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        res = {"ops_per_s": 0, "error": r.stderr.strip()[-500:]}
+    res, rc = last_json([part.replace("{seconds}", secs) for part in arm.command], ops_per_s=0)
     return {"rps": res["ops_per_s"], "requests": res.get("ops", 0), "p50_ms": None, "p99_ms": None,
             "max_ms": None, "unexpected": 0, "unexpected_statuses": "",
-            "socket_errors": {"connect": 0, "read": 0, "write": 0, "timeout": 0}, "cpu_us_per_req": None,
-            "cpu_cores": None, "peak_rss_kib": None, "valid": r.returncode == 0 and res["ops_per_s"] > 0,
+            "socket_errors": dict.fromkeys(SOCKET_ERRORS, 0), "cpu_us_per_req": None,
+            "cpu_cores": None, "peak_rss_kib": None, "valid": rc == 0 and res["ops_per_s"] > 0,
             "procs": res.get("procs")}
 
 
@@ -161,17 +158,11 @@ def compare_argon2(stack, password_hash, rounds=3, per_round=5):
     exe = stack.helpers / "argon2_impls"
     if not exe.exists():
         return []
-    r = run([str(exe), "compare", password_hash, PASSWORD, str(rounds), str(per_round)], check=False)
-    impls = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    impls = json_lines([str(exe), "compare", password_hash, PASSWORD, str(rounds), str(per_round)])
     for i in impls:
         log(f"  argon2id {i['impl']:16s} {i['median_ms']:7.2f} ms/verify (p90 {i['p90_ms']:.2f}, n {i['n']}), "
             f"{i['faults_per_verify']:.0f} faults/verify, peak RSS {i['rss_kib'] / 1024:.1f} MiB")
     return impls
-
-
-def argon2_loop(stack, impl, password_hash, nproc):
-    """bench/argon2_impls.cpp's verify loop of one implementation in nproc processes."""
-    return [str(stack.helpers / "argon2_impls"), "loop", impl, password_hash, PASSWORD, "{seconds}", str(nproc)]
 
 
 def pick_argon2_floor(stack, password_hash, impls, nproc, seconds=3):
@@ -187,7 +178,7 @@ def pick_argon2_floor(stack, password_hash, impls, nproc, seconds=3):
     near = [i["impl"] for i in impls if i["median_ms"] <= best * 1.1]
     rates = {}
     for name in near:
-        arm = Arm(name, kind="raw", command=argon2_loop(stack, name, password_hash, nproc))
+        arm = floor_arm(stack, nproc, name, "argon2_impls", "loop", name, password_hash, PASSWORD)
         rates[name] = measure_raw(arm, seconds)["rps"]
         log(f"  argon2id {name:16s} {rates[name]:7.1f} verifies/s in {nproc} processes")
     return max(rates, key=rates.get), rates
@@ -195,8 +186,7 @@ def pick_argon2_floor(stack, password_hash, impls, nproc, seconds=3):
 
 def compare_token_algs(stack, rounds=5, ms=200):
     """Access-token sign+verify per token, ES256 vs EdDSA vs HS256 in one run (bench/token_sign.cpp)."""
-    r = run([str(stack.helpers / "token_sign"), str(rounds), str(ms)], check=False)
-    algs = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    algs = json_lines([str(stack.helpers / "token_sign"), str(rounds), str(ms)])
     for a in algs:
         log(f"  access token {a['alg']:6s} sign {a['sign_us']:7.1f} us + verify {a['verify_us']:7.1f} us "
             f"= {a['sign_verify_us']:7.1f} us/token")
@@ -206,8 +196,6 @@ def compare_token_algs(stack, rounds=5, ms=200):
 def run_arm(stack, arm, seconds, conns, prefix, tail, roots, flood):
     if arm.kind == "raw":
         return measure_raw(arm, seconds)
-    if arm.kind == "client":
-        return arm.command(stack, seconds, conns, roots)
     return measure(stack, arm, seconds, conns, prefix, tail, roots, flood=flood if arm.kind == "flood" else None)
 
 
@@ -268,6 +256,8 @@ def tls_config(stack, port):
 
 
 def sender_round(stack, proto, count, replay, results, tls_conf=None):
+    """One round of the e-mail arms; `replay`: the messages of the first
+    round's svc-sender pass, which smtp-loop sends again each round."""
     # svc-sender, one-shot pass (as the systemd timer runs it)
     before = queue_mails(stack, proto, count)
     seen = set(mail_files(stack))
@@ -279,12 +269,7 @@ def sender_round(stack, proto, count, replay, results, tls_conf=None):
                               "valid": sent == count})
     if not replay:
         replay.extend(str(p) for p in mail_files(stack) if p not in seen)
-    # the minimal SMTP loop, replaying those exact messages over one connection
-    r = run(["/usr/bin/python3", str(REPO / "bench" / "smtp_loop.py"), "--port", str(stack.smtp_port), *replay],
-            check=False)
-    res = json.loads(r.stdout) if r.returncode == 0 else {"sent": 0, "seconds": 1, "per_s": 0}
-    res["valid"] = r.returncode == 0 and res["sent"] == len(replay)
-    results["smtp-loop"].append(res)
+    results["smtp-loop"].append(smtp_replay(stack.smtp_port, replay))
     # session reuse on and off, same Sender/SmtpMailer code (bench/sender_pass.cpp)
     if not (stack.helpers / "sender_pass").exists():
         return
@@ -294,11 +279,8 @@ def sender_round(stack, proto, count, replay, results, tls_conf=None):
     for (suffix, conf, n), reuse in ((v, r) for v in variants for r in ("1", "0")):
         key = ("sender-reuse" if reuse == "1" else "sender-no-reuse") + suffix
         before = queue_mails(stack, proto, n)
-        r = run([str(stack.helpers / "sender_pass"), "--config", str(conf), "--reuse", reuse], check=False)
-        try:
-            res = json.loads(r.stdout.strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            res = {"sent": 0, "seconds": 1, "connections": None, "error": r.stderr.strip()[-300:]}
+        res, _ = last_json([str(stack.helpers / "sender_pass"), "--config", str(conf), "--reuse", reuse],
+                           sent=0, seconds=1, connections=None)
         res["per_s"] = res["sent"] / res["seconds"] if res["seconds"] else 0
         res["valid"] = res["sent"] == n and sent_since(stack, before) == n
         results.setdefault(key, []).append(res)
@@ -323,57 +305,46 @@ def build_arms(stack, args, files, password_hash, fastest, nproc):
     """The arms of a run, in the order they run each round, and the login
     flood the "flood" arm runs beside. `fastest`: the fastest Argon2id
     implementation compare_argon2 found (None: libsodium's raw loop)."""
+    def post(name, path, file=None, **kw):  # a POST arm, by default with the request file of its name
+        return Arm(name, path, "POST", file or files.get(name, "-"), port=stack.http_port, **kw)
+
+    hashing = {"conns": args.hash_conns}
     # The login floor: a raw verify loop of the fastest implementation measured here.
     # It runs in slices alternating with the login arm's (run_paired).
-    fastest_arm = (Arm("argon2-verify-fastest", kind="raw", paired_with="login",
-                       command=argon2_loop(stack, fastest, password_hash, nproc)) if fastest else
-                   Arm("argon2-verify-fastest", kind="raw", paired_with="login",
-                       command=[str(stack.helpers / "argon2_raw"), "verify", password_hash, PASSWORD, "{seconds}",
-                                str(nproc)]))
-    H = stack.http_port
-    arms = [
+    fastest_loop = ("argon2_impls", "loop", fastest) if fastest else ("argon2_raw", "verify")
+    return [
         Arm("static", "/static", port=stack.bench_port),
         Arm("hello", "/hello", port=stack.bench_port, floor="static"),
-        Arm("health", "/health", floor="hello", target=0.7),
-        Arm("refresh-token", "/auth/refresh-token", "POST", files["refresh-token"], floor="hello", target=0.7),
-        Arm("user-email", "/auth/user-email", "POST", files["user-email"], floor="hello", target=0.7),
-        Arm("getFolderLimits", "/auth/getFolderLimits", "POST", files["getFolderLimits"], floor="hello", target=0.6),
-        Arm("notification", "/message/notification", "POST", files["notification"], floor="hello", target=0.5),
-        Arm("sign-out", "/auth/sign-out", "POST", floor="hello"),
-        Arm("login", "/auth/login", "POST", files["login"], conns=args.hash_conns, floor="argon2-verify-fastest",
-            target=0.9),
+        Arm("health", "/health", port=stack.http_port, floor="hello", target=0.7),
+        post("refresh-token", "/auth/refresh-token", floor="hello", target=0.7),
+        post("user-email", "/auth/user-email", floor="hello", target=0.7),
+        post("getFolderLimits", "/auth/getFolderLimits", floor="hello", target=0.6),
+        post("notification", "/message/notification", floor="hello", target=0.5),
+        post("sign-out", "/auth/sign-out", floor="hello"),
+        post("login", "/auth/login", floor="argon2-verify-fastest", target=0.9, **hashing),
         # Login of a user with a TOTP factor, then /auth/mfa/verify: ÷ login shows that verify adds no Argon2id.
-        Arm("login-mfa-verify", "/auth/mfa/verify", "POST", conns=args.hash_conns, floor="login", target=0.8,
-            kind="client", command=MfaArm(stack, password_hash, PASSWORD)),
-        Arm("login-unknown", "/auth/login", "POST", files["login-unknown"], conns=args.hash_conns, expect="401"),
-        Arm("login-legacy-wrong", "/auth/login", "POST", files["login-legacy-wrong"], conns=args.hash_conns,
-            expect="401"),
-        Arm("request-pass", "/auth/request-pass", "POST", files["request-pass"]),
-        Arm("request-pass-unknown", "/auth/request-pass", "POST", files["request-pass-unknown"]),
-        Arm("email-code", "/auth/email-code", "POST", files["email-code"]),
-        Arm("email-code-unknown", "/auth/email-code", "POST", files["email-code-unknown"]),
-        Arm("sign-up", "/auth/sign-up", "POST", files["sign-up"], conns=args.hash_conns, floor="argon2-hash"),
-        Arm("push", "/message/sendPush", "POST", files["push"], floor="push-raw"),
-        Arm("refresh-token-under-login-flood", "/auth/refresh-token", "POST", files["refresh-token"],
-            floor="refresh-token", target=0.4, kind="flood"),
+        post("login-mfa-verify", "/auth/mfa/verify", floor="login", target=0.8, kind="client",
+             command=MfaArm(stack, password_hash, PASSWORD), **hashing),
+        post("login-unknown", "/auth/login", expect="401", **hashing),
+        post("login-legacy-wrong", "/auth/login", expect="401", **hashing),
+        post("request-pass", "/auth/request-pass"),
+        post("request-pass-unknown", "/auth/request-pass"),
+        post("email-code", "/auth/email-code"),
+        post("email-code-unknown", "/auth/email-code"),
+        post("sign-up", "/auth/sign-up", floor="argon2-hash", **hashing),
+        post("push", "/message/sendPush", floor="push-raw"),
+        post("refresh-token-under-login-flood", "/auth/refresh-token", files["refresh-token"], floor="refresh-token",
+             target=0.4, kind="flood"),
         # Floors measured inside the rounds too, so they share the rounds' conditions.
-        Arm("argon2-verify", kind="raw",
-            command=[str(stack.helpers / "argon2_raw"), "verify", password_hash, PASSWORD, "{seconds}", str(nproc)]),
-        fastest_arm,
-        Arm("argon2-hash", kind="raw",
-            command=[str(stack.helpers / "argon2_raw"), "hash", password_hash, PASSWORD, "{seconds}", str(nproc)]),
-        Arm("push-raw", kind="raw", command=[str(stack.helpers / "push_raw"), "loop", "{seconds}", str(nproc)]),
-        # Whole passkey sign-ins (options + login with a fresh ES256 assertion) from a Python client:
-        # bench/passkey_bench.py. Two requests and a signature per op, so well below refresh-token.
-        Arm("passkey-sign-in", kind="raw", floor="refresh-token",
-            command=["/usr/bin/python3", str(REPO / "bench" / "passkey_bench.py"), "--url", stack.url(""),
-                     "--admin", str(stack.bin / "svc-admin"), "--config", str(stack.config), "--seconds",
-                     "{seconds}", "--threads", str(2 * nproc)]),
-    ]
-    flood = Arm("login-flood", "/auth/login", "POST", files["login"], conns=args.hash_conns)
-    for a in arms:
-        a.port = a.port or H
-    return arms, flood
+        floor_arm(stack, nproc, "argon2-verify", "argon2_raw", "verify", password_hash, PASSWORD),
+        floor_arm(stack, nproc, "argon2-verify-fastest", *fastest_loop, password_hash, PASSWORD, paired_with="login"),
+        floor_arm(stack, nproc, "argon2-hash", "argon2_raw", "hash", password_hash, PASSWORD),
+        floor_arm(stack, nproc, "push-raw", "push_raw", "loop"),
+        # Whole passkey sign-ins (options, then login with a fresh ES256 assertion): two requests
+        # and a signature per iteration, so well below refresh-token.
+        post("passkey-sign-in", "/auth/passkey/login", floor="refresh-token", kind="client",
+             command=PasskeyArm(stack), conns=2 * nproc),
+    ], post("login-flood", "/auth/login", files["login"], **hashing)
 
 
 def measure_keep_conn(stack, args, tail, roots):

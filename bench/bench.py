@@ -8,8 +8,10 @@ rounds, measures the floors (static, hello, raw Argon2id, raw push crypto,
 minimal SMTP loop), and writes bench/results.json and docs/benchmarks.md.
 
 The parts: stack.py (the running stack and /proc accounting), dataset.py
-(the data set and the arms' request bodies), arms.py (the arms, the floors
-and the sender rounds; a new endpoint arm is one row in build_arms) and
+(the data set and the arms' request files), load.py (wrk and the Python
+clients' closed loop), arms.py (the arms, the floors and the sender rounds;
+a new endpoint arm is one row in build_arms), sign_in_arms.py (the MFA and
+passkey sign-in arms), mix.py and php_peer.py (the mixed-traffic arm) and
 report.py (results.json and docs/benchmarks.md). This file only runs them
 in order.
 """
@@ -26,8 +28,8 @@ from arms import (build_arms, compare_argon2, compare_token_algs, measure_keep_c
 from dataset import load_data
 from mix import render_svg, run_mix
 from php_peer import prepare as prepare_php_peer
-from report import add_mix_ratio, assemble, render_markdown, render_only, render_table, write_only_results
-from stack import REPO, LogTail, Stack, children, log, proc_table, status_kib
+from report import DOC, RESULTS, add_mix_ratio, assemble, render_markdown, render_only, render_table, write_only_results
+from stack import LogTail, Stack, children, log, proc_table, status_kib
 
 
 def parse_args():
@@ -47,8 +49,6 @@ def parse_args():
     p.add_argument("--tls-smtp-port", type=int, default=0)
     p.add_argument("--warmup", type=float, default=1)
     p.add_argument("--out", required=True)
-    p.add_argument("--results", default=str(REPO / "bench" / "results.json"))
-    p.add_argument("--doc", default=str(REPO / "docs" / "benchmarks.md"))
     # For iterating on one endpoint: only these arms (comma-separated) and
     # their floors, no keep_conn or sender runs; results go to --out only.
     p.add_argument("--only", default="")
@@ -131,31 +131,21 @@ def run_mix_only(stack, args, files, out):
     log(f"wrote {out / 'mix.json'} and {out / 'bench-mix.svg'}")
 
 
-def main():
-    if len(sys.argv) == 2 and sys.argv[1] == "--render-only":
-        render_only(REPO / "bench" / "results.json", REPO / "docs" / "benchmarks.md")
-        return
-    args = parse_args()
+def measure_all(stack, args, out):
+    """Every part of a full run, in order: assemble's results, or None for --only (its own output)."""
     started = time.monotonic()
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    stack = Stack(args)
-
     files, password_hash, proto, counts = load_data(stack, out)
     tail = LogTail(stack, out / "svc-fcgi-problems.log")
     roots = [stack.pid("nginx"), stack.pid("svc-fcgi"), stack.pid("mariadb"), stack.hello_pid]
-
     if args.only == "mix":
-        run_mix_only(stack, args, files, out)
-        return
+        return run_mix_only(stack, args, files, out)
     log("argon2id implementations, per verify (bench/argon2_impls.cpp)")
     argon2_impls = compare_argon2(stack, password_hash)
     fastest, loop_rates = pick_argon2_floor(stack, password_hash, argon2_impls, os.cpu_count())
     arms, flood = build_arms(stack, args, files, password_hash, fastest, os.cpu_count())
     if args.only:
         arms = only_arms(arms, args.only.split(","))
-
-    # Warm-up: every arm once, short (connections, prepared statements, caches).
+    # Warm-up: every arm once, short (connections, prepared statements, caches, the client arms' users).
     log(f"warm-up: {len(arms)} arms x {args.warmup}s")
     for a in arms:
         if a.kind != "raw":
@@ -164,8 +154,7 @@ def main():
     idle_rss = worker_rss(stack, tail)
     runs = run_rounds(stack, args, arms, tail, roots, flood)
     if args.only:
-        write_only_results(args, out, arms, runs)
-        return
+        return write_only_results(out, arms, runs)
     keep = measure_keep_conn(stack, args, tail, roots)
     mail = run_sender_rounds(stack, args, proto)
     mix = None
@@ -175,20 +164,32 @@ def main():
         except Exception as e:  # noqa: BLE001 - the other arms' results still count
             log(f"mix arm failed: {e!r}")
     time.sleep(0.5)
-    idle_rss_end = worker_rss(stack, tail)
-
-    results = assemble(args, stack, arms, runs, keep, mail, idle_rss, idle_rss_end, counts, password_hash,
-                       time.monotonic() - started)
+    results = assemble(args, stack, arms, runs, keep, mail, (idle_rss, worker_rss(stack, tail)), counts,
+                       password_hash, time.monotonic() - started)
     results["argon2_impls"] = {"fastest": fastest, "runs": argon2_impls, "loop_verifies_per_s": loop_rates}
     results["token_algs"] = compare_token_algs(stack)
     results["mix"] = mix
     add_mix_ratio(results)
-    if mix:
-        render_svg(mix, Path(args.doc).parent / "bench-mix.svg")
-    Path(args.results).write_text(json.dumps(results, indent=2) + "\n")
-    Path(args.doc).write_text(render_markdown(results))
-    log(f"wrote {args.results} and {args.doc} ({results['run_seconds']:.0f}s)")
+    return results
+
+
+def main():
+    if len(sys.argv) == 2 and sys.argv[1] == "--render-only":
+        return render_only(RESULTS, DOC)
+    args = parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stack = Stack(args.stack, args.bin, args.helpers, args.bench_port, args.keep_port, args.hello_pid)
+    results = measure_all(stack, args, out)
+    if not results:
+        return None  # --only: nothing committed is rewritten
+    if results["mix"]:
+        render_svg(results["mix"], DOC.parent / "bench-mix.svg")
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    DOC.write_text(render_markdown(results))
+    log(f"wrote {RESULTS} and {DOC} ({results['run_seconds']:.0f}s)")
     print(render_table(results))
+    return None
 
 
 if __name__ == "__main__":

@@ -25,67 +25,39 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import urllib.request
+from pathlib import Path
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-ARMS = ("refresh-token", "notification")
+from dataset import refresh_body, request_line
+from load import post_json, wrk
+from stack import REPO, read_env
 
-
-def read_env(cluster_dir):
-    env = {}
-    with open(os.path.join(cluster_dir, "cluster.env")) as f:
-        for line in f:
-            if "=" in line:
-                k, v = line.rstrip("\n").split("=", 1)
-                env[k] = v
-    return env
+ARMS = {"refresh-token": "/auth/refresh-token", "notification": "/message/notification"}
 
 
 def cluster(cluster_dir, *args):
-    return subprocess.run([os.path.join(REPO, "scripts", "cluster.sh")] + [str(a) for a in args],
+    return subprocess.run([str(REPO / "scripts" / "cluster.sh")] + [str(a) for a in args],
                           env=dict(os.environ, SVC_CLUSTER_DIR=cluster_dir), capture_output=True, text=True,
                           timeout=300, check=True).stdout
-
-
-def post(url, body, headers=None):
-    req = urllib.request.Request(url, data=json.dumps(body).encode(),
-                                 headers=dict({"Content-Type": "application/json"}, **(headers or {})))
-    return json.loads(urllib.request.urlopen(req, timeout=30).read())
 
 
 def request_files(env, tmp):
     """arm.lua request files: refresh-token with the tokens of 8 sign-ups,
     notification of the demo site's welcome-email to varying recipients."""
-    front = env["FRONT_URL"]
     pairs = []
     for i in range(8):
-        reply = post(front + "/auth/sign-up", {"email": "bench-%s-%d@example.com" % (os.urandom(4).hex(), i),
-                                               "password": "Bench@2026!x", "firstname": "B", "lastname": "C",
-                                               "appID": 1})
-        t = reply["token"]
-        pairs.append("\t" + json.dumps({"payload": {"access_token": t["access_token"],
-                                                    "refresh_token": t["refresh_token"]}}))
-    headers = "site-id: %s|x-site-key: %s" % (env["SITE_ID"], env["SITE_KEY"])
-    notes = [headers + "\t" + json.dumps({"event": "welcome-email", "email": "rcpt%d@example.com" % i,
-                                          "data": {"name": "Ada"}}) for i in range(500)]
+        status, reply = post_json(env["FRONT_URL"], "/auth/sign-up", {
+            "email": "bench-%s-%d@example.com" % (os.urandom(4).hex(), i), "password": "Bench@2026!x",
+            "firstname": "B", "lastname": "C", "appID": 1})
+        assert status == 200, (status, reply)
+        pairs.append(request_line(refresh_body(reply["token"])))
+    site = {"site-id": env["SITE_ID"], "x-site-key": env["SITE_KEY"]}
+    notes = [request_line({"event": "welcome-email", "email": "rcpt%d@example.com" % i, "data": {"name": "Ada"}},
+                          site) for i in range(500)]
     files = {}
     for name, lines in (("refresh-token", pairs), ("notification", notes)):
-        files[name] = os.path.join(tmp, name + ".txt")
-        with open(files[name], "w") as f:
-            f.write("\n".join(lines) + "\n")
+        files[name] = Path(tmp) / (name + ".txt")
+        files[name].write_text("\n".join(lines) + "\n")
     return files
-
-
-def wrk(url, path, file, seconds, conns, prefix):
-    out = subprocess.run(["wrk", "-t1", "-c%d" % conns, "-d%ds" % seconds, "--timeout=5s", "-s",
-                          os.path.join(REPO, "bench", "wrk", "arm.lua"), url + path, "--", "POST", file, "2xx",
-                          prefix], capture_output=True, text=True, timeout=seconds + 60).stdout
-    for line in out.splitlines():
-        if line.startswith("BENCH "):
-            r = json.loads(line[6:])
-            r["rps"] = r["requests"] / (r["duration_us"] / 1e6)
-            return r
-    raise RuntimeError("wrk printed no BENCH line:\n" + out)
 
 
 def free_port():
@@ -97,11 +69,10 @@ def free_port():
 
 
 def run(args):
-    env = read_env(args.cluster_dir)
+    env = read_env(Path(args.cluster_dir) / "cluster.env")
     one_port = free_port()
     cluster(args.cluster_dir, "front", one_port, "1")
     fronts = {"two-hosts": env["FRONT_URL"], "one-host": "http://127.0.0.1:%d" % one_port}
-    paths = {"refresh-token": "/auth/refresh-token", "notification": "/message/notification"}
     hosts = [int(n) for n in env["APP_HOSTS"].split()]
     for n in hosts:
         cluster(args.cluster_dir, "kill-sender", n)
@@ -112,8 +83,8 @@ def run(args):
             for rnd in range(args.rounds):
                 for arm in ARMS:
                     for front, url in fronts.items():
-                        samples[arm][front].append(wrk(url, paths[arm], files[arm], args.seconds, args.conns,
-                                                       "c%d%s" % (rnd, front[0])))
+                        samples[arm][front].append(wrk(url + ARMS[arm], "POST", files[arm], args.seconds,
+                                                       args.conns, "c%d%s" % (rnd, front[0])))
     finally:
         for n in hosts:
             cluster(args.cluster_dir, "start-sender", n)

@@ -1,6 +1,8 @@
 """The benchmark's data set: users, sites, templates, folders, customers and
-legacy passwords loaded into the stack, and the wrk body files of every arm.
-Part of bench/bench.py; stdlib only.
+legacy passwords loaded into the stack, the request files of every arm (one
+request a line, bench/wrk/arm.lua's format, which bench/mix.py and
+bench/php_peer.py read too), and the small data set of the tools' scratch
+stacks. Part of bench/bench.py; stdlib only.
 """
 
 import base64
@@ -11,8 +13,8 @@ import random
 import re
 import subprocess
 import time
-import urllib.request
 
+from load import post_json
 from stack import log, run
 
 PASSWORD = "Bench@2026!"
@@ -36,8 +38,25 @@ BENCH_SITE_KEY = "bench-site-key-not-a-secret"
 
 
 def site_headers(stack, site):
-    """The wrk arm header text of a backend call of `site` (id and key)."""
-    return "site-id: %d|x-site-key: %s" % (site, stack.site_key if site == 1 else BENCH_SITE_KEY)
+    """The headers of a backend call of `site` (its id and key)."""
+    return {"site-id": str(site), "x-site-key": stack.site_key if site == 1 else BENCH_SITE_KEY}
+
+
+def request_line(body, headers=None):
+    """One line of a request file (bench/wrk/arm.lua): "name: value|name: value<TAB>JSON body"."""
+    return "|".join(f"{k}: {v}" for k, v in (headers or {}).items()) + "\t" + json.dumps(body)
+
+
+def parse_line(line):
+    """(headers dict, body text) of a request file line; the headers part is optional."""
+    head, _, body = line.partition("\t") if "\t" in line else ("", "", line)
+    return {k.strip(): v.strip() for k, _, v in (p.partition(":") for p in head.split("|") if ":" in p)}, body
+
+
+def refresh_body(token):
+    """The /auth/refresh-token request of a login's or sign-up's token pair."""
+    return {"payload": {"access_token": token["access_token"], "refresh_token": token["refresh_token"]}}
+
 
 def legacy_aes(stack):
     """PASSWORD as the PHP service stored it: base64(iv . openssl_encrypt(pw, 'aes-256-cbc', key, RAW, iv)),
@@ -50,12 +69,30 @@ def legacy_aes(stack):
 
 
 def load_data(stack, out):
+    """Loads the data set; returns (request files {arm: path}, the users' password hash, the prototype
+    outbox row the sender arms copy, the row counts)."""
     log("loading the data set")
     password_hash = stack.admin("hash-password", stdin=PASSWORD + "\n")
     assert password_hash.startswith("$argon2id$"), password_hash
+    t0 = time.monotonic()
+    load_rows(stack, password_hash)
+    counts = stack.sql("SELECT (SELECT COUNT(*) FROM svc_users), (SELECT COUNT(*) FROM svc_related), "
+                       "(SELECT COUNT(*) FROM svc_notifications), (SELECT COUNT(*) FROM svc_sites);").split()
+    log(f"data set loaded in {time.monotonic() - t0:.1f}s: users={counts[0]} links={counts[1]} "
+        f"templates={counts[2]} sites={counts[3]}")
+    files = write_request_files(stack, out, random.Random(7))
+    # One real notification: the prototype row the sender arms copy.
+    status, reply = post_json(stack.url(""), "/message/notification", {
+        "event": "bench-1", "email": "proto@example.com", "data": {"name": "Ada <Lovelace>", "order": "4242"}},
+        site_headers(stack, 1))
+    assert status == 200 and reply["status"] == "Success", (status, reply)
+    proto = int(stack.sql("SELECT MAX(id) FROM svc_notification_log WHERE recipient = 'proto@example.com';").strip())
+    return files, password_hash, proto, counts
+
+
+def load_rows(stack, password_hash):
     sub_p256dh, sub_auth = run([str(stack.helpers / "push_raw"), "subscription"]).stdout.split()
     stack.admin("vapid-keys", "--site", "1")
-    t0 = time.monotonic()
     stack.sql(f"""
 INSERT INTO svc_sites (id, name, domain, reset_url, allowed_redirect_hosts, email_from, vapid_subject, api_key_hash)
   SELECT seq, CONCAT('Bench site ', seq), CONCAT('site', seq, '.example'), 'http://127.0.0.1/reset',
@@ -89,82 +126,89 @@ INSERT INTO svc_users (id, user_email, password, first_name, last_name, primary_
   FROM seq_1_to_{LEGACY_USERS};
 ANALYZE TABLE svc_users, svc_related, svc_folders, svc_notifications, svc_customers;
 """)
-    counts = stack.sql("SELECT (SELECT COUNT(*) FROM svc_users), (SELECT COUNT(*) FROM svc_related), "
-                       "(SELECT COUNT(*) FROM svc_notifications), (SELECT COUNT(*) FROM svc_sites);").split()
-    log(f"data set loaded in {time.monotonic() - t0:.1f}s: users={counts[0]} links={counts[1]} "
-        f"templates={counts[2]} sites={counts[3]}")
 
-    rnd = random.Random(7)
+
+def write_request_files(stack, out, rnd):
+    """The request file of every arm in `out`: {arm: path}."""
+    def bench_user():
+        return f"bench{rnd.randint(1, USERS)}@example.com"
+
+    unknown = "nobody-{uniq}@example.com"  # arm.lua makes {uniq} unique within a run
+    bodies = {
+        # random known users (one shared hash, so every verify costs the same)
+        "login": [{"email": bench_user(), "password": PASSWORD, "appID": 1} for _ in range(2000)],
+        "login-unknown": [{"email": unknown, "password": PASSWORD, "appID": 1}],
+        # the same wrong password for random legacy-AES users (each verify is microseconds without the dummy)
+        "login-legacy-wrong": [{"email": f"legacy{rnd.randint(1, LEGACY_USERS)}@example.com",
+                                "password": "Wrong@2026!", "appID": 1} for _ in range(2000)],
+        # registered users (mailed) and unknown addresses (not), same site
+        "request-pass": [{"email": bench_user(), "appID": 2} for _ in range(2000)],
+        "request-pass-unknown": [{"email": unknown, "appID": 2}],
+        # registered users (a code mailed, or the resend rule) and unknown addresses, same site
+        "email-code": [{"email": bench_user(), "appID": 2} for _ in range(2000)],
+        "email-code-unknown": [{"email": unknown, "appID": 2}],
+        "sign-up": [{"email": "new-{uniq}@example.com", "password": "Analytical@1", "firstname": "Ada",
+                     "lastname": "Lovelace", "appID": 1}],
+        # tokens of 16 real logins
+        "refresh-token": [refresh_body(post_json(stack.url(""), "/auth/login", {
+            "email": bench_user(), "password": PASSWORD})[1]["token"]) for _ in range(16)],
+        # encrypted ids of 64 random users
+        "user-email": [{"userId": stack.admin("mint-user-id", "--user", str(USER_ID_BASE + rnd.randint(1, USERS)),
+                                              "--ttl", "2h")} for _ in range(64)],
+    }
+    lines = {name: [request_line(b) for b in bs] for name, bs in bodies.items()}
+    lines.update(site_request_lines(stack, rnd))
     files = {}
+    for name, ls in lines.items():
+        files[name] = str(out / f"{name}.txt")
+        (out / f"{name}.txt").write_text("\n".join(ls) + "\n")
+    return files
 
-    def write(name, lines):
-        path = out / f"{name}.txt"
-        path.write_text("\n".join(lines) + "\n")
-        files[name] = str(path)
 
-    # login: random known users (one shared hash, so every verify costs the same)
-    write("login", [json.dumps({"email": f"bench{rnd.randint(1, USERS)}@example.com", "password": PASSWORD,
-                                "appID": 1}) for _ in range(2000)])
-    write("login-unknown", ['\t' + json.dumps({"email": "nobody-{uniq}@example.com", "password": PASSWORD,
-                                               "appID": 1})])
-    # the same wrong password for random legacy-AES users (each verify is microseconds without the dummy)
-    write("login-legacy-wrong", [json.dumps({"email": f"legacy{rnd.randint(1, LEGACY_USERS)}@example.com",
-                                             "password": "Wrong@2026!", "appID": 1}) for _ in range(2000)])
-    # request-pass: registered users (mailed) and unknown addresses (not), same site
-    write("request-pass", [json.dumps({"email": f"bench{rnd.randint(1, USERS)}@example.com", "appID": 2})
-                           for _ in range(2000)])
-    write("request-pass-unknown", ['\t' + json.dumps({"email": "nobody-{uniq}@example.com", "appID": 2})])
-    # email-code: registered users (a code mailed, or the resend rule) and unknown addresses, same site
-    write("email-code", [json.dumps({"email": f"bench{rnd.randint(1, USERS)}@example.com", "appID": 2})
-                         for _ in range(2000)])
-    write("email-code-unknown", ['\t' + json.dumps({"email": "nobody-{uniq}@example.com", "appID": 2})])
-    write("sign-up", ['\t' + json.dumps({"email": "new-{uniq}@example.com", "password": "Analytical@1",
-                                         "firstname": "Ada", "lastname": "Lovelace", "appID": 1})])
-    # refresh-token: tokens of 16 real logins
-    pairs = []
-    for _ in range(16):
-        body = json.dumps({"email": f"bench{rnd.randint(1, USERS)}@example.com", "password": PASSWORD}).encode()
-        req = urllib.request.Request(stack.url("/auth/login"), data=body,
-                                     headers={"Content-Type": "application/json"})
-        token = json.loads(urllib.request.urlopen(req, timeout=30).read())["token"]
-        pairs.append(json.dumps({"payload": {"access_token": token["access_token"],
-                                             "refresh_token": token["refresh_token"]}}))
-    write("refresh-token", pairs)
-    # user-email: encrypted ids of 64 random users
-    write("user-email", [json.dumps({"userId": stack.admin("mint-user-id", "--user",
-                                                             str(USER_ID_BASE + rnd.randint(1, USERS)),
-                                                             "--ttl", "2h")}) for _ in range(64)])
-    # getFolderLimits: users with folder links, in the site their folders belong to
-    linked_users = FOLDER_LINKS // LINKS_PER_USER
-    lines = []
-    for _ in range(1000):
-        u = rnd.randint(1, linked_users)
+def site_request_lines(stack, rnd):
+    """The request lines of the arms a site's backend calls, with its id and key."""
+    folders, notes = [], []
+    for _ in range(1000):  # users with folder links, in the site their folders belong to
+        u = rnd.randint(1, FOLDER_LINKS // LINKS_PER_USER)
         app = (u % SITES) + 1
-        lines.append(site_headers(stack, app) + "\t" +
-                     json.dumps({"appID": app, "table": "svc_folders", "userId": USER_ID_BASE + u}))
-    write("getFolderLimits", lines)
-    # notification: 10 sites x 5 templates, site-id header per request
-    lines = []
-    for _ in range(1000):
+        folders.append(request_line({"appID": app, "table": "svc_folders", "userId": USER_ID_BASE + u},
+                                    site_headers(stack, app)))
+    for _ in range(1000):  # 10 sites x 5 templates
         site = rnd.randint(1, SITES)
-        lines.append(site_headers(stack, site) + "\t" + json.dumps({
-            "event": f"bench-{rnd.randint(1, TEMPLATES_PER_SITE)}", "email": f"rcpt{rnd.randint(1, 9999)}@example.com",
-            "data": {"name": "Ada <Lovelace>", "order": str(rnd.randint(1000, 99999))}}))
-    write("notification", lines)
-    # sendPush: customers of site 1
-    lines = []
-    for c in range(1, 33):
-        token = stack.admin("mint-customer-id", "--customer", str(CUSTOMER_ID_BASE + c), "--ttl", "2h")
-        lines.append(site_headers(stack, 1) + "\t" + json.dumps({"customerID": token, "title": "Hi", "message": "Your order shipped",
-                                                 "data": {"order": 42}}))
-    write("push", lines)
+        notes.append(request_line({"event": f"bench-{rnd.randint(1, TEMPLATES_PER_SITE)}",
+                                   "email": f"rcpt{rnd.randint(1, 9999)}@example.com",
+                                   "data": {"name": "Ada <Lovelace>", "order": str(rnd.randint(1000, 99999))}},
+                                  site_headers(stack, site)))
+    push = [request_line({"customerID": stack.admin("mint-customer-id", "--customer", str(CUSTOMER_ID_BASE + c),
+                                                    "--ttl", "2h"),
+                          "title": "Hi", "message": "Your order shipped", "data": {"order": 42}},
+                         site_headers(stack, 1)) for c in range(1, 33)]
+    return {"getFolderLimits": folders, "notification": notes, "push": push}
 
-    # One real notification: the prototype row the sender arms copy.
-    body = json.dumps({"event": "bench-1", "email": "proto@example.com",
-                       "data": {"name": "Ada <Lovelace>", "order": "4242"}}).encode()
-    req = urllib.request.Request(stack.url("/message/notification"), data=body,
-                                 headers={"Content-Type": "application/json", "site-id": "1",
-                                          "x-site-key": stack.site_key})
-    assert json.loads(urllib.request.urlopen(req, timeout=30).read())["status"] == "Success"
-    proto = int(stack.sql("SELECT MAX(id) FROM svc_notification_log WHERE recipient = 'proto@example.com';").strip())
-    return files, password_hash, proto, counts
+
+def scratch_requests(stack):
+    """The small data set of a tool's scratch stack (cpu_per_request.py,
+    callgrind_routes.py): one user with tokens and five folder links, one
+    notification template; {route: (path, body, headers)}."""
+    site = site_headers(stack, 1)
+    status, reply = post_json(stack.url(""), "/auth/sign-up", {"email": "prof@example.com", "password": PASSWORD,
+                                                               "firstname": "Pro", "lastname": "File"}, timeout=120)
+    if status != 200:
+        raise SystemExit(f"sign-up failed: {status} {str(reply)[:200]}")
+    user_id = int(stack.sql("SELECT id FROM svc_users WHERE user_email = 'prof@example.com';").strip())
+    stack.sql(f"""
+INSERT INTO svc_folders (id, site_id, name) SELECT 100000 + seq, 1, CONCAT('Folder ', seq) FROM seq_1_to_5;
+INSERT INTO svc_related (master_table, master_id, linked_table, linked)
+  SELECT 'svc_users', {user_id}, 'svc_folders', 100000 + seq FROM seq_1_to_5;
+INSERT INTO svc_notifications (site_id, event, enabled, subject, content)
+  VALUES (1, 'prof', 1, 'Order [order] for [name]', '<p>Hello [name], order <b>[order]</b> shipped.</p>');
+""")
+    user_email_id = stack.admin("mint-user-id", "--user", str(user_id), "--ttl", "2h")
+    return {
+        "refresh-token": ("/auth/refresh-token", refresh_body(reply["token"]), {}),
+        "getFolderLimits": ("/auth/getFolderLimits", {"appID": 1, "table": "svc_folders", "userId": user_id}, site),
+        "notification": ("/message/notification", {"event": "prof", "email": "rcpt@example.com",
+                                                   "data": {"name": "Ada", "order": "4242"}}, site),
+        "login": ("/auth/login", {"email": "prof@example.com", "password": PASSWORD}, {}),
+        "user-email": ("/auth/user-email", {"userId": user_email_id}, {}),
+    }

@@ -23,6 +23,7 @@ after. Prints one JSON object; docs/benchmarks.md records a run.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -37,6 +38,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import svc_stack as S  # noqa: E402
 import test_sender as TS  # noqa: E402
+from smtp_loop import smtp_replay  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
@@ -51,16 +53,22 @@ def config_with(port, sessions, batch=50):
     return path
 
 
-def start_sink(delay_ms):
+@contextlib.contextmanager
+def smtp_sink(delay_ms):
+    """(port, mail directory) of an SMTP sink of its own that answers each message `delay_ms` late."""
     d = tempfile.mkdtemp(prefix="svc-bench-sink-")
-    ready = os.path.join(d, "ready")
+    ready, mail_dir = os.path.join(d, "ready"), os.path.join(d, "mail")
     proc = subprocess.Popen(["/usr/bin/python3", os.path.join(REPO, "scripts", "sinks", "smtp_sink.py"),
-                             "--port", "0", "--dir", os.path.join(d, "mail"), "--ready-file", ready,
+                             "--port", "0", "--dir", mail_dir, "--ready-file", ready,
                              "--delay-ms", str(delay_ms)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 10
-    while not os.path.exists(ready) and time.time() < deadline:
-        time.sleep(0.05)
-    return proc, int(open(ready).read()), os.path.join(d, "mail")
+    try:
+        deadline = time.time() + 10
+        while not os.path.exists(ready) and time.time() < deadline:
+            time.sleep(0.05)
+        yield int(open(ready).read()), mail_dir
+    finally:
+        proc.terminate()
+        proc.wait()
 
 
 def sender_pass(conf, count):
@@ -80,43 +88,28 @@ def sender_pass(conf, count):
 
 
 def sessions_arm(mails, rounds):
-    proc, port, _ = start_sink(20)
-    try:
-        out = {}
-        for n in (1, 4):
-            conf = config_with(port, n)
-            out["sessions-%d" % n] = [sender_pass(conf, mails) for _ in range(rounds)]
-        return out
-    finally:
-        proc.terminate()
-        proc.wait()
+    with smtp_sink(20) as (port, _):
+        return {"sessions-%d" % n: [sender_pass(config_with(port, n), mails) for _ in range(rounds)] for n in (1, 4)}
 
 
 def plain_arm(mails, rounds):
-    proc, port, mail_dir = start_sink(0)
-    try:
+    with smtp_sink(0) as (port, mail_dir):
         conf = config_with(port, 4)
         out = {"sender-4": [], "smtp-loop": []}
         for _ in range(rounds):
             before = set(os.listdir(mail_dir)) if os.path.isdir(mail_dir) else set()
             out["sender-4"].append(sender_pass(conf, mails))
-            replay = sorted(os.path.join(mail_dir, p) for p in os.listdir(mail_dir) if p not in before)
-            r = subprocess.run(["/usr/bin/python3", os.path.join(REPO, "bench", "smtp_loop.py"), "--port", str(port),
-                                *replay], capture_output=True, text=True, timeout=600)
-            out["smtp-loop"].append(json.loads(r.stdout))
+            out["smtp-loop"].append(smtp_replay(port, sorted(os.path.join(mail_dir, p) for p in os.listdir(mail_dir)
+                                                             if p not in before)))
         return out
-    finally:
-        proc.terminate()
-        proc.wait()
 
 
 def suppressed_arm(mails, rounds):
     """Same rows with 10 % of the recipients suppressed (every tenth rcpt-N) and with none, interleaved."""
-    proc, port, _ = start_sink(20)
     suppress = ("INSERT IGNORE INTO svc_mail_suppressions (site_id, address, reason, detail)"
                 " SELECT 1, CONCAT('rcpt-', seq, '@example.com'), 'manual', 'bench' FROM seq_10_to_%d_step_10" % mails)
     clear = "DELETE FROM svc_mail_suppressions WHERE site_id = 1 AND detail = 'bench'"
-    try:
+    with smtp_sink(20) as (port, _):
         conf = config_with(port, 4)
         out = {"none": [], "tenth": []}
         for _ in range(rounds):
@@ -127,9 +120,6 @@ def suppressed_arm(mails, rounds):
             finally:
                 S.sql(clear)
         return out
-    finally:
-        proc.terminate()
-        proc.wait()
 
 
 # --- claim scale ---------------------------------------------------------------------
@@ -192,51 +182,57 @@ def claim_arm():
     return out
 
 
-def median_rate(samples):
-    return statistics.median(s["per_s"] for s in samples)
-
-
-def median_done(samples):
-    return statistics.median(s["done_per_s"] for s in samples)
+def median(samples, key="per_s"):
+    return statistics.median(s[key] for s in samples)
 
 
 def markdown(path):
     """The "Mail delivery" section of docs/benchmarks.md from a saved run (make bench appends it)."""
     r = json.load(open(path))
-    s, pl = r["sessions"], r["plain"]
-    one, four = median_rate(s["sessions-1"]), median_rate(s["sessions-4"])
-    sender, loop = median_rate(pl["sender-4"]), median_rate(pl["smtp-loop"])
-    rows = [
-        ("svc-sender, sink answering 20 ms late, `sessions = 4` ÷ `sessions = 1`",
-         "%.1f ÷ %.1f mails/s = **%.2f**" % (four, one, r["ratio_sessions_4_over_1"]), "≥ 3.0",
-         r["ratio_sessions_4_over_1"] >= 3.0),
+    s, pl, sup, claim = r["sessions"], r["plain"], r["suppressed"], r["claim"]
+    ms = {size: c["sites_ms"] + c["take_ms"] for size, c in claim.items()}
+    rows = [  # row, numerator, denominator, unit, ratio, target: at least (or at most, "≤")
+        ("svc-sender, sink answering 20 ms late, `sessions = 4` ÷ `sessions = 1`", median(s["sessions-4"]),
+         median(s["sessions-1"]), "%.1f", "mails/s", r["ratio_sessions_4_over_1"], "≥ 3.0"),
         ("svc-sender (`sessions = 4`, process wall time) ÷ smtp_loop.py (one smtplib connection), plain sink",
-         "%.1f ÷ %.1f mails/s = **%.2f**" % (sender, loop, r["ratio_sender4_over_smtp_loop"]), "≥ 0.9",
-         r["ratio_sender4_over_smtp_loop"] >= 0.9),
+         median(pl["sender-4"]), median(pl["smtp-loop"]), "%.1f", "mails/s", r["ratio_sender4_over_smtp_loop"], "≥ 0.9"),
+        ("svc-sender rows finished per second, 10 % of recipients suppressed ÷ none (sink 20 ms late)",
+         median(sup["tenth"], "done_per_s"), median(sup["none"], "done_per_s"), "%.1f", "rows/s",
+         r["ratio_suppressed_over_none"], "≥ 1"),
+        ("claim SELECTs, outbox of 1,000,000 rows ÷ 1,000 rows (all but 500 Sent)", ms["1000000"], ms["1000"],
+         "%.3f", "ms", r["ratio_claim_1m_over_1k"], "≤ 2"),
     ]
-    if "suppressed" in r:
-        sup = r["suppressed"]
-        rows.append(("svc-sender rows finished per second, 10 % of recipients suppressed ÷ none (sink 20 ms late)",
-                     "%.1f ÷ %.1f rows/s = **%.2f**" % (median_done(sup["tenth"]), median_done(sup["none"]),
-                                                       r["ratio_suppressed_over_none"]), "≥ 1",
-                     r["ratio_suppressed_over_none"] >= 1))
-    if "claim" in r:
-        big, small = r["claim"]["1000000"], r["claim"]["1000"]
-        rows.append(("claim SELECTs, outbox of 1,000,000 rows ÷ 1,000 rows (all but 500 Sent)",
-                     "%.3f ÷ %.3f ms = **%.2f**" % (big["sites_ms"] + big["take_ms"], small["sites_ms"] + small["take_ms"],
-                                                  r["ratio_claim_1m_over_1k"]), "≤ 2", r["ratio_claim_1m_over_1k"] <= 2))
     out = ["", "## Mail delivery: parallel sessions, claim scale", "",
            "`bench/mail_delivery.py` against the bench stack (raw figures in bench/results-mail-delivery.json);",
            "medians of the rounds, ratios within this run.", "",
            "| row | figure | target | met |", "|---|---:|---:|---|"]
-    out += ["| %s | %s | %s | %s |" % (name, fig, target, "yes" if ok else "**no**") for name, fig, target, ok in rows]
-    if "claim" in r:
-        for size in ("1000", "1000000"):
-            c = r["claim"][size]
-            out.append("")
-            out.append("Rows the claim read with %s rows in the outbox (ANALYZE `r_rows`): site list %s, fetch %s." %
-                       (size, ", ".join("%g" % x for x in c["sites_r_rows"]), ", ".join("%g" % x for x in c["take_r_rows"])))
+    for name, num, den, num_fmt, unit, ratio, target in rows:
+        limit = float(target.split()[1])
+        ok = ratio <= limit if target.startswith("≤") else ratio >= limit
+        out.append("| %s | %s ÷ %s %s = **%.2f** | %s | %s |" % (name, num_fmt % num, num_fmt % den, unit, ratio, target,
+                                                                "yes" if ok else "**no**"))
+    for size in ("1000", "1000000"):
+        c = claim[size]
+        out += ["", "Rows the claim read with %s rows in the outbox (ANALYZE `r_rows`): site list %s, fetch %s." %
+                (size, ", ".join("%g" % x for x in c["sites_r_rows"]), ", ".join("%g" % x for x in c["take_r_rows"]))]
     print("\n".join(out))
+
+
+def run(mails, rounds):
+    had_sender = TS._stop("svc-sender")
+    try:
+        result = {"suppressed": suppressed_arm(mails, rounds), "sessions": sessions_arm(mails, rounds),
+                  "plain": plain_arm(mails * 5, rounds), "claim": claim_arm()}
+    finally:
+        if had_sender:
+            TS.start_background_sender()
+    sup, s, pl, c = result["suppressed"], result["sessions"], result["plain"], result["claim"]
+    result["ratio_suppressed_over_none"] = median(sup["tenth"], "done_per_s") / median(sup["none"], "done_per_s")
+    result["ratio_sessions_4_over_1"] = median(s["sessions-4"]) / median(s["sessions-1"])
+    result["ratio_sender4_over_smtp_loop"] = median(pl["sender-4"]) / median(pl["smtp-loop"])
+    big, small = c["1000000"], c["1000"]
+    result["ratio_claim_1m_over_1k"] = (big["sites_ms"] + big["take_ms"]) / (small["sites_ms"] + small["take_ms"])
+    return result
 
 
 def main():
@@ -244,34 +240,11 @@ def main():
     p.add_argument("--markdown", metavar="RESULTS_JSON", help="print the benchmarks.md section of a saved run")
     p.add_argument("--mails", type=int, default=200)
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--skip-claim", action="store_true")
-    p.add_argument("--only-suppressed", action="store_true", help="run only the suppression arm (a smoke run)")
     args = p.parse_args()
     if args.markdown:
         return markdown(args.markdown)
-    had_sender = TS._stop("svc-sender")
-    try:
-        result = {"suppressed": suppressed_arm(args.mails, args.rounds)}
-        if not args.only_suppressed:
-            result["sessions"] = sessions_arm(args.mails, args.rounds)
-            result["plain"] = plain_arm(args.mails * 5, args.rounds)
-        if not args.skip_claim and not args.only_suppressed:
-            result["claim"] = claim_arm()
-    finally:
-        if had_sender:
-            TS.start_background_sender()
-    sup = result["suppressed"]
-    result["ratio_suppressed_over_none"] = median_done(sup["tenth"]) / median_done(sup["none"])
-    if "sessions" in result:
-        s = result["sessions"]
-        result["ratio_sessions_4_over_1"] = median_rate(s["sessions-4"]) / median_rate(s["sessions-1"])
-        pl = result["plain"]
-        result["ratio_sender4_over_smtp_loop"] = median_rate(pl["sender-4"]) / median_rate(pl["smtp-loop"])
-    if "claim" in result:
-        c = result["claim"]
-        big, small = c["1000000"], c["1000"]
-        result["ratio_claim_1m_over_1k"] = (big["sites_ms"] + big["take_ms"]) / (small["sites_ms"] + small["take_ms"])
-    print(json.dumps(result, indent=1))
+    print(json.dumps(run(args.mails, args.rounds), indent=1))
+    return None
 
 
 if __name__ == "__main__":

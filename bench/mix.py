@@ -17,7 +17,6 @@ ascending order and the search stops at the first step that fails, so it is
 bounded by the list; the highest passing rate is the sustainable one.
 """
 
-import json
 import os
 import random
 import subprocess
@@ -25,6 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from dataset import parse_line
 from stack import CLK_TCK, cpu_ticks, log
 
 ROUTES = [  # name, path, share in percent
@@ -46,15 +46,8 @@ def load_requests(files):
     """{route: [(header lines, body bytes)]} from the wrk arms' request files."""
     out = {}
     for name, _, _ in ROUTES:
-        reqs = []
-        for line in open(files[name]).read().splitlines():
-            if not line.strip():
-                continue
-            headers, _, body = line.partition("\t") if "\t" in line else ("", "", line)
-            hdr = "".join(f"{k.strip()}: {v.strip()}\r\n" for k, _, v in
-                          (pair.partition(":") for pair in headers.split("|") if ":" in pair))
-            reqs.append((hdr, body.encode()))
-        out[name] = reqs
+        lines = [parse_line(line) for line in Path(files[name]).read_text().splitlines() if line.strip()]
+        out[name] = [("".join(f"{k}: {v}\r\n" for k, v in headers.items()), body.encode()) for headers, body in lines]
     return out
 
 
@@ -357,7 +350,3 @@ def render_markdown(mix, svg_name):
                   "login throttle, audit rows, caches or second factor), so the ratio does not flatter svc.", ""]
         lines += TABLE_HEAD + step_rows(peer["steps"]) + cpu_rows(peer["steps"])
     return lines
-
-
-if __name__ == "__main__":
-    print(json.dumps({"routes": ROUTES}))

@@ -31,13 +31,14 @@ import re
 import statistics
 import subprocess
 import sys
-import threading
 import time
 import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "integration"))
 
 import svc_stack as S  # noqa: E402
+from dataset import refresh_body, request_line  # noqa: E402
+from load import Client, ClosedLoop, wrk  # noqa: E402
 from test_outbound_isolation import BlackHole, stack_config  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
@@ -82,65 +83,26 @@ def drop_sites():
     S.sql("DELETE FROM svc_sites WHERE name LIKE %s" % S.q("bench-ob-%-" + TAG))
 
 
-def push_line(site, customer):
+def push_request(site, customer):
+    """(headers, body) of a sendPush to one customer of a site."""
     token = S.admin("mint-customer-id", "--customer", str(customer), "--ttl", "2h").stdout.strip()
-    return "site-id: %d\t%s" % (site, json.dumps({"customerID": token, "title": "Hi", "message": "Bench"}))
+    return {"site-id": str(site)}, {"customerID": token, "title": "Hi", "message": "Bench"}
 
 
-def write(path, lines):
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    return path
+def refresh(requests, conns, seconds):
+    """refresh-token with wrk; non_2xx and socket_errors as counts."""
+    r = wrk("http://127.0.0.1:%d/auth/refresh-token" % S.HTTP_PORT, "POST", requests, seconds, conns, "ob")
+    return dict(r, non_2xx=r["unexpected"], socket_errors=sum(r["socket_errors"].values()))
 
 
-def wrk(path, method, file, conns, seconds, timeout="5s"):
-    cmd = ["wrk", "-t1", "-c%d" % conns, "-d%ds" % max(1, int(round(seconds))), "--timeout=%s" % timeout,
-           "--latency", "-s", os.path.join(REPO, "bench", "wrk", "arm.lua"),
-           "http://127.0.0.1:%d%s" % (S.HTTP_PORT, path), "--", method, file, "2xx", "ob"]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 120).stdout
-    for line in out.splitlines():
-        if line.startswith("BENCH "):
-            r = json.loads(line[6:])
-            return {"rps": r["requests"] / (r["duration_us"] / 1e6), "requests": r["requests"],
-                    "p50_ms": r["latency_us"]["p50"] / 1000, "p99_ms": r["latency_us"]["p99"] / 1000,
-                    "non_2xx": r["unexpected"], "socket_errors": sum(r["errors"].values())}
-    raise RuntimeError("wrk printed no BENCH line:\n" + out)
+def pushes(requests, timeout):
+    """A ClosedLoop of sendPush requests, one client each; a non-2xx reply is labelled with its start."""
+    def iteration(client, headers, body):
+        status, reply = client.post("/message/sendPush", body, headers=headers)
+        return None if 200 <= status < 300 else "%d %s" % (status, str(reply)[:40])
 
-
-class ClosedLoop:
-    """`clients` threads, each sending its own request body again and again
-    until stop(); counts replies by (status, body)."""
-
-    def __init__(self, path, bodies, timeout=60):
-        self.path, self.timeout = path, timeout
-        self.stopping = False
-        self.counts = {}
-        self.lock = threading.Lock()
-        self.threads = [threading.Thread(target=self._run, args=(h, b), daemon=True) for h, b in bodies]
-        for t in self.threads:
-            t.start()
-
-    def _run(self, headers, body):
-        while not self.stopping:
-            try:
-                r = S.request("POST", self.path, raw=body, headers=headers, timeout=self.timeout)
-                key = "%d %s" % (r.status, r.raw.decode(errors="replace").strip()[:40])
-            except Exception as e:  # noqa: BLE001 - counted, not fatal
-                key = type(e).__name__
-            with self.lock:
-                self.counts[key] = self.counts.get(key, 0) + 1
-
-    def stop(self, wait=True):
-        self.stopping = True
-        if wait:
-            for t in self.threads:
-                t.join(self.timeout + 5)
-
-
-def split_line(line):
-    hdrs, body = line.split("\t", 1)
-    name, value = hdrs.split(": ", 1)
-    return {name: value}, body
+    clients = [(Client("http://127.0.0.1:%d" % S.HTTP_PORT, timeout), h, b) for h, b in requests]
+    return ClosedLoop([lambda c=c, h=h, b=b: iteration(c, h, b) for c, h, b in clients])
 
 
 def sink_lines():
@@ -156,32 +118,32 @@ def push_slow(lines, seconds):
     S.set_sink_control(CONTROL, {"delay_ms": 100})
     try:
         before = sink_lines()
-        load = ClosedLoop("/message/sendPush", [split_line(l) for l in lines], timeout=30)
+        load = pushes(lines, timeout=30)
         time.sleep(1)  # ramp-up, not counted
         start_lines, t0 = sink_lines(), time.monotonic()
         time.sleep(seconds)
         end_lines, t1 = sink_lines(), time.monotonic()
-        load.stop()
+        replies = load.stop()
         return {"delivered_per_s": (end_lines - start_lines) / (t1 - t0), "clients": len(lines),
-                "replies": load.counts, "sink_lines": end_lines - before}
+                "replies": {k: replies[k] for k in ("requests", "unexpected_statuses", "socket_errors")},
+                "sink_lines": end_lines - before}
     finally:
         S.set_sink_control(CONTROL, {})
 
 
 def refresh_file(out_dir):
-    pairs = []
-    for _ in range(8):
-        token = S.post("/auth/login", DEMO).json["token"]
-        pairs.append(json.dumps({"payload": {"access_token": token["access_token"],
-                                             "refresh_token": token["refresh_token"]}}))
-    return write(os.path.join(out_dir, "ob-refresh.txt"), pairs)
+    path = os.path.join(out_dir, "ob-refresh.txt")
+    with open(path, "w") as f:
+        f.write("".join(request_line(refresh_body(S.post("/auth/login", DEMO).json["token"])) + "\n"
+                        for _ in range(8)))
+    return path
 
 
-def refresh_under_black_hole(refresh, hole_lines, seconds, conns):
-    alone = wrk("/auth/refresh-token", "POST", refresh, conns, seconds)
-    flood = ClosedLoop("/message/sendPush", [split_line(l) for l in hole_lines], timeout=60)
+def refresh_under_black_hole(requests, hole_lines, seconds, conns):
+    alone = refresh(requests, conns, seconds)
+    flood = pushes(hole_lines, timeout=60)
     time.sleep(1.5)  # every outbound worker is at the black hole by now
-    under = wrk("/auth/refresh-token", "POST", refresh, conns, seconds)
+    under = refresh(requests, conns, seconds)
     flood.stop(wait=False)
     return {"alone": alone, "under_black_hole": under, "flood_clients": len(hole_lines),
             "ratio": under["rps"] / alone["rps"] if alone["rps"] else None, "flood": flood}
@@ -238,9 +200,9 @@ def run(seconds, rounds, conns, out_dir):
               "memory_fresh_kib": memory(outbound_worker_pids())}
     try:
         sites = make_sites(hole.port, int(S.ENV["SVC_PUSH_PORT"]))
-        sink = [push_line(s, c) for s, _, c in sites]
+        sink = [push_request(s, c) for s, _, c in sites]
         # 64 clients, 4 per site: the per-site cap (4) refuses none of them.
-        holed = [push_line(s, h) for s, h, _ in sites] * 4
+        holed = [push_request(s, h) for s, h, _ in sites] * 4
         refresh = refresh_file(out_dir)
         slow_clients = [sink[i % len(sink)] for i in range(workers)]
         result["push_slow"], result["refresh"] = [], []

@@ -17,11 +17,12 @@ import configparser
 import json
 import secrets
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 
+from dataset import parse_line, refresh_body, request_line
+from load import Client
 from stack import log
+
 
 def write_config(stack_dir):
     """The peer's INI (PEER_CONFIG of its pool): svc's database account and id
@@ -41,29 +42,6 @@ def write_config(stack_dir):
     path.write_text("\n".join(lines) + "\n")
     path.chmod(0o600)
     return path
-
-
-def post(port, path, body, headers=None):
-    """(status, parsed JSON or the raw text) of one POST to the peer."""
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json", **(headers or {})})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            status, text = r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        status, text = e.code, e.read().decode(errors="replace")
-    try:
-        return status, json.loads(text)
-    except ValueError:
-        return status, text
-
-
-def first_request(files, route):
-    """(headers dict, body dict) of the first line of a route's request file."""
-    line = next(l for l in Path(files[route]).read_text().splitlines() if l.strip())
-    head, _, body = line.partition("\t") if "\t" in line else ("", "", line)
-    headers = dict((k.strip(), v.strip()) for k, _, v in (p.partition(":") for p in head.split("|") if ":" in p))
-    return headers, json.loads(body)
 
 
 def shape_problems(route, status, reply):
@@ -86,38 +64,35 @@ def shape_problems(route, status, reply):
     return [f"{name} missing or malformed" for name, value in need if value in (None, "")]
 
 
+PATHS = {"login": "/auth/login", "refresh-token": "/auth/refresh-token", "user-email": "/auth/user-email",
+         "getFolderLimits": "/auth/getFolderLimits", "notification": "/message/notification",
+         "request-pass": "/auth/request-pass"}
+
+
 def prepare(port, files, out, logins=16):
     """Checks each of the six routes with one request (status and field names)
     and writes the peer's refresh-token file from `logins` of its own logins.
     Returns the peer's request files ({route: path}); raises RuntimeError
     naming the route when the peer answers wrongly."""
-    problems = {}
-    pairs = []
-    for i, line in enumerate(Path(files["login"]).read_text().splitlines()[:logins]):
-        status, reply = post(port, "/auth/login", json.loads(line))
-        if i == 0 and shape_problems("login", status, reply):
-            problems["login"] = shape_problems("login", status, reply)
-            break
-        if status == 200:
-            pairs.append(json.dumps({"payload": {"access_token": reply["token"]["access_token"],
-                                                 "refresh_token": reply["token"]["refresh_token"]}}))
-    if pairs:
-        path = Path(out) / "php-refresh-token.txt"
-        path.write_text("\n".join(pairs) + "\n")
-        peer_files = dict(files, **{"refresh-token": str(path)})
-        paths = {"refresh-token": "/auth/refresh-token", "user-email": "/auth/user-email",
-                 "getFolderLimits": "/auth/getFolderLimits", "notification": "/message/notification",
-                 "request-pass": "/auth/request-pass"}
-        for route, path in paths.items():
-            headers, body = first_request(peer_files, route)
-            status, reply = post(port, path, body, headers)
-            if shape_problems(route, status, reply):
-                problems[route] = shape_problems(route, status, reply)
+    client = Client(f"http://127.0.0.1:{port}")
+    logins = [client.post(PATHS["login"], json.loads(parse_line(line)[1]))
+              for line in Path(files["login"]).read_text().splitlines()[:logins]]
+    problems = {"login": shape_problems("login", *logins[0])}
+    path = Path(out) / "php-refresh-token.txt"
+    path.write_text("".join(request_line(refresh_body(reply["token"])) + "\n"
+                            for status, reply in logins if status == 200))
+    peer_files = dict(files, **{"refresh-token": str(path)})
+    for route, route_path in PATHS.items():
+        if route != "login" and not problems["login"]:
+            headers, body = parse_line(next(l for l in Path(peer_files[route]).read_text().splitlines() if l.strip()))
+            problems[route] = shape_problems(route, *client.post(route_path, json.loads(body), headers=headers))
+    problems = {r: p for r, p in problems.items() if p}
     if problems:
         raise RuntimeError("the PHP-FPM peer answered wrongly: " +
                            "; ".join(f"{r}: {', '.join(p)}" for r, p in problems.items()) +
                            " (its errors: php-peer-errors.log and php-fpm.log in bench/out/last-run/)")
-    log(f"PHP-FPM peer: the six routes answer as the spec says; {len(pairs)} refresh tokens of its own")
+    log(f"PHP-FPM peer: the six routes answer as the spec says; {sum(s == 200 for s, _ in logins)} refresh tokens "
+        "of its own")
     return peer_files
 
 

@@ -9,11 +9,7 @@
 //   push_raw subscription           print "P256DH AUTH" (base64url) of a fresh
 //                                   subscription, for the bench's svc_customers rows
 //   push_raw loop SECONDS PROCS     prints one JSON line with ops_per_s
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,23 +19,22 @@
 #include "crypto/encoding.hpp"
 #include "crypto/vapid.hpp"
 #include "crypto/webpush.hpp"
+#include "proc_loop.h"
 
 namespace {
 
 // The body the bench's sendPush arm produces (title, message, data).
 constexpr const char* kPayload = R"({"title":"Hi","message":"Your order shipped","data":{"order":42}})";
 
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-long loop(double seconds) {
+long loop(void*, double seconds) {
   const svc::crypto::EceKeys ua = svc::crypto::generate_p256_keypair();
   const std::string auth = svc::crypto::random_bytes(16);
   const svc::crypto::VapidKeys vapid = svc::crypto::generate_vapid_keys();
   const auto signer = svc::crypto::VapidSigner::load(vapid);
   if (!signer) return -1;
-  const double end = now_s() + seconds;
+  const double end = bench_now_s() + seconds;
   long n = 0;
-  while (now_s() < end) {
+  while (bench_now_s() < end) {
     auto body = svc::crypto::encrypt_push_payload(kPayload, ua.public_key, auth);
     auto origin = svc::crypto::endpoint_origin("http://127.0.0.1:9/push/1");
     if (!body || !origin) return -1;
@@ -68,29 +63,9 @@ int main(int argc, char** argv) {
   }
   const double seconds = std::atof(argv[2]);
   const int procs = std::max(1, std::atoi(argv[3]));
-  int fds[2];
-  if (pipe(fds) != 0) return 1;
-  const double started = now_s();
-  for (int i = 0; i < procs; ++i) {
-    if (fork() == 0) {
-      long n = loop(seconds);
-      if (write(fds[1], &n, sizeof n) != static_cast<ssize_t>(sizeof n)) _exit(1);
-      _exit(0);
-    }
-  }
-  close(fds[1]);
-  long total = 0, n = 0;
-  bool failed = false;
-  while (read(fds[0], &n, sizeof n) == static_cast<ssize_t>(sizeof n)) {
-    if (n < 0)
-      failed = true;
-    else
-      total += n;
-  }
-  while (wait(nullptr) > 0) {
-  }
-  const double elapsed = now_s() - started;
-  if (failed) {
+  double elapsed = 0;
+  const long total = proc_loop(procs, seconds, loop, nullptr, &elapsed);
+  if (total < 0) {
     std::fprintf(stderr, "push_raw: encryption or signing failed\n");
     return 1;
   }

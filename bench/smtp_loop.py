@@ -1,19 +1,13 @@
-#!/usr/bin/python3
-"""The SMTP floor for `make bench`: a minimal client that sends messages over
-ONE reused SMTP connection (smtplib), as fast as the sink takes them.
+"""The SMTP floor of the e-mail arms (bench/arms.py, bench/mail_delivery.py):
+a minimal client that sends messages over ONE reused SMTP connection
+(smtplib), as fast as the sink takes them. Stdlib only.
 
-    smtp_loop.py --host H --port P FILE.eml...
-
-Each FILE is a message as scripts/sinks/smtp_sink.py stored it (the envelope
+Each file is a message as scripts/sinks/smtp_sink.py stored it (the envelope
 in the X-Sink-Mail-From / X-Sink-Rcpt-To lines, then the data), so the bench
-replays exactly the bytes svc-sender sent. Prints one JSON line:
-{"sent": N, "seconds": S, "per_s": R}; only the SMTP session is timed.
+replays exactly the bytes svc-sender sent. Only the SMTP session is timed.
 """
 
-import argparse
-import json
 import smtplib
-import sys
 import time
 
 
@@ -26,24 +20,19 @@ def load(path):
     return mail_from, rcpt_to, data
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, required=True)
-    p.add_argument("files", nargs="+")
-    args = p.parse_args()
-    messages = [load(f) for f in args.files]
+def smtp_replay(port, paths, host="127.0.0.1"):
+    """{"sent", "seconds", "per_s", "valid"}: the messages in `paths` over one
+    connection to the sink; invalid (sent 0) if it refused any or failed."""
+    messages = [load(p) for p in paths]
     started = time.monotonic()
-    with smtplib.SMTP(args.host, args.port, timeout=30) as smtp:
-        smtp.ehlo("bench.local")
-        for mail_from, rcpt_to, data in messages:
-            refused = smtp.sendmail(mail_from, rcpt_to, data)
-            if refused:
-                sys.exit(f"smtp_loop: refused {refused}")
+    try:
+        with smtplib.SMTP(host, port, timeout=30) as smtp:
+            smtp.ehlo("bench.local")
+            for mail_from, rcpt_to, data in messages:
+                if smtp.sendmail(mail_from, rcpt_to, data):
+                    raise smtplib.SMTPException("recipients refused")
+    except (OSError, smtplib.SMTPException) as e:
+        return {"sent": 0, "seconds": 1, "per_s": 0, "valid": False, "error": repr(e)}
     seconds = time.monotonic() - started
-    print(json.dumps({"sent": len(messages), "seconds": round(seconds, 4),
-                      "per_s": round(len(messages) / seconds, 2)}))
-
-
-if __name__ == "__main__":
-    main()
+    return {"sent": len(messages), "seconds": round(seconds, 4), "per_s": round(len(messages) / seconds, 2),
+            "valid": bool(messages)}

@@ -1,13 +1,17 @@
-"""The running stack of a benchmark (scripts/stack.sh state directory), its
-processes' CPU and memory from /proc, and the svc-fcgi log's view of which
-pool served what. Part of bench/bench.py; stdlib only.
+"""The running stack of a benchmark (scripts/stack.sh state directory, or a
+scratch stack of a tool's own: scratch_stack), its processes' CPU and memory
+from /proc, and the svc-fcgi log's view of which pool served what. Part of
+bench/bench.py and of the tools beside it; stdlib only.
 """
 
+import contextlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -28,25 +32,28 @@ def run(cmd, check=True, **kw):
     return r
 
 
-class Stack:
-    """The running stack (scripts/stack.sh state directory) and its processes."""
+def read_env(path):
+    """The NAME=value lines of a stack's or cluster's env file."""
+    return dict(line.split("=", 1) for line in Path(path).read_text().splitlines() if "=" in line)
 
-    def __init__(self, args):
-        self.dir = Path(args.stack)
-        env = {}
-        for line in (self.dir / "env").read_text().splitlines():
-            k, _, v = line.partition("=")
-            env[k] = v
-        self.http_port = int(env["SVC_HTTP_PORT"])
-        self.smtp_port = int(env["SVC_SMTP_PORT"])
-        self.push_port = int(env["SVC_PUSH_PORT"])
-        self.site_key = env.get("SITE_KEY", "")  # the demo site 1's x-site-key
-        self.bench_port = args.bench_port
-        self.keep_port = args.keep_port
-        self.bin = Path(args.bin)
-        self.helpers = Path(args.helpers)
+
+class Stack:
+    """A running stack (scripts/stack.sh state directory) and its processes.
+    bench.py's stack also has the bench server blocks' ports, the helpers
+    and the hello program (scripts/bench.sh)."""
+
+    def __init__(self, directory, bin_dir, helpers=None, bench_port=None, keep_port=None, hello_pid_file=None):
+        self.dir = Path(directory)
+        self.env = read_env(self.dir / "env")
+        self.http_port = int(self.env["SVC_HTTP_PORT"])
+        self.smtp_port = int(self.env["SVC_SMTP_PORT"])
+        self.push_port = int(self.env["SVC_PUSH_PORT"])
+        self.site_key = self.env.get("SITE_KEY", "")  # the demo site 1's x-site-key
+        self.bench_port, self.keep_port = bench_port, keep_port
+        self.bin = Path(bin_dir)
+        self.helpers = Path(helpers) if helpers else None
         self.config = self.dir / "svc.conf"
-        self.hello_pid = int(Path(args.hello_pid).read_text())
+        self.hello_pid = int(Path(hello_pid_file).read_text()) if hello_pid_file else None
         self.fcgi_log = self.dir / "svc-fcgi.log"
         conf = self.config.read_text()
         self.workers = int(re.search(r"^workers = (\d+)", conf, re.M).group(1))
@@ -66,6 +73,23 @@ class Stack:
 
     def url(self, path, port=None):
         return f"http://127.0.0.1:{port or self.http_port}{path}"
+
+
+@contextlib.contextmanager
+def scratch_stack(prefix, bin_dir, **settings):
+    """A Stack of a tool's own (scripts/stack.sh up in a temporary directory:
+    a free HTTP port, access log and sender loop off, `settings` as more
+    SVC_* variables); always stopped and removed, also on error."""
+    directory = tempfile.mkdtemp(prefix=prefix)
+    env = dict(os.environ, SVC_STACK_DIR=directory, SVC_HTTP_PORT="0", SVC_BIN_DIR=os.path.abspath(bin_dir),
+               SVC_ACCESS_LOG="off", SVC_SENDER_LOOP="0", **settings)
+    stack_sh = str(REPO / "scripts" / "stack.sh")
+    try:
+        run([stack_sh, "up"], env=env)
+        yield Stack(directory, env["SVC_BIN_DIR"])
+    finally:
+        subprocess.run([stack_sh, "down"], env=env, capture_output=True)
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 # --- /proc accounting -----------------------------------------------------------

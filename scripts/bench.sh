@@ -26,7 +26,7 @@
 #                          count as a fast one); bench/outbound_bench.py and
 #                          tests/integration/test_outbound_isolation.py cover the cap
 #   BENCH_MFA_USERS [1500] users with a TOTP factor the "login-mfa-verify" arm
-#                          enrols first (bench/mfa_arm.py; a time step serves a user once)
+#                          enrols first (bench/sign_in_arms.py; a time step serves a user once)
 #   BENCH_MIX_SECONDS [60] seconds per offered rate of the mixed-traffic open-loop arm (bench/mix.py); 0 skips it
 #   BENCH_MIX_RATES [250,500,1000,1250,1500,1750,2000]  offered rates (req/s), tried in order until one fails
 #   BENCH_MIX_PHP_RATES [100,250,350,500,750,1000]  the same search against the PHP-FPM

@@ -90,7 +90,7 @@ BOOST_AUTO_TEST_CASE(an_mfa_token_lives_exactly_five_minutes) {
 }
 
 // The second step costs no Argon2id: the bench's "login + mfa verify" arm
-// relies on it (bench/mfa_arm.py), and a wrong code must not be a way to
+// relies on it (bench/sign_in_arms.py), and a wrong code must not be a way to
 // make the server hash either.
 BOOST_AUTO_TEST_CASE(verify_computes_no_password_hash) {
   DbFixture f;
