@@ -4,6 +4,7 @@
 #   make test   install what is missing, build, run every test with ctest
 #               (but the cluster's: make test-cluster)
 # CI (.ci/run) adds test-asan, format-check and fuzz.
+SHELL := /bin/bash
 BUILD ?= build
 TEST_BUILD ?= build-test
 ASAN_BUILD ?= build-asan
@@ -16,6 +17,16 @@ CMAKE_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZERS := $(patsubst tests/fuzz/%_fuzz.cpp,%,$(wildcard tests/fuzz/*_fuzz.cpp))
 FORMAT_FILES = $(shell find src tests -name '*.cpp' -o -name '*.hpp')
+
+# ccache (CMakeLists.txt uses it when installed; install-deps.sh installs it)
+# shares objects between $(BUILD) and $(TEST_BUILD): paths are made relative
+# to the checkout, the build dir is left out of the hash, and -Werror (only
+# $(TEST_BUILD) has it; it changes no object, only whether a warning stops the
+# build) is ignored. So `make run` after `make test` links and compiles
+# nothing again. A developer's own CCACHE_* settings win.
+export CCACHE_BASEDIR ?= $(CURDIR)
+export CCACHE_NOHASHDIR ?= 1
+export CCACHE_IGNOREOPTIONS ?= -Werror
 
 .PHONY: all build deps run stop status test test-cluster test-asan fuzz bench format format-check clean install deb
 
@@ -46,9 +57,12 @@ status:
 # `make test` alternate.) CMAKE_FLAGS come last, so they can override it.
 # A test that skipped shows as "Skipped" (ctest SKIP_RETURN_CODE, issue 28)
 # and is listed at the end; ctest-junit.xml keeps the count for CI.
+# The build's output is kept in $(TEST_BUILD)/build.log: a warning that ccache
+# replays from an object compiled without -Werror (by `make`) fails here too.
 test: deps
 	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DSVC_WERROR=ON $(CMAKE_FLAGS)
-	cmake --build $(TEST_BUILD) -j $(JOBS)
+	cmake --build $(TEST_BUILD) -j $(JOBS) 2>&1 | tee $(TEST_BUILD)/build.log; exit $${PIPESTATUS[0]}
+	@! grep -n ': warning:' $(TEST_BUILD)/build.log || { echo 'make test: the warnings above fail the build'; exit 1; }
 	cd $(TEST_BUILD) && ctest --output-on-failure --timeout 900 -LE cluster --output-junit ctest-junit.xml
 
 # The cluster tests (tests/cluster, docs/cluster.md): three Galera nodes and

@@ -5,6 +5,9 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
+  # compiler cache: `make run` after `make test` (two build dirs) reuses the
+  # objects instead of compiling everything again (Makefile, CCACHE_*)
+  ccache
   libfcgi-dev rapidjson-dev libsodium-dev libmysqlcppconn-dev
   libcurl4-openssl-dev libpoco-dev libboost-test-dev libssl-dev
   nginx mariadb-server mariadb-client
