@@ -154,4 +154,22 @@ std::optional<HostPort> parse_host_port(std::string_view text, int default_port)
   return HostPort{std::string(host), port};
 }
 
+bool is_loopback_host(std::string_view host) {
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host == "localhost" || host == "::1") return true;
+  in_addr v4{};
+  std::string h(host);
+  return inet_pton(AF_INET, h.c_str(), &v4) == 1 && (ntohl(v4.s_addr) >> 24) == 127;
+}
+
+std::string url_host(std::string_view url) {
+  size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return "";
+  std::string_view rest = url.substr(scheme + 3);
+  rest = rest.substr(0, rest.find_first_of("/?#"));
+  if (size_t at = rest.rfind('@'); at != std::string_view::npos) rest = rest.substr(at + 1);
+  if (!rest.empty() && rest.front() == '[') return std::string(rest.substr(0, rest.find(']') + 1));
+  return std::string(rest.substr(0, rest.find(':')));
+}
+
 }  // namespace svc::config

@@ -1,8 +1,9 @@
 #pragma once
 // Network addresses as the configuration writes them: the TCP address a
-// FastCGI socket binds, the CIDR blocks of [server] allowed_peers, and the
-// host:port entries of [database] hosts. Pure parsing and matching (no DNS,
-// no sockets), so every rule is unit-tested.
+// FastCGI socket binds, the CIDR blocks of [server] allowed_peers, the
+// host:port entries of [database] hosts, and whether a host is this machine
+// (the loopback-only rules of [server] test_mode and [smtp]). Pure parsing
+// and matching (no DNS, no sockets), so every rule is unit-tested.
 
 #include <array>
 #include <cstdint>
@@ -63,5 +64,13 @@ std::optional<HostPort> parse_listen_address(std::string_view text);
 // path is a unix socket: {path, 0}. nullopt for an empty host, a bad port or
 // an unbracketed v6 address.
 std::optional<HostPort> parse_host_port(std::string_view text, int default_port);
+
+// True for "localhost", 127.0.0.0/8 and ::1 (with or without brackets).
+bool is_loopback_host(std::string_view host);
+
+// The host of an absolute URL ("http://h:1/x" -> "h", "http://[::1]/" ->
+// "[::1]"); "" when `url` has no "scheme://". Unlike core::url_host it takes
+// any scheme, keeps the case and skips userinfo ("u@h" -> "h").
+std::string url_host(std::string_view url);
 
 }  // namespace svc::config
