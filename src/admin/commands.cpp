@@ -12,6 +12,7 @@
 #include "admin/merge_query_commands.hpp"
 #include "admin/outbox_commands.hpp"
 #include "admin/retention_commands.hpp"
+#include "admin/session_commands.hpp"
 #include "admin/signing_key_commands.hpp"
 #include "admin/site_commands.hpp"
 #include "admin/sql_dir.hpp"
@@ -205,6 +206,15 @@ const std::vector<Command>& commands() {
       {{"suppression", "remove"},
        cmd_suppression_remove,
        "suppression remove --site N --email E [--reason R]   let mail go to it again"},
+      {{"sessions", "list"},
+       cmd_sessions_list,
+       "sessions list --email E [--site N] [--table T]   a user's open sessions, newest first"},
+      {{"sessions", "revoke"},
+       cmd_sessions_revoke,
+       "sessions revoke --email E [--table T] | --id ID   end a user's sessions, or one (refresh refused)"},
+      {{"sessions", "purge"},
+       cmd_sessions_purge,
+       "sessions purge --older-than 30d [--batch 1000] [--pause-ms 20] [--dry-run]   delete ended sessions"},
       {{"audit", "purge"},
        cmd_audit_purge,
        "audit purge --older-than 180d [--batch 1000] [--pause-ms 20] [--dry-run]   delete old audit rows"},

@@ -94,6 +94,10 @@ int cmd_audit_purge(const Args& args, const std::string& config_path) {
   return purge_aged(args, config_path, "audit purge", db::AgedTable::kAudit);
 }
 
+int cmd_sessions_purge(const Args& args, const std::string& config_path) {
+  return purge_aged(args, config_path, "sessions purge", db::AgedTable::kSessions);
+}
+
 int cmd_bounces_purge(const Args& args, const std::string& config_path) {
   return purge_aged(args, config_path, "bounces purge", db::AgedTable::kMailBounces);
 }

@@ -22,4 +22,8 @@ int cmd_audit_purge(const Args& args, const std::string& config_path);
 // (svc_mail_bounces; suppressions stay).
 int cmd_bounces_purge(const Args& args, const std::string& config_path);
 
+// sessions purge --older-than AGE: deletes sessions that ended (expired or
+// revoked) more than AGE ago, in batches (svc-purge.service).
+int cmd_sessions_purge(const Args& args, const std::string& config_path);
+
 }  // namespace svc::admin

@@ -28,8 +28,9 @@ std::span<const Route> routes() {
       {"POST", "/auth/login", &auth::login, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
       {"POST", "/auth/sign-up", &auth::sign_up, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
       {"POST", "/auth/refresh-token", &auth::refresh_token, nullptr, kAuthBodyLimit, kJsonBody},
-      // Sign-out answers Success whatever the body: it is never read.
-      {"POST", "/auth/sign-out", &auth::sign_out, nullptr, 0, kNoFlags},
+      // Sign-out answers Success whatever the body: read without kJsonBody, so
+      // a body that is not JSON is no error; it only names what to revoke.
+      {"POST", "/auth/sign-out", &auth::sign_out, nullptr, kAuthBodyLimit, kNoFlags},
       {"POST", "/auth/request-pass", &auth::request_pass, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/reset-pass", &auth::reset_pass, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
       {"POST", "/auth/user-email", &auth::user_email, nullptr, kAuthBodyLimit, kJsonBody},
@@ -55,6 +56,8 @@ std::span<const Route> routes() {
       {"POST", "/auth/passkey/login", &auth::passkey_login, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/passkey/list", &auth::passkey_list, nullptr, 0, kNoFlags},
       {"POST", "/auth/passkey/delete", &auth::passkey_delete, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/sessions", &auth::sessions_list, nullptr, 0, kNoFlags},
+      {"POST", "/auth/sessions/revoke", &auth::session_revoke, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/getFolderLimits", &auth::get_folder_limits, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/message/notification", nullptr, &messaging::notification, kMessageBodyLimit, kJsonBody | kOutbound},
       {"POST", "/message/sendPush", nullptr, &push::send_push, kMessageBodyLimit, kJsonBody | kOutbound},

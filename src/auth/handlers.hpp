@@ -44,6 +44,10 @@ http::Response passkey_login_options(const http::Request& request, core::Context
 http::Response passkey_login(const http::Request& request, core::Context& ctx);
 http::Response passkey_list(const http::Request& request, core::Context& ctx);
 http::Response passkey_delete(const http::Request& request, core::Context& ctx);
+// Sessions (docs/api.md "Sessions"; Bearer access token): the user's open
+// sessions, and ending one of them. In account/sessions.cpp.
+http::Response sessions_list(const http::Request& request, core::Context& ctx);
+http::Response session_revoke(const http::Request& request, core::Context& ctx);
 // GET /.well-known/jwks.json: the access tokens' public keys (RFC 7517).
 http::Response jwks(const http::Request& request, core::Context& ctx);
 

@@ -48,6 +48,7 @@ void read_tokens(Reader& r, TokenSettings& tokens, const KeySettings& keys) {
   }
   r.one_of("tokens.access_alg", tokens.access_alg, {"ES256", "EdDSA", "HS256"});
   r.integer("tokens.key_cache_seconds", tokens.key_cache_seconds, 0, 60);
+  r.integer("tokens.refresh_reuse_seconds", tokens.refresh_reuse_seconds, 0, 300);
   if (!tokens.legacy_hs256() && keys.signing_kek.empty()) {
     throw ConfigError(
         "missing required configuration key [keys] signing_kek (svc-admin keygen prints one; it seals the "

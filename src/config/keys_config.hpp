@@ -45,6 +45,10 @@ struct TokenSettings {
   bool legacy_hs256() const { return access_alg == "HS256"; }
   // How long a worker reuses the key set it read from svc_signing_keys.
   int key_cache_seconds = 5;
+  // How long after a refresh token rotated the one before it still gets a
+  // valid pair (two tabs refreshing at once); later it is a reuse, which
+  // revokes the session (docs/decisions.md "Sessions").
+  int refresh_reuse_seconds = 10;
 };
 
 // Each throws ConfigError naming the first bad or missing key. [keys]

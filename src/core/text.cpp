@@ -156,4 +156,16 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
   return out;
 }
 
+std::vector<std::string_view> split_words(std::string_view list) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  while (start < list.size()) {
+    std::size_t end = list.find(' ', start);
+    if (end == std::string_view::npos) end = list.size();
+    if (end > start) out.push_back(list.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace svc::core

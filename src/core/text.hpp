@@ -56,4 +56,8 @@ std::string_view trim_blanks(std::string_view s);
 // A port is dropped; an IPv6 literal keeps its brackets ("[::1]").
 std::string url_host(std::string_view url);
 
+// The words of a space-separated list (columns such as passkey transports,
+// relying-party origins, a session's amr), empty words skipped.
+std::vector<std::string_view> split_words(std::string_view list);
+
 }  // namespace svc::core

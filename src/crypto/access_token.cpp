@@ -64,6 +64,7 @@ std::string payload_json(const AccessClaims& c, std::string_view jti) {
   write_member(w, "ver", c.ver);
   w.Key("email_verified");
   w.Bool(c.email_verified);
+  if (!c.sid.empty()) write_member(w, "sid", c.sid);
   w.EndObject();
   return {buf.GetString(), buf.GetSize()};
 }
@@ -108,14 +109,14 @@ std::optional<AccessClaims> parse_claims(std::string_view json, std::string_view
   std::optional<Document> doc = parse_json_object(json);
   if (!doc) return std::nullopt;
   AccessClaims c;
-  const bool ok = read_string(*doc, "iss", c.iss, Member::kRequired) &&
-                  read_string(*doc, "sub", c.sub, Member::kRequired) && get_audience(*doc, audience, c.aud) &&
-                  read_string(*doc, "client_id", c.client_id) && read_int(*doc, "iat", c.iat, Member::kRequired) &&
-                  read_int(*doc, "exp", c.exp, Member::kRequired) &&
-                  read_string(*doc, "jti", c.jti, Member::kRequired) &&
-                  read_int(*doc, "auth_time", c.auth_time, Member::kRequired) && get_amr(*doc, c.amr) &&
-                  read_string(*doc, "tbl", c.tbl, Member::kRequired) &&
-                  read_int(*doc, "ver", c.ver, Member::kRequired) && get_email_verified(*doc, c.email_verified);
+  const bool ok =
+      read_string(*doc, "iss", c.iss, Member::kRequired) && read_string(*doc, "sub", c.sub, Member::kRequired) &&
+      get_audience(*doc, audience, c.aud) && read_string(*doc, "client_id", c.client_id) &&
+      read_int(*doc, "iat", c.iat, Member::kRequired) && read_int(*doc, "exp", c.exp, Member::kRequired) &&
+      read_string(*doc, "jti", c.jti, Member::kRequired) &&
+      read_int(*doc, "auth_time", c.auth_time, Member::kRequired) && get_amr(*doc, c.amr) &&
+      read_string(*doc, "tbl", c.tbl, Member::kRequired) && read_int(*doc, "ver", c.ver, Member::kRequired) &&
+      get_email_verified(*doc, c.email_verified) && read_string(*doc, "sid", c.sid);
   if (!ok) return std::nullopt;
   return c;
 }

@@ -6,7 +6,8 @@
 // Wire format made by sign_access_token:
 //   header  {"alg":"ES256"|"EdDSA","typ":"at+jwt","kid":K}
 //   payload {"iss","sub","aud","client_id" (omitted if empty),"iat","exp",
-//            "jti","auth_time","amr":[…],"tbl","ver","email_verified"}
+//            "jti","auth_time","amr":[…],"tbl","ver","email_verified",
+//            "sid" (omitted if empty)}
 // compact form, base64url without padding.
 //
 // Pure functions; thread-safe.
@@ -34,6 +35,8 @@ struct AccessClaims {
   long long ver = 0;
   // The user's address was proven (issue 26); optional when verifying (absent = false).
   bool email_verified = false;
+  // The server-side session the token belongs to; optional ("" = absent).
+  std::string sid;
 };
 
 enum class AccessTokenError {

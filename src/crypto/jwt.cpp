@@ -31,7 +31,8 @@ std::optional<Claims> parse_claims(std::string_view json) {
   const bool ok = read_string(*doc, "sub", c.sub) && read_string(*doc, "typ", c.typ) &&
                   read_string(*doc, "aud", c.aud) && read_string(*doc, "tbl", c.tbl) && read_int(*doc, "app", c.app) &&
                   read_int(*doc, "ver", c.ver) && read_int(*doc, "iat", c.iat) && read_int(*doc, "exp", c.exp) &&
-                  read_string(*doc, "jti", c.jti) && read_string(*doc, "pwf", c.pwf);
+                  read_string(*doc, "jti", c.jti) && read_string(*doc, "pwf", c.pwf) &&
+                  read_string(*doc, "sid", c.sid) && read_int(*doc, "gen", c.gen);
   if (!ok || !read_int(*doc, "auth_time", c.auth_time)) return std::nullopt;
   if (auto amr = doc->FindMember("amr"); amr != doc->MemberEnd()) {
     if (!amr->value.IsArray()) return std::nullopt;
@@ -95,6 +96,8 @@ std::string payload_json(const Claims& c, std::string_view jti) {
     for (const std::string& m : c.amr) w.String(m.data(), static_cast<rapidjson::SizeType>(m.size()));
     w.EndArray();
   }
+  if (!c.sid.empty()) write_member(w, "sid", std::string_view(c.sid));
+  if (c.gen != 0) write_member(w, "gen", c.gen);
   w.EndObject();
   return {buf.GetString(), buf.GetSize()};
 }

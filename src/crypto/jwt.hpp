@@ -7,7 +7,8 @@
 // base64url without '=' padding; header {"alg":"HS256","typ":"JWT","kid":K};
 // payload members in this order: sub, typ, aud, tbl (omitted if empty), app
 // (omitted if 0), ver, iat, exp, jti, pwf (omitted if empty), auth_time
-// (omitted if 0), amr (an array of strings, omitted if empty). `aud` is
+// (omitted if 0), amr (an array of strings, omitted if empty), sid (omitted
+// if empty), gen (omitted if 0). `aud` is
 // audience_of(typ): every kind of token names its own audience, so a
 // consumer that checks `aud` (docs/api.md "Verifying access tokens") cannot
 // take a refresh or reset token for an access token.
@@ -52,6 +53,10 @@ struct Claims {
   // into every access token it yields. 0 / empty = absent.
   long long auth_time = 0;
   std::vector<std::string> amr;
+  // The server-side session (auth/session/sessions.hpp) and, in a refresh
+  // token, which of its rotations issued it. "" / 0 = absent.
+  std::string sid;
+  long long gen = 0;
 };
 
 enum class JwtError {

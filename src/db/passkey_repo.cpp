@@ -27,13 +27,7 @@ std::optional<RelyingParty> PasskeyRepo::find_rp(long long site_id) {
         RelyingParty rp;
         rp.rp_id = r.text();
         const std::string origins = r.text();  // space-separated
-        std::size_t start = 0;
-        while (start < origins.size()) {
-          std::size_t end = origins.find(' ', start);
-          if (end == std::string::npos) end = origins.size();
-          if (end > start) rp.origins.push_back(origins.substr(start, end - start));
-          start = end + 1;
-        }
+        for (std::string_view o : core::split_words(origins)) rp.origins.emplace_back(o);
         return rp;
       });
 }

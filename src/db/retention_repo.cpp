@@ -27,14 +27,32 @@ long long RetentionRepo::count_outbox(const std::string& status, long long older
 namespace {
 
 // The SQL text of each aged table: constants, never built from input.
+// svc_sessions keeps unix seconds: a session ended at its expiry or its
+// revocation, whichever came first.
 const char* aged_purge(AgedTable t) {
-  return t == AgedTable::kAudit ? "DELETE FROM svc_audit_log WHERE created_at < NOW() - INTERVAL ? SECOND LIMIT ?"
-                                : "DELETE FROM svc_mail_bounces WHERE created_at < NOW() - INTERVAL ? SECOND LIMIT ?";
+  switch (t) {
+    case AgedTable::kAudit:
+      return "DELETE FROM svc_audit_log WHERE created_at < NOW() - INTERVAL ? SECOND LIMIT ?";
+    case AgedTable::kMailBounces:
+      return "DELETE FROM svc_mail_bounces WHERE created_at < NOW() - INTERVAL ? SECOND LIMIT ?";
+    case AgedTable::kSessions:
+      return "DELETE FROM svc_sessions WHERE LEAST(expires_at, COALESCE(revoked_at, expires_at))"
+             " < UNIX_TIMESTAMP() - ? LIMIT ?";
+  }
+  return "";
 }
 
 const char* aged_count(AgedTable t) {
-  return t == AgedTable::kAudit ? "SELECT COUNT(*) FROM svc_audit_log WHERE created_at < NOW() - INTERVAL ? SECOND"
-                                : "SELECT COUNT(*) FROM svc_mail_bounces WHERE created_at < NOW() - INTERVAL ? SECOND";
+  switch (t) {
+    case AgedTable::kAudit:
+      return "SELECT COUNT(*) FROM svc_audit_log WHERE created_at < NOW() - INTERVAL ? SECOND";
+    case AgedTable::kMailBounces:
+      return "SELECT COUNT(*) FROM svc_mail_bounces WHERE created_at < NOW() - INTERVAL ? SECOND";
+    case AgedTable::kSessions:
+      return "SELECT COUNT(*) FROM svc_sessions WHERE LEAST(expires_at, COALESCE(revoked_at, expires_at))"
+             " < UNIX_TIMESTAMP() - ?";
+  }
+  return "";
 }
 
 }  // namespace

@@ -21,7 +21,8 @@ namespace svc::db {
 // The tables whose rows go by age alone: the audit log, and the bounce and
 // complaint notes of `mail ingest` and svc-sender (svc_mail_bounces; the
 // bounce-rate guard reads only the last hour of them).
-enum class AgedTable { kAudit, kMailBounces };
+// kSessions: sessions that ended (expired or revoked) that long ago.
+enum class AgedTable { kAudit, kMailBounces, kSessions };
 
 class RetentionRepo {
  public:

@@ -147,6 +147,13 @@ void counters(Writer& w, const SharedBlock& b) {
        "Database nodes passed over on connect (unreachable, or not Synced/Primary)."},
       {Counter::kDbTxnRetries, "svc_db_transaction_retries_total",
        "Write transactions run again after a deadlock or Galera certification failure (1213) or 1047."},
+      {Counter::kSessionsOpened, "svc_sessions_opened_total", "Server-side sessions opened by a sign-in."},
+      {Counter::kSessionRefreshes, "svc_session_refreshes_total",
+       "Refresh-token exchanges that gave a pair (rotations and refreshes within the reuse grace)."},
+      {Counter::kSessionReuses, "svc_session_reuses_total",
+       "Old refresh tokens presented again: each revoked its whole session."},
+      {Counter::kSessionRevocations, "svc_session_revocations_total",
+       "Sessions ended: sign-out, reuse, password reset, factor changes, operator revocation."},
   };
   for (const auto& row : kRows) {
     w.head(row.name, "counter", row.help);

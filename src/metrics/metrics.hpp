@@ -21,7 +21,7 @@
 
 namespace svc::metrics {
 
-inline constexpr int kMaxRoutes = 32;  // route-table rows, by index; the last slot is "any other path"
+inline constexpr int kMaxRoutes = 64;  // route-table rows, by index; the last slot is "any other path"
 inline constexpr int kOtherRoute = kMaxRoutes - 1;
 inline constexpr int kMinStatus = 100;
 inline constexpr int kStatusSlots = 500;  // 100..599
@@ -35,13 +35,17 @@ inline constexpr int kBucketCount = static_cast<int>(sizeof kBuckets / sizeof kB
 
 // Plain event counters.
 enum class Counter : int {
-  kLoginFailed,        // /auth/login answered 401
-  kLoginThrottled,     // /auth/login answered 429 (the failed-login lock)
-  kDbReconnects,       // a Database connected again after having had a connection
-  kDbConnectFailures,  // a connection attempt failed (DbUnavailable thrown)
-  kPeerRefused,        // a FastCGI TCP connection from outside [server] allowed_peers, closed unread
-  kDbNodeSkipped,      // a database node was unreachable or not Synced/Primary on connect
-  kDbTxnRetries,       // a write transaction re-run after a deadlock / certification failure
+  kLoginFailed,         // /auth/login answered 401
+  kLoginThrottled,      // /auth/login answered 429 (the failed-login lock)
+  kDbReconnects,        // a Database connected again after having had a connection
+  kDbConnectFailures,   // a connection attempt failed (DbUnavailable thrown)
+  kPeerRefused,         // a FastCGI TCP connection from outside [server] allowed_peers, closed unread
+  kDbNodeSkipped,       // a database node was unreachable or not Synced/Primary on connect
+  kDbTxnRetries,        // a write transaction re-run after a deadlock / certification failure
+  kSessionsOpened,      // a sign-in opened a server-side session
+  kSessionRefreshes,    // /auth/refresh-token gave a pair (a rotation, or the previous token within the grace)
+  kSessionReuses,       // an old refresh token came back: its session was revoked
+  kSessionRevocations,  // sessions ended (sign-out, reuse, security events, operator)
   kCount
 };
 

@@ -411,8 +411,9 @@ class TokenTest(ApiTest):
                 reply = post("/auth/sign-out", **kwargs)
                 self.assertReply(reply, 200, SIGNED_OUT)
                 self.assertTrue(reply.headers.get("content-type", "").startswith("application/json"))
-        # Stateless tokens: sign-out revokes nothing on the server.
-        self.assertRefreshed(refresh(token["refresh_token"]))
+        # The "refreshToken" case ended the session: its refresh token is refused.
+        reply = refresh(token["refresh_token"])
+        self.assertReply(reply, 401, {"status": "Failed", "message": "Refresh token has been revoked"})
 
 
 if __name__ == "__main__":

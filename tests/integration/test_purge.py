@@ -111,6 +111,32 @@ class Purge(unittest.TestCase):
             sql("DELETE FROM svc_mail_bounces WHERE site_id = %d" % SITE)
             sql("DELETE FROM svc_mail_suppressions WHERE site_id = %d" % SITE)
 
+    def test_sessions_purge_takes_only_ended_sessions(self):
+        table, user = "svc_users", 990017
+        sql("DELETE FROM svc_sessions WHERE user_id = %d" % user)
+        now = int(sql_value("SELECT UNIX_TIMESTAMP()"))
+        day = 86400
+        rows = [  # id, expires_at, revoked_at
+            ("purgeExpiredLongAgo000", now - 40 * day, None),
+            ("purgeRevokedLongAgo000", now + 20 * day, now - 35 * day),
+            ("purgeRevokedRecently00", now + 20 * day, now - 2 * day),
+            ("purgeStillOpen00000000", now + 20 * day, None),
+        ]
+        for sid, expires, revoked in rows:
+            sql("INSERT INTO svc_sessions (id, auth_table, user_id, created_at, last_seen_at, rotated_at, expires_at,"
+                " auth_time, revoked_at) VALUES ('%s', '%s', %d, %d, %d, %d, %d, %d, %s)"
+                % (sid, table, user, now - 50 * day, now - 50 * day, now - 50 * day, expires, now - 50 * day,
+                   "NULL" if revoked is None else revoked))
+        try:
+            dry = admin("sessions", "purge", "--older-than", "30d", "--dry-run")
+            self.assertEqual(dry.stdout.strip(), "sessions purge: 2 would be deleted")
+            result = admin("sessions", "purge", "--older-than", "30d", "--batch", "1", "--pause-ms", "0")
+            self.assertEqual(result.stdout.splitlines()[-1], "sessions purge: done, 2 rows older than 30d deleted")
+            left = sql("SELECT id FROM svc_sessions WHERE user_id = %d ORDER BY id" % user)
+            self.assertEqual(left, [["purgeRevokedRecently00"], ["purgeStillOpen00000000"]])
+        finally:
+            sql("DELETE FROM svc_sessions WHERE user_id = %d" % user)
+
 
 if __name__ == "__main__":
     runner.main()

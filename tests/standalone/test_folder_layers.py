@@ -7,7 +7,7 @@ sideways on its own floor, never in a circle:
 
 and inside auth/, whose capabilities have folders of their own:
 
-    auth/password, auth/email, auth/passkey, auth/lookup -> auth/mfa
+    auth/account, auth/password, auth/email, auth/passkey, auth/lookup -> auth/mfa
         -> auth/tokens, auth/session -> auth (the shared files at its root)
 
 Each folder of src/ is a node, and so is each folder of src/auth/ (the
@@ -53,6 +53,7 @@ FLOORS = {
 # Floors inside auth/ (only its own nodes are compared with these). Sessions
 # sit beside tokens: every sign-in opens one and the tokens carry its id.
 AUTH_FLOORS = {
+    "auth/account": 3,
     "auth/password": 3,
     "auth/email": 3,
     "auth/passkey": 3,

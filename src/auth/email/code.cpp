@@ -143,7 +143,7 @@ EmailCodeResult sign_in_with_email_code(const EmailCodeRequest& ask, const std::
     return {EmailCodeOutcome::kSecondFactor, {}, open_mfa_challenge(ctx, table, user->id, site.id, "otp"), passkey};
   }
   audit(ctx, request, "login_ok", table, user->id, site.id, "e-mail code");
-  TokenPair tokens = issue_tokens(*user, table, site.id, SignIn{now, {"otp"}}, ctx);
+  TokenPair tokens = issue_tokens(request, *user, table, site.id, SignIn{now, {"otp"}}, ctx);
   return {EmailCodeOutcome::kOk, {std::move(*user), std::move(tokens)}, {}, false};
 }
 

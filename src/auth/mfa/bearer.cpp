@@ -3,6 +3,7 @@
 #include "auth/auth_common.hpp"
 #include "auth/mfa/replies.hpp"
 #include "auth/mfa/totp_factor.hpp"
+#include "auth/session/sessions.hpp"
 #include "auth/tokens/access_tokens.hpp"
 #include "auth/tokens/signing_keys.hpp"
 #include "auth/user_cache.hpp"
@@ -11,6 +12,7 @@
 #include "core/text.hpp"
 #include "crypto/access_token.hpp"
 #include "crypto/jwt.hpp"
+#include "db/session_repo.hpp"
 #include "db/throttle_repo.hpp"
 #include "http/api_error.hpp"
 #include "http/validate.hpp"
@@ -22,12 +24,14 @@ struct TokenSubject {
   std::string sub, tbl;
   long long app_id = 0;
   long long ver = 0;
+  std::string sid;
 };
 
 std::optional<TokenSubject> legacy_subject(std::string_view token, core::Context& ctx) {
   auto verified = crypto::jwt_verify(token, ctx.config.keys.jwt, "access", ctx.clock.now());
   if (!verified.ok()) return std::nullopt;
-  return TokenSubject{verified.claims.sub, verified.claims.tbl, verified.claims.app, verified.claims.ver};
+  return TokenSubject{verified.claims.sub, verified.claims.tbl, verified.claims.app, verified.claims.ver,
+                      verified.claims.sid};
 }
 
 // Signature and issuer first (an audience no token carries makes the check
@@ -47,7 +51,16 @@ std::optional<TokenSubject> access_subject(std::string_view token, core::Context
     app_id = *id;
   }
   if (c.aud != token_audience(ctx, app_id) || ctx.clock.now() >= c.exp) return std::nullopt;
-  return TokenSubject{c.sub, c.tbl, app_id, c.ver};
+  return TokenSubject{c.sub, c.tbl, app_id, c.ver, c.sid};
+}
+
+// An account-security route does not take a token of an ended session,
+// though backends may until its exp (docs/decisions.md "Sessions").
+bool session_alive(core::Context& ctx, const TokenSubject& subject) {
+  if (subject.sid.empty()) return true;  // issued before sessions
+  auto row = db::SessionRepo(ctx.db).find(subject.sid);
+  return row && !row->revoked_at && row->user_id == core::parse_id(subject.sub).value_or(0) &&
+         row->table == subject.tbl;
 }
 
 }  // namespace
@@ -62,10 +75,10 @@ SignedInUser require_signed_in(const http::Request& request, core::Context& ctx)
   auto user_id = subject ? core::parse_id(subject->sub) : std::nullopt;
   std::optional<db::User> user;
   if (table && user_id) user = find_user_recent(ctx, *table, *user_id, subject->ver);
-  if (!user || !user->active || user->token_version != subject->ver) {
+  if (!user || !user->active || user->token_version != subject->ver || !session_alive(ctx, *subject)) {
     throw http::ApiError::failed(401, "Unauthorized");
   }
-  return {std::move(*user), std::move(*table), subject->app_id};
+  return {std::move(*user), std::move(*table), subject->app_id, subject->sid};
 }
 
 std::string claim_own_attempt(core::Context& ctx, const SignedInUser& me) {
@@ -97,6 +110,8 @@ http::Response recovery_codes_for_own_code(const http::Request& request, core::C
   require_own_code(request, ctx, me, *code, confirming);
   audit(ctx, request, event, me.table.str(), me.user.id, me.app_id, detail);
   queue_mfa_mail(ctx, request, me.app_id, me.table, me.user, change);
+  // Turning the factor on ends every other session: they signed in without it.
+  if (change == MfaChange::kEnabled) end_sessions(ctx, me.table.str(), me.user.id, "mfa_enabled", me.sid);
   return recovery_codes_reply(issue_recovery_codes(ctx, me.table.str(), me.user.id));
 }
 

@@ -17,6 +17,7 @@ struct SignedInUser {
   db::User user;
   db::TableName table;
   long long app_id = 0;  // the token's client_id; 0 = issued without an appID
+  std::string sid;       // the token's session ("" for a token from before sessions)
 };
 
 // Checks the bearer access token against the key set and the audience of the

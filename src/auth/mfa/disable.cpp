@@ -2,6 +2,7 @@
 #include "auth/handlers.hpp"
 #include "auth/mfa/bearer.hpp"
 #include "auth/mfa/mail.hpp"
+#include "auth/session/sessions.hpp"
 #include "crypto/password_hasher.hpp"
 #include "db/mfa_repo.hpp"
 #include "db/throttle_repo.hpp"
@@ -45,6 +46,7 @@ http::Response mfa_disable(const http::Request& request, core::Context& ctx) {
   db::MfaRepo(ctx.db).remove(me.table.str(), me.user.id);
   audit(ctx, request, "mfa_disabled", me.table.str(), me.user.id, me.app_id, code ? "code" : "password");
   queue_mfa_mail(ctx, request, me.app_id, me.table, me.user, MfaChange::kDisabled);
+  end_sessions(ctx, me.table.str(), me.user.id, "mfa_disabled", me.sid);  // every other session
   http::JsonWriter w;
   w.open().kv("status", "Success").close();
   return http::Response::json(200, w.str());

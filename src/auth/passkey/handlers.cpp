@@ -8,6 +8,7 @@
 #include "auth/mfa/bearer.hpp"
 #include "auth/mfa/mail.hpp"
 #include "auth/passkey/service.hpp"
+#include "auth/session/sessions.hpp"
 #include "core/text.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"
@@ -116,6 +117,7 @@ http::Response passkey_delete(const http::Request& request, core::Context& ctx) 
   }
   audit(ctx, request, "passkey_removed", me.table.str(), me.user.id, me.app_id, std::to_string(*id));
   queue_mfa_mail(ctx, request, me.app_id, me.table, me.user, MfaChange::kPasskeyRemoved);
+  end_sessions(ctx, me.table.str(), me.user.id, "passkey_removed", me.sid);  // every other session
   return http::Response::json(200, R"({"status":"Success"})");
 }
 

@@ -1,6 +1,7 @@
 #include "auth/passkey/json.hpp"
 
 #include "auth/passkey/service.hpp"
+#include "core/text.hpp"
 #include "crypto/cose_key.hpp"
 #include "crypto/encoding.hpp"
 #include "http/json.hpp"
@@ -79,13 +80,7 @@ void write_credential_list(http::JsonWriter& w, const char* key, const std::vect
     w.open().kv("type", "public-key").kv("id", k.credential_id);
     if (!k.transports.empty()) {
       w.open_array("transports");
-      std::size_t start = 0;
-      while (start < k.transports.size()) {
-        std::size_t end = k.transports.find(' ', start);
-        if (end == std::string::npos) end = k.transports.size();
-        if (end > start) w.s(std::string_view(k.transports).substr(start, end - start));
-        start = end + 1;
-      }
+      for (std::string_view t : core::split_words(k.transports)) w.s(t);
       w.close_array();
     }
     w.close();

@@ -93,7 +93,7 @@ LoginResult first_factor(core::Context& ctx, const db::PasskeyChallenge& challen
     return {};
   }
   audit(ctx, request, "login_ok", table->str(), user->id, challenge.site_id, "passkey");
-  TokenPair tokens = issue_tokens(*user, table->str(), challenge.site_id, SignIn{ctx.clock.now(), v.amr}, ctx);
+  TokenPair tokens = issue_tokens(request, *user, table->str(), challenge.site_id, SignIn{ctx.clock.now(), v.amr}, ctx);
   return {LoginOutcome::kOk, 0, {std::move(*user), std::move(tokens)}};
 }
 

@@ -98,7 +98,7 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
   throttle.reset(table, key);
   audit(ctx, request, "login_ok", table, user->id, attempt.app_id,
         checked.needs_upgrade ? "password hash upgraded" : "");
-  TokenPair tokens = issue_tokens(*user, table, attempt.app_id, ctx);
+  TokenPair tokens = issue_tokens(request, *user, table, attempt.app_id, ctx);
   return {LoginOutcome::kOk, 0, {std::move(*user), std::move(tokens)}, {}, false};
 }
 

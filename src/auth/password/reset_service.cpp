@@ -5,6 +5,7 @@
 
 #include "auth/account_mail.hpp"
 #include "auth/auth_common.hpp"
+#include "auth/session/sessions.hpp"
 #include "auth/tokens/tokens.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
@@ -180,6 +181,7 @@ void reset_password(core::Context& ctx, const http::Request& request, const std:
       db::Transaction tx(ctx.db);
       if (!users.replace_password_hash(user->id, user->password, fresh)) throw invalid();  // raced with another reset
       users.bump_token_version(user->id);
+      end_sessions(ctx, table->str(), user->id, "password_reset");
       // The link came to the address: it is proven (sql/011).
       users.mark_email_verified(user->id, ctx.clock.now());
       record_user_version(ctx, *table, *user, "update");

@@ -42,7 +42,7 @@ std::optional<Session> register_user(const NewAccount& account, const http::Requ
   if (!id) return std::nullopt;
   audit(ctx, request, "sign_up", table, *id, account.app_id);
 
-  session.tokens = issue_tokens(session.user, table, account.app_id, ctx);
+  session.tokens = issue_tokens(request, session.user, table, account.app_id, ctx);
   return session;
 }
 

@@ -15,8 +15,10 @@ std::string orphan_audience(const std::string& issuer, long long id) { return is
 
 // [tokens] access_alg = HS256: the token of before issue 23, unchanged, so
 // backends that still verify it with [keys] jwt_secret keep working.
-std::string legacy_access_token(const db::User& user, const std::string& table, long long app_id, core::Context& ctx) {
+std::string legacy_access_token(const db::User& user, const std::string& table, long long app_id,
+                                const std::string& sid, core::Context& ctx) {
   crypto::Claims c;
+  c.sid = sid;
   c.sub = std::to_string(user.id);
   c.typ = "access";
   c.tbl = table;
@@ -52,8 +54,8 @@ std::string token_audience(core::Context& ctx, long long app_id) {
 }
 
 std::string issue_access_token(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
-                               core::Context& ctx) {
-  if (ctx.config.tokens.legacy_hs256()) return legacy_access_token(user, table, app_id, ctx);
+                               const std::string& sid, core::Context& ctx) {
+  if (ctx.config.tokens.legacy_hs256()) return legacy_access_token(user, table, app_id, sid, ctx);
   auto keys = current_key_set(ctx);
   if (!keys->signer) throw KeySetError("no active signing key (svc-admin signing-keys rotate --now makes one)");
   crypto::AccessClaims c;
@@ -68,6 +70,7 @@ std::string issue_access_token(const db::User& user, const std::string& table, l
   c.tbl = table;
   c.ver = user.token_version;
   c.email_verified = user.email_verified;
+  c.sid = sid;
   return crypto::sign_access_token(c, *keys->signer);
 }
 

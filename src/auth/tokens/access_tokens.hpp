@@ -6,18 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "auth/session/sessions.hpp"
 #include "core/context.hpp"
 #include "db/site_repo.hpp"
 #include "db/user_repo.hpp"
 
 namespace svc::auth {
-
-// How and when the user proved who they are: carried from the login into
-// every access token of the session (refresh tokens keep it).
-struct SignIn {
-  long long auth_time = 0;       // unix seconds
-  std::vector<std::string> amr;  // RFC 8176, e.g. {"pwd"}
-};
 
 // The `aud` of a site's tokens: its audience (site set --audience), else
 // https://<domain>, else <issuer>/sites/<id> (a site without a domain).
@@ -28,11 +22,11 @@ std::string site_audience(const db::Site& site, const std::string& issuer);
 // site that no longer exists gets <issuer>/sites/<id>.
 std::string token_audience(core::Context& ctx, long long app_id);
 
-// A signed access token for `user` of `table`, valid [auth] access_ttl from
-// the context's clock. Throws KeySetError (auth/tokens/signing_keys.hpp) when no
+// A signed access token for `user` of `table` in session `sid` (its `sid`
+// claim), valid [auth] access_ttl from the context's clock. Throws KeySetError (auth/tokens/signing_keys.hpp) when no
 // key is active: a deployment error (svc-admin signing-keys rotate --now).
 std::string issue_access_token(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
-                               core::Context& ctx);
+                               const std::string& sid, core::Context& ctx);
 
 // Who a valid bearer access token names.
 struct Bearer {

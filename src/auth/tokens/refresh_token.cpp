@@ -15,7 +15,7 @@ http::Response refresh_token(const http::Request& request, core::Context& ctx) {
   auto refresh = inner.required_string("refresh_token", 8192);
   if (!inner.ok()) throw invalid();
 
-  Refreshed refreshed = refresh_session(*refresh, ctx);
+  Refreshed refreshed = refresh_session(request, *refresh, ctx);
   switch (refreshed.outcome) {
     case RefreshOutcome::kOk:
       break;
@@ -25,6 +25,8 @@ http::Response refresh_token(const http::Request& request, core::Context& ctx) {
       throw http::ApiError::failed(401, "Refresh token has expired");
     case RefreshOutcome::kRevoked:
       throw http::ApiError::failed(401, "Refresh token is no longer valid");
+    case RefreshOutcome::kSessionRevoked:
+      throw http::ApiError::failed(401, "Refresh token has been revoked");
   }
   http::JsonWriter w;
   w.open().kv("status", "Success").open("token");

@@ -10,8 +10,8 @@
 
 namespace svc::auth {
 
-TokenPair issue_tokens(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
-                       core::Context& ctx) {
+TokenPair sign_pair(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
+                    const SessionTicket& ticket, core::Context& ctx) {
   crypto::Claims c;
   c.sub = std::to_string(user.id);
   c.tbl = table;
@@ -22,14 +22,23 @@ TokenPair issue_tokens(const db::User& user, const std::string& table, long long
   c.exp = c.iat + ctx.config.auth.refresh_ttl;
   c.auth_time = sign_in.auth_time;
   c.amr = sign_in.amr;
+  c.sid = ticket.id;
+  c.gen = ticket.generation;
   TokenPair pair;
-  pair.access_token = issue_access_token(user, table, app_id, sign_in, ctx);
+  pair.access_token = issue_access_token(user, table, app_id, sign_in, ticket.id, ctx);
   pair.refresh_token = crypto::jwt_sign(c, ctx.config.keys.jwt.current);
   return pair;
 }
 
-TokenPair issue_tokens(const db::User& user, const std::string& table, long long app_id, core::Context& ctx) {
-  return issue_tokens(user, table, app_id, SignIn{ctx.clock.now(), {"pwd"}}, ctx);
+TokenPair issue_tokens(const http::Request& request, const db::User& user, const std::string& table, long long app_id,
+                       const SignIn& sign_in, core::Context& ctx) {
+  SessionTicket ticket = open_session(ctx, request, user, table, app_id, sign_in);
+  return sign_pair(user, table, app_id, sign_in, ticket, ctx);
+}
+
+TokenPair issue_tokens(const http::Request& request, const db::User& user, const std::string& table, long long app_id,
+                       core::Context& ctx) {
+  return issue_tokens(request, user, table, app_id, SignIn{ctx.clock.now(), {"pwd"}}, ctx);
 }
 
 crypto::JwtKeyRing reset_token_keys(const crypto::JwtKeyRing& jwt_keys) {
@@ -52,7 +61,7 @@ http::Response session_reply(const Session& session, Profile profile) {
   return http::Response::json(200, w.str());
 }
 
-Refreshed refresh_session(const std::string& refresh_jwt, core::Context& ctx) {
+Refreshed refresh_session(const http::Request& request, const std::string& refresh_jwt, core::Context& ctx) {
   auto verified = crypto::jwt_verify(refresh_jwt, ctx.config.keys.jwt, "refresh", ctx.clock.now());
   if (verified.error == crypto::JwtError::Expired) return {RefreshOutcome::kExpired, {}};
   // Ours, but from before tokens named their audience: the session ends.
@@ -64,6 +73,7 @@ Refreshed refresh_session(const std::string& refresh_jwt, core::Context& ctx) {
   auto table = db::allowlisted(claims.tbl, ctx.config.auth.tables);
   long long user_id = core::parse_id(claims.sub).value_or(0);
   if (!table || user_id <= 0) return {RefreshOutcome::kMalformed, {}};
+  if (!claims.sid.empty() && (!is_session_id(claims.sid) || claims.gen <= 0)) return {RefreshOutcome::kMalformed, {}};
 
   // The user must still exist, be active, and not have changed the password
   // since the token was issued (token_version), as of at most [auth]
@@ -74,7 +84,21 @@ Refreshed refresh_session(const std::string& refresh_jwt, core::Context& ctx) {
   // then began with a password, no earlier than the token itself.
   SignIn sign_in{claims.auth_time != 0 ? claims.auth_time : claims.iat, claims.amr};
   if (sign_in.amr.empty()) sign_in.amr = {"pwd"};
-  return {RefreshOutcome::kOk, issue_tokens(*user, table->str(), claims.app, sign_in, ctx)};
+  // A refresh token from before sessions opens the session it continues, once.
+  Rotation rotation = claims.sid.empty()
+                          ? adopt_legacy_token(ctx, request, claims.jti, *user, table->str(), claims.app, sign_in)
+                          : rotate_session(ctx, request, claims.sid, claims.gen, table->str(), user_id);
+  switch (rotation.outcome) {
+    case RotateOutcome::kRotated:
+    case RotateOutcome::kGrace:
+      return {RefreshOutcome::kOk, sign_pair(*user, table->str(), claims.app, sign_in, rotation.ticket, ctx)};
+    case RotateOutcome::kMismatch:
+      return {RefreshOutcome::kMalformed, {}};
+    case RotateOutcome::kReused:
+    case RotateOutcome::kRevoked:
+      break;
+  }
+  return {RefreshOutcome::kSessionRevoked, {}};
 }
 
 }  // namespace svc::auth

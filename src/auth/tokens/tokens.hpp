@@ -7,6 +7,7 @@
 #include "crypto/jwt.hpp"
 #include "db/user_repo.hpp"
 #include "http/json.hpp"
+#include "http/request.hpp"
 #include "http/response.hpp"
 
 namespace svc::auth {
@@ -22,16 +23,24 @@ struct Session {
   TokenPair tokens;
 };
 
-// Signs a fresh access token (auth/tokens/access_tokens.hpp, [auth] access_ttl)
-// and refresh JWT (typ "refresh", [auth] refresh_ttl, HS256 with [keys]
-// jwt) for the user of `table`, both carrying the user's token_version so a
-// password reset revokes earlier refresh tokens; the refresh token also
-// carries `sign_in`, so every access token of the session keeps auth_time
-// and amr.
-TokenPair issue_tokens(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
-                       core::Context& ctx);
+// A sign-in: opens its server-side session (auth/session/sessions.hpp, with
+// the request's IP and user agent) and signs the session's first pair.
+// Database errors propagate.
+TokenPair issue_tokens(const http::Request& request, const db::User& user, const std::string& table, long long app_id,
+                       const SignIn& sign_in, core::Context& ctx);
 // The same for a sign-in by password now (login, sign-up): amr ["pwd"].
-TokenPair issue_tokens(const db::User& user, const std::string& table, long long app_id, core::Context& ctx);
+TokenPair issue_tokens(const http::Request& request, const db::User& user, const std::string& table, long long app_id,
+                       core::Context& ctx);
+
+// Signs a pair of session `ticket` without touching the database: a fresh
+// access token (auth/tokens/access_tokens.hpp, [auth] access_ttl) and a
+// refresh JWT (typ "refresh", [auth] refresh_ttl, HS256 with [keys] jwt)
+// for the user of `table`. Both carry the user's token_version (a password
+// reset revokes earlier refresh tokens) and the session id as `sid`; the
+// refresh token also carries the ticket's generation (`gen`) and `sign_in`,
+// so every access token of the session keeps auth_time and amr.
+TokenPair sign_pair(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
+                    const SessionTicket& ticket, core::Context& ctx);
 
 // The keys reset tokens are signed and verified with: each key of [keys] jwt
 // (current and previous, same kids) derived with crypto::derive_key_ring and
@@ -53,11 +62,12 @@ http::Response session_reply(const Session& session, Profile profile);
 // The outcome of exchanging a refresh token for a new pair.
 enum class RefreshOutcome {
   kOk,
-  kMalformed,  // not a refresh JWT of ours (bad signature, type, table or subject)
-  kExpired,    // a genuine refresh token past its exp
-  kRevoked,    // the user is gone, inactive, or changed the password since (token_version);
-               // also a genuine refresh token signed before tokens carried `aud`
-               // (docs/decisions.md: such sessions log in again)
+  kMalformed,       // not a refresh JWT of ours (bad signature, type, table, subject or sid)
+  kExpired,         // a genuine refresh token past its exp
+  kRevoked,         // the user is gone, inactive, or changed the password since (token_version);
+                    // also a genuine refresh token signed before tokens carried `aud`
+                    // (docs/decisions.md: such sessions log in again)
+  kSessionRevoked,  // its session was revoked or ended, or this token was reused (which revoked it)
 };
 struct Refreshed {
   RefreshOutcome outcome = RefreshOutcome::kMalformed;
@@ -65,9 +75,11 @@ struct Refreshed {
 };
 
 // Verifies `refresh_jwt` against [keys] jwt at the context's clock and, when
-// its user still holds it, issues a new pair for the same table and app.
-// Reads the user (through ctx.user_cache: a revocation applies within [auth]
-// user_cache_seconds); writes nothing.
-Refreshed refresh_session(const std::string& refresh_jwt, core::Context& ctx);
+// its user still holds it, rotates its session (auth/session/sessions.hpp
+// rotate_session: a reuse revokes it) and issues a new pair for the same
+// table and app. Reads the user through ctx.user_cache (a password reset or
+// deactivation applies within [auth] user_cache_seconds; a revoked session
+// at once).
+Refreshed refresh_session(const http::Request& request, const std::string& refresh_jwt, core::Context& ctx);
 
 }  // namespace svc::auth

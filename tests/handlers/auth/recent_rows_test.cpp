@@ -53,6 +53,17 @@ svc::http::Response refresh(DbFixture& f, const svc::auth::TokenPair& pair) {
                                            R"(","refresh_token":")" + pair.refresh_token + R"("}})");
 }
 
+// The request of a sign-in: what its session records of the device.
+const svc::http::Request& sign_in_request() {
+  static const svc::http::Request request = [] {
+    svc::http::Request r;
+    r.remote_addr = "127.0.0.1";
+    r.headers["user-agent"] = "recent-rows-test";
+    return r;
+  }();
+  return request;
+}
+
 svc::http::Response user_email(DbFixture& f, long long id) {
   return f.post("/auth/user-email",
                 R"({"userId":")" +
@@ -67,7 +78,7 @@ BOOST_AUTO_TEST_CASE(a_revoked_refresh_token_is_refused_once_the_cached_row_is_a
   svc::auth::UserCache cache(1);
   f.ctx.user_cache = &cache;
   svc::db::User user = make_user(f);
-  svc::auth::TokenPair old = svc::auth::issue_tokens(user, users_table(f).str(), 1, f.ctx);
+  svc::auth::TokenPair old = svc::auth::issue_tokens(sign_in_request(), user, users_table(f).str(), 1, f.ctx);
   BOOST_CHECK_EQUAL(refresh(f, old).status, 200);  // reads the row, keeps it
 
   svc::db::UserRepo(f.db, users_table(f)).bump_token_version(user.id);  // a password reset
@@ -86,12 +97,13 @@ BOOST_AUTO_TEST_CASE(a_token_newer_than_the_cached_row_reads_the_row_again) {
   svc::auth::UserCache cache(1);
   f.ctx.user_cache = &cache;
   svc::db::User user = make_user(f);
-  svc::auth::TokenPair old = svc::auth::issue_tokens(user, users_table(f).str(), 1, f.ctx);
+  svc::auth::TokenPair old = svc::auth::issue_tokens(sign_in_request(), user, users_table(f).str(), 1, f.ctx);
   BOOST_CHECK_EQUAL(refresh(f, old).status, 200);  // keeps the row at version 0
 
   svc::db::UserRepo(f.db, users_table(f)).bump_token_version(user.id);  // a password reset...
   user.token_version += 1;
-  svc::auth::TokenPair fresh = svc::auth::issue_tokens(user, users_table(f).str(), 1, f.ctx);  // ...and a sign-in
+  svc::auth::TokenPair fresh =
+      svc::auth::issue_tokens(sign_in_request(), user, users_table(f).str(), 1, f.ctx);  // ...and a sign-in
   BOOST_CHECK_EQUAL(refresh(f, fresh).status, 200);   // same second: newer than the cached row, so read again
   BOOST_CHECK_EQUAL(refresh(f, old).body, kRevoked);  // and the row now kept refuses the old token at once
 }
@@ -99,7 +111,7 @@ BOOST_AUTO_TEST_CASE(a_token_newer_than_the_cached_row_reads_the_row_again) {
 BOOST_AUTO_TEST_CASE(without_a_cache_a_revocation_applies_at_once) {
   DbFixture f;
   svc::db::User user = make_user(f);
-  svc::auth::TokenPair old = svc::auth::issue_tokens(user, users_table(f).str(), 1, f.ctx);
+  svc::auth::TokenPair old = svc::auth::issue_tokens(sign_in_request(), user, users_table(f).str(), 1, f.ctx);
   BOOST_CHECK_EQUAL(refresh(f, old).status, 200);
   svc::db::UserRepo(f.db, users_table(f)).bump_token_version(user.id);
   BOOST_CHECK_EQUAL(refresh(f, old).body, kRevoked);

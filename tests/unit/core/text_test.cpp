@@ -182,4 +182,17 @@ BOOST_AUTO_TEST_CASE(url_host_of_http_and_https_urls_only) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(split_words_skips_empty_words) {
+  struct Row {
+    std::string_view list;
+    std::vector<std::string_view> words;
+  };
+  const Row rows[] = {
+      {"", {}}, {"pwd", {"pwd"}}, {"usb nfc ble", {"usb", "nfc", "ble"}}, {"  hwk   otp ", {"hwk", "otp"}}, {" ", {}},
+  };
+  for (const Row& row : rows) {
+    BOOST_TEST_CONTEXT(row.list) { BOOST_TEST(svc::core::split_words(row.list) == row.words); }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

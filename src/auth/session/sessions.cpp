@@ -1,0 +1,137 @@
+#include "auth/session/sessions.hpp"
+
+#include "auth/auth_common.hpp"
+#include "config/config.hpp"
+#include "core/clock.hpp"
+#include "core/log.hpp"
+#include "core/text.hpp"
+#include "crypto/encoding.hpp"
+#include "metrics/metrics.hpp"
+
+namespace svc::auth {
+namespace {
+
+constexpr std::size_t kSessionIdBytes = 16;
+constexpr std::size_t kSessionIdChars = 22;  // base64url of 16 bytes, no padding
+constexpr std::size_t kUserAgentChars = 255;
+
+std::string joined(const std::vector<std::string>& amr) {
+  std::string out;
+  for (const std::string& m : amr) out += (out.empty() ? "" : " ") + m;
+  return out;
+}
+
+db::SessionRow new_row(core::Context& ctx, const http::Request& request, const db::User& user, const std::string& table,
+                       long long site_id, const SignIn& sign_in) {
+  const long long now = ctx.clock.now();
+  db::SessionRow row;
+  row.id = crypto::base64url_encode(crypto::random_bytes(kSessionIdBytes));
+  row.site_id = site_id;
+  row.table = table;
+  row.user_id = user.id;
+  row.generation = 1;
+  row.created_at = row.last_seen_at = row.rotated_at = now;
+  row.expires_at = now + ctx.config.auth.refresh_ttl;
+  row.auth_time = sign_in.auth_time;
+  row.amr = joined(sign_in.amr);
+  row.ip = request.remote_addr.substr(0, 45);
+  row.user_agent = core::utf8_clean(request.user_agent(), kUserAgentChars);
+  return row;
+}
+
+// The reuse of an old refresh token: the whole session ends.
+Rotation reused(core::Context& ctx, const http::Request& request, const db::SessionRow& row) {
+  db::SessionRepo(ctx.db).revoke(row.id, ctx.clock.now(), "reuse");
+  metrics::count(metrics::Counter::kSessionReuses);
+  metrics::count(metrics::Counter::kSessionRevocations);
+  audit(ctx, request, "refresh_reuse", row.table, row.user_id, row.site_id, "session " + row.id);
+  core::LogLine("warn", "refresh_token_reused")
+      .str("request_id", request.request_id)
+      .str("session", row.id)
+      .str("table", row.table)
+      .num("user_id", row.user_id)
+      .emit();
+  return {RotateOutcome::kReused, {}};
+}
+
+}  // namespace
+
+bool is_session_id(std::string_view id) {
+  if (id.size() != kSessionIdChars) return false;
+  for (char c : id) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+SessionTicket open_session(core::Context& ctx, const http::Request& request, const db::User& user,
+                           const std::string& table, long long site_id, const SignIn& sign_in) {
+  db::SessionRow row = new_row(ctx, request, user, table, site_id, sign_in);
+  db::SessionRepo(ctx.db).insert(row);
+  metrics::count(metrics::Counter::kSessionsOpened);
+  return {row.id, row.generation};
+}
+
+Rotation rotate_session(core::Context& ctx, const http::Request& request, const std::string& sid, long long gen,
+                        const std::string& table, long long user_id) {
+  db::SessionRepo repo(ctx.db);
+  const long long now = ctx.clock.now();
+  auto row = repo.find(sid);
+  if (!row) return {RotateOutcome::kRevoked, {}};
+  if (row->table != table || row->user_id != user_id) return {RotateOutcome::kMismatch, {}};
+  if (row->revoked_at || row->expires_at <= now) return {RotateOutcome::kRevoked, {}};
+  if (gen == row->generation) {
+    const long long expires_at = now + ctx.config.auth.refresh_ttl;
+    const std::string agent = core::utf8_clean(request.user_agent(), kUserAgentChars);
+    if (repo.rotate(sid, gen, now, expires_at, request.remote_addr.substr(0, 45), agent)) {
+      metrics::count(metrics::Counter::kSessionRefreshes);
+      return {RotateOutcome::kRotated, {sid, gen + 1}};
+    }
+    // Another refresh of the same token won (here or on another host): the
+    // session moved on, so this token is now the previous one.
+    row = repo.find(sid);
+    if (!row) return {RotateOutcome::kRevoked, {}};
+    if (row->revoked_at) return {RotateOutcome::kRevoked, {}};
+  }
+  if (gen > row->generation) return {RotateOutcome::kMismatch, {}};
+  if (gen == row->generation - 1 && now - row->rotated_at <= ctx.config.tokens.refresh_reuse_seconds) {
+    metrics::count(metrics::Counter::kSessionRefreshes);
+    return {RotateOutcome::kGrace, {sid, row->generation}};
+  }
+  return reused(ctx, request, *row);
+}
+
+Rotation adopt_legacy_token(core::Context& ctx, const http::Request& request, const std::string& jti,
+                            const db::User& user, const std::string& table, long long site_id, const SignIn& sign_in) {
+  db::SessionRepo repo(ctx.db);
+  db::SessionRow row = new_row(ctx, request, user, table, site_id, sign_in);
+  if (!jti.empty() && repo.insert(row, jti)) {
+    metrics::count(metrics::Counter::kSessionsOpened);
+    return {RotateOutcome::kRotated, {row.id, row.generation}};
+  }
+  auto opened = jti.empty() ? std::nullopt : repo.find_legacy(jti);
+  if (!opened) return {RotateOutcome::kRevoked, {}};
+  return reused(ctx, request, *opened);
+}
+
+int end_sessions(core::Context& ctx, const std::string& table, long long user_id, const std::string& reason,
+                 const std::string& keep_sid) {
+  const int ended =
+      db::SessionRepo(ctx.db).revoke_user(db::SessionScope{table, user_id, keep_sid}, ctx.clock.now(), reason);
+  for (int i = 0; i < ended; ++i) metrics::count(metrics::Counter::kSessionRevocations);
+  return ended;
+}
+
+bool end_session(core::Context& ctx, const std::string& table, long long user_id, const std::string& sid,
+                 const std::string& reason) {
+  if (!is_session_id(sid)) return false;
+  db::SessionRepo repo(ctx.db);
+  auto row = repo.find(sid);
+  if (!row || row->table != table || row->user_id != user_id) return false;
+  if (!repo.revoke(sid, ctx.clock.now(), reason)) return false;
+  metrics::count(metrics::Counter::kSessionRevocations);
+  return true;
+}
+
+}  // namespace svc::auth

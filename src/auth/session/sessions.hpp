@@ -1,0 +1,79 @@
+#pragma once
+// Server-side sessions (docs/decisions.md "Sessions"): every sign-in opens
+// one, its tokens carry the id as `sid`, its refresh token rotates, and one
+// mechanism ends them (end_sessions) for every security event. The rows are
+// db::SessionRepo's; this file holds the rules.
+
+#include <string>
+#include <vector>
+
+#include "core/context.hpp"
+#include "db/session_repo.hpp"
+#include "db/user_repo.hpp"
+#include "http/request.hpp"
+
+namespace svc::auth {
+
+// How and when the user proved who they are: carried from the sign-in into
+// the session and every access token of it (refresh tokens keep it).
+struct SignIn {
+  long long auth_time = 0;       // unix seconds
+  std::vector<std::string> amr;  // RFC 8176, e.g. {"pwd"}
+};
+
+// The session a refresh token is to be issued for: its id and generation.
+struct SessionTicket {
+  std::string id;
+  long long generation = 1;
+};
+
+// A session id as svc makes them: 22 base64url characters (16 random bytes).
+bool is_session_id(std::string_view id);
+
+// Opens a session for `user` of `table` on `site_id` (0 = none) with the
+// request's IP and user agent; its refresh token expires [auth] refresh_ttl
+// from now. Counts it in the sessions-opened metric. Database errors
+// propagate.
+SessionTicket open_session(core::Context& ctx, const http::Request& request, const db::User& user,
+                           const std::string& table, long long site_id, const SignIn& sign_in);
+
+// What a presented refresh token of session `sid` at generation `gen` gets.
+enum class RotateOutcome {
+  kRotated,   // the token was current: the session moved to the next generation
+  kGrace,     // the token was the previous one, within [tokens] refresh_reuse_seconds:
+              // a valid pair of the current generation, nothing moves
+  kReused,    // an older token, or the previous one later: the session is now revoked
+  kRevoked,   // the session was revoked or has expired (or is unknown: purged)
+  kMismatch,  // the session is not this user's, or the generation is from the future
+};
+struct Rotation {
+  RotateOutcome outcome = RotateOutcome::kRevoked;
+  SessionTicket ticket;  // for kRotated and kGrace
+};
+
+// The rotation of /auth/refresh-token. A reuse leaves an audit row
+// (`refresh_reuse`, the session id in its detail), a warn log line with the
+// session id (never a token) and a count in the reuse metric.
+Rotation rotate_session(core::Context& ctx, const http::Request& request, const std::string& sid, long long gen,
+                        const std::string& table, long long user_id);
+
+// A refresh token from before sessions (no sid) of `user`: opens the
+// session it continues, once per token (its jti). kRotated with the new
+// session, or kReused when that token already opened one (which is then
+// revoked).
+Rotation adopt_legacy_token(core::Context& ctx, const http::Request& request, const std::string& jti,
+                            const db::User& user, const std::string& table, long long site_id, const SignIn& sign_in);
+
+// Ends sessions: one mechanism for every security event (sign-out, password
+// reset or change, factor on or off, passkey removed, operator). Revokes
+// every open session of the user of `table` but `keep_sid` ("" = all) with
+// `reason`, counts them in the revocation metric and returns how many.
+int end_sessions(core::Context& ctx, const std::string& table, long long user_id, const std::string& reason,
+                 const std::string& keep_sid = "");
+
+// Ends one session if it is the user's; false when it is unknown, another
+// user's or already ended.
+bool end_session(core::Context& ctx, const std::string& table, long long user_id, const std::string& sid,
+                 const std::string& reason);
+
+}  // namespace svc::auth

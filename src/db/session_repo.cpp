@@ -1,0 +1,95 @@
+#include "db/session_repo.hpp"
+
+namespace svc::db {
+namespace {
+
+constexpr const char* kColumns =
+    "id, site_id, auth_table, user_id, generation, created_at, last_seen_at, rotated_at, expires_at, auth_time, amr,"
+    " ip, user_agent, revoked_at, revoked_reason";
+
+// In the order of kColumns.
+constexpr auto read_session =
+    read_fields<SessionRow, &SessionRow::id, &SessionRow::site_id, &SessionRow::table, &SessionRow::user_id,
+                &SessionRow::generation, &SessionRow::created_at, &SessionRow::last_seen_at, &SessionRow::rotated_at,
+                &SessionRow::expires_at, &SessionRow::auth_time, &SessionRow::amr, &SessionRow::ip,
+                &SessionRow::user_agent, &SessionRow::revoked_at, &SessionRow::revoked_reason>;
+
+}  // namespace
+
+bool SessionRepo::insert(const SessionRow& row, const std::string& legacy_jti) {
+  // IGNORE: only the unique legacy_jti can collide (ids are 128 random
+  // bits), and a collision there is the answer (that token opened one).
+  // Idempotent: a re-run after a lost connection finds its own row.
+  const int inserted = db_.execute_idempotent(
+      "INSERT IGNORE INTO svc_sessions (id, site_id, auth_table, user_id, generation, created_at, last_seen_at,"
+      " rotated_at, expires_at, auth_time, amr, ip, user_agent, legacy_jti)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''))",
+      [&](Params& p) {
+        p.text(row.id).integer(row.site_id).text(row.table).integer(row.user_id).integer(row.generation);
+        p.integer(row.created_at).integer(row.last_seen_at).integer(row.rotated_at).integer(row.expires_at);
+        p.integer(row.auth_time).text(row.amr).text(row.ip).text(row.user_agent).text_or_null(legacy_jti);
+      });
+  if (inserted == 1 || legacy_jti.empty()) return true;
+  auto mine = find(row.id);  // the re-run case: the row is this call's own
+  return mine.has_value();
+}
+
+std::optional<SessionRow> SessionRepo::find(const std::string& id) {
+  return db_.one(
+      std::string("SELECT ") + kColumns + " FROM svc_sessions WHERE id = ?", [&](Params& p) { p.text(id); },
+      read_session);
+}
+
+std::optional<SessionRow> SessionRepo::find_legacy(const std::string& jti) {
+  return db_.one(
+      std::string("SELECT ") + kColumns + " FROM svc_sessions WHERE legacy_jti = ?", [&](Params& p) { p.text(jti); },
+      read_session);
+}
+
+bool SessionRepo::rotate(const std::string& id, long long from, long long now, long long expires_at,
+                         const std::string& ip, const std::string& user_agent) {
+  // Not re-run after a lost connection (execute): the caller re-reads the
+  // row and sees whether the generation moved. A Galera certification
+  // loser (1213) is re-run by Database and then finds the generation moved.
+  return db_.execute(
+             "UPDATE svc_sessions SET generation = generation + 1, rotated_at = ?, last_seen_at = ?,"
+             " expires_at = ?, ip = ?, user_agent = ?"
+             " WHERE id = ? AND generation = ? AND revoked_at IS NULL",
+             [&](Params& p) {
+               p.integer(now).integer(now).integer(expires_at).text(ip).text(user_agent);
+               p.text(id).integer(from);
+             }) == 1;
+}
+
+bool SessionRepo::revoke(const std::string& id, long long now, const std::string& reason) {
+  return db_.execute("UPDATE svc_sessions SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND revoked_at IS NULL",
+                     [&](Params& p) { p.integer(now).text(reason).text(id); }) == 1;
+}
+
+int SessionRepo::revoke_user(const SessionScope& scope, long long now, const std::string& reason) {
+  return db_.execute(
+      "UPDATE svc_sessions SET revoked_at = ?, revoked_reason = ?"
+      " WHERE auth_table = ? AND user_id = ? AND revoked_at IS NULL AND id <> ?",
+      [&](Params& p) { p.integer(now).text(reason).text(scope.table).integer(scope.user_id).text(scope.keep_id); });
+}
+
+std::vector<SessionRow> SessionRepo::open_sessions(const std::string& table, long long user_id, long long now) {
+  return db_.rows(
+      std::string("SELECT ") + kColumns +
+          " FROM svc_sessions WHERE auth_table = ? AND user_id = ? AND revoked_at IS NULL"
+          " AND expires_at > ? ORDER BY created_at DESC, id LIMIT 100",
+      [&](Params& p) { p.text(table).integer(user_id).integer(now); }, read_session);
+}
+
+bool SessionRepo::seen_device(const std::string& table, long long user_id, const std::string& user_agent,
+                              long long since) {
+  return db_
+      .one(
+          "SELECT 1 FROM svc_sessions WHERE auth_table = ? AND user_id = ? AND user_agent = ? AND last_seen_at >= ?"
+          " LIMIT 1",
+          [&](Params& p) { p.text(table).integer(user_id).text(user_agent).integer(since); },
+          [](RowReader& r) { return r.integer(); })
+      .has_value();
+}
+
+}  // namespace svc::db

@@ -1,0 +1,75 @@
+#pragma once
+// Server-side sessions (svc_sessions, sql/017_sessions.sql): one row per
+// sign-in; the refresh token's rotation is one conditional UPDATE.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/database.hpp"
+
+namespace svc::db {
+
+struct SessionRow {
+  std::string id;
+  long long site_id = 0;
+  std::string table;
+  long long user_id = 0;
+  long long generation = 1;
+  long long created_at = 0;
+  long long last_seen_at = 0;
+  long long rotated_at = 0;
+  long long expires_at = 0;
+  long long auth_time = 0;
+  std::string amr;  // space-separated
+  std::string ip;
+  std::string user_agent;
+  std::optional<long long> revoked_at;
+  std::string revoked_reason;
+};
+
+// Which sessions of a user revoke_user() ends.
+struct SessionScope {
+  std::string table;
+  long long user_id = 0;
+  std::string keep_id;  // "" = end every one; else every one but this
+};
+
+class SessionRepo {
+ public:
+  explicit SessionRepo(Database& db) : db_(db) {}
+
+  // Inserts `row` (generation, times and strings as given; not revoked).
+  // `legacy_jti` non-empty: the jti of the pre-session refresh token that
+  // opens it; false (nothing written) when that jti already opened one.
+  bool insert(const SessionRow& row, const std::string& legacy_jti = "");
+
+  std::optional<SessionRow> find(const std::string& id);
+  // The session a pre-session refresh token with this jti opened.
+  std::optional<SessionRow> find_legacy(const std::string& jti);
+
+  // The rotation: moves the generation from `from` to from + 1 and the
+  // times and device on, only while the session is not revoked and still
+  // at `from`. True when this call did it (one statement: of two callers,
+  // on one host or two, only one can).
+  bool rotate(const std::string& id, long long from, long long now, long long expires_at, const std::string& ip,
+              const std::string& user_agent);
+
+  // Revokes one session (if not revoked yet); true when this call did.
+  bool revoke(const std::string& id, long long now, const std::string& reason);
+  // Revokes the user's open sessions of `scope`; how many it revoked.
+  int revoke_user(const SessionScope& scope, long long now, const std::string& reason);
+
+  // The user's sessions neither revoked nor expired at `now`, newest first
+  // (at most 100).
+  std::vector<SessionRow> open_sessions(const std::string& table, long long user_id, long long now);
+
+  // Whether the user has opened a session from this user agent since
+  // `since` (new-device notices).
+  bool seen_device(const std::string& table, long long user_id, const std::string& user_agent, long long since);
+
+ private:
+  Database& db_;
+};
+
+}  // namespace svc::db
