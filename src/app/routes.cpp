@@ -59,6 +59,8 @@ std::span<const Route> routes() {
       {"POST", "/auth/sessions", &auth::sessions_list, nullptr, 0, kNoFlags},
       {"POST", "/auth/sessions/revoke", &auth::session_revoke, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/getFolderLimits", &auth::get_folder_limits, nullptr, kAuthBodyLimit, kJsonBody},
+      // The name of an active site, which the ready pages (/account/) show (issue 36).
+      {"GET", "/auth/site", &auth::site_info, nullptr, 0, kNoFlags},
       {"POST", "/message/notification", nullptr, &messaging::notification, kMessageBodyLimit, kJsonBody | kOutbound},
       {"POST", "/message/sendPush", nullptr, &push::send_push, kMessageBodyLimit, kJsonBody | kOutbound},
       // One-click unsubscribe (RFC 8058): the token in the query names site

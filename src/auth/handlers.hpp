@@ -50,5 +50,8 @@ http::Response sessions_list(const http::Request& request, core::Context& ctx);
 http::Response session_revoke(const http::Request& request, core::Context& ctx);
 // GET /.well-known/jwks.json: the access tokens' public keys (RFC 7517).
 http::Response jwks(const http::Request& request, core::Context& ctx);
+// GET /auth/site?site=N: an active site's id and name, for the ready pages
+// (lookup/site_info.cpp; docs/api.md "The name of a site").
+http::Response site_info(const http::Request& request, core::Context& ctx);
 
 }  // namespace svc::auth

@@ -139,4 +139,12 @@ bool reset_url_allowed(std::string_view url, const std::vector<std::string>& pre
   });
 }
 
+std::string ready_page_link(std::string_view page, long long site_id, std::string_view token) {
+  std::string link(page);
+  if (site_id > 0) link += "?site=" + std::to_string(site_id);
+  link += "#token=";
+  link += token;
+  return link;
+}
+
 }  // namespace svc::http

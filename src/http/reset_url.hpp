@@ -43,4 +43,10 @@ bool reset_url_within(const ResetUrl& url, const ResetUrl& prefix);
 // `prefixes` that parses.
 bool reset_url_allowed(std::string_view url, const std::vector<std::string>& prefixes);
 
+// The link to one of svc's ready pages ([auth] reset_page, verify_page: a URL
+// without query or fragment) for a site: "PAGE?site=ID#token=TOKEN". The page
+// shows the site's name (issue 36); the token stays in the fragment, which
+// no server sees. site_id <= 0: no "?site=".
+std::string ready_page_link(std::string_view page, long long site_id, std::string_view token);
+
 }  // namespace svc::http

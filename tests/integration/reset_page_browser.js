@@ -2,18 +2,20 @@
 // and prints what it saw as one JSON object. test_reset_page.py runs it and
 // asserts.
 //
-// usage: node reset_page_browser.js LINK OUT_DIR NEW_PASSWORD [QUERY_LINK]
+// usage: node reset_page_browser.js LINK OUT_DIR NEW_PASSWORD [QUERY_LINK [OLD_LINK]]
 //   LINK          the reset link of the e-mail (a fresh, unused token)
 //   OUT_DIR       where the screenshots of each state go
 //   NEW_PASSWORD  the strong password to set
 //   QUERY_LINK    the page with the same token in the query string instead:
 //                 opened first through nginx, then served as is (another
 //                 server, no redirect); neither may honour the token
+//   OLD_LINK      the same token in a link without the site (as mailed
+//                 before issue 36): opened on the phone once LINK has spent it
 'use strict';
 
 const { runInChromium } = require('./page_browser');
 
-const [link, outDir, strong, queryLink] = process.argv.slice(2);
+const [link, outDir, strong, queryLink, oldLink] = process.argv.slice(2);
 
 async function state(page) {
   return page.evaluate(() => {
@@ -25,6 +27,9 @@ async function state(page) {
     });
     return {
       url: location.href,
+      site: visible('site') ? text('site-name') : '',
+      appIdField: !!document.getElementById('appID'),
+      bodyText: document.body.innerText,
       formVisible: visible('reset-form'),
       doneVisible: visible('done'),
       general: visible('general') ? text('general') : '',
@@ -108,12 +113,13 @@ runInChromium(outDir, async (page, out, shot) => {
   out.states.done = await state(page);
   await shot('5-success-1280');
 
-  // Phone: the same (now spent) link shows the server's error. (about:blank
-  // first: the link differs from the current address only in its fragment,
-  // which would not load the page again.)
+  // Phone: the same (now spent) token shows the server's error, through
+  // the old form of the link when given. (about:blank first: the link may
+  // differ from the current address only in its fragment, which would not
+  // load the page again.)
   await page.setViewport({ width: 375, height: 740, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
   await page.goto('about:blank');
-  await page.goto(link, { waitUntil: 'networkidle0' });
+  await page.goto(oldLink || link, { waitUntil: 'networkidle0' });
   out.states.phone = await state(page);
   await shot('6-initial-375');
   await page.type('#password', strong);

@@ -2,7 +2,10 @@
 // headless Chromium (page_browser.js) and prints what it saw as one JSON
 // object. test_security_page.py runs it and asserts.
 //
-// usage: node security_page_browser.js PAGE OUT_DIR EMAIL PASSWORD APP_ID
+// usage: node security_page_browser.js SITE_PAGE PAGE UNKNOWN_SITE_PAGE OUT_DIR EMAIL PASSWORD
+//   SITE_PAGE          the page naming a site (?site=N): the wide-screen part
+//   PAGE               the page without a site: the phone part
+//   UNKNOWN_SITE_PAGE  the page naming a site the server does not know: loaded last
 //
 // Wide screen (1280 px): sign in, start enrolment, screenshot the QR image
 // (PNG) and read it with zbarimg (zbar-tools), take the secret from the
@@ -18,7 +21,7 @@ const path = require('path');
 const { execFileSync } = require('child_process');
 const { runInChromium } = require('./page_browser');
 
-const [pageUrl, outDir, email, password, appId] = process.argv.slice(2);
+const [sitePageUrl, pageUrl, unknownSiteUrl, outDir, email, password] = process.argv.slice(2);
 
 async function state(page) {
   return page.evaluate(() => {
@@ -27,6 +30,9 @@ async function state(page) {
     const storage = (s) => { const o = {}; for (let i = 0; i < s.length; i++) o[s.key(i)] = s.getItem(s.key(i)); return o; };
     return {
       url: location.href,
+      site: visible('site') ? text('site-name') : '',
+      appIdField: !!document.getElementById('appID'),
+      bodyText: document.body.innerText,
       sections: ['signin-form', 'mfa-form', 'enrol', 'scan-form', 'codes'].filter(visible),
       general: text('general'),
       confirmError: text('confirm-code-error'),
@@ -59,12 +65,16 @@ function wrongCode(secret) {
 async function signIn(page) {
   await page.type('#email', email);
   await page.type('#password', password);
-  await page.type('#appID', appId);
   await page.click('#signin');
 }
 
 runInChromium(outDir, async (page, out, shot) => {
   out.tokens = [];
+  // The appID each sign-in sent (null: none), never the password.
+  out.loginApps = [];
+  page.on('request', (r) => {
+    if (r.url().endsWith('/auth/login')) out.loginApps.push(JSON.parse(r.postData()).appID ?? null);
+  });
   // The tokens the server hands the page, to look for them afterwards.
   page.on('response', async (r) => {
     if (!/\/auth\/(login|mfa\/verify)$/.test(r.url())) return;
@@ -79,7 +89,7 @@ runInChromium(outDir, async (page, out, shot) => {
 
   // Wide screen: sign in, set up, scan, confirm.
   await page.setViewport({ width: 1280, height: 800 });
-  await page.goto(pageUrl, { waitUntil: 'networkidle0' });
+  await page.goto(sitePageUrl, { waitUntil: 'networkidle0' });
   out.states.initial = await state(page);
   await shot('1-sign-in-1280');
   await signIn(page);
@@ -139,4 +149,7 @@ runInChromium(outDir, async (page, out, shot) => {
   await page.waitForSelector('#general:not([hidden])');
   out.states.alreadyOn = await state(page);
   await shot('7-already-on-375');
+
+  await page.goto(unknownSiteUrl, { waitUntil: 'networkidle0' });
+  out.states.unknownSite = await state(page);
 });

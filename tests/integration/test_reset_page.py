@@ -9,7 +9,12 @@ the new password logs in. Before all that, the same token in the query string
 the page, even when served at that address, shows the link as incomplete.
 Links to the ready page carry the token in the fragment also when a site's
 reset_url names that page, and no nginx log line of /account/ holds a
-query string.
+query string other than the site's number.
+
+The link names its site (`?site=N`, issue 36 item 15): the page shows the
+site's name (GET /auth/site) and keeps `?site=N` in the address bar while the
+token leaves it; a link without it (mailed before the change) still works,
+without a name.
 
 Screenshots of each state: $SVC_BIN_DIR/test-output/reset-page/*.png.
 """
@@ -35,6 +40,14 @@ HREF = re.compile(r'href="([^"]+)"')
 INCOMPLETE = "This link is incomplete: open the link of your reset e-mail again, or ask for a new one."
 ACCESS_LOG = os.path.join(svc_stack.STACK_DIR, "nginx-access.log")
 ERROR_LOG = os.path.join(svc_stack.STACK_DIR, "nginx-error.log")
+SITE_NAME = "Reset page test"
+# The one query an /account/ page may carry (and the log may hold): its site.
+SITE_QUERY = re.compile(r"/account/(?:reset|verify|security)\?site=[0-9]+(?=[\s\"])")
+
+
+def account_queries(log_text):
+    """Access log lines of /account/ that hold a query other than ?site=N."""
+    return [line for line in log_text.splitlines() if "/account/" in line and "?" in SITE_QUERY.sub("", line)]
 
 
 def read_text(path, offset=0):
@@ -72,7 +85,7 @@ def mailed_link(site, email):
 
 
 def create_site_without_reset_url():
-    out = admin("site", "create", "--name", "Reset page test", "--domain", "reset-page.example",
+    out = admin("site", "create", "--name", SITE_NAME, "--domain", "reset-page.example",
                 "--email-from", "Reset <no-reply@reset-page.example>").stdout
     return int(next(line for line in out.splitlines() if re.fullmatch(r"\d+", line.strip())))
 
@@ -109,11 +122,22 @@ class ResetPageQueryTokenTest(ApiTest):
         self.assertExact(reply, 404, {"status": "Failed", "message": "Not found"})
         reply = request("GET", "/account/reset?0")  # a query nginx's "if ($args)" would miss
         self.assertEqual(reply.status, 303, reply)
+        # The site's number is the one query the pages take; anything beside
+        # it, or any other form of it, is still redirected to the bare page.
+        for path in ("/account/reset", "/account/verify", "/account/security"):
+            self.assertEqual(request("GET", path + "?site=1").status, 200, path)
+            for query in ("site=1&token=" + secret, "token=%s&site=1" % secret, "site=x" + secret, "site=",
+                          "site=1" + "0" * 18, "appID=1"):
+                reply = request("GET", "%s?%s" % (path, query))
+                self.assertEqual((reply.status, reply.headers.get("location")), (303, path), (path, query))
+        reply = request("GET", "/account/reset.js?site=1")
+        self.assertEqual((reply.status, reply.headers.get("location")), (303, "/account/reset.js"))
 
         logged_marker("marker-" + secret)
         access = read_text(ACCESS_LOG, offsets[ACCESS_LOG])
         self.assertEqual([line for line in access.splitlines() if secret in line and "marker-" not in line], [])
-        self.assertEqual([line for line in access.splitlines() if "/account/" in line and "?" in line], [])
+        self.assertEqual(account_queries(access), [])
+        self.assertTrue(SITE_QUERY.search(access), "the site's number is logged as any query is")
         self.assertNotIn(secret, read_text(ERROR_LOG, offsets[ERROR_LOG]))
         # The page itself, without a query, is served and logged as before.
         self.assertEqual(request("GET", "/account/reset").status, 200)
@@ -124,7 +148,8 @@ class ResetPageQueryTokenTest(ApiTest):
         email = unique_email("resetfragment")
         self.assertReply(post("/auth/sign-up", {"email": email, "password": "Engine@1843", "appID": site}), 200)
         link = mailed_link(site, email)
-        self.assertRegex(link, r"^" + re.escape(PAGE) + r"#token=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
+        self.assertRegex(link, r"^" + re.escape("%s?site=%d" % (PAGE, site)) +
+                         r"#token=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
 
 
 class ResetPageBrowserTest(ApiTest):
@@ -138,13 +163,18 @@ class ResetPageBrowserTest(ApiTest):
         links = [html.unescape(h) for h in HREF.findall(mail_body_html(msg))]
         self.assertEqual(len(links), 1, links)
         link = links[0]
-        # The server's ready page, the token in the fragment (never sent to a server).
-        self.assertRegex(link, r"^" + re.escape(PAGE) + r"#token=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
+        # The server's ready page naming the site, the token in the fragment
+        # (never sent to a server).
+        site_page = "%s?site=%d" % (PAGE, site)
+        self.assertRegex(link, r"^" + re.escape(site_page) + r"#token=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
 
         strong = "Reset@2026page"
-        query_link = link.replace("#token=", "?token=")
         token = link.split("#token=", 1)[1]
-        run = subprocess.run(["node", BROWSER_SCRIPT, link, OUT_DIR, strong, query_link], capture_output=True,
+        query_link = PAGE + "?token=" + token
+        # A link of before issue 36, without the site: still a working link.
+        old_link = PAGE + "#token=" + token
+        run = subprocess.run(["node", BROWSER_SCRIPT, link, OUT_DIR, strong, query_link, old_link],
+                             capture_output=True,
                              text=True, timeout=180, env=dict(os.environ, PUPPETEER_SKIP_DOWNLOAD="1"))
         self.assertEqual(run.returncode, 0, run.stderr)
         seen = json.loads(run.stdout)
@@ -164,12 +194,17 @@ class ResetPageBrowserTest(ApiTest):
             self.assertFalse(s[name]["formVisible"], name)
             self.assertEqual(s[name]["general"], INCOMPLETE, name)
             self.assertEqual(s[name]["url"], PAGE, name)
+            self.assertEqual(s[name]["site"], "", name)
         self.assertNotIn(token, read_text(ACCESS_LOG))
         self.assertNotIn(token, read_text(ERROR_LOG))
 
         initial = s["initial"]
         self.assertTrue(initial["formVisible"])
-        self.assertEqual(initial["url"], PAGE, "the token stays in the address bar")
+        self.assertEqual(initial["url"], site_page, "the token stays in the address bar, or the site leaves it")
+        # The site's name, not its number; no field asks for one.
+        self.assertEqual(initial["site"], SITE_NAME)
+        self.assertFalse(initial["appIdField"])
+        self.assertEqual(initial["bodyText"].count(SITE_NAME), 1, initial["bodyText"])
         self.assertEqual(initial["focused"], "password")
         self.assertEqual(initial["labels"], [True, True])
         self.assertEqual(set(initial["rules"].values()), {"pending"})
@@ -187,6 +222,12 @@ class ResetPageBrowserTest(ApiTest):
         self.assertFalse(done["formVisible"])
         self.assertEqual(done["focused"], "done-title")
 
+        self.assertEqual(s["done"]["site"], SITE_NAME)
+
+        # The old link without the site: the form, no name, the server's answer.
+        self.assertEqual(s["phone"]["url"], PAGE)
+        self.assertEqual(s["phone"]["site"], "")
+        self.assertTrue(s["phone"]["formVisible"])
         self.assertEqual(s["spent"]["general"],
                          "Reset password token has expired or is invalid. Ask for a new reset e-mail and use its link.")
         self.assertTrue(s["spent"]["formVisible"])

@@ -12,6 +12,11 @@ request URL, the address bar, either storage or a cookie; nothing overflows
 at 1280 or 375 px. Afterwards the API agrees: a password login needs the
 second factor, the recovery code the page spent is refused, another works.
 
+The page's address names the site (`?site=1`, issue 36 item 15): the page
+shows the site's name (GET /auth/site), asks for no site number and signs in
+to that site. Opened without a site (the phone part) or with an unknown one,
+it shows no name and signs in without a site, as before.
+
 Screenshots of each state: $SVC_BIN_DIR/test-output/security-page/*.png.
 """
 
@@ -28,6 +33,8 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BROWSER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "security_page_browser.js")
 OUT_DIR = os.path.join(os.environ.get("SVC_BIN_DIR") or os.path.join(ROOT, "build"), "test-output", "security-page")
 PAGE = "http://127.0.0.1:%d/account/security" % HTTP_PORT
+SITE_PAGE = PAGE + "?site=1"
+UNKNOWN_SITE_PAGE = PAGE + "?site=987654321"
 PASSWORD = "Enrol@2026page"
 APP_ID = 1
 
@@ -47,7 +54,7 @@ class SecurityPageBrowserTest(ApiTest):
     def test_enrol_in_chromium(self):
         email = unique_email("securitypage")
         self.assertReply(post("/auth/sign-up", {"email": email, "password": PASSWORD, "appID": APP_ID}), 200)
-        run = subprocess.run(["node", BROWSER_SCRIPT, PAGE, OUT_DIR, email, PASSWORD, str(APP_ID)],
+        run = subprocess.run(["node", BROWSER_SCRIPT, SITE_PAGE, PAGE, UNKNOWN_SITE_PAGE, OUT_DIR, email, PASSWORD],
                              capture_output=True, text=True, timeout=240,
                              env=dict(os.environ, PUPPETEER_SKIP_DOWNLOAD="1"))
         self.assertEqual(run.returncode, 0, run.stderr)
@@ -64,7 +71,20 @@ class SecurityPageBrowserTest(ApiTest):
         initial = s["initial"]
         self.assertEqual(initial["sections"], ["signin-form"])
         self.assertEqual(initial["focused"], "email")
-        self.assertEqual(initial["labels"], [True, True, True])
+        self.assertEqual(initial["labels"], [True, True])
+        # The demo site's name, and no field asking for its number.
+        self.assertEqual(initial["site"], "Demo")
+        self.assertFalse(initial["appIdField"])
+        for jargon in ("appID", "Site number"):
+            self.assertNotIn(jargon, initial["bodyText"])
+        self.assertEqual(s["signedIn"]["site"], "Demo")
+        # The page with the site signed in to it; without one, to no site.
+        self.assertEqual(seen["loginApps"], ["1", None])
+        self.assertEqual(s["reloaded"]["site"], "")
+        self.assertFalse(s["reloaded"]["appIdField"])
+        # A site the server does not know: no name, the page still signs in.
+        unknown = s["unknownSite"]
+        self.assertEqual((unknown["sections"], unknown["site"], unknown["url"]), (["signin-form"], "", PAGE))
         self.assertEqual(s["signedIn"]["sections"], ["enrol"])
         self.assertEqual(s["scan"]["sections"], ["scan-form"])
         self.assertTrue(seen["qrSrc"].startswith("blob:http://127.0.0.1:%d/" % HTTP_PORT), seen["qrSrc"])
@@ -106,7 +126,8 @@ class SecurityPageBrowserTest(ApiTest):
             self.assertEqual(state["localStorage"], {}, name)
             self.assertEqual(state["sessionStorage"], {}, name)
             self.assertEqual(state["cookie"], "", name)
-            self.assertEqual(state["url"], PAGE, name)
+            wide = name in ("initial", "signedIn", "scan", "wrongCode", "codes", "codesPhone")
+            self.assertEqual(state["url"], SITE_PAGE if wide else PAGE, name)
         self.assertEqual(seen["cookies"], 0)
         for token in tokens:
             self.assertEqual([r for r in seen["requests"] if token in r], [])

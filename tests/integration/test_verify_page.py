@@ -7,7 +7,8 @@ with curl fetch the link: the address stays unverified and the password
 login still gets 403 -> the browser presses the button -> the page says the
 address is confirmed, the row has email_verified_at, and the login succeeds
 with email_verified true in the access token. The page has the reset page's
-strict policy and no external assets.
+strict policy and no external assets. The link names its site
+(`?site=N`, issue 36 item 15) and the page shows the site's name.
 
 Screenshots: $SVC_BIN_DIR/test-output/verify-page/*.png.
 """
@@ -27,6 +28,7 @@ OUT_DIR = os.path.join(os.environ.get("SVC_BIN_DIR") or os.path.join(ROOT, "buil
 PAGE = "http://127.0.0.1:%d/account/verify" % HTTP_PORT
 PASSWORD = "Engine@1843"
 HREF = re.compile(r'href="([^"]+)"')
+SITE_NAME = "Verify page"
 
 
 def claims(jwt):
@@ -62,7 +64,7 @@ class VerifyPageServedTest(ApiTest):
 
 class VerifyPageBrowserTest(ApiTest):
     def test_loading_and_fetching_spend_nothing_the_button_does(self):
-        out = admin("site", "create", "--name", "Verify page", "--domain", "verify-page.example",
+        out = admin("site", "create", "--name", SITE_NAME, "--domain", "verify-page.example",
                     "--email-from", "Verify <no-reply@verify-page.example>", "--verify-email").stdout
         site = int(out.strip().splitlines()[-1])
         email = unique_email("verifypage")
@@ -72,7 +74,8 @@ class VerifyPageBrowserTest(ApiTest):
         links = [h.replace("&amp;", "&") for h in HREF.findall(svc_stack.mail_html(msg))]
         self.assertEqual(len(links), 1, links)
         link = links[0]
-        self.assertRegex(link, r"^" + re.escape(PAGE) + r"#token=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
+        site_page = "%s?site=%d" % (PAGE, site)
+        self.assertRegex(link, r"^" + re.escape(site_page) + r"#token=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
 
         def unverified():
             return sql_value("SELECT email_verified_at FROM svc_users WHERE id = %d" % uid) is None
@@ -84,9 +87,11 @@ class VerifyPageBrowserTest(ApiTest):
             first = proc.stdout.readline()
             self.assertTrue(first, "the browser script ended early: %s" % proc.stderr.read() if not first else "")
             loaded = json.loads(first)["loaded"]
+            loaded_requests = json.loads(first)["requests"]
             self.assertTrue(loaded["formVisible"], loaded)
             self.assertFalse(loaded["doneVisible"], loaded)
-            self.assertEqual(loaded["url"], PAGE, "the token leaves the address bar")
+            self.assertEqual(loaded["url"], site_page, "the token leaves the address bar, the site stays")
+            self.assertEqual(loaded["site"], SITE_NAME)
             self.assertEqual(loaded["focused"], "submit")
             # The page loaded and its script ran: nothing is spent.
             self.assertTrue(unverified())
@@ -104,6 +109,7 @@ class VerifyPageBrowserTest(ApiTest):
         self.assertEqual(proc.returncode, 0, stderr)
         seen = json.loads(stdout.strip().splitlines()[-1])
         self.assertTrue(seen["clicked"]["doneVisible"], seen["clicked"])
+        self.assertEqual(seen["clicked"]["site"], SITE_NAME)
         self.assertEqual(seen["clicked"]["general"], "")
         self.assertFalse(seen["clicked"]["overflow"], seen["clicked"])
         # Chromium logs every non-2xx fetch (/favicon.ico's 404); anything
@@ -112,6 +118,9 @@ class VerifyPageBrowserTest(ApiTest):
         self.assertEqual(seen["cookies"], 0)
         self.assertTrue(all(r.split(" ", 1)[1].startswith("http://127.0.0.1:%d/" % HTTP_PORT)
                             for r in seen["requests"]), seen["requests"])
+        # Loading read the site's name, nothing else of the API.
+        self.assertEqual([r for r in loaded_requests if "/auth/" in r],
+                         ["GET http://127.0.0.1:%d/auth/site?site=%d" % (HTTP_PORT, site)])
         # One POST, only after the click.
         self.assertEqual([r for r in seen["requests"] if r.startswith("POST")],
                          ["POST http://127.0.0.1:%d/auth/verify-email" % HTTP_PORT])

@@ -24,6 +24,7 @@ async function state(page) {
     const text = (id) => (document.getElementById(id) || {}).textContent || '';
     return {
       url: location.href,
+      site: visible('site') ? text('site-name') : '',
       formVisible: visible('verify-form'),
       doneVisible: visible('done'),
       general: visible('general') ? text('general') : '',

@@ -4,6 +4,7 @@
 // posts to /auth/reset-pass on this origin and shows the reply's errors next
 // to the fields. No cookies, no external requests, no inline script (the
 // Content-Security-Policy of nginx/snippets/svc-reset-page.conf forbids it).
+// A link that names its site (?site=N) gets the site's name shown (form.js).
 'use strict';
 
 (function () {
@@ -23,18 +24,6 @@
       else if (SPECIAL.includes(c)) r.hasSpecialChar = true;
     }
     return r;
-  }
-
-  // Only the fragment counts: a token in the query string has been sent to
-  // (and perhaps logged by) every server and proxy on the way, so a link
-  // that carries one is treated as incomplete rather than honoured.
-  function takeToken() {
-    const token = new URLSearchParams(location.hash.replace(/^#/, '')).get('token') || '';
-    // Keep the token out of the address bar, history and screenshots.
-    if ((token || location.search) && window.history && history.replaceState) {
-      history.replaceState(null, '', location.pathname);
-    }
-    return token;
   }
 
   const $ = (id) => document.getElementById(id);
@@ -140,7 +129,8 @@
 
   function start() {
     $('general').setAttribute('tabindex', '-1');
-    const token = takeToken();
+    const { site, token } = window.svcForm.takeLink();
+    window.svcForm.showSite(site);
     if (!token) {
       setGeneral('This link is incomplete: open the link of your reset e-mail again, or ask for a new one.');
       return;

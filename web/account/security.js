@@ -2,7 +2,10 @@
 // user in (POST /auth/login, then /auth/mfa/verify when the account already
 // has a factor), starts enrolment (/auth/mfa/totp/setup), shows the reply's
 // QR code as an image, confirms the first code (/auth/mfa/totp/confirm) and
-// shows the recovery codes once.
+// shows the recovery codes once. The address may name the site
+// (/account/security?site=N): the page shows its name (form.js) and signs in
+// to it; without one (or with a site the server does not know) it signs in
+// without a site, to the account itself.
 //
 // The access token lives in this closure only: never in localStorage,
 // sessionStorage, a cookie or a URL, so closing or reloading the tab forgets
@@ -14,9 +17,10 @@
 
 (function () {
   const $ = (id) => document.getElementById(id);
-  const FIELDS = ['email', 'password', 'appID', 'mfa-code', 'confirm-code'];
+  const FIELDS = ['email', 'password', 'mfa-code', 'confirm-code'];
   const SECTIONS = ['signin-form', 'mfa-form', 'enrol', 'scan-form', 'codes'];
   let accessToken = '';
+  let site = '';  // the site to sign in to (?site=N), '' for none
   let mfaToken = '';
   let qrUrl = '';
   let codesUrl = '';
@@ -100,14 +104,10 @@
     clearErrors();
     const email = $('email').value.trim();
     const password = $('password').value;
-    const app = $('appID').value.trim();
     if (!email) { setFieldError('email', 'email is required'); $('email').focus(); return; }
     if (!password) { setFieldError('password', 'password is required'); $('password').focus(); return; }
-    if (app && !/^[0-9]{1,18}$/.test(app)) {
-      setFieldError('appID', 'appID must be a number'); $('appID').focus(); return;
-    }
     const payload = { email, password };
-    if (app) payload.appID = Number(app);
+    if (site) payload.appID = site;  // a decimal string, as the API accepts ids
     busy('signin', true);
     const reply = await post('/auth/login', payload);
     busy('signin', false);
@@ -229,11 +229,11 @@
 
   function start() {
     $('general').setAttribute('tabindex', '-1');
-    // This page takes nothing from its address: drop a query or fragment
+    // This page takes only its site from its address: drop anything else
     // someone added, so nothing secret lingers in the address bar or history.
-    if ((location.search || location.hash) && window.history && history.replaceState) {
-      history.replaceState(null, '', location.pathname);
-    }
+    site = window.svcForm.siteOfAddress();
+    window.svcForm.keepOnlySite(site);
+    window.svcForm.showSite(site).then((known) => { site = known; });
     $('signin-form').addEventListener('submit', signIn);
     $('mfa-form').addEventListener('submit', secondFactor);
     $('setup').addEventListener('click', setUp);

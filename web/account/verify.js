@@ -4,19 +4,11 @@
 // button. Loading the page, as a mail scanner does that follows every link
 // (even one that runs the script), spends nothing. No cookies, no external
 // requests, no inline script (nginx/snippets/svc-reset-page.conf's policy).
+// A link that names its site (?site=N) gets the site's name shown (form.js).
 'use strict';
 
 (function () {
   const $ = (id) => document.getElementById(id);
-
-  function takeToken() {
-    const token = new URLSearchParams(location.hash.replace(/^#/, '')).get('token') || '';
-    // Keep the token out of the address bar, history and screenshots.
-    if ((token || location.search) && window.history && history.replaceState) {
-      history.replaceState(null, '', location.pathname);
-    }
-    return token;
-  }
 
   function setGeneral(message) {
     const box = $('general');
@@ -64,7 +56,8 @@
 
   function start() {
     $('general').setAttribute('tabindex', '-1');
-    const token = takeToken();
+    const { site, token } = window.svcForm.takeLink();
+    window.svcForm.showSite(site);
     if (!token) {
       setGeneral('This link is incomplete: open the link of your confirmation e-mail again, or ask for a new one.');
       return;

@@ -13,6 +13,7 @@
 #include "db/database.hpp"
 #include "db/transaction.hpp"
 #include "http/api_error.hpp"
+#include "http/reset_url.hpp"
 #include "messaging/outbox.hpp"
 
 namespace svc::auth {
@@ -40,7 +41,7 @@ std::string verify_token(core::Context& ctx, const db::User* user, const std::st
 // `table` (id 0, a stand-in: the default language, after the same read).
 db::OutboxEntry verification_mail(core::Context& ctx, const http::Request& request, const db::Site& site,
                                   const db::TableName& table, const db::User& to, const std::string& token) {
-  const std::string link = ctx.config.auth.verify_page + "#token=" + token;
+  const std::string link = http::ready_page_link(ctx.config.auth.verify_page, site.id, token);
   return account_mail(ctx, request, site, "verify-email", to,
                       {{"link", link}, {"hours", std::to_string(ctx.config.auth.verify_ttl / 3600)}},
                       db::UserRepo(ctx.db, table).locale(to.id));

@@ -5,8 +5,9 @@
 // signed with a key derived from [keys] jwt for this purpose only, naming
 // the user, the auth table and the site, valid [auth] verify_ttl, and
 // carrying a fingerprint of the address it was sent to, so it proves only
-// that address. The link is [auth] verify_page + "#token=…": the token
-// never travels in a query string, and opening the page changes nothing
+// that address. The link is [auth] verify_page + "?site=N#token=…" (the
+// page shows the site's name): the token never travels in a query string,
+// and opening the page changes nothing
 // (only the page's button POSTs it), so mail scanners cannot spend it.
 
 #include <string>

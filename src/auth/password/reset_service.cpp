@@ -52,12 +52,15 @@ std::string reset_base(const std::optional<std::string>& url, const db::Site& si
 // fragment "#token=...". So does any base that is the ready page itself
 // (a site's reset_url or a request's url spelling it out): that page takes
 // the token only from the fragment, and nginx answers a query there with a
-// redirect that drops it, so the token never lands in a log.
+// redirect that drops it, so the token never lands in a log. The ready
+// page's link also names the site ("?site=N", the one query nginx lets
+// through), whose name the page shows (issue 36).
 // A base holding "{token}" (a site's reset_url or a request's url) says
 // itself where the token goes: every "{token}" is replaced, e.g.
 // "https://app.example/reset#t={token}" keeps it out of every server log
 // (docs/api.md "Where the token goes").
-std::string reset_link(const std::string& base, const std::string& token, const std::string& ready_page) {
+std::string reset_link(const std::string& base, const std::string& token, const std::string& ready_page,
+                       long long site_id) {
   static constexpr std::string_view kMark = "{token}";
   if (base.find(kMark) != std::string::npos) {
     std::string link = base;
@@ -66,11 +69,11 @@ std::string reset_link(const std::string& base, const std::string& token, const 
     }
     return link;
   }
-  if (!base.empty() && base.back() == '#') return base + "token=" + token;
   const std::string page_only = base.substr(0, base.find_first_of("?#"));
   if (!ready_page.empty() && core::ascii_lower(page_only) == core::ascii_lower(ready_page)) {
-    return ready_page + "#token=" + token;
+    return http::ready_page_link(ready_page, site_id, token);
   }
+  if (!base.empty() && base.back() == '#') return base + "token=" + token;
   size_t hash = base.find('#');
   std::string page = base.substr(0, hash);
   return page + (page.find('?') == std::string::npos ? "?" : "&") + "token=" + token +
@@ -132,8 +135,8 @@ void request_password_reset(core::Context& ctx, const http::Request& request, co
   db::User stand_in;
   stand_in.email = email;
   const db::User& to = mail ? *user : stand_in;
-  const std::string link =
-      reset_link(base, reset_token(ctx, mail ? &*user : nullptr, table.str(), site->id), ctx.config.auth.reset_page);
+  const std::string link = reset_link(base, reset_token(ctx, mail ? &*user : nullptr, table.str(), site->id),
+                                      ctx.config.auth.reset_page, site->id);
   // Read for the stand-in too (id 0 matches no row): the same statements either way.
   const std::string locale = db::UserRepo(ctx.db, table).locale(mail ? user->id : 0);
   const db::OutboxEntry entry = reset_mail(ctx, request, *site, to, locale, link);

@@ -8,6 +8,7 @@
 #include <vector>
 
 using svc::http::parse_reset_url;
+using svc::http::ready_page_link;
 using svc::http::reset_transport_ok;
 using svc::http::reset_url_allowed;
 
@@ -131,6 +132,15 @@ BOOST_AUTO_TEST_CASE(prefixes_match_whole_segments_of_the_same_origin) {
   BOOST_TEST(!reset_url_allowed("https://a.example/reset", {}));
   BOOST_TEST(!reset_url_allowed("http://a.example/reset", {"http://a.example/reset"}));  // http off loopback
   BOOST_TEST(!reset_url_allowed("https://a.example/reset", {"not a url"}));
+}
+
+// Links to the ready pages name their site in the query (the page shows its
+// name) and keep the token in the fragment (issue 36).
+BOOST_AUTO_TEST_CASE(ready_page_link_names_the_site_and_keeps_the_token_in_the_fragment) {
+  BOOST_TEST(ready_page_link("https://svc.example/account/reset", 12, "a.b.c") ==
+             "https://svc.example/account/reset?site=12#token=a.b.c");
+  BOOST_TEST(ready_page_link("https://svc.example/account/verify", 0, "a.b.c") ==
+             "https://svc.example/account/verify#token=a.b.c");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,29 @@
+// GET /auth/site?site=N (issue 36, item 15): the name of an active site, for
+// the ready pages (/account/reset, /account/verify, /account/security), which
+// show it instead of asking the user for a site number. Public and read-only:
+// a site's name is what its mail already shows its users, and nothing else
+// of the row (domain, sender, keys, settings) is answered. An unknown and an
+// inactive site get the same 404.
+#include "auth/handlers.hpp"
+#include "core/text.hpp"
+#include "http/api_error.hpp"
+#include "http/json.hpp"
+#include "http/query.hpp"
+#include "http/site_cache.hpp"
+
+namespace svc::auth {
+
+http::Response site_info(const http::Request& request, core::Context& ctx) {
+  const auto values = http::query_values(request.query, "site");
+  if (values.size() > 1) throw http::ApiError::validation("site", "site must be given once");
+  if (values.empty() || values.front().empty()) throw http::ApiError::validation("site", "site is required");
+  const auto id = core::parse_id(values.front());
+  if (!id || *id <= 0) throw http::ApiError::validation("site", "site must be a positive integer");
+  const auto site = http::find_site(ctx, *id);
+  if (!site || !site->active) throw http::ApiError::failed(404, "Site not found");
+  http::JsonWriter w;
+  w.open().kv("status", "Success").open("site").kv("id", site->id).kv("name", site->name).close().close();
+  return http::Response::json(200, w.str());
+}
+
+}  // namespace svc::auth
