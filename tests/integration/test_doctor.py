@@ -147,8 +147,8 @@ class Doctor(unittest.TestCase):
         before site create required a sender, or by hand) fails its row; one
         that sends no mail, or is inactive, does not."""
         sql("INSERT INTO svc_sites (id, name, domain, active, disable_email, api_key_hash, email_from) VALUES"
-            " (4243, 'Silent', 'silent.example', 1, 0, 'x', ' '), (4244, 'Quiet', '', 1, 1, 'x', NULL),"
-            " (4245, 'Off', '', 0, 0, 'x', NULL)", database=DB)
+            " (4243, 'Silent', 'silent.example', 1, 0, 'x', ' '), (4244, 'Quiet', '', 1, 1, 'x', ''),"
+            " (4245, 'Off', '', 0, 0, 'x', '')", database=DB)
         try:
             self.assert_only_failure("site senders", r"^active sites that send mail without a sender "
                                                      r"\(empty From:\): 4243 Silent$")

@@ -37,7 +37,8 @@ def admin(*args, env=None):
 
 class AdminCommandLine(unittest.TestCase):
     def assertFamilyHelp(self, text, family, others):
-        lines = [line for line in text.splitlines() if re.match(r"^  [a-z]", line)]
+        commands = text.split("commands:\n", 1)[1].split("\nsite options:", 1)[0]
+        lines = [line for line in commands.splitlines() if re.match(r"^  [a-z]", line)]
         self.assertTrue(lines, text)
         for line in lines:
             self.assertTrue(line.startswith("  %s " % family), line)
