@@ -65,7 +65,7 @@ def make_sites(hole_port, push_port):
     out = []
     for i in range(SITES):
         sid = S.admin("site", "create", "--name", "bench-ob-%d-%s" % (i, TAG), "--vapid-subject",
-                      "mailto:ops@example.com", "--api-key", "none").stdout.strip().splitlines()[-1]
+                      "mailto:ops@example.com", "--api-key", "none", "--disable-email", "true").stdout.strip().splitlines()[-1]
         S.admin("vapid-keys", "--site", sid)
         ids = []
         for kind, endpoint in (("hole", "http://127.0.0.1:%d/hole/%d" % (hole_port, i)),

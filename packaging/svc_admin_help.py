@@ -115,14 +115,16 @@ def render(commands, values):
         esac
     fi
     if [[ -z $command ]]; then
-        COMPREPLY=($(compgen -W "--config --help %s" -- "$cur"))
+        COMPREPLY=($(compgen -W "--config --help --version %s" -- "$cur"))
+    elif [[ $command == help ]]; then
+        COMPREPLY=($(compgen -W "%s" -- "$cur"))
     elif [[ $command != *" "* && -n $(_svc_admin_subcommands "$command") ]]; then
         COMPREPLY=($(compgen -W "$(_svc_admin_subcommands "$command")" -- "$cur"))
     elif [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$(_svc_admin_options "$command")" -- "$cur"))
     fi
 } &&
-    complete -F _svc_admin svc-admin""" % " ".join(firsts))
+    complete -F _svc_admin svc-admin""" % (" ".join(firsts), " ".join(f for f in firsts if f != "help")))
     return "\n".join(out) + "\n"
 
 

@@ -165,13 +165,17 @@ SQL
   if [ "$(mysql_root -N svc -e 'SELECT COUNT(*) FROM svc_sites WHERE id = 1')" = "0" ]; then
     say "seeding demo site 1, demo user and templates"
     "$bin/svc-admin" --config "$dir/svc.conf" site create --id 1 --name Demo --domain localhost \
-      --reset-url "http://127.0.0.1:$http_port/reset" --allowed-hosts "localhost,127.0.0.1" \
+      --reset-url "http://127.0.0.1:$http_port/account/reset" --allowed-hosts "localhost,127.0.0.1" \
       --email-from "Demo <no-reply@demo.example>" --vapid-subject "mailto:admin@demo.example" >"$dir/site-create.out"
     save_site_key "$dir/site-create.out"
     printf '%s\n' 'Demo@2026!' | "$bin/svc-admin" --config "$dir/svc.conf" user create \
       --email demo@example.com --first Demo --last User --role admin --mobile +15550100 >/dev/null
     mysql_root svc <"$repo/sql/seed/demo.sql"
   fi
+  # A state directory from before issue 36 sends the demo's reset links to
+  # /reset, which this stack does not serve: point them at the ready page.
+  mysql_root svc -e "UPDATE svc_sites SET reset_url = 'http://127.0.0.1:$http_port/account/reset'
+    WHERE id = 1 AND reset_url LIKE 'http://127.0.0.1:%/reset'"
   # A state directory from before site keys: give the demo site one now.
   if ! grep -q '^SITE_KEY=' "$dir/env"; then
     "$bin/svc-admin" --config "$dir/svc.conf" site set --site 1 --api-key generate >"$dir/site-create.out"

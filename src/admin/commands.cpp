@@ -1,5 +1,6 @@
 #include "admin/commands.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "admin/template_commands.hpp"
 #include "admin/user_commands.hpp"
 #include "config/config.hpp"
+#include "core/text.hpp"
 #include "crypto/encoding.hpp"
 #include "db/migrations.hpp"
 
@@ -101,6 +103,10 @@ int cmd_hash_password(const Args& args, const std::string& config_path) {
   return 0;
 }
 
+// `svc-admin help [TOPIC]`, `TOPIC --help`: the commands of a family or one
+// command's line; with no topic, the whole help. Defined below the table.
+int print_help(const Args& args, const std::string& config_path);
+
 struct Command {
   std::vector<std::string> words;
   std::function<int(const Args&, const std::string&)> run;
@@ -114,6 +120,9 @@ const std::vector<Command>& commands() {
        "migrate [--sql-dir DIR] [--dry-run] [--max-blocking-rows 100000] [--allow-blocking]\n"
        "                                 apply new sql/NNN_*.sql migrations; refuse a statement that\n"
        "                                 would copy or lock a larger table (--dry-run: print, apply nothing)"},
+      {{"help"},
+       print_help,
+       "help [COMMAND]                   all commands, or those of one family (site, template...)"},
       {{"keygen"}, cmd_keygen, "keygen                           print a fresh [keys] section"},
       {{"doctor"},
        cmd_doctor,
@@ -222,11 +231,102 @@ const std::vector<Command>& commands() {
   return kCommands;
 }
 
+// The command's name as typed: "site create", "migrate".
+std::string name_of(const Command& c) { return core::join(c.words, " "); }
+
+bool starts_with_words(const std::vector<std::string>& words, const std::vector<std::string>& prefix) {
+  return words.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), words.begin());
+}
+
+const Command* find_command(const std::vector<std::string>& words) {
+  for (const auto& c : commands()) {
+    if (starts_with_words(words, c.words)) return &c;
+  }
+  return nullptr;
+}
+
+// True when `word` is the first word of commands that have a second (site,
+// template, outbox...): a family with help of its own.
+bool is_family(const std::string& word) {
+  return std::any_of(commands().begin(), commands().end(),
+                     [&](const Command& c) { return c.words.size() == 2 && c.words[0] == word; });
+}
+
+// Levenshtein distance of two short ASCII strings.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The command nearest to what was typed (each command compared with as many
+// typed words as it has), or nullptr when none is near: at most 2 edits,
+// or a quarter of its name.
+const Command* nearest_command(const std::vector<std::string>& words) {
+  const Command* best = nullptr;
+  std::size_t best_distance = 0;
+  for (const auto& c : commands()) {
+    const std::size_t n = std::min(words.size(), c.words.size());
+    const std::string typed = core::join(std::vector<std::string>(words.begin(), words.begin() + n), " ");
+    const std::string name = name_of(c);
+    const std::size_t d = edit_distance(typed, name);
+    if (d <= std::max<std::size_t>(2, name.size() / 4) && (!best || d < best_distance)) {
+      best = &c;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+UsageError unknown_command(const std::vector<std::string>& words) {
+  std::string message = "unknown command '" + core::join(words, " ") + "'";
+  if (const Command* near = nearest_command(words)) {
+    return UsageError(message + "; did you mean 'svc-admin " + name_of(*near) + "'?");
+  }
+  return UsageError(message + "; 'svc-admin help' lists the commands");
+}
+
+// The help of one family (every command whose first word is `family`) or
+// of one command, with the site options where they apply.
+std::string topic_help(const std::vector<std::string>& topic) {
+  const Command* command = find_command(topic);
+  const bool family = !command && topic.size() == 1 && is_family(topic[0]);
+  if (!command && !family) throw unknown_command(topic);
+  const std::string& first = topic[0];
+  std::string out = "usage: svc-admin [--config FILE] " +
+                    (family ? first + " COMMAND [options]" : name_of(*command) + " [options]") + "\n\ncommands:\n";
+  for (const auto& c : commands()) {
+    if (family ? c.words[0] == first : &c == command) out += std::string("  ") + c.help + "\n";
+  }
+  const bool site_options = first == "site" && (family || command->words[1] == "create" || command->words[1] == "set");
+  if (site_options) out += "\n" + site_options_help();
+  return out;
+}
+
+int print_help(const Args& args, const std::string&) {
+  const std::vector<std::string>& words = args.words();
+  std::vector<std::string> topic(words.begin() + (!words.empty() && (words[0] == "help" || words[0] == "-h") ? 1 : 0),
+                                 words.end());
+  if (auto value = args.get("help"); value && *value != "true") topic.push_back(*value);
+  std::fputs((topic.empty() ? usage() : topic_help(topic)).c_str(), stdout);
+  return 0;
+}
+
 }  // namespace
 
 std::string usage() {
   std::string out =
       "usage: svc-admin [--config FILE] COMMAND [options]\n"
+      "       svc-admin help [COMMAND] | COMMAND --help | --version\n"
       "  --config FILE defaults to $SVC_CONFIG, then /etc/svc/svc.conf\n\ncommands:\n";
   for (const auto& c : commands()) out += std::string("  ") + c.help + "\n";
   out += "\n" + site_options_help();
@@ -234,13 +334,29 @@ std::string usage() {
 }
 
 int run_command(const Args& args, const std::string& config_path) {
-  const auto& words = args.words();
-  for (const auto& c : commands()) {
-    if (words.size() >= c.words.size() && std::equal(c.words.begin(), c.words.end(), words.begin())) {
-      return c.run(args, config_path);
+  const std::vector<std::string>& words = args.words();
+  if (args.flag("version") || (words.size() == 1 && words[0] == "version")) {
+    std::printf("svc-admin %s\n", SVC_VERSION);
+    return 0;
+  }
+  // Help reads no configuration and opens no database.
+  if (args.flag("help") || (!words.empty() && words[0] == "-h")) return print_help(args, config_path);
+  if (words.empty()) {
+    std::fputs(usage().c_str(), stderr);
+    return 2;
+  }
+  if (const Command* c = find_command(words)) {
+    try {
+      return c->run(args, config_path);
+    } catch (const UsageError& e) {
+      throw UsageError(std::string(e.what()) + "\n(see svc-admin " + name_of(*c) + " --help)");
     }
   }
-  throw UsageError("unknown command '" + (words.empty() ? std::string() : words[0]) + "'");
+  if (words.size() == 1 && is_family(words[0])) {
+    std::fputs(topic_help(words).c_str(), stderr);
+    return 2;
+  }
+  throw unknown_command(words);
 }
 
 }  // namespace svc::admin

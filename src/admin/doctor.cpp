@@ -14,6 +14,7 @@
 #include "admin/sql_dir.hpp"
 #include "auth/tokens/signing_keys.hpp"
 #include "config/config.hpp"
+#include "core/text.hpp"
 #include "db/database.hpp"
 #include "db/doctor_repo.hpp"
 #include "db/migrations.hpp"
@@ -131,17 +132,32 @@ Check check_signing_keys(const config::Config& c, db::Database& db) {
   }
 }
 
-Check check_site_keys(db::Database& db) {
+// One row about sites: ok when the DoctorRepo query `list` names none ("id
+// name" each), else a failure that lists them.
+Check site_row(db::Database& db, std::vector<std::string> (db::DoctorRepo::*list)(), const char* name,
+               const std::string& fine, const std::string& problem, const std::string& fix) {
   try {
-    const auto keyless = db::DoctorRepo(db).keyless_sites();
-    if (keyless.empty()) return ok("site keys", "every active site has an API key");
-    std::string list;
-    for (const auto& s : keyless) list += (list.empty() ? "" : ", ") + s;
-    return fail("site keys", "active sites without an API key: " + list,
-                "svc-admin site set --site ID --api-key KEY (then give the key to the site's server)");
+    db::DoctorRepo repo(db);
+    const std::vector<std::string> sites = (repo.*list)();
+    if (sites.empty()) return ok(name, fine);
+    return fail(name, problem + ": " + core::join(sites, ", "), fix);
   } catch (const std::exception& e) {
-    return fail("site keys", e.what(), "check the database account");
+    return fail(name, e.what(), "check the database account");
   }
+}
+
+Check check_site_keys(db::Database& db) {
+  return site_row(db, &db::DoctorRepo::keyless_sites, "site keys", "every active site has an API key",
+                  "active sites without an API key",
+                  "svc-admin site set --site ID --api-key KEY (then give the key to the site's server)");
+}
+
+// Mail of a site without email_from leaves with an empty From: header,
+// which relays reject (issue 36).
+Check check_site_senders(db::Database& db) {
+  return site_row(db, &db::DoctorRepo::senderless_sites, "site senders", "every active site that mails has a sender",
+                  "active sites that send mail without a sender (empty From:)",
+                  "svc-admin site set --site ID --email-from 'Name <no-reply@DOMAIN>'");
 }
 
 Check check_templates(const config::Config& c, db::Database& db) {
@@ -243,7 +259,8 @@ void database_rows(std::vector<Check>& rows, const config::Config& c, const Opti
   rows.push_back(check_database(db, "database"));
   rows.push_back(check_merge_account(c));
   if (rows[rows.size() - 2].status != Check::Status::Ok) {
-    for (const char* name : {"migrations", "signing keys", "site keys", "templates", "sender", "pending"}) {
+    for (const char* name :
+         {"migrations", "signing keys", "site keys", "site senders", "templates", "sender", "pending"}) {
       rows.push_back(skip(name, "database unreachable"));
     }
     return;
@@ -251,6 +268,7 @@ void database_rows(std::vector<Check>& rows, const config::Config& c, const Opti
   rows.push_back(check_migrations(db, o.sql_dir));
   rows.push_back(check_signing_keys(c, db));
   rows.push_back(check_site_keys(db));
+  rows.push_back(check_site_senders(db));
   rows.push_back(check_templates(c, db));
   outbox_rows(rows, db, c, o);
 }

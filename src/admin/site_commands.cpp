@@ -274,6 +274,21 @@ void print_site_mail(db::Database& db, long long site_id) {
   }
 }
 
+constexpr const char* kSenderNeeded =
+    "a site that sends mail needs a sender: --email-from 'Name <ADDR>', or --domain D to send as no-reply@D "
+    "(or --disable-email true)";
+
+// A new site's sender (issue 36): --email-from as given, else no-reply@ the
+// site's --domain; a site without either sends no mail or is refused (an
+// empty From: header is one relays reject).
+void derive_sender(db::Site& s) {
+  if (!s.email_from.empty() || s.disable_email) return;
+  if (s.domain.empty()) throw UsageError(kSenderNeeded);
+  s.email_from = "no-reply@" + s.domain;
+  std::fprintf(stderr, "note: email_from = %s (from --domain; change it with site set --email-from)\n",
+               s.email_from.c_str());
+}
+
 }  // namespace
 
 std::string site_options_help() {
@@ -286,16 +301,19 @@ std::string site_options_help() {
          "  --rp-id DOMAIN|none --origins URL[,URL...] (passkeys: the WebAuthn relying party and\n"
          "  the origins of its pages; default https://DOMAIN)\n"
          "  (site create also takes --id N to keep an existing appID; it generates a key unless\n"
-         "  --api-key none; a generated key is printed once as 'site_key: KEY')\n";
+         "  --api-key none; a generated key is printed once as 'site_key: KEY'; without\n"
+         "  --email-from it sends as no-reply@DOMAIN, and without --domain either it is refused\n"
+         "  unless --disable-email true)\n";
 }
 
 int cmd_site_create(const Args& args, const std::string& config_path) {
   args.allow_only(with_mail_options(kSiteOptions));
-  CommandEnv env(config_path);
   db::Site s;
   s.id = args.integer("id", 0);
   s.name = args.required("name");
   apply_options(args, s);
+  derive_sender(s);
+  CommandEnv env(config_path);
   std::string key = apply_api_key(args.get("api-key").value_or("generate"), s);
   long long id = db::SiteRepo(env.db).create(s);
   // The id stays the last line: scripts read it from there.
@@ -313,6 +331,9 @@ int cmd_site_set(const Args& args, const std::string& config_path) {
   CommandEnv env(config_path);
   db::Site site = env.site(args.required_integer("site"));
   apply_options(args, site);
+  // A change of sender or of disable_email must not leave a site that mails without one.
+  const bool mail_settings = args.get("email-from") || args.get("disable-email");
+  if (mail_settings && site.email_from.empty() && !site.disable_email) throw UsageError(kSenderNeeded);
   std::string key;
   if (auto v = args.get("api-key")) key = apply_api_key(*v, site);
   db::SiteRepo(env.db).update(site);

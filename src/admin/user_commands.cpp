@@ -3,11 +3,23 @@
 #include <cstdio>
 
 #include "admin/command_env.hpp"
+#include "core/text.hpp"
 #include "db/audit_repo.hpp"
 #include "db/mfa_repo.hpp"
 #include "db/user_repo.hpp"
 
 namespace svc::admin {
+namespace {
+
+// --first / --last: a person's name, refused with control characters as
+// sign-up refuses them (core::has_name_controls).
+std::string name_option(const Args& args, const std::string& option) {
+  std::string value = args.get(option).value_or("");
+  if (core::has_name_controls(value)) throw UsageError("--" + option + " must not contain control characters");
+  return value;
+}
+
+}  // namespace
 
 int cmd_user_create(const Args& args, const std::string& config_path) {
   args.allow_only({"email", "first", "last", "role", "mobile", "table"});
@@ -16,9 +28,9 @@ int cmd_user_create(const Args& args, const std::string& config_path) {
   if (!table) throw UsageError("--table must be one of [auth] tables");
   db::NewUser u;
   u.email = args.required("email");
+  u.first_name = name_option(args, "first");
+  u.last_name = name_option(args, "last");
   u.password_hash = env.hash_password_from_stdin("user create");
-  u.first_name = args.get("first").value_or("");
-  u.last_name = args.get("last").value_or("");
   u.role = args.get("role").value_or("user");
   u.mobile = args.get("mobile").value_or("");
   auto id = db::UserRepo(env.db, *table).insert(u);

@@ -2,7 +2,6 @@
 #include <sodium.h>
 
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <iostream>
 
@@ -15,15 +14,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "svc-admin: libsodium failed to initialise\n");
     return 1;
   }
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
-    std::fputs(svc::admin::usage().c_str(), stdout);
-    return argc < 2 ? 2 : 0;
+  if (argc < 2) {
+    std::fputs(svc::admin::usage().c_str(), stderr);
+    return 2;
   }
   try {
     svc::admin::Args args(argc, argv, 1);
     return svc::admin::run_command(args, svc::config::config_path_from(argc, argv));
   } catch (const svc::admin::UsageError& e) {
-    std::fprintf(stderr, "svc-admin: %s\n(see svc-admin --help)\n", e.what());
+    std::fprintf(stderr, "svc-admin: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "svc-admin: %s\n", e.what());

@@ -46,7 +46,10 @@ IniValues parse_ini(const std::string& text, const std::string& origin) {
 
 IniValues load_ini_file(const std::string& path) {
   std::ifstream f(path);
-  if (!f) throw ConfigError("cannot read configuration file " + path);
+  if (!f) {
+    throw ConfigError("cannot read configuration file " + path +
+                      " (name another with --config FILE or the SVC_CONFIG environment variable)");
+  }
   std::ostringstream ss;
   ss << f.rdbuf();
   return parse_ini(ss.str(), path);

@@ -67,6 +67,20 @@ std::string strip_controls(std::string_view s) {
 
 bool has_controls(std::string_view s) { return std::any_of(s.begin(), s.end(), is_control); }
 
+bool has_name_controls(std::string_view s) {
+  if (has_controls(s)) return true;
+  for (size_t i = 0; i + 1 < s.size(); ++i) {
+    const auto a = static_cast<unsigned char>(s[i]);
+    const auto b = static_cast<unsigned char>(s[i + 1]);
+    if (a == 0xC2 && b >= 0x80 && b <= 0x9F) return true;  // C1: U+0080..U+009F
+    if (a == 0xE2 && b == 0x80 && i + 2 < s.size()) {
+      const auto c = static_cast<unsigned char>(s[i + 2]);
+      if (c == 0xA8 || c == 0xA9) return true;  // U+2028, U+2029
+    }
+  }
+  return false;
+}
+
 std::string mask_controls(std::string_view s) {
   std::string out(s);
   for (char& c : out) {

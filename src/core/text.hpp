@@ -24,6 +24,12 @@ std::string strip_controls(std::string_view s);
 // True when `s` holds a byte strip_controls would remove (a C0 control or DEL).
 bool has_controls(std::string_view s);
 
+// True when `s` holds a C0 control, DEL, a C1 control (U+0080-U+009F, NEL
+// among them) or a line or paragraph separator (U+2028, U+2029): what a
+// person's name must not hold (issue 36), since each breaks a header or a
+// line wherever the name is shown.
+bool has_name_controls(std::string_view s);
+
 // `s` with every C0 control and DEL replaced by '?' (length kept): a stored
 // value shown on one line of operator output, where a tab or line break
 // would break the table.

@@ -56,6 +56,12 @@ std::string seal_id(long long id, long long exp, IdPurpose purpose, std::string_
   return base64url_encode(out);
 }
 
+bool has_sealed_id_shape(std::string_view token) {
+  if (token.size() > kMaxTokenChars) return false;
+  const std::optional<std::string> raw = base64url_decode(token);
+  return raw && raw->size() >= kNonceBytes + kTagBytes;
+}
+
 std::optional<OpenedId> open_id(std::string_view token, IdPurpose purpose, std::string_view key) {
   if (key.size() != crypto_aead_xchacha20poly1305_ietf_KEYBYTES || token.size() > kMaxTokenChars) {
     return std::nullopt;

@@ -42,4 +42,9 @@ struct OpenedId {
 // exp with its clock (the spec has a distinct "Token expired" reply).
 std::optional<OpenedId> open_id(std::string_view token, IdPurpose purpose, std::string_view key);
 
+// True when `token` is base64url of at least a nonce and a tag (and not
+// absurdly long): what open_id checks before it tries the key. For saying
+// why a token did not open; says nothing about whether it would.
+bool has_sealed_id_shape(std::string_view token);
+
 }  // namespace svc::crypto

@@ -26,13 +26,28 @@ std::map<int, std::string> DoctorRepo::applied_migrations() {
   return out;
 }
 
+namespace {
+
+// "id name" of each svc_sites row the query selects (its columns: id, name).
+std::vector<std::string> site_names(Database& db, const char* query) {
+  return db.rows(query, kNoParams, [](RowReader& r) {
+    const long long id = r.integer();
+    return std::to_string(id) + " " + r.text();
+  });
+}
+
+}  // namespace
+
 std::vector<std::string> DoctorRepo::keyless_sites() {
-  return db_.rows(
-      "SELECT id, name FROM svc_sites WHERE active = 1 AND (api_key_hash IS NULL OR api_key_hash = '') ORDER BY id",
-      kNoParams, [](RowReader& r) {
-        const long long id = r.integer();
-        return std::to_string(id) + " " + r.text();
-      });
+  return site_names(
+      db_,
+      "SELECT id, name FROM svc_sites WHERE active = 1 AND (api_key_hash IS NULL OR api_key_hash = '') ORDER BY id");
+}
+
+std::vector<std::string> DoctorRepo::senderless_sites() {
+  return site_names(db_,
+                    "SELECT id, name FROM svc_sites WHERE active = 1 AND disable_email = 0"
+                    " AND TRIM(COALESCE(email_from, '')) = '' ORDER BY id");
 }
 
 SenderActivity DoctorRepo::sender_activity() {

@@ -1,7 +1,7 @@
 #pragma once
 // The read-only queries `svc-admin doctor` runs against a deployment's
 // database: which migrations are applied, which sites take requests without
-// a key, whether the sender is keeping up, and template rows that cannot
+// a key or send mail without a sender, whether the sender is keeping up, and template rows that cannot
 // render. Nothing here writes.
 
 #include <map>
@@ -32,6 +32,9 @@ class DoctorRepo {
   std::map<int, std::string> applied_migrations();
   // "id name" of each active site whose api_key_hash is NULL or empty.
   std::vector<std::string> keyless_sites();
+  // "id name" of each active site that sends mail (disable_email 0) and
+  // whose email_from is NULL or blank.
+  std::vector<std::string> senderless_sites();
   SenderActivity sender_activity();
   // "site N event E" of each enabled template of an active site whose
   // subject or content is empty.

@@ -13,7 +13,7 @@ ApiError ApiError::failed(int status, std::string_view message) {
 ApiError ApiError::too_many(std::string_view message, long long retry_after) {
   JsonWriter w;
   w.open().kv("status", "Failed").kv("message", message).kv("retry_after", retry_after).close();
-  return ApiError(429, w.str());
+  return ApiError(w.str(), retry_after);
 }
 
 ApiError ApiError::error(int status, std::string_view message) {

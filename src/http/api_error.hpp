@@ -17,14 +17,20 @@ struct FieldError {
 class ApiError : public std::exception {
  public:
   ApiError(int status, std::string body) : status_(status), body_(std::move(body)) {}
+  // A 429 whose body carries retry_after: the dispatcher also sends it as
+  // the Retry-After header (RFC 9110 §10.2.3), at least 1.
+  ApiError(std::string body, long long retry_after) : status_(429), body_(std::move(body)), retry_after_(retry_after) {}
   int status() const { return status_; }
   const std::string& body() const { return body_; }
+  // Seconds for the Retry-After header of a 429; 0 = none given (then 1).
+  long long retry_after() const { return retry_after_; }
   const char* what() const noexcept override { return body_.c_str(); }
 
   // {"status":"Failed","message":message}
   static ApiError failed(int status, std::string_view message);
   // 429 {"status":"Failed","message":message,"retry_after":retry_after}: the
-  // login throttle and the SMS resend rule (retry_after in whole seconds).
+  // login throttle and the SMS resend rule (retry_after in whole seconds),
+  // with the header Retry-After: retry_after.
   static ApiError too_many(std::string_view message, long long retry_after);
   // {"status":"Error","message":message} (the messaging endpoints' shape)
   static ApiError error(int status, std::string_view message);
@@ -37,6 +43,7 @@ class ApiError : public std::exception {
  private:
   int status_;
   std::string body_;
+  long long retry_after_ = 0;
 };
 
 // The spec's generic message for unexpected failures.

@@ -1,5 +1,6 @@
 #include "http/dispatch.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <optional>
 #include <set>
@@ -188,7 +189,10 @@ Response dispatch(std::span<const Route> routes, Request& request, BodySource& b
   try {
     return route_request(routes, request, body, ctx);
   } catch (const ApiError& e) {
-    return Response::json(e.status(), e.body());
+    Response r = Response::json(e.status(), e.body());
+    // Every 429 says when to come back, in the header as well as the body.
+    if (e.status() == 429) r.headers.emplace_back("Retry-After", std::to_string(std::max(1LL, e.retry_after())));
+    return r;
   } catch (const std::exception& e) {
     core::LogLine("error", db::failure_event(e))  // db_unavailable: docs/operations.md
         .str("request_id", request.request_id)

@@ -6,8 +6,9 @@ secret read from the stack's svc.conf).
 
 Covers: claims and lifetimes of access and refresh tokens; refresh chains;
 400 Invalid token format for garbage, an access token, alg none, HS512, an
-unknown or missing kid, a tampered payload, a borrowed signature, missing
-payload / refresh_token and wrong types; 401 Refresh token has expired for a
+unknown or missing kid, a tampered payload, a borrowed signature, a missing
+refresh_token and wrong types inside payload; 400 Validation error naming
+`payload` when there is no payload object (issue 36); 401 Refresh token has expired for a
 correctly signed expired token (minted here with hmac + hashlib, with a
 non-expired control minted the same way); 401 for a deleted user, an inactive
 user and a bumped token_version; sign-out is always 200 with the same body.
@@ -289,12 +290,18 @@ class TokenTest(ApiTest):
     def test_missing_or_mistyped_fields_are_invalid_format(self):
         _, token = sign_up()
         rt, at = token["refresh_token"], token["access_token"]
+        # No payload object: a Validation error naming it (issue 36).
+        for label, body, message in (
+                ("empty body object", {}, "payload is required"),
+                ("no payload", {"refresh_token": rt, "access_token": at}, "payload is required"),
+                ("payload null", {"payload": None}, "payload is required"),
+                ("payload string", {"payload": rt}, "payload must be an object"),
+                ("payload array", {"payload": [at, rt]}, "payload must be an object")):
+            with self.subTest(label):
+                self.assertReply(post("/auth/refresh-token", body), 400, {
+                    "status": "Failed", "message": "Validation error",
+                    "errors": [{"field": "payload", "message": message}]})
         cases = [
-            ("empty body object", {}),
-            ("no payload", {"refresh_token": rt, "access_token": at}),
-            ("payload null", {"payload": None}),
-            ("payload string", {"payload": rt}),
-            ("payload array", {"payload": [at, rt]}),
             ("payload empty", {"payload": {}}),
             ("no refresh_token", {"payload": {"access_token": at}}),
             ("no access_token", {"payload": {"refresh_token": rt}}),

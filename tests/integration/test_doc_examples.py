@@ -70,7 +70,7 @@ FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
 STATUS_LINE = re.compile(r"^#\s*HTTP\s+(\d{3})\s*$")
 PLACEHOLDER = re.compile(r"<[A-Z][A-Z_]*>")
 ANY = object()  # a bare ... in an expected reply
-RESET_LINK_TOKEN = re.compile(r"[?&]token=([A-Za-z0-9_.-]+)")
+RESET_LINK_TOKEN = re.compile(r"[?&#]token=([A-Za-z0-9_.-]+)")
 SMS_CODE = re.compile(r"\b(\d{6})\b")
 
 

@@ -63,7 +63,8 @@ class Doctor(unittest.TestCase):
         sql("GRANT ALL PRIVILEGES ON %s.* TO 'svc'@'localhost'" % DB, database="mysql")
         cls.admin("migrate", "--sql-dir", SQL_DIR)
         sql("GRANT SELECT ON %s.svc_folders TO 'svc_merge'@'localhost'" % DB, database="mysql")
-        cls.admin("site", "create", "--name", "Doctor", "--api-key", "doctor-site-key-0123456789")
+        cls.admin("site", "create", "--name", "Doctor", "--api-key", "doctor-site-key-0123456789",
+                  "--email-from", "Doctor <doctor@example.org>")
 
     @classmethod
     def tearDownClass(cls):
@@ -108,7 +109,7 @@ class Doctor(unittest.TestCase):
     def test_healthy_deployment_passes_every_row(self):
         code, rows, out = self.doctor()
         expected = {"config", "keys", "settings", "front secret", "access tokens", "database", "database.merge",
-                    "migrations", "signing keys", "site keys", "templates", "sender",
+                    "migrations", "signing keys", "site keys", "site senders", "templates", "sender",
                     "pending", "bounces", "smtp", "sms", "nginx", "fastcgi", "fastcgi hashing",
                     "fastcgi outbound"}
         self.assertEqual(set(rows), expected, out)
@@ -134,12 +135,30 @@ class Doctor(unittest.TestCase):
             os.unlink(path)
 
     def test_keyless_site(self):
-        self.admin("site", "create", "--id", "4242", "--name", "Keyless", "--api-key", "none")
+        self.admin("site", "create", "--id", "4242", "--name", "Keyless", "--api-key", "none", "--domain", "keyless.example")
         try:
             self.assert_only_failure("site keys", r"4242 Keyless")
         finally:
             sql("DELETE FROM svc_sites WHERE id = 4242", database=DB)
         self.assertEqual(self.doctor()[0], 0)
+
+    def test_site_without_sender(self):
+        """Issue 36: a site whose mail would leave with an empty From: (made
+        before site create required a sender, or by hand) fails its row; one
+        that sends no mail, or is inactive, does not."""
+        sql("INSERT INTO svc_sites (id, name, domain, active, disable_email, api_key_hash, email_from) VALUES"
+            " (4243, 'Silent', 'silent.example', 1, 0, 'x', ' '), (4244, 'Quiet', '', 1, 1, 'x', ''),"
+            " (4245, 'Off', '', 0, 0, 'x', '')", database=DB)
+        try:
+            self.assert_only_failure("site senders", r"^active sites that send mail without a sender "
+                                                     r"\(empty From:\): 4243 Silent$")
+            self.assertIn("fix: svc-admin site set --site ID --email-from", self.doctor()[2])
+            sql("UPDATE svc_sites SET email_from = 'Silent <no-reply@silent.example>' WHERE id = 4243", database=DB)
+            code, rows, out = self.doctor()
+            self.assertEqual(rows["site senders"], ("ok", "every active site that mails has a sender"), out)
+            self.assertEqual(code, 0, out)
+        finally:
+            sql("DELETE FROM svc_sites WHERE id IN (4243, 4244, 4245)", database=DB)
 
     def test_old_pending_row_then_sender_not_running(self):
         sql("INSERT INTO svc_notification_log (site_id, event, recipient, body, status, created_at, next_attempt_at)"
@@ -238,14 +257,20 @@ class Doctor(unittest.TestCase):
         # Other tests of this shared stack make sites without an API key on
         # purpose (passkey, notification and interop sites); the stack's own
         # data has none: the demo site is never among those named.
-        keyless = not_ok.pop("site keys", None)
-        if keyless is not None:
-            self.assertEqual(keyless, "FAIL", result.stdout)
-            named = re.search(r"(?m)^site keys\s+FAIL\s+active sites without an API key: (.*)$", result.stdout)
+        # Likewise sites other tests insert by hand may have no sender.
+        failed = False
+        for row, problem in (("site keys", "active sites without an API key"),
+                             ("site senders", r"active sites that send mail without a sender \(empty From:\)")):
+            status = not_ok.pop(row, None)
+            if status is None:
+                continue
+            failed = True
+            self.assertEqual(status, "FAIL", result.stdout)
+            named = re.search(r"(?m)^%s\s+FAIL\s+%s: (.*)$" % (row, problem), result.stdout)
             self.assertIsNotNone(named, result.stdout)
             self.assertNotIn("1", [part.split()[0] for part in named.group(1).split(", ")], result.stdout)
         self.assertEqual(not_ok, {"settings": "warn"}, result.stdout)
-        self.assertEqual(result.returncode, 1 if keyless else 0, result.stdout + result.stderr)
+        self.assertEqual(result.returncode, 1 if failed else 0, result.stdout + result.stderr)
 
     def test_front_secret_include_wrong_or_open(self):
         other = os.path.join(self.tmp, "other-front-secret.conf")

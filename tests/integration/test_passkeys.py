@@ -41,6 +41,8 @@ B_ORIGIN = "http://b.localhost:%d" % HTTP_PORT
 NOT_ACCEPTED = {"status": "Failed", "message": "Passkey not accepted"}
 EXPIRED = {"status": "Failed", "message": "Passkey challenge expired, start again"}
 NO_RP = {"status": "Failed", "message": "Passkeys are not configured for this site: rp_id is not set"}
+NOT_AN_APP = {"status": "Failed", "message": "Validation error",
+              "errors": [{"field": "appID", "message": "appID does not name an application"}]}
 
 
 def claims(jwt):
@@ -102,7 +104,7 @@ class PasskeyTest(ApiTest):
         email, _ = new_user("pk-plain")
         self.assertExact(post("/auth/passkey/login/options", {"appID": self.site_none}), 400, NO_RP)
         inactive = create_site("Passkey inactive", "--rp-id", "localhost", "--origins", ORIGIN, "--active", "false")
-        self.assertExact(post("/auth/passkey/login/options", {"appID": inactive}), 400, NO_RP)
+        self.assertExact(post("/auth/passkey/login/options", {"appID": inactive}), 400, NOT_AN_APP)
         token = self.access(email, self.site_none)
         headers = {"Authorization": "Bearer " + token}
         self.assertExact(post("/auth/passkey/register/options", headers=headers), 400, NO_RP)

@@ -148,7 +148,7 @@ class RaceTest(ApiTest):
         msg = svc_stack.wait_for_mail(lambda m: m["To"] == email, timeout=30, after=already)
         links = [html.unescape(h) for h in HREF.findall(msg.get_body(preferencelist=("html",)).get_content())]
         self.assertEqual(len(links), 1, links)
-        reset_token = urllib.parse.parse_qs(urllib.parse.urlsplit(links[0]).query)["token"][0]
+        reset_token = urllib.parse.parse_qs(urllib.parse.urlsplit(links[0]).fragment)["token"][0]  # the ready page
         # The sender records Sent right after the SMTP transaction.
         deadline = time.time() + 20
         while time.time() < deadline:

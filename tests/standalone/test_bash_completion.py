@@ -57,7 +57,11 @@ class BashCompletion(unittest.TestCase):
 
     def test_first_words_are_the_commands(self):
         firsts = sorted({c[0] for c in self.commands})
-        self.assertEqual(complete(""), sorted(firsts + ["--config", "--help"]))
+        self.assertEqual(complete(""), sorted(firsts + ["--config", "--help", "--version"]))
+        self.assertIn("help", firsts)
+        # `svc-admin help WORD`: the help of a command family or command.
+        self.assertEqual(complete("help", ""), sorted(f for f in firsts if f != "help"))
+        self.assertEqual(complete("help", "si"), ["signing-keys", "site"])
         self.assertEqual(complete("mi"), ["migrate", "mint-customer-id", "mint-user-id"])
         # --config and its value come before the command.
         self.assertEqual(complete("--config", "/etc/svc/svc.conf", "sig"), ["signing-keys"])

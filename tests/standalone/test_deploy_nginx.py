@@ -282,6 +282,13 @@ class NginxFilesTest(unittest.TestCase):
         for name, body in blocks.items():
             # These would cancel the inherited server-level params/headers.
             self.assertNotIn("fastcgi_param", body, name)
+            if name in ("@svc_429", "@svc_message_429"):
+                # Retry-After on nginx's own 429s, and the inherited two repeated.
+                self.assertEqual(re.findall(r"add_header\s+(\S+)", body),
+                                 ["Retry-After", "X-Request-Id", "Strict-Transport-Security"], name)
+                self.assertIn("add_header X-Request-Id $request_id always;", body)
+                self.assertIn("add_header Strict-Transport-Security $svc_hsts always;", body)
+                continue
             self.assertNotIn("add_header", body, name)
             if name == "/message/" or name.startswith("~ ^/message/"):
                 self.assertNotRegex(body, r"\b(allow|deny)\b", "must inherit the access list")
@@ -421,6 +428,8 @@ class NginxLiveTest(unittest.TestCase):
         self.assertEqual((status, data), (want_status, want_body))
         self.assertEqual(resp.getheader("Content-Type"), "application/json")
         self.assertRegex(resp.getheader("X-Request-Id") or "", r"^[0-9a-f]{32}$")
+        # Every 429 says when to come back (issue 36); no other error does.
+        self.assertEqual(resp.getheader("Retry-After"), "1" if status == 429 else None)
 
     def test_dev_stack_error_bodies_and_no_rate_limit(self):
         conf, prefix, port = render_stack(self.tmp)

@@ -25,7 +25,7 @@ http::ApiError too_many_guesses(long long retry_after) {
       .kv("attempts_left", 0)
       .kv("retry_after", retry_after)
       .close();
-  return http::ApiError(429, w.str());
+  return http::ApiError(w.str(), retry_after);
 }
 
 }  // namespace
@@ -34,7 +34,7 @@ http::Response user_sms_code(const http::Request& request, core::Context& ctx) {
   http::Fields fields(request.json);
   auto token = fields.required_string("userId", 1024);
   fields.throw_if_errors();
-  SmsSendResult sent = send_sms_code(sealed_user(*token, ctx), request, ctx);
+  SmsSendResult sent = send_sms_code(sealed_user(*token, request, ctx), request, ctx);
   switch (sent.outcome) {
     case SmsSendOutcome::kSent:
       break;
@@ -58,7 +58,7 @@ http::Response verify_sms_code(const http::Request& request, core::Context& ctx)
   }
   auto token = fields.required_string("userId", 1024);
   fields.throw_if_errors();
-  SmsCheckResult checked = check_sms_code(sealed_user(*token, ctx), *code, request, ctx);
+  SmsCheckResult checked = check_sms_code(sealed_user(*token, request, ctx), *code, request, ctx);
   switch (checked.outcome) {
     case SmsCheckOutcome::kVerified:
       break;

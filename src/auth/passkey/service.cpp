@@ -124,9 +124,11 @@ LoginResult second_factor(core::Context& ctx, const db::PasskeyChallenge& challe
 }  // namespace
 
 db::RelyingParty relying_party(core::Context& ctx, long long site_id) {
-  // An inactive site signs nobody in (as login's appID check says).
+  // No site (a token without appID), an unknown or an inactive one: named as
+  // login names it (auth/app_id.hpp); an inactive site signs nobody in.
   const auto site = site_id > 0 ? http::find_site(ctx, site_id) : std::nullopt;
-  auto rp = site && site->active ? db::PasskeyRepo(ctx.db).find_rp(site_id) : std::nullopt;
+  if (!site || !site->active) throw http::ApiError::validation("appID", "appID does not name an application");
+  auto rp = db::PasskeyRepo(ctx.db).find_rp(site_id);
   if (!rp) throw http::ApiError::failed(400, "Passkeys are not configured for this site: rp_id is not set");
   return *rp;
 }

@@ -26,9 +26,10 @@ struct Ceremony {
   std::string challenge_token;
 };
 
-// The site's relying party; throws ApiError 400 naming the missing setting
-// (rp_id) when the site has none (or the request names no site, or an
-// inactive one).
+// The site's relying party. Throws ApiError 400: login's Validation error
+// "appID does not name an application" when site_id names no active site
+// (0: a token without appID), "Passkeys are not configured for this site:
+// rp_id is not set" when the site has no RP id.
 db::RelyingParty relying_party(core::Context& ctx, long long site_id);
 
 // POST /auth/passkey/register/options: for the signed-in user on the site of

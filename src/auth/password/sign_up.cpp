@@ -3,6 +3,7 @@
 #include "auth/handlers.hpp"
 #include "auth/password/policy.hpp"
 #include "auth/password/sign_up_service.hpp"
+#include "core/text.hpp"
 #include "http/api_error.hpp"
 #include "messaging/locale.hpp"
 
@@ -13,6 +14,12 @@ std::optional<std::string> name_field(http::Fields& fields, const char* name) {
   auto value = fields.optional_string(name, 1024);
   if (value && utf8_length(*value) > kMaxNameChars) {
     fields.add(name, std::string(name) + " must be at most 50 characters");
+    return std::nullopt;
+  }
+  // A name goes into mail headers, pages and logs: no NUL, line breaks or
+  // other controls (issue 36).
+  if (value && core::has_name_controls(*value)) {
+    fields.add(name, std::string(name) + " must not contain control characters");
     return std::nullopt;
   }
   return value;

@@ -8,9 +8,12 @@ namespace svc::auth {
 
 http::Response refresh_token(const http::Request& request, core::Context& ctx) {
   auto invalid = [] { return http::ApiError::failed(400, "Invalid token format"); };
-  auto payload = request.json.FindMember("payload");
-  if (payload == request.json.MemberEnd() || !payload->value.IsObject()) throw invalid();
-  http::Fields inner(payload->value);
+  // No payload object at all is a Validation error naming it; what is wrong
+  // inside it keeps the spec's "Invalid token format".
+  http::Fields outer(request.json);
+  const rapidjson::Value* payload = outer.required_object("payload");
+  outer.throw_if_errors();
+  http::Fields inner(*payload);
   inner.required_string("access_token", 8192);  // may be expired; only its presence is required
   auto refresh = inner.required_string("refresh_token", 8192);
   if (!inner.ok()) throw invalid();

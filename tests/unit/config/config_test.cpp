@@ -527,7 +527,9 @@ BOOST_AUTO_TEST_CASE(load_config_names_an_unreadable_file) {
     svc::config::load_config("/nonexistent/svc.conf");
     BOOST_FAIL("no error");
   } catch (const ConfigError& e) {
-    BOOST_TEST(std::string(e.what()) == "cannot read configuration file /nonexistent/svc.conf");
+    BOOST_TEST(std::string(e.what()) ==
+               "cannot read configuration file /nonexistent/svc.conf (name another with --config FILE or "
+               "the SVC_CONFIG environment variable)");
   }
 }
 

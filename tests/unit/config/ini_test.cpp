@@ -87,7 +87,9 @@ BOOST_AUTO_TEST_CASE(unreadable_file_is_named) {
     svc::config::load_ini_file("/nonexistent/svc.conf");
     BOOST_TEST(false, "no error");
   } catch (const ConfigError& e) {
-    BOOST_TEST(std::string(e.what()) == "cannot read configuration file /nonexistent/svc.conf");
+    BOOST_TEST(std::string(e.what()) ==
+               "cannot read configuration file /nonexistent/svc.conf (name another with --config FILE or "
+               "the SVC_CONFIG environment variable)");
   }
 }
 

@@ -131,6 +131,22 @@ BOOST_AUTO_TEST_CASE(strip_controls_removes_c0_and_del_only) {
   }
 }
 
+// Issue 36: what a person's name must not hold.
+BOOST_AUTO_TEST_CASE(has_name_controls_finds_c0_del_c1_and_unicode_line_breaks) {
+  using namespace std::string_literals;
+  for (const std::string& bad : {"A\0B"s, "x\nBcc: y"s, "x\ry"s, "x\ty"s, "x\x7fy"s, "x\xc2\x85y"s, "\xc2\x80"s,
+                                 "x\xc2\x9f"s, "x\xe2\x80\xa8y"s, "x\xe2\x80\xa9"s}) {
+    BOOST_TEST_CONTEXT(svc::core::json_escape(bad)) { BOOST_TEST(svc::core::has_name_controls(bad)); }
+  }
+  for (const std::string& good :
+       {""s, "Ada"s,
+        "Jos\xc3\xa9 \xc3\x91"
+        "and\xc3\xba"s,
+        "\xc2\xa0"s, "\xe2\x80\xa7"s, "\xe2\x80\xaa"s, "O'Brien-\xc5\x81ukasz"s, "\xe2\x80"s, "\xc2"s}) {
+    BOOST_TEST_CONTEXT(svc::core::json_escape(good)) { BOOST_TEST(!svc::core::has_name_controls(good)); }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(ascii_lower_touches_only_a_to_z) {
   struct Row {
     std::string input;
