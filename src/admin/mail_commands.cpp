@@ -5,7 +5,7 @@
 #include <exception>
 #include <iostream>
 #include <iterator>
-#include <set>
+#include <optional>
 
 #include "admin/command_env.hpp"
 #include "core/log.hpp"
@@ -40,20 +40,49 @@ std::string read_stdin() {
   return message;
 }
 
+// A report can name only the recipient of the copy its tag came with
+// (messaging/envelopes.hpp): the row and that recipient, or why there is none.
+struct Tagged {
+  std::optional<db::OutboxMessage> row;
+  std::string recipient;
+  std::string why_not;
+};
+
+// A message quoting many tag-shaped addresses costs one row read each: a
+// genuine report carries one or two.
+constexpr std::size_t kMaxTagCandidates = 16;
+
 // Where the tag may be, most trusted first: --recipient, the envelope
 // recipient Postfix's local(8) and Exim's pipe transport put into the
 // environment, then the message itself (a DSN's To, an ARF report's quoted
-// Return-Path).
-messaging::VerpScan find_tag(const Args& args, const std::string& message, const config::Config& c) {
+// Return-Path). The first tag that verifies against its row's recipients wins.
+Tagged find_tagged(const Args& args, const std::string& message, const config::Config& c, db::Database& db) {
   std::string envelope = args.get("recipient").value_or("");
   for (const char* name : {"ORIGINAL_RECIPIENT", "RECIPIENT"}) {
     if (const char* v = std::getenv(name)) envelope += std::string(" ") + v;
   }
-  auto scan = messaging::find_verp_tag(envelope, c.smtp.bounce_address, c.keys.mail_key);
-  if (scan.log_id) return scan;
-  auto in_message = messaging::find_verp_tag(message, c.smtp.bounce_address, c.keys.mail_key);
-  in_message.forged = in_message.forged || scan.forged;
-  return in_message;
+  auto candidates = messaging::find_verp_candidates(envelope, c.smtp.bounce_address, kMaxTagCandidates);
+  for (auto& more : messaging::find_verp_candidates(message, c.smtp.bounce_address, kMaxTagCandidates)) {
+    if (candidates.size() < kMaxTagCandidates) candidates.push_back(std::move(more));
+  }
+  Tagged found;
+  found.why_not = "no bounce tag";
+  db::OutboxRepo repo(db);
+  for (const auto& candidate : candidates) {
+    auto row = repo.message(candidate.log_id);
+    if (!row) {
+      found.why_not = "bounce tag does not verify (no outbox row " + std::to_string(candidate.log_id) + ")";
+      continue;
+    }
+    const auto recipients = messaging::envelope_recipients(messaging::outgoing_mail_for(*row));
+    if (auto recipient = messaging::tagged_recipient(candidate, recipients, c.keys.mail_key)) {
+      found.row = std::move(row);
+      found.recipient = core::ascii_lower(*recipient);
+      return found;
+    }
+    found.why_not = "bounce tag does not verify";
+  }
+  return found;
 }
 
 void log_ingest(const char* outcome, long long log_id, const std::string& detail) {
@@ -64,27 +93,24 @@ void log_ingest(const char* outcome, long long log_id, const std::string& detail
   std::printf("%s%s%s\n", outcome, detail.empty() ? "" : ": ", detail.c_str());
 }
 
-// Suppresses what the report says about outbox row `row`; the line to log.
-std::string apply_report(db::Database& db, const messaging::BounceReport& report, const db::OutboxMessage& row) {
+// Suppresses what the report says about `recipient` of outbox row `row`
+// (the one its tag names; anything about another address is ignored); the
+// line to log.
+std::string apply_report(db::Database& db, const messaging::BounceReport& report, const db::OutboxMessage& row,
+                         const std::string& recipient) {
   db::SuppressionRepo repo(db);
-  const messaging::OutgoingMail mail = messaging::outgoing_mail_for(row);
-  std::set<std::string> ours;
-  for (const auto& a : messaging::envelope_recipients(mail)) ours.insert(core::ascii_lower(a));
   std::string done;
   auto note = [&](const std::string& s) { done += (done.empty() ? "" : "; ") + s; };
   if (report.kind == messaging::BounceReport::Kind::Complaint) {
-    // Providers often redact the complainer's address: the row's To is who
-    // received the mail.
-    for (const auto& a : mail.to) {
-      repo.record_bounce(row.mail.site_id, row.id, a, "complaint", report.feedback_type);
-      repo.add(row.mail.site_id, a, "complaint", "feedback-type " + report.feedback_type, row.id);
-      note("complaint: suppressed " + core::ascii_lower(a));
-    }
-    return done;
+    // Providers often redact the complainer's address: the tag says who
+    // received the copy complained about.
+    repo.record_bounce(row.mail.site_id, row.id, recipient, "complaint", report.feedback_type);
+    repo.add(row.mail.site_id, recipient, "complaint", "feedback-type " + report.feedback_type, row.id);
+    return "complaint: suppressed " + recipient;
   }
   for (const auto& r : report.recipients) {
-    if (!ours.count(r.address)) {
-      note("not a recipient of this mail: " + r.address);
+    if (r.address != recipient) {
+      note("not the recipient the bounce tag names: " + r.address);
     } else if (r.hard()) {
       repo.record_bounce(row.mail.site_id, row.id, r.address, "hard", r.status);
       repo.add(row.mail.site_id, r.address, "bounce", "DSN " + r.status, row.id);
@@ -119,17 +145,12 @@ int ingest(const Args& args, const std::string& config_path) {
     log_ingest("ignored", 0, report.kind == Kind::AutoReply ? "auto-reply" : "not a bounce or complaint");
     return kExOk;
   }
-  const auto tag = find_tag(args, message, c);
-  if (!tag.log_id) {
-    log_ingest("ignored", 0, tag.forged ? "bounce tag does not verify" : "no bounce tag");
+  const Tagged tagged = find_tagged(args, message, c, env.db);
+  if (!tagged.row) {
+    log_ingest("ignored", 0, tagged.why_not);
     return kExOk;
   }
-  const auto row = db::OutboxRepo(env.db).message(*tag.log_id);
-  if (!row) {
-    log_ingest("ignored", *tag.log_id, "the outbox row is gone");
-    return kExOk;
-  }
-  log_ingest("processed", row->id, apply_report(env.db, report, *row));
+  log_ingest("processed", tagged.row->id, apply_report(env.db, report, *tagged.row, tagged.recipient));
   return kExOk;
 }
 

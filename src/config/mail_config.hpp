@@ -26,9 +26,10 @@ struct SmtpSettings {
   int max_attempts = 5;
   int backoff_seconds = 60;  // first retry delay; doubles per attempt, with jitter
   int sessions = 4;          // SMTP sessions svc-sender runs in parallel (threads)
-  // Envelope sender of every mail, "bounce@bounces.example.com": each mail
-  // goes out as bounce+<tag>@..., the tag naming its outbox row under an
-  // HMAC ([keys] mail_key); "" = the From address (no bounce handling).
+  // Envelope sender of every mail, "bounce@bounces.example.com": each
+  // recipient's copy goes out as bounce+<tag>@..., the tag naming its outbox
+  // row and that recipient under an HMAC ([keys] mail_key); "" = the From
+  // address (no bounce handling).
   std::string bounce_address;
   // The one-click unsubscribe endpoint as mail readers reach it,
   // "https://svc.example.com/mail/unsubscribe" (http only to loopback);

@@ -189,14 +189,26 @@ class Converter {
     return true;
   }
 
+  // Text-only readers need the target of a link (a reset link above all),
+  // on a line of its own: in "Text (URL)" many linkifiers take the ")" into
+  // the URL and the token breaks. A link whose text is its URL is moved to
+  // a line of its own; a URL already written is not repeated.
   void anchor(bool closing, std::string_view tag) {
     if (!closing) {
       pending_href_ = anchor_href(tag);
-    } else if (!pending_href_.empty()) {
-      // Text-only readers need the target of a link (a reset link above all).
-      if (out_.find(pending_href_) == std::string::npos) out_ += " (" + pending_href_ + ")";
-      pending_href_.clear();
+      anchor_start_ = out_.size();
+      return;
     }
+    if (pending_href_.empty()) return;
+    std::string text = out_.substr(anchor_start_);
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\n')) text.erase(0, 1);
+    if (text == pending_href_) out_.resize(anchor_start_);
+    if (text == pending_href_ || out_.find(pending_href_) == std::string::npos) {
+      newline();
+      out_ += pending_href_;
+      newline();
+    }
+    pending_href_.clear();
   }
 
   // Skips to just past the element's end tag (or to the end of the input).
@@ -227,7 +239,8 @@ class Converter {
   std::string_view html_;
   std::size_t at_ = 0;
   std::string out_;
-  std::string pending_href_;  // of the open <a>, written after its text
+  std::string pending_href_;      // of the open <a>, written after its text
+  std::size_t anchor_start_ = 0;  // where the open <a>'s text begins in out_
   bool pending_space_ = false;
 };
 

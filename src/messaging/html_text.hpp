@@ -11,7 +11,7 @@ namespace svc::messaging {
 // &#39; &apos; &nbsp; decoded, whitespace runs collapsed to one space,
 // <br> and the end of p/div/li/tr/h1-h6 turned into line breaks ("\n"),
 // at most one blank line in a row, no leading or trailing blanks; a link's
-// href follows its text in parentheses.
+// href follows its text on a line of its own (once per href).
 std::string html_to_text(std::string_view html);
 
 }  // namespace svc::messaging

@@ -11,7 +11,16 @@ namespace {
 constexpr std::size_t kTagHex = 20;  // 80 bits: guessing one takes 2^79 tries on average
 constexpr std::size_t kTokenMacBytes = 16;
 
-std::string verp_mac(long long log_id, std::string_view key) {
+// The label of a per-recipient tag differs from the row-only one, so no
+// row-only tag can pass for a recipient's.
+std::string verp_mac(long long log_id, std::string_view recipient, std::string_view key) {
+  return crypto::hex_encode(crypto::hmac_sha256(key, "svc-verp-rcpt\x1f" + std::to_string(log_id) + "\x1f" +
+                                                         core::ascii_lower(recipient)))
+      .substr(0, kTagHex);
+}
+
+// The tag of every mail sent before issue 36.
+std::string row_only_mac(long long log_id, std::string_view key) {
   return crypto::hex_encode(crypto::hmac_sha256(key, "svc-verp\x1f" + std::to_string(log_id))).substr(0, kTagHex);
 }
 
@@ -46,31 +55,41 @@ std::optional<std::pair<long long, std::string>> tag_at(std::string_view text, s
 
 }  // namespace
 
-std::string verp_address(std::string_view bounce_address, long long log_id, std::string_view key) {
+std::string verp_address(std::string_view bounce_address, long long log_id, std::string_view recipient,
+                         std::string_view key) {
   const auto at = bounce_address.find('@');
-  return std::string(bounce_address.substr(0, at)) + "+" + std::to_string(log_id) + "-" + verp_mac(log_id, key) +
-         std::string(bounce_address.substr(at));
+  return std::string(bounce_address.substr(0, at)) + "+" + std::to_string(log_id) + "-" +
+         verp_mac(log_id, recipient, key) + std::string(bounce_address.substr(at));
 }
 
-VerpScan find_verp_tag(std::string_view text, std::string_view bounce_address, std::string_view key) {
-  VerpScan scan;
+std::vector<VerpCandidate> find_verp_candidates(std::string_view text, std::string_view bounce_address,
+                                                std::size_t limit) {
+  std::vector<VerpCandidate> found;
   const auto at = bounce_address.find('@');
-  if (at == std::string_view::npos || key.empty()) return scan;
+  if (at == std::string_view::npos) return found;
   const std::string prefix = std::string(bounce_address.substr(0, at)) + "+";
   const std::string_view domain = bounce_address.substr(at + 1);
   const std::string lowered = core::ascii_lower(text);
   const std::string lowered_prefix = core::ascii_lower(prefix);
-  for (std::size_t pos = lowered.find(lowered_prefix); pos != std::string::npos;
+  for (std::size_t pos = lowered.find(lowered_prefix); pos != std::string::npos && found.size() < limit;
        pos = lowered.find(lowered_prefix, pos + 1)) {
-    auto tag = tag_at(text, pos + prefix.size(), domain);
-    if (!tag) continue;
-    if (crypto::constant_time_equal(tag->second, verp_mac(tag->first, key))) {
-      scan.log_id = tag->first;
-      return scan;
-    }
-    scan.forged = true;
+    if (auto tag = tag_at(text, pos + prefix.size(), domain)) found.push_back({tag->first, std::move(tag->second)});
   }
-  return scan;
+  return found;
+}
+
+std::optional<std::string> tagged_recipient(const VerpCandidate& candidate, const std::vector<std::string>& recipients,
+                                            std::string_view key) {
+  if (key.empty()) return std::nullopt;
+  for (const auto& r : recipients) {
+    if (crypto::constant_time_equal(candidate.tag, verp_mac(candidate.log_id, r, key))) return r;
+  }
+  // Decision (docs/decisions.md, issue 36): a row-only tag of a row with one
+  // recipient cannot be abused by a co-recipient, so it still counts.
+  if (recipients.size() == 1 && crypto::constant_time_equal(candidate.tag, row_only_mac(candidate.log_id, key))) {
+    return recipients.front();
+  }
+  return std::nullopt;
 }
 
 std::string unsubscribe_token(long long site_id, std::string_view address, std::string_view key) {

@@ -254,7 +254,9 @@ std::string build_mime(const OutgoingMail& mail) {
 std::vector<std::string> envelope_recipients(const OutgoingMail& mail) {
   std::vector<std::string> out;
   std::set<std::string> seen;
-  for (const auto* list : {&mail.to, &mail.cc, &mail.bcc}) {
+  const auto lists =
+      mail.envelope_to.empty() ? std::vector{&mail.to, &mail.cc, &mail.bcc} : std::vector{&mail.envelope_to};
+  for (const auto* list : lists) {
     for (auto& address : clean_addresses(*list)) {
       if (seen.insert(core::ascii_lower(address)).second) out.push_back(std::move(address));
     }

@@ -22,6 +22,7 @@ struct OutgoingMail {
   long long date_unix = 0;               // Date header, seconds since the epoch, written in UTC
   std::optional<DkimKey> dkim;           // sign with this key (SmtpMailer); build_mime ignores it
   std::string envelope_from;             // MAIL FROM (the VERP bounce address); empty -> from
+  std::vector<std::string> envelope_to;  // RCPT TO (one copy per recipient, envelopes.hpp); empty -> to+cc+bcc
   std::string list_unsubscribe;          // one-click unsubscribe URL (RFC 8058); empty -> no List-Unsubscribe
 };
 
@@ -36,8 +37,9 @@ struct OutgoingMail {
 // text ends with CRLF. Dot-stuffing is left to the SMTP layer.
 std::string build_mime(const OutgoingMail& mail);
 
-// to + cc + bcc in that order, controls stripped, blanks trimmed, empties
-// dropped, duplicates (compared case-insensitively) removed keeping the first.
+// envelope_to when set, else to + cc + bcc in that order; controls stripped,
+// blanks trimmed, empties dropped, duplicates (compared case-insensitively)
+// removed keeping the first.
 std::vector<std::string> envelope_recipients(const OutgoingMail& mail);
 
 }  // namespace svc::messaging

@@ -7,7 +7,6 @@
 #include "core/text.hpp"
 #include "db/notification_repo.hpp"
 #include "messaging/address.hpp"
-#include "messaging/mail_tags.hpp"
 
 namespace svc::messaging {
 namespace {
@@ -45,14 +44,6 @@ OutgoingMail outgoing_mail_for(const db::OutboxMessage& row) {
   mail.date_unix = row.created_unix;
   mail.message_id = message_id_for(row.id, row.mail.site_id, from.address);
   return mail;
-}
-
-void add_marks(OutgoingMail& mail, const db::OutboxMessage& row, const MailMarks& marks) {
-  if (marks.key.empty()) return;
-  if (!marks.bounce_address.empty()) mail.envelope_from = verp_address(marks.bounce_address, row.id, marks.key);
-  if (!marks.unsubscribe_url.empty() && row.priority == db::kPriorityBulk && !mail.to.empty()) {
-    mail.list_unsubscribe = unsubscribe_link(marks.unsubscribe_url, row.mail.site_id, mail.to.front(), marks.key);
-  }
 }
 
 std::string drop_suppressed(OutgoingMail& mail, const std::map<std::string, std::string>& blocked) {

@@ -21,18 +21,6 @@ std::string message_id_for(long long log_id, long long site_id, std::string_view
 // retries, like the Message-ID), text part derived from the HTML.
 OutgoingMail outgoing_mail_for(const db::OutboxMessage& row);
 
-// What svc-sender adds for deliverability ([smtp] bounce_address,
-// unsubscribe_url, [keys] mail_key); empty strings turn each part off.
-struct MailMarks {
-  std::string bounce_address;
-  std::string unsubscribe_url;
-  std::string key;
-};
-
-// Sets the envelope sender to the row's VERP address, and for a bulk row
-// (priority 2) the one-click unsubscribe URL for its first To address.
-void add_marks(OutgoingMail& mail, const db::OutboxMessage& row, const MailMarks& marks);
-
 // Removes the addresses of `blocked` (lower-cased address -> reason) from
 // To, Cc and Bcc. Returns the reason of the first one removed, "" when none was.
 std::string drop_suppressed(OutgoingMail& mail, const std::map<std::string, std::string>& blocked);

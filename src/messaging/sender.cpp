@@ -119,9 +119,11 @@ void Sender::send_one(Mailer& mailer, std::size_t index, BatchState& state) {
     ++state.counts.suppressed;
     return;
   }
-  add_marks(mail, row, marks_);  // after the drop: the unsubscribe link names a recipient who gets the mail
   if (auto key = dkim_keys_.find(row.mail.site_id); key != dkim_keys_.end()) mail.dkim = key->second;
-  const SendResult result = mailer.send(mail);
+  // After the drop: no copy goes to a suppressed address. No recipient at
+  // all: the mailer's "no recipients" failure.
+  const std::vector<OutgoingMail> copies = copies_per_recipient(mail, row, marks_);
+  const SendResult result = copies.empty() ? mailer.send(mail) : send_copies(mailer, copies);
   std::lock_guard lock(queue_mutex_);
   BatchCounts& counts = state.counts;
   int& temporary_in_a_row = state.temporary_in_a_row;

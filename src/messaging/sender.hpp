@@ -21,6 +21,7 @@
 #include "core/clock.hpp"
 #include "db/outbox_repo.hpp"
 #include "messaging/batch_counts.hpp"
+#include "messaging/envelopes.hpp"
 #include "messaging/mime.hpp"
 #include "messaging/outgoing_mail.hpp"
 #include "messaging/retry_policy.hpp"
@@ -77,7 +78,7 @@ class Sender {
   // the row's outcome is written; an exception is logged, not raised.
   void set_dead_recipient_hook(DeadRecipientHook hook) { dead_recipient_hook_ = std::move(hook); }
 
-  // VERP envelope sender and one-click unsubscribe (outgoing_mail.hpp).
+  // VERP envelope sender and one-click unsubscribe, per recipient (envelopes.hpp).
   void set_marks(MailMarks marks) { marks_ = std::move(marks); }
 
   // Claims up to settings.batch rows and sends them; logs one progress line

@@ -273,17 +273,6 @@ class SessionOpener {
   Poco::Timespan timeout_;
 };
 
-// Why the envelope cannot be sent at all, checked before any connection is
-// made; nullopt when it can.
-std::optional<SendResult> envelope_problem(const std::string& from, const std::vector<std::string>& recipients) {
-  if (!http::is_valid_email(from)) return permanent("invalid sender address: " + core::printable(from));
-  if (recipients.empty()) return permanent("no recipients");
-  for (const auto& r : recipients) {
-    if (!http::is_valid_email(r)) return permanent("invalid recipient address: " + core::printable(r));
-  }
-  return std::nullopt;
-}
-
 // Opens a session into `conn`; nullopt on success, else the (temporary)
 // failure, with `conn` left empty.
 std::optional<SendResult> open_session(const SmtpSettings& settings, Poco::Net::Context::Ptr& tls,
@@ -399,6 +388,15 @@ class Transaction {
 };
 
 }  // namespace
+
+std::optional<SendResult> envelope_problem(const std::string& from, const std::vector<std::string>& recipients) {
+  if (!http::is_valid_email(from)) return permanent("invalid sender address: " + core::printable(from));
+  if (recipients.empty()) return permanent("no recipients");
+  for (const auto& r : recipients) {
+    if (!http::is_valid_email(r)) return permanent("invalid recipient address: " + core::printable(r));
+  }
+  return std::nullopt;
+}
 
 std::string dead_address_status(std::string_view line) {
   // "550 5.1.1 text" or "550-5.1.1 text": the reply code, then the enhanced

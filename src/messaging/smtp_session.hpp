@@ -4,6 +4,7 @@
 // swap in a fake.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,11 @@ struct SendResult {
 // policy refusal (5.7.x), a full mailbox or a reply without an enhanced
 // code says nothing about the address, so it suppresses nothing.
 std::string dead_address_status(std::string_view reply_line);
+
+// Why an envelope cannot be sent at all (a PermanentFailure: the sender or
+// a recipient fails http::is_valid_email, or there is no recipient),
+// checked before any connection is made; nullopt when it can be.
+std::optional<SendResult> envelope_problem(const std::string& from, const std::vector<std::string>& recipients);
 
 class Mailer {
  public:

@@ -1,8 +1,8 @@
 // What svc-admin mail ingest reads from anyone who can send mail to the
 // bounce domain: parse_bounce either answers or throws BounceParseError
 // (never another exception, never a crash), a DSN's recipients are
-// lower-case and non-empty, and find_verp_tag only ever reports a row whose
-// genuine tag is in the input.
+// lower-case and non-empty, and a tag found in the input names a recipient
+// only when that recipient's genuine tag is in it.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -15,6 +15,7 @@ namespace {
 
 const std::string kKey(32, 'k');
 constexpr const char* kBounce = "bounce@b.example";
+constexpr const char* kRecipient = "ada@example.org";
 
 }  // namespace
 
@@ -27,9 +28,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   } catch (const svc::messaging::BounceParseError&) {
   }
-  const auto scan = svc::messaging::find_verp_tag(text, kBounce, kKey);
-  if (scan.log_id) {
-    const std::string genuine = svc::messaging::verp_address(kBounce, *scan.log_id, kKey);
+  for (const auto& candidate : svc::messaging::find_verp_candidates(text, kBounce, 16)) {
+    const auto recipient = svc::messaging::tagged_recipient(candidate, {kRecipient}, kKey);
+    if (!recipient) continue;
+    const std::string genuine = svc::messaging::verp_address(kBounce, candidate.log_id, *recipient, kKey);
     if (svc::core::ascii_lower(text).find(svc::core::ascii_lower(genuine)) == std::string::npos) std::abort();
   }
   return 0;

@@ -169,18 +169,27 @@ def wait_for_mail(predicate, timeout=20, after=()):
     """Waits until a delivered message satisfies predicate(msg); returns it.
     The sink writes each file atomically and never changes it, so a file
     that did not match is not read again."""
+    return wait_for_mails(predicate, 1, timeout, after)[0]
+
+
+def wait_for_mails(predicate, count, timeout=20, after=()):
+    """Waits until `count` delivered messages satisfy predicate(msg) (the
+    copies of one mail, one per recipient); returns them in delivery order."""
     seen = set(after)
+    found = []
     deadline = time.time() + timeout
     while time.time() < deadline:
         for path in mail_files():
             if path in seen:
                 continue
+            seen.add(path)
             msg = read_mail(path)
             if predicate(msg):
-                return msg
-            seen.add(path)
+                found.append(msg)
+                if len(found) == count:
+                    return found
         time.sleep(0.2)
-    raise AssertionError("no matching e-mail within %ss" % timeout)
+    raise AssertionError("%d of %d matching e-mails within %ss" % (len(found), count, timeout))
 
 
 def require_sender(test):

@@ -15,6 +15,8 @@ svc-sender once and sees exactly what it did) and restarted at the end.
 """
 
 import email.message
+import hashlib
+import hmac
 import email.policy
 import json
 import os
@@ -148,6 +150,26 @@ def sink_mail(log_id):
     return got
 
 
+def copies(log_id):
+    """The sink's copies of one row: envelope recipient (lower-cased) -> (message, VERP envelope sender)."""
+    out = {}
+    for msg, raw in sink_mail(log_id):
+        out[str(msg["X-Sink-Rcpt-To"]).lower()] = (msg, str(msg["X-Sink-Mail-From"]))
+    return out
+
+
+def mail_key():
+    """[keys] mail_key of the stack, as bytes."""
+    with open(S.CONFIG) as f:
+        return S.b64url_decode(re.search(r"(?m)^mail_key = (\S+)$", f.read()).group(1))
+
+
+def row_only_tag(log_id):
+    """The VERP address of a mail sent before issue 36: its HMAC names the row, not a recipient."""
+    mac = hmac.new(mail_key(), b"svc-verp\x1f" + str(log_id).encode(), hashlib.sha256).hexdigest()[:20]
+    return "bounce+%d-%s@bounces.localhost" % (log_id, mac)
+
+
 class DeliverabilityTest(S.ApiTest):
 
     @classmethod
@@ -268,7 +290,7 @@ class DeliverabilityTest(S.ApiTest):
         other = S.unique_email("bystander")
         r = ingest(dsn(verp, other, "failed", "5.1.1", "550 no such user"))
         self.assertEqual(r.returncode, EX_OK, r.stderr)
-        self.assertIn(b"not a recipient of this mail", r.stdout)
+        self.assertIn(b"not the recipient the bounce tag names", r.stdout)
         self.assertEqual(suppressions(other), [])
 
     def test_unreadable_and_auto_replies(self):
@@ -354,6 +376,93 @@ class DeliverabilityTest(S.ApiTest):
                 self.assertEqual(r.status, 400, (method, bad))
                 self.assertIn(b"not valid", r.raw)
 
+    def test_a_co_recipient_cannot_bounce_or_complain_about_another(self):
+        # Issue 36: the tag names the row and the recipient, each recipient
+        # gets an envelope (and a tag) of its own, and a report counts only
+        # for the recipient its tag names.
+        victim, attacker = S.unique_email("victim"), S.unique_email("co")
+        log_id = insert_row("%s, %s" % (victim, attacker))
+        send_once(self)
+        self.assertEqual(row(log_id)[0], "Sent")
+        got = copies(log_id)
+        self.assertEqual(sorted(got), sorted([victim.lower(), attacker.lower()]))
+        tags = {rcpt: verp for rcpt, (_, verp) in got.items()}
+        for verp in tags.values():
+            self.assertRegex(verp, VERP)
+            self.assertEqual(int(VERP.match(verp).group(1)), log_id)
+        self.assertNotEqual(tags[victim.lower()], tags[attacker.lower()])
+        mine = tags[attacker.lower()]
+
+        # The attacker's tag with a DSN naming the victim, and an ARF report
+        # (whose complainer is often redacted): the victim stays mailable.
+        r = ingest(dsn(mine, victim, "failed", "5.1.1", "550 5.1.1 no such user"))
+        self.assertEqual(r.returncode, EX_OK, r.stderr)
+        self.assertIn(b"not the recipient the bounce tag names: " + victim.lower().encode(), r.stdout)
+        r = ingest(arf("fbl@bounces.localhost", mine, victim), "--recipient", "fbl@bounces.localhost")
+        self.assertEqual(r.returncode, EX_OK, r.stderr)
+        self.assertEqual(suppressions(victim), [])
+        self.assertEqual(suppressions(attacker), ["complaint"])  # the complaint counts for the tag's recipient
+        nxt = insert_row(victim)
+        send_once(self)
+        self.assertEqual(row(nxt)[0], "Sent")
+
+        # The victim's own bounce, through the tag of the victim's copy, still counts.
+        r = ingest(dsn(tags[victim.lower()], victim, "failed", "5.1.1", "550 5.1.1 no such user"))
+        self.assertIn(b"hard bounce 5.1.1: suppressed " + victim.lower().encode(), r.stdout)
+        self.assertEqual(suppressions(victim), ["bounce"])
+
+    def test_tags_of_mails_sent_before_issue_36_count_only_for_a_single_recipient(self):
+        # Decision: a row-only tag still names its recipient when the row had
+        # just one; for a row of several it names nobody.
+        alone = S.unique_email("alone")
+        single = insert_row(alone)
+        send_once(self)
+        r = ingest(dsn(row_only_tag(single), alone, "failed", "5.1.1", "550 5.1.1 no such user"))
+        self.assertEqual(r.returncode, EX_OK, r.stderr)
+        self.assertEqual(suppressions(alone), ["bounce"])
+        first, second = S.unique_email("pair"), S.unique_email("pair")
+        pair = insert_row("%s, %s" % (first, second))
+        send_once(self)
+        for named in (first, second):
+            r = ingest(dsn(row_only_tag(pair), named, "failed", "5.1.1", "550 5.1.1 no such user"))
+            self.assertEqual(r.returncode, EX_OK, r.stderr)
+            self.assertIn(b"ignored", r.stdout)
+        self.assertEqual(suppressions(first), [])
+        self.assertEqual(suppressions(second), [])
+
+    def test_bulk_mail_to_several_gives_each_recipient_its_own_unsubscribe_link(self):
+        # Issue 36: one List-Unsubscribe per recipient (one copy each), so no
+        # recipient can unsubscribe another.
+        first, second, copied = S.unique_email("list"), S.unique_email("list"), S.unique_email("listcc")
+        S.sql("INSERT INTO svc_notification_log (site_id, event, recipient, cc, `from`, subject, body, status, priority,"
+              " next_attempt_at, created_at) VALUES (1, 'bulk-several', %s, %s, 'Shop <shop@demo.example>', 'News',"
+              " '<p>News</p>', 'Pending', 2, UTC_TIMESTAMP(), UTC_TIMESTAMP())" % (S.q("%s, %s" % (first, second)),
+                                                                                   S.q(copied)))
+        bulk = int(S.sql_value("SELECT MAX(id) FROM svc_notification_log WHERE recipient = %s"
+                               % S.q("%s, %s" % (first, second))))
+        send_once(self)
+        got = copies(bulk)
+        self.assertEqual(sorted(got), sorted(a.lower() for a in (first, second, copied)))
+        links = {}
+        for rcpt, (msg, _) in got.items():
+            self.assertEqual([a.addr_spec for a in msg["To"].addresses], [first, second])  # the headers say who else got it
+            url = re.fullmatch(r"<http://127\.0\.0\.1:%d(/mail/unsubscribe\?t=[A-Za-z0-9_.-]+)>" % S.HTTP_PORT,
+                               str(msg["List-Unsubscribe"]))
+            self.assertIsNotNone(url, msg["List-Unsubscribe"])
+            page = S.request("GET", url.group(1))
+            self.assertEqual(page.status, 200)
+            self.assertIn(rcpt.encode(), page.raw)
+            for other in got:
+                if other != rcpt:
+                    self.assertNotIn(other.encode(), page.raw)
+            links[rcpt] = url.group(1)
+        done = S.request("POST", links[second.lower()], raw="List-Unsubscribe=One-Click",
+                         headers={"Content-Type": "application/x-www-form-urlencoded"})
+        self.assertEqual(done.status, 200, done.raw)
+        self.assertEqual(suppressions(second), ["unsubscribe"])
+        self.assertEqual(suppressions(first), [])
+        self.assertEqual(suppressions(copied), [])
+
     def sign_up(self, site, locale=None):
         email_ = S.unique_email("lang")
         body = {"email": email_, "password": "Str0ng&Long-Passw0rd!", "appID": site}
@@ -377,6 +486,20 @@ class DeliverabilityTest(S.ApiTest):
         self.assertEqual(self.reset_mail_subject(site, german), "Passwort zurücksetzen")
         self.assertEqual(self.reset_mail_subject(site, austrian), "Passwort zurücksetzen")
         self.assertEqual(self.reset_mail_subject(site, english), "Reset your password")
+
+    def test_reset_mail_text_part_puts_the_link_on_a_line_of_its_own(self):
+        # Issue 36: "Text (URL)" let linkifiers take the ")" into the link.
+        email_ = self.sign_up(1)
+        r = S.post("/auth/request-pass", {"email": email_, "appID": 1})
+        self.assertEqual(r.status, 200, r.raw)
+        log_id = S.newest_outbox_id(email_)
+        send_once(self)
+        msg = S.wait_for_outbox_mail(log_id)
+        link = re.search(r'href="([^"]+)"', msg.get_body(("html",)).get_content()).group(1)
+        self.assertIn("token=", link)
+        lines = msg.get_body(("plain",)).get_content().splitlines()
+        self.assertIn(link, lines)
+        self.assertFalse(any(("(" + link) in line for line in lines), lines)
 
     def test_sign_up_refuses_a_locale_of_the_wrong_shape(self):
         for bad in ("deutsch!", "d", "de--at", "x" * 40, "de-ÄT"):

@@ -185,23 +185,28 @@ class SenderTest(S.ApiTest):
         self.assertIsNone(row["claimed_until"])
         self.assertEqual(row["attempts"], "0")
 
-        [(msg, raw)] = mails_by_id()[log_id]
-        self.assertEqual(msg["Message-ID"], "<svc.%d.1@demo.example>" % log_id)
-        self.assertEqual(msg["From"].addresses[0].display_name, "Demo Shop")
-        self.assertEqual(msg["From"].addresses[0].addr_spec, "no-reply@demo.example")
-        self.assertEqual([a.addr_spec for a in msg["To"].addresses], ["to1@example.com", "to2@example.com"])
-        self.assertEqual([a.addr_spec for a in msg["Cc"].addresses], ["cc@example.com"])
-        self.assertEqual(msg["Subject"], "Grüße [x]")
-        self.assertIsNone(msg["Bcc"])
-        # The envelope sender is the row's VERP bounce address ([smtp] bounce_address).
-        self.assertRegex(msg["X-Sink-Mail-From"], r"^bounce\+%d-[0-9a-f]{20}@bounces\.localhost$" % log_id)
-        self.assertEqual(msg["X-Sink-Rcpt-To"], "to1@example.com, to2@example.com, cc@example.com, hidden@example.com")
-        headers = raw.split(b"\r\n\r\n", 1)[0].split(b"\r\n", 2)[2]  # without the two X-Sink lines
-        self.assertNotIn(b"hidden@example.com", headers)
-        self.assertNotIn(b"hidden@example.com", raw.split(b"\r\n\r\n", 1)[1])
-        self.assertEqual(msg.get_content_type(), "multipart/alternative")
-        self.assertIn("<b>Welt</b> &amp; mehr", msg.get_body(("html",)).get_content())
-        self.assertIn("Hallo Welt & mehr", msg.get_body(("plain",)).get_content())
+        # One copy per recipient (issue 36), each in an envelope of its own
+        # whose sender is a VERP bounce address ([smtp] bounce_address) for
+        # that recipient; the headers are the same in every copy.
+        copies = mails_by_id()[log_id]
+        self.assertEqual(sorted(m["X-Sink-Rcpt-To"] for m, _ in copies),
+                         ["cc@example.com", "hidden@example.com", "to1@example.com", "to2@example.com"])
+        self.assertEqual(len({m["X-Sink-Mail-From"] for m, _ in copies}), 4)
+        for msg, raw in copies:
+            self.assertEqual(msg["Message-ID"], "<svc.%d.1@demo.example>" % log_id)
+            self.assertEqual(msg["From"].addresses[0].display_name, "Demo Shop")
+            self.assertEqual(msg["From"].addresses[0].addr_spec, "no-reply@demo.example")
+            self.assertEqual([a.addr_spec for a in msg["To"].addresses], ["to1@example.com", "to2@example.com"])
+            self.assertEqual([a.addr_spec for a in msg["Cc"].addresses], ["cc@example.com"])
+            self.assertEqual(msg["Subject"], "Grüße [x]")
+            self.assertIsNone(msg["Bcc"])
+            self.assertRegex(msg["X-Sink-Mail-From"], r"^bounce\+%d-[0-9a-f]{20}@bounces\.localhost$" % log_id)
+            headers = raw.split(b"\r\n\r\n", 1)[0].split(b"\r\n", 2)[2]  # without the two X-Sink lines
+            self.assertNotIn(b"hidden@example.com", headers)
+            self.assertNotIn(b"hidden@example.com", raw.split(b"\r\n\r\n", 1)[1])
+            self.assertEqual(msg.get_content_type(), "multipart/alternative")
+            self.assertIn("<b>Welt</b> &amp; mehr", msg.get_body(("html",)).get_content())
+            self.assertIn("Hallo Welt & mehr", msg.get_body(("plain",)).get_content())
 
         [(only, _)] = mails_by_id()[bcc_only]
         self.assertEqual(only["X-Sink-Rcpt-To"], "only-bcc@example.com")

@@ -2,12 +2,15 @@
 // (messaging/mail_tags), locale shapes and fallbacks (messaging/locale),
 // reading DSNs, ARF complaints and auto-replies (messaging/bounce_report),
 // the List-Unsubscribe headers of build_mime and the sender's drop of
-// suppressed recipients (messaging/outgoing_mail).
+// suppressed recipients (messaging/outgoing_mail), one copy per recipient
+// (messaging/envelopes).
 #include <boost/test/unit_test.hpp>
 #include <string>
 
+#include "crypto/encoding.hpp"
 #include "messaging/bounce_report.hpp"
 #include "messaging/builtin_templates.hpp"
+#include "messaging/envelopes.hpp"
 #include "messaging/locale.hpp"
 #include "messaging/mail_tags.hpp"
 #include "messaging/mime.hpp"
@@ -33,29 +36,52 @@ std::string dsn(const std::string& to, const std::string& status_part) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(verp_address_round_trips_and_refuses_forgeries) {
-  const std::string a = m::verp_address("bounce@b.example", 42, kKey);
+BOOST_AUTO_TEST_CASE(verp_tag_names_the_row_and_one_recipient_and_refuses_forgeries) {
+  const std::string b = "bounce@b.example";
+  const std::vector<std::string> both = {"bob@example.org", "Ada@Example.org"};
+  const std::string a = m::verp_address(b, 42, "ada@example.org", kKey);
   BOOST_TEST(a.rfind("bounce+42-", 0) == 0);
   BOOST_TEST(a.size() == std::string("bounce+42-").size() + 20 + std::string("@b.example").size());
-  auto found = m::find_verp_tag("To: <" + a + ">\r\n", "bounce@b.example", kKey);
-  BOOST_TEST(found.log_id.value_or(0) == 42);
-  BOOST_TEST(!found.forged);
+  BOOST_TEST(a == m::verp_address(b, 42, "ADA@example.ORG", kKey));
+  BOOST_TEST(a != m::verp_address(b, 42, "bob@example.org", kKey));
+  const auto found = m::find_verp_candidates("To: <" + a + ">\r\n", b, 16);
+  BOOST_REQUIRE(found.size() == 1u);
+  BOOST_TEST(found[0].log_id == 42);
+  // It names Ada among the row's recipients, and nobody on a row without her:
+  // a co-recipient's tag cannot speak for her (issue 36).
+  BOOST_TEST(m::tagged_recipient(found[0], both, kKey).value_or("") == "Ada@Example.org");
+  BOOST_TEST(!m::tagged_recipient(found[0], {"bob@example.org"}, kKey));
   // Upper case on the way back (some MTAs) still verifies.
   std::string upper = a;
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  BOOST_TEST(m::find_verp_tag(upper, "bounce@b.example", kKey).log_id.value_or(0) == 42);
-  // Another id with the same MAC, another key, another domain: refused.
+  const auto up = m::find_verp_candidates(upper, b, 16);
+  BOOST_REQUIRE(up.size() == 1u);
+  BOOST_TEST(m::tagged_recipient(up[0], both, kKey).value_or("") == "Ada@Example.org");
+  // Another id with the same MAC, another key: refused; another domain or
+  // no tag: nothing found.
   std::string other_id = a;
   other_id.replace(7, 2, "43");
-  auto forged = m::find_verp_tag(other_id, "bounce@b.example", kKey);
-  BOOST_TEST(!forged.log_id);
-  BOOST_TEST(forged.forged);
-  BOOST_TEST(!m::find_verp_tag(a, "bounce@b.example", kOtherKey).log_id);
-  BOOST_TEST(!m::find_verp_tag(a, "bounce@c.example", kKey).log_id);
-  BOOST_TEST(!m::find_verp_tag("bounce@b.example", "bounce@b.example", kKey).log_id);
-  // The first valid one wins over a forged one before it.
-  auto mixed = m::find_verp_tag(other_id + " " + a, "bounce@b.example", kKey);
-  BOOST_TEST(mixed.log_id.value_or(0) == 42);
+  const auto forged = m::find_verp_candidates(other_id, b, 16);
+  BOOST_REQUIRE(forged.size() == 1u);
+  BOOST_TEST(!m::tagged_recipient(forged[0], both, kKey));
+  BOOST_TEST(!m::tagged_recipient(found[0], both, kOtherKey));
+  BOOST_TEST(m::find_verp_candidates(a, "bounce@c.example", 16).empty());
+  BOOST_TEST(m::find_verp_candidates(b, b, 16).empty());
+  // In order, at most `limit`.
+  const auto mixed = m::find_verp_candidates(other_id + " " + a + " " + a, b, 2);
+  BOOST_REQUIRE(mixed.size() == 2u);
+  BOOST_TEST(mixed[0].log_id == 43);
+  BOOST_TEST(mixed[1].log_id == 42);
+}
+
+BOOST_AUTO_TEST_CASE(row_only_tags_from_before_issue_36_name_only_a_single_recipient) {
+  const std::string mac =
+      svc::crypto::hex_encode(svc::crypto::hmac_sha256(kKey, std::string("svc-verp\x1f") + "42")).substr(0, 20);
+  const auto found = m::find_verp_candidates("bounce+42-" + mac + "@b.example", "bounce@b.example", 16);
+  BOOST_REQUIRE(found.size() == 1u);
+  BOOST_TEST(m::tagged_recipient(found[0], {"ada@example.org"}, kKey).value_or("") == "ada@example.org");
+  BOOST_TEST(!m::tagged_recipient(found[0], {"ada@example.org", "bob@example.org"}, kKey));
+  BOOST_TEST(!m::tagged_recipient(found[0], {"ada@example.org"}, kOtherKey));
 }
 
 BOOST_AUTO_TEST_CASE(unsubscribe_token_names_site_and_address_and_cannot_be_altered) {
@@ -129,27 +155,90 @@ BOOST_AUTO_TEST_CASE(reads_complaints_auto_replies_and_refuses_garbage) {
                     m::BounceParseError);
 }
 
-BOOST_AUTO_TEST_CASE(bulk_rows_get_list_unsubscribe_and_every_row_its_verp_sender) {
+BOOST_AUTO_TEST_CASE(each_recipient_gets_a_copy_with_its_own_verp_sender_and_unsubscribe_link) {
   svc::db::OutboxMessage row;
   row.id = 9;
   row.mail.site_id = 3;
-  row.mail.recipient = "ada@example.org";
+  row.mail.recipient = "ada@example.org, Bob@example.org";
+  row.mail.cc = "cy@example.org";
   row.mail.from = "Shop <shop@example.com>";
   row.priority = 2;
-  m::OutgoingMail mail = m::outgoing_mail_for(row);
-  m::add_marks(mail, row, {"bounce@b.example", "https://s.example/mail/unsubscribe", kKey});
-  BOOST_TEST(mail.envelope_from == m::verp_address("bounce@b.example", 9, kKey));
-  const std::string text = m::build_mime(mail);
-  BOOST_TEST(text.find("List-Unsubscribe: <https://s.example/mail/unsubscribe?t=" +
-                       m::unsubscribe_token(3, "ada@example.org", kKey) + ">\r\n") != std::string::npos);
-  BOOST_TEST(text.find("List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n") != std::string::npos);
+  const m::MailMarks marks{"bounce@b.example", "https://s.example/mail/unsubscribe", kKey};
+  const auto copies = m::copies_per_recipient(m::outgoing_mail_for(row), row, marks);
+  BOOST_REQUIRE(copies.size() == 3u);
+  const std::vector<std::string> expected = {"ada@example.org", "Bob@example.org", "cy@example.org"};
+  for (std::size_t i = 0; i < copies.size(); ++i) {
+    BOOST_TEST_CONTEXT("copy for " << expected[i]) {
+      BOOST_TEST(m::envelope_recipients(copies[i]) == std::vector<std::string>{expected[i]});
+      BOOST_TEST(copies[i].envelope_from == m::verp_address("bounce@b.example", 9, expected[i], kKey));
+      const std::string text = m::build_mime(copies[i]);
+      BOOST_TEST(text.find("List-Unsubscribe: <https://s.example/mail/unsubscribe?t=" +
+                           m::unsubscribe_token(3, expected[i], kKey) + ">\r\n") != std::string::npos);
+      BOOST_TEST(text.find("List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n") != std::string::npos);
+      BOOST_TEST(text.find("To: ada@example.org, Bob@example.org\r\n") != std::string::npos);
+    }
+  }
   row.priority = 1;
-  m::OutgoingMail normal = m::outgoing_mail_for(row);
-  m::add_marks(normal, row, {"bounce@b.example", "https://s.example/mail/unsubscribe", kKey});
-  BOOST_TEST(m::build_mime(normal).find("List-Unsubscribe") == std::string::npos);
-  m::OutgoingMail unmarked = m::outgoing_mail_for(row);
-  m::add_marks(unmarked, row, {"", "", ""});
-  BOOST_TEST(unmarked.envelope_from.empty());
+  for (const auto& normal : m::copies_per_recipient(m::outgoing_mail_for(row), row, marks)) {
+    BOOST_TEST(m::build_mime(normal).find("List-Unsubscribe") == std::string::npos);
+  }
+  const auto unmarked = m::copies_per_recipient(m::outgoing_mail_for(row), row, {"", "", ""});
+  BOOST_TEST(unmarked.size() == 3u);
+  BOOST_TEST(unmarked[0].envelope_from.empty());
+}
+
+namespace {
+
+// Answers each send with the next status of `script` (then Sent).
+struct ScriptedMailer : m::Mailer {
+  std::vector<m::SendStatus> script;
+  std::vector<std::string> sent_to;
+  m::SendResult send(const m::OutgoingMail& mail) override {
+    const std::size_t n = sent_to.size();
+    sent_to.push_back(m::envelope_recipients(mail).front());
+    const m::SendStatus s = n < script.size() ? script[n] : m::SendStatus::Sent;
+    if (s == m::SendStatus::Sent) return {s, "250 ok"};
+    return {s, "550 5.1.1 gone", {{sent_to.back(), "5.1.1"}}};
+  }
+  void close() override {}
+};
+
+std::vector<m::OutgoingMail> three_copies(const std::string& third = "cy@example.org") {
+  svc::db::OutboxMessage row;
+  row.id = 5;
+  row.mail.recipient = "ada@example.org, bob@example.org, " + third;
+  row.mail.from = "shop@example.com";
+  return m::copies_per_recipient(m::outgoing_mail_for(row), row, {"bounce@b.example", "", kKey});
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(send_copies_sums_up_the_outcome_of_the_row) {
+  using S = m::SendStatus;
+  ScriptedMailer all;
+  BOOST_TEST(static_cast<int>(m::send_copies(all, three_copies()).status) == static_cast<int>(S::Sent));
+  BOOST_TEST(all.sent_to.size() == 3u);
+
+  ScriptedMailer refused;
+  refused.script = {S::Sent, S::PermanentFailure, S::Sent};
+  const auto r = m::send_copies(refused, three_copies());
+  BOOST_TEST(static_cast<int>(r.status) == static_cast<int>(S::PermanentFailure));
+  BOOST_TEST(r.detail == "bob@example.org: 550 5.1.1 gone (delivered to 2 of 3)");
+  BOOST_REQUIRE(r.dead_recipients.size() == 1u);
+  BOOST_TEST(r.dead_recipients[0].address == "bob@example.org");
+
+  // A temporary failure: the rest wait for the retry.
+  ScriptedMailer later;
+  later.script = {S::TemporaryFailure};
+  BOOST_TEST(static_cast<int>(m::send_copies(later, three_copies()).status) == static_cast<int>(S::TemporaryFailure));
+  BOOST_TEST(later.sent_to.size() == 1u);
+
+  // One address that cannot be sent to: no copy goes out.
+  ScriptedMailer none;
+  const auto bad = m::send_copies(none, three_copies("not an address"));
+  BOOST_TEST(static_cast<int>(bad.status) == static_cast<int>(S::PermanentFailure));
+  BOOST_TEST(bad.detail.find("invalid recipient address") != std::string::npos);
+  BOOST_TEST(none.sent_to.empty());
 }
 
 BOOST_AUTO_TEST_CASE(drop_suppressed_removes_only_blocked_addresses) {

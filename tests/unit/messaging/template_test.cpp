@@ -142,7 +142,13 @@ BOOST_AUTO_TEST_CASE(html_to_text_table) {
       {"<!-- hidden <p>x</p> -->shown", "shown"},
       {"<ul><li>one</li><li>two</li></ul>", "one\ntwo"},
       {"<p>a</p>\n\n<p></p><p></p><p>b</p>", "a\n\nb"},
-      {"<a href=\"https://x.example/r?a=1&amp;b=2\">Reset</a>", "Reset (https://x.example/r?a=1&b=2)"},
+      // A link's target on a line of its own (issue 36): "Text (URL)" lets
+      // linkifiers take the ")" into the URL.
+      {"<a href=\"https://x.example/r?a=1&amp;b=2\">Reset</a>", "Reset\nhttps://x.example/r?a=1&b=2"},
+      {"<p>Please <a href=\"https://x.example/r\">choose one</a> (valid 30 minutes).</p>",
+       "Please choose one\nhttps://x.example/r\n(valid 30 minutes)."},
+      {"Visit <a href=\"https://x.example/\">https://x.example/</a>, then", "Visit\nhttps://x.example/\n, then"},
+      {"<a href=\"https://x.example/\">one</a> <a href=\"https://x.example/\">two</a>", "one\nhttps://x.example/\ntwo"},
       {"", ""},
   };
   for (const auto& [html, text] : cases) {
