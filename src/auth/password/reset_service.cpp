@@ -5,6 +5,7 @@
 
 #include "auth/account_mail.hpp"
 #include "auth/auth_common.hpp"
+#include "auth/mfa/proof.hpp"
 #include "auth/tokens/tokens.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
@@ -172,6 +173,7 @@ void reset_password(core::Context& ctx, const http::Request& request, const std:
     throw invalid();
   }
   const std::string fresh = ctx.hasher.hash(password);
+  db::AddressProof proof;
   {
     // All or nothing: a new password with the old refresh tokens still
     // valid would leave a session an attacker holds alive, and one without
@@ -181,12 +183,13 @@ void reset_password(core::Context& ctx, const http::Request& request, const std:
       if (!users.replace_password_hash(user->id, user->password, fresh)) throw invalid();  // raced with another reset
       users.bump_token_version(user->id);
       // The link came to the address: it is proven (sql/011).
-      users.mark_email_verified(user->id, ctx.clock.now());
+      proof = users.prove_address(user->id, ctx.clock.now());
       record_user_version(ctx, *table, *user, "update");
       tx.commit();
     });
   }
   audit(ctx, request, "reset_done", table->str(), user->id, verified.claims.app);
+  drop_unproven_enrolments(ctx, request, verified.claims.app, *table, *user, proof, true);
   queue_changed_mail(ctx, request, verified.claims.app, *user);
 }
 

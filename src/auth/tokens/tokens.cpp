@@ -9,8 +9,10 @@
 #include "db/table_name.hpp"
 
 namespace svc::auth {
+namespace {
 
-TokenPair issue_tokens(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
+// The pair of issue_tokens without the account token (a refresh).
+TokenPair session_pair(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
                        core::Context& ctx) {
   crypto::Claims c;
   c.sub = std::to_string(user.id);
@@ -28,6 +30,15 @@ TokenPair issue_tokens(const db::User& user, const std::string& table, long long
   return pair;
 }
 
+}  // namespace
+
+TokenPair issue_tokens(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
+                       core::Context& ctx) {
+  TokenPair pair = session_pair(user, table, app_id, sign_in, ctx);
+  pair.account_token = app_id == 0 ? pair.access_token : issue_account_token(user, table, app_id, sign_in, ctx);
+  return pair;
+}
+
 TokenPair issue_tokens(const db::User& user, const std::string& table, long long app_id, core::Context& ctx) {
   return issue_tokens(user, table, app_id, SignIn{ctx.clock.now(), {"pwd"}}, ctx);
 }
@@ -38,6 +49,7 @@ crypto::JwtKeyRing reset_token_keys(const crypto::JwtKeyRing& jwt_keys) {
 
 void write_tokens(http::JsonWriter& w, const TokenPair& tokens) {
   w.kv("access_token", tokens.access_token).kv("refresh_token", tokens.refresh_token);
+  if (!tokens.account_token.empty()) w.kv("account_token", tokens.account_token);
 }
 
 http::Response session_reply(const Session& session, Profile profile) {
@@ -74,7 +86,7 @@ Refreshed refresh_session(const std::string& refresh_jwt, core::Context& ctx) {
   // then began with a password, no earlier than the token itself.
   SignIn sign_in{claims.auth_time != 0 ? claims.auth_time : claims.iat, claims.amr};
   if (sign_in.amr.empty()) sign_in.amr = {"pwd"};
-  return {RefreshOutcome::kOk, issue_tokens(*user, table->str(), claims.app, sign_in, ctx)};
+  return {RefreshOutcome::kOk, session_pair(*user, table->str(), claims.app, sign_in, ctx)};
 }
 
 }  // namespace svc::auth
