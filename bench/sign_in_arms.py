@@ -108,7 +108,7 @@ class MfaArm:
         client, email = Client(self.stack.url("")), f"mfa{n}@example.com"
         what = f"login-mfa-verify: enrolling {email}"
         body = expect(what, *client.post("/auth/login", {"email": email, "password": self.password, "appID": 1}))
-        token = body["token"]["access_token"]
+        token = body["token"]["account_token"]  # the account routes take no site token (issue 36)
         secret = expect(what, *client.post("/auth/mfa/totp/setup", None, token))["secret"]
         step = int(time.time()) // 30
         body = expect(what, *client.post("/auth/mfa/totp/confirm", {"code": totp(secret, step)}, token))
@@ -119,8 +119,8 @@ class MfaArm:
         t0 = time.monotonic()
         self.stack.sql(f"""
 DELETE FROM svc_users WHERE id > {MFA_ID_BASE} AND id <= {MFA_ID_BASE + self.size};
-INSERT INTO svc_users (id, user_email, password, first_name, last_name, primary_role)
-  SELECT {MFA_ID_BASE} + seq, CONCAT('mfa', seq, '@example.com'), '{self.password_hash}', 'Bench', 'Mfa', 'user'
+INSERT INTO svc_users (id, user_email, password, first_name, last_name, primary_role, email_verified_at)
+  SELECT {MFA_ID_BASE} + seq, CONCAT('mfa', seq, '@example.com'), '{self.password_hash}', 'Bench', 'Mfa', 'user', NOW()
   FROM seq_1_to_{self.size};
 """)
         with concurrent.futures.ThreadPoolExecutor(conns) as ex:
@@ -208,12 +208,12 @@ class PasskeyArm:
         self.site = int(self.stack.admin("site", "create", "--name", "Bench passkeys", "--domain", RP_ID,
                                          "--api-key", "none", "--rp-id", RP_ID, "--origins", ORIGIN).splitlines()[-1])
         email = "bench-passkey.%d.%s@example.com" % (os.getpid(), os.urandom(4).hex())
-        self.stack.admin("user", "create", "--email", email, stdin=PASSKEY_PASSWORD + "\n")
+        self.stack.admin("user", "create", "--email", email, "--verified", stdin=PASSKEY_PASSWORD + "\n")
         client = Client(self.stack.url(""))
         reply = expect("passkey user login", *client.post("/auth/login", {"email": email,
                                                                          "password": PASSKEY_PASSWORD,
                                                                          "appID": self.site}))
-        token = reply["token"]["access_token"]
+        token = reply["token"]["account_token"]
         for _ in range(conns):
             a = Authenticator()
             start = expect("passkey register options", *client.post("/auth/passkey/register/options", {}, token))

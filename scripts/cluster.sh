@@ -426,7 +426,7 @@ SQL
     rm -f "$dir/site-create.out"
     [ -s "$dir/site-key" ] || die "svc-admin printed no site key for the demo site"
     printf '%s\n' 'Demo@2026!' | "$bin/svc-admin" --config "$conf" user create \
-      --email demo@example.com --first Demo --last User --role admin --mobile +15550100 >/dev/null
+      --email demo@example.com --first Demo --last User --role admin --mobile +15550100 --verified >/dev/null
     mysql_node 1 svc <"$repo/sql/seed/demo.sql"
   fi
 }

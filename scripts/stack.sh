@@ -169,7 +169,7 @@ SQL
       --email-from "Demo <no-reply@demo.example>" --vapid-subject "mailto:admin@demo.example" >"$dir/site-create.out"
     save_site_key "$dir/site-create.out"
     printf '%s\n' 'Demo@2026!' | "$bin/svc-admin" --config "$dir/svc.conf" user create \
-      --email demo@example.com --first Demo --last User --role admin --mobile +15550100 >/dev/null
+      --email demo@example.com --first Demo --last User --role admin --mobile +15550100 --verified >/dev/null
     mysql_root svc <"$repo/sql/seed/demo.sql"
   fi
   # A state directory from before issue 36 sends the demo's reset links to

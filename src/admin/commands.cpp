@@ -157,7 +157,8 @@ const std::vector<Command>& commands() {
        "               make the site's DKIM key, print the DNS TXT record to publish"},
       {{"user", "create"},
        cmd_user_create,
-       "user create --email E [--first F --last L --role R --mobile M --table T] < password"},
+       "user create --email E [--first F --last L --role R --mobile M --table T] [--verified] < password\n"
+       "               (--verified: the address is proven, as a verification link would)"},
       {{"users", "mfa-reset"},
        cmd_users_mfa_reset,
        "users mfa-reset --email E [--table T]   remove a user's second factor (lost device)"},

@@ -89,14 +89,17 @@ int MfaRepo::unused_recovery_codes(const std::string& table, long long user_id) 
   return static_cast<int>(n.value_or(0));
 }
 
-bool MfaRepo::remove(const std::string& table, long long user_id) {
+bool MfaRepo::remove(const std::string& table, long long user_id, long long enrolled_since) {
   return with_transaction_retry(db_, [&] {
     Transaction tx(db_);
-    const int removed =
-        db_.execute("DELETE FROM svc_mfa_factors WHERE auth_table = ? AND user_id = ? AND confirmed_at IS NOT NULL",
-                    [&](Params& p) { p.text(table).integer(user_id); });
-    db_.execute("DELETE FROM svc_mfa_factors WHERE auth_table = ? AND user_id = ?",
-                [&](Params& p) { p.text(table).integer(user_id); });
+    const int removed = db_.execute(
+        "DELETE FROM svc_mfa_factors WHERE auth_table = ? AND user_id = ? AND created_at >= ?"
+        " AND confirmed_at IS NOT NULL",
+        [&](Params& p) { p.text(table).integer(user_id).integer(enrolled_since); });
+    const int pending =
+        db_.execute("DELETE FROM svc_mfa_factors WHERE auth_table = ? AND user_id = ? AND created_at >= ?",
+                    [&](Params& p) { p.text(table).integer(user_id).integer(enrolled_since); });
+    if (enrolled_since > 0 && removed + pending == 0) return false;  // an older factor stays, with its codes
     db_.execute("DELETE FROM svc_mfa_recovery_codes WHERE auth_table = ? AND user_id = ?",
                 [&](Params& p) { p.text(table).integer(user_id); });
     db_.execute("DELETE FROM svc_mfa_challenges WHERE auth_table = ? AND user_id = ?",

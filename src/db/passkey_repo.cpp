@@ -137,4 +137,9 @@ bool PasskeyRepo::remove(long long site_id, const std::string& table, long long 
                      [&](Params& p) { p.integer(id).integer(site_id).text(table).integer(user_id); }) == 1;
 }
 
+int PasskeyRepo::remove_enrolled_since(const std::string& table, long long user_id, long long since) {
+  return db_.execute("DELETE FROM svc_passkeys WHERE auth_table = ? AND user_id = ? AND created_at >= ?",
+                     [&](Params& p) { p.text(table).integer(user_id).integer(since); });
+}
+
 }  // namespace svc::db

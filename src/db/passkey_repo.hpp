@@ -83,6 +83,9 @@ class PasskeyRepo {
   // Deletes one of the user's credentials; false when the user has none
   // with this id on the site.
   bool remove(long long site_id, const std::string& table, long long user_id, long long id);
+  // Deletes the user's credentials of every site created at `since` (unix
+  // seconds) or later; returns how many.
+  int remove_enrolled_since(const std::string& table, long long user_id, long long since);
 
  private:
   Database& db_;

@@ -111,11 +111,16 @@ bool UserRepo::replace_password_hash(long long id, const std::string& expected, 
                      [&](Params& p) { p.text(fresh).integer(id).text(expected); }) == 1;
 }
 
-bool UserRepo::mark_email_verified(long long id, long long now) {
-  if (!tracks_verification()) return false;
-  return db_.execute("UPDATE " + table_.quoted() +
-                         " SET email_verified_at = FROM_UNIXTIME(?) WHERE id = ? AND email_verified_at IS NULL",
-                     [&](Params& p) { p.integer(now).integer(id); }) == 1;
+AddressProof UserRepo::prove_address(long long id, long long now) {
+  if (!tracks_verification()) return {};
+  const long long previous = db_.one(
+                                    "SELECT COALESCE(UNIX_TIMESTAMP(email_verified_at), 0) FROM " + table_.quoted() +
+                                        " WHERE id = ? FOR UPDATE",
+                                    [&](Params& p) { p.integer(id); }, [](RowReader& r) { return r.integer(); })
+                                 .value_or(0);
+  db_.execute("UPDATE " + table_.quoted() + " SET email_verified_at = FROM_UNIXTIME(?) WHERE id = ?",
+              [&](Params& p) { p.integer(now).integer(id); });
+  return {true, previous};
 }
 
 void UserRepo::bump_token_version(long long id) {

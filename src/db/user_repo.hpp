@@ -31,6 +31,12 @@ struct LoginUser {
   bool second_factor = false;
 };
 
+// What UserRepo::prove_address found and did.
+struct AddressProof {
+  bool recorded = false;   // false in a table without email_verified_at (nothing written)
+  long long previous = 0;  // the proof before this one, unix seconds; 0 = this is the first
+};
+
 struct NewUser {
   std::string email;
   std::string password_hash;
@@ -57,10 +63,11 @@ class UserRepo {
   bool replace_password_hash(long long id, const std::string& expected, const std::string& fresh);
   // Revokes every refresh token issued so far (they carry the old version).
   void bump_token_version(long long id);
-  // Sets email_verified_at to `now` (unix seconds) unless it is set already;
-  // true when this call set it. False, changing nothing, in a table without
-  // the column.
-  bool mark_email_verified(long long id, long long now);
+  // Records a proof of the address (a verification link, an e-mail code, a
+  // password reset) at `now` (unix seconds): email_verified_at holds the
+  // latest proof (sql/011), and the answer names the one before. Inside a
+  // transaction the row stays locked until it ends.
+  AddressProof prove_address(long long id, long long now);
   // Whether the table has the email_verified_at column: svc_users has it
   // from sql/011; another auth table once its owner added it. Asked once per
   // table and process (information_schema), so a column added later counts

@@ -79,7 +79,7 @@ runInChromium(outDir, async (page, out, shot) => {
   page.on('response', async (r) => {
     if (!/\/auth\/(login|mfa\/verify)$/.test(r.url())) return;
     const body = await r.json().catch(() => null);
-    if (body && body.token) out.tokens.push(body.token.access_token, body.token.refresh_token);
+    if (body && body.token) out.tokens.push(body.token.access_token, body.token.refresh_token, body.token.account_token);
     if (body && body.mfa_token) out.tokens.push(body.mfa_token);
   });
   let setupReply = null;

@@ -373,7 +373,7 @@ class ApiTest(unittest.TestCase):
         for word in self.LEAK_WORDS:
             self.assertNotIn(word, text, reply)
 
-    def assertTokenReply(self, reply, token_keys=("access_token", "refresh_token", "user")):
+    def assertTokenReply(self, reply, token_keys=("access_token", "refresh_token", "account_token", "user")):
         """200 {"status": "Success", "token": {...}} whose token has exactly
         token_keys, its access and refresh tokens compact JWTs; returns the token."""
         self.assertReply(reply, 200)

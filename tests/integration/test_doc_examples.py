@@ -28,7 +28,8 @@ The example format (what a document writer follows):
     ada@example.com,  fresh addresses, unique per run (the documents sign
     grace@example.com   them up, so the test re-runs on one stack)
     <ACCESS_TOKEN>,   from the latest reply that carried a `token` object
-    <REFRESH_TOKEN>
+    <REFRESH_TOKEN>,
+    <ACCOUNT_TOKEN>
     <RESET_TOKEN>     the `token` of the link in the e-mail the SMTP sink
                       received for a fresh address after the latest
                       successful request-pass example for one (waits for it)
@@ -268,7 +269,7 @@ class DocState:
         return text
 
     def value(self, name, where):
-        if name in ("<ACCESS_TOKEN>", "<REFRESH_TOKEN>"):
+        if name in ("<ACCESS_TOKEN>", "<REFRESH_TOKEN>", "<ACCOUNT_TOKEN>"):
             key = name[1:-1].lower()
             if key not in self.tokens:
                 raise AssertionError("%s: %s used before any reply carried a token" % (where, name))
@@ -295,7 +296,7 @@ class DocState:
 
     def remember(self, reply):
         if isinstance(reply, dict) and isinstance(reply.get("token"), dict):
-            for key in ("access_token", "refresh_token"):
+            for key in ("access_token", "refresh_token", "account_token"):
                 if isinstance(reply["token"].get(key), str):
                     self.tokens[key] = reply["token"][key]
 

@@ -56,9 +56,10 @@ def create_site(name, *options):
     return int(out.strip().splitlines()[-1])
 
 
-def create_user(prefix):
+def create_user(prefix, *options):
+    """A user made by svc-admin (options such as "--verified" passed on)."""
     email = unique_email(prefix)
-    uid = int(admin("user", "create", "--email", email, "--first", "Ada", "--last", "Mail",
+    uid = int(admin("user", "create", "--email", email, "--first", "Ada", "--last", "Mail", *options,
                     stdin=PASSWORD + "\n").stdout.strip().splitlines()[-1])
     return email, uid
 
@@ -165,7 +166,7 @@ class EmailCodeTest(ApiTest):
 
     def test_a_user_with_a_second_factor_goes_through_the_mfa_step(self):
         settle()
-        email, _ = create_user("ecode-mfa")
+        email, _ = create_user("ecode-mfa", "--verified")  # enrolment needs a proven address
         token = self.assertTokenReply(post("/auth/login", {"email": email, "password": PASSWORD}))
         bearer = {"Authorization": "Bearer " + token["access_token"]}
         secret = post("/auth/mfa/totp/setup", headers=bearer).json["secret"]

@@ -72,12 +72,14 @@ def claims(jwt):
 
 
 def bearer(token):
-    return {"Authorization": "Bearer " + token["access_token"]}
+    """The account token of a sign-in: the only kind the /auth/mfa/* routes take (issue 36)."""
+    return {"Authorization": "Bearer " + token["account_token"]}
 
 
 def new_user(prefix="mfa"):
     email = unique_email(prefix)
-    uid = int(svc_stack.admin("user", "create", "--email", email, stdin=PASSWORD + "\n").stdout.strip().splitlines()[-1])
+    uid = int(svc_stack.admin("user", "create", "--email", email, "--verified",
+                              stdin=PASSWORD + "\n").stdout.strip().splitlines()[-1])
     return email, uid
 
 

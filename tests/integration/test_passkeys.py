@@ -57,7 +57,7 @@ def create_site(name, *options):
 
 def new_user(prefix):
     email = unique_email(prefix)
-    out = admin("user", "create", "--email", email, stdin=PASSWORD + "\n").stdout
+    out = admin("user", "create", "--email", email, "--verified", stdin=PASSWORD + "\n").stdout
     return email, int(out.strip().splitlines()[-1])
 
 
@@ -88,8 +88,9 @@ class PasskeyTest(ApiTest):
         admin("site", "set", "--site", str(cls.site_b), "--rp-id", "b.localhost", "--origins", B_ORIGIN)
 
     def access(self, email, site):
+        """The account token of a sign-in to `site`: the /auth/passkey/* and /auth/mfa/* routes take no other."""
         reply = post("/auth/login", {"email": email, "password": PASSWORD, "appID": site})
-        return self.assertTokenReply(reply)["access_token"]
+        return self.assertTokenReply(reply)["account_token"]
 
     def test_site_settings_are_checked(self):
         bad = admin("site", "set", "--site", str(self.site_none), "--rp-id", "localhost",

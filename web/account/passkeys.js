@@ -9,8 +9,12 @@
 //                                                  so the API must be on the page's own origin)
 //   const reply = await SvcPasskeys.signIn({ appID: 1 });       // or { appID: 1, email }
 //   if (reply.status === 'Success') useTokens(reply.token);     // the login reply
-//   await SvcPasskeys.register(accessToken, 'My laptop');       // signed in
+//   await SvcPasskeys.register(token.account_token, 'My laptop'); // signed in less than 10 minutes ago
 //   await SvcPasskeys.secondFactor(mfaToken);                   // after "Second factor required"
+//
+// register, list and remove take the sign-in reply's `account_token`, never
+// its access_token: svc's account routes refuse a token whose audience is a
+// site's backend (docs/api.md "Account tokens"). Keep it in the page.
 //
 // Every function resolves to the API's JSON reply ({"status":"Success",...}
 // or {"status":"Failed","message":...}); a ceremony the user cancels rejects
@@ -21,10 +25,10 @@
   const script = document.currentScript;
   const api = (script && script.dataset.api) || '';
 
-  async function call(path, body, accessToken) {
+  async function call(path, body, accountToken) {
     const headers = {};
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    if (accessToken) headers.Authorization = 'Bearer ' + accessToken;
+    if (accountToken) headers.Authorization = 'Bearer ' + accountToken;
     const response = await fetch(api + path, {
       method: 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body),
       credentials: 'omit', cache: 'no-store',
@@ -42,11 +46,11 @@
     return (await navigator.credentials.get({ publicKey })).toJSON();
   }
 
-  async function register(accessToken, name) {
-    const start = await call('/auth/passkey/register/options', undefined, accessToken);
+  async function register(accountToken, name) {
+    const start = await call('/auth/passkey/register/options', undefined, accountToken);
     if (start.status !== 'Success') return start;
     const credential = await create(start.options);
-    return call('/auth/passkey/register', { challenge_token: start.challenge_token, credential, name }, accessToken);
+    return call('/auth/passkey/register', { challenge_token: start.challenge_token, credential, name }, accountToken);
   }
 
   async function answer(request) {
@@ -62,8 +66,8 @@
     register,
     signIn: ({ appID, email }) => answer(email ? { appID, email } : { appID }),
     secondFactor: (mfaToken) => answer({ mfa_token: mfaToken }),
-    list: (accessToken) => call('/auth/passkey/list', undefined, accessToken),
-    remove: (accessToken, id) => call('/auth/passkey/delete', { id }, accessToken),
+    list: (accountToken) => call('/auth/passkey/list', undefined, accountToken),
+    remove: (accountToken, id) => call('/auth/passkey/delete', { id }, accountToken),
     create,
     get,
   };

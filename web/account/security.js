@@ -7,7 +7,9 @@
 // to it; without one (or with a site the server does not know) it signs in
 // without a site, to the account itself.
 //
-// The access token lives in this closure only: never in localStorage,
+// The sign-in reply's account_token (the only token svc's /auth/mfa/* routes
+// take: its audience is svc itself, not the site's backend) lives in this
+// closure only: never in localStorage,
 // sessionStorage, a cookie or a URL, so closing or reloading the tab forgets
 // it. The QR code is the server's SVG (core/qr_svg.cpp) shown through a blob:
 // URL, which the page's Content-Security-Policy (img-src 'self' blob:,
@@ -91,7 +93,7 @@
   function busy(button, on) { $(button).disabled = on; }
 
   function signedIn(body) {
-    accessToken = body.token.access_token;
+    accessToken = body.token.account_token || body.token.access_token;
     mfaToken = '';
     $('password').value = '';
     $('mfa-code').value = '';
@@ -174,6 +176,11 @@
     }
     if (reply.status === 409) {
       setGeneral('Two-factor authentication is already on for this account. To change the app, turn it off first.');
+      return;
+    }
+    if (reply.status === 403) {
+      setGeneral('Confirm your e-mail address first: follow the link we sent you (or reset your password), ' +
+                 'then sign in here again.');
       return;
     }
     if (reply.status === 401) {

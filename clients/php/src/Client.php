@@ -23,7 +23,12 @@ namespace Svc\Client;
  *   with httpStatus() 200.
  * - login, signInWithEmailCode, signUp and refresh keep the token pair in the object; tokens()
  *   and setTokens() move it to and from the caller's session. signOut
- *   forgets it.
+ *   forgets it. A sign-in also keeps its account token (accountToken()):
+ *   the passkey calls send it, never the access token, because svc's
+ *   account routes refuse a token whose audience is the site's (docs/api.md
+ *   "Account tokens"). A refresh does not renew it: after it expires (1 h)
+ *   or when svc asks for a recent sign-in (enrolment, 10 minutes), sign in
+ *   again.
  * - getFolderLimits sends the access token; an access token that has
  *   expired (by its `exp`, or a 401 reply) is renewed with the refresh token
  *   once and the call repeated once.
@@ -44,6 +49,7 @@ final class Client
     private int $timeout;
     private ?string $accessToken = null;
     private ?string $refreshToken = null;
+    private ?string $accountToken = null;
     private array $verifyOptions;
     private ?AccessTokenVerifier $verifier = null;
 
@@ -90,10 +96,17 @@ final class Client
         return ['access_token' => $this->accessToken, 'refresh_token' => $this->refreshToken];
     }
 
-    public function setTokens(?string $accessToken, ?string $refreshToken): void
+    public function setTokens(?string $accessToken, ?string $refreshToken, ?string $accountToken = null): void
     {
         $this->accessToken = $accessToken;
         $this->refreshToken = $refreshToken;
+        $this->accountToken = $accountToken;
+    }
+
+    /** The kept sign-in's account token (aud = svc's issuer), for the passkey calls; null before a sign-in */
+    public function accountToken(): ?string
+    {
+        return $this->accountToken;
     }
 
     /** @return array the `token` object: access_token, refresh_token, user {id, email, firstName, lastName, role} */
@@ -172,7 +185,7 @@ final class Client
      */
     public function passkeyRegisterOptions(): array
     {
-        $reply = $this->withFreshToken(fn (array $auth) => $this->post('/auth/passkey/register/options', [], $auth));
+        $reply = $this->postAccount('/auth/passkey/register/options', []);
         return ['options' => $reply['options'], 'challenge_token' => $reply['challenge_token']];
     }
 
@@ -183,7 +196,7 @@ final class Client
         if ($name !== null) {
             $body['name'] = $name;
         }
-        return $this->withFreshToken(fn (array $auth) => $this->post('/auth/passkey/register', $body, $auth))['passkey'];
+        return $this->postAccount('/auth/passkey/register', $body)['passkey'];
     }
 
     /**
@@ -212,12 +225,12 @@ final class Client
     /** @return array[] the signed-in user's passkeys on the site, oldest first */
     public function passkeys(): array
     {
-        return $this->withFreshToken(fn (array $auth) => $this->post('/auth/passkey/list', [], $auth))['passkeys'];
+        return $this->postAccount('/auth/passkey/list', [])['passkeys'];
     }
 
     public function deletePasskey(int $id): void
     {
-        $this->withFreshToken(fn (array $auth) => $this->post('/auth/passkey/delete', ['id' => $id], $auth));
+        $this->postAccount('/auth/passkey/delete', ['id' => $id]);
     }
 
     /** @return array the `token` object: access_token, refresh_token, user {id, email, firstName, lastName} */
@@ -408,11 +421,19 @@ final class Client
         return $authTable !== null ? ['authTable' => $authTable] : [];
     }
 
+    /** A refresh reply has no account token: the sign-in's stays. */
     private function keepTokens(array $reply): array
     {
         $token = $reply['token'];
-        $this->setTokens($token['access_token'], $token['refresh_token']);
+        $this->setTokens($token['access_token'], $token['refresh_token'], $token['account_token'] ?? $this->accountToken);
         return $token;
+    }
+
+    /** POSTs to an account route with the account token (no renewal: a refresh yields none). */
+    private function postAccount(string $path, array $body): array
+    {
+        $headers = $this->accountToken !== null ? ['Authorization: Bearer ' . $this->accountToken] : [];
+        return $this->post($path, $body, $headers);
     }
 
     /** POSTs JSON; returns the body of a 200 Success, else throws (see the class comment). */

@@ -84,7 +84,7 @@ final class PasskeyTest extends TestCase
     {
         $site = self::site();
         $email = sprintf('php-passkey.%d.%s@example.com', getmypid(), bin2hex(random_bytes(4)));
-        Stack::admin(['user', 'create', '--email', $email], self::PASSWORD . "\n");
+        Stack::admin(['user', 'create', '--email', $email, '--verified'], self::PASSWORD . "\n");
         $server = new Client(Stack::base(), ['appId' => $site]);
         $server->login($email, self::PASSWORD);
 

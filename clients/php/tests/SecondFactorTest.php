@@ -76,13 +76,13 @@ final class SecondFactorTest extends TestCase
         }
         $email = sprintf('php-mfa.%d.%s@example.com', getmypid(), bin2hex(random_bytes(4)));
         self::runCommand([self::$env['SVC_BIN_DIR'] . '/svc-admin', '--config', self::$env['SVC_CONFIG'], 'user', 'create',
-                   '--email', $email], self::PASSWORD . "\n");
+                   '--email', $email, '--verified'], self::PASSWORD . "\n");
         $client = new Client(self::base());
         $token = $client->login($email, self::PASSWORD);
-        [$status, $setup] = self::postBearer('/auth/mfa/totp/setup', $token['access_token'], []);
+        [$status, $setup] = self::postBearer('/auth/mfa/totp/setup', $token['account_token'], []);
         self::assertSame(200, $status);
         $step = intdiv(time(), 30);
-        [$status, $confirmed] = self::postBearer('/auth/mfa/totp/confirm', $token['access_token'],
+        [$status, $confirmed] = self::postBearer('/auth/mfa/totp/confirm', $token['account_token'],
                                                  ['code' => self::totp($setup['secret'], $step - 1)]);
         self::assertSame(200, $status, json_encode($confirmed));
         self::assertCount(10, $confirmed['recovery_codes']);

@@ -9,6 +9,7 @@
 #include "auth/account_mail.hpp"
 #include "auth/auth_common.hpp"
 #include "auth/mfa/login.hpp"
+#include "auth/mfa/proof.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/random.hpp"
@@ -134,9 +135,11 @@ EmailCodeResult sign_in_with_email_code(const EmailCodeRequest& ask, const std::
     audit(ctx, request, "login_failed", table, user ? user->id : 0, site.id, why);
     return {};
   }
-  // The code reached the address: it is proven, whatever follows.
-  users.mark_email_verified(user->id, now);
-  user->email_verified = users.tracks_verification();
+  // The code reached the address: it is proven, whatever follows; a first
+  // proof removes what was enrolled before it (before the second-factor check).
+  const db::AddressProof proof = users.prove_address(user->id, now);
+  user->email_verified = proof.recorded;
+  drop_unproven_enrolments(ctx, request, site.id, ask.table, *user, proof, false);
   if (needs_second_factor(ctx, table, user->id)) {
     audit(ctx, request, "login_mfa_required", table, user->id, site.id, "after an e-mail code");
     const bool passkey = db::PasskeyRepo(ctx.db).has_passkey(site.id, table, user->id);

@@ -2,6 +2,7 @@
 
 #include "auth/account_mail.hpp"
 #include "auth/auth_common.hpp"
+#include "auth/mfa/proof.hpp"
 #include "auth/tokens/tokens.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
@@ -105,9 +106,9 @@ void verify_email_token(core::Context& ctx, const http::Request& request, const 
       !crypto::constant_time_equal(verified.claims.pwf, address_fingerprint(ctx, user->email))) {
     throw invalid();
   }
-  if (users.mark_email_verified(user->id, ctx.clock.now())) {
-    audit(ctx, request, "email_verified", table->str(), user->id, verified.claims.app);
-  }
+  const db::AddressProof proof = users.prove_address(user->id, ctx.clock.now());
+  if (proof.previous == 0) audit(ctx, request, "email_verified", table->str(), user->id, verified.claims.app);
+  drop_unproven_enrolments(ctx, request, verified.claims.app, *table, *user, proof, false);
 }
 
 }  // namespace svc::auth

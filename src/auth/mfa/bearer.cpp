@@ -24,25 +24,28 @@ struct TokenSubject {
   std::string sub, tbl;
   long long app_id = 0;
   long long ver = 0;
+  long long auth_time = 0;
   std::string sid;
 };
 
+// The legacy HS256 token has no audience to tell a site's from svc's (every
+// holder of [keys] jwt can forge any): the access token serves.
 std::optional<TokenSubject> legacy_subject(std::string_view token, core::Context& ctx) {
   auto verified = crypto::jwt_verify(token, ctx.config.keys.jwt, "access", ctx.clock.now());
   if (!verified.ok()) return std::nullopt;
-  return TokenSubject{verified.claims.sub, verified.claims.tbl, verified.claims.app, verified.claims.ver,
-                      verified.claims.sid};
+  const crypto::Claims& c = verified.claims;
+  return TokenSubject{c.sub, c.tbl, c.app, c.ver, c.auth_time, c.sid};
 }
 
-// Signature and issuer first (an audience no token carries makes the check
-// stop at the audience with the claims filled in), then the audience of the
-// site the token names, then expiry.
+// Only a token for svc itself: aud = [tokens] issuer (an account token, whose
+// client_id names the site, or a token issued without an appID). A site's
+// token (aud = its audience) is refused: its backend receives it.
 std::optional<TokenSubject> access_subject(std::string_view token, core::Context& ctx) {
   if (ctx.config.tokens.legacy_hs256()) return legacy_subject(token, ctx);
   const std::string& issuer = ctx.config.tokens.issuer;
   auto keys = current_key_set(ctx);
-  auto verified = crypto::verify_access_token(token, keys->published, issuer, "", ctx.clock.now());
-  if (verified.error != crypto::AccessTokenError::WrongAudience) return std::nullopt;
+  auto verified = crypto::verify_access_token(token, keys->published, issuer, issuer, ctx.clock.now());
+  if (!verified.ok()) return std::nullopt;
   const crypto::AccessClaims& c = verified.claims;
   long long app_id = 0;
   if (!c.client_id.empty()) {
@@ -50,8 +53,7 @@ std::optional<TokenSubject> access_subject(std::string_view token, core::Context
     if (!id) return std::nullopt;
     app_id = *id;
   }
-  if (c.aud != token_audience(ctx, app_id) || ctx.clock.now() >= c.exp) return std::nullopt;
-  return TokenSubject{c.sub, c.tbl, app_id, c.ver, c.sid};
+  return TokenSubject{c.sub, c.tbl, app_id, c.ver, c.auth_time, c.sid};
 }
 
 // An account-security route does not take a token of an ended session,
@@ -78,7 +80,14 @@ SignedInUser require_signed_in(const http::Request& request, core::Context& ctx)
   if (!user || !user->active || user->token_version != subject->ver || !session_alive(ctx, *subject)) {
     throw http::ApiError::failed(401, "Unauthorized");
   }
-  return {std::move(*user), std::move(*table), subject->app_id, subject->sid};
+  return {std::move(*user), std::move(*table), subject->app_id, subject->auth_time, subject->sid};
+}
+
+void require_enrolment_allowed(const SignedInUser& me, core::Context& ctx) {
+  if (!me.user.email_verified) throw http::ApiError::failed(403, "Email not verified");
+  if (ctx.clock.now() - me.auth_time > kEnrolmentSignInAge) {
+    throw http::ApiError::failed(401, "Recent sign-in required, log in again");
+  }
 }
 
 std::string claim_own_attempt(core::Context& ctx, const SignedInUser& me) {
@@ -104,6 +113,7 @@ void require_own_code(const http::Request& request, core::Context& ctx, const Si
 http::Response recovery_codes_for_own_code(const http::Request& request, core::Context& ctx, bool confirming,
                                            const char* event, const char* detail, MfaChange change) {
   SignedInUser me = require_signed_in(request, ctx);
+  if (confirming) require_enrolment_allowed(me, ctx);
   http::Fields fields(request.json);
   auto code = fields.required_string("code", 64);
   fields.throw_if_errors();

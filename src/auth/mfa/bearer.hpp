@@ -16,15 +16,26 @@ namespace svc::auth {
 struct SignedInUser {
   db::User user;
   db::TableName table;
-  long long app_id = 0;  // the token's client_id; 0 = issued without an appID
-  std::string sid;       // the token's session ("" for a token from before sessions)
+  long long app_id = 0;     // the token's client_id; 0 = issued without an appID
+  long long auth_time = 0;  // when the session's sign-in happened (unix seconds)
+  std::string sid;          // the token's session ("" for a token from before sessions)
 };
 
-// Checks the bearer access token against the key set and the audience of the
-// site its client_id names (the service's own issuer without one), and that
-// its user still exists, is active and has not changed the password since
-// (token_version). Throws ApiError 401 Unauthorized otherwise.
+// Checks the bearer access token against the key set and svc's own audience
+// ([tokens] issuer: an account token, or an access token issued without an
+// appID; never a site's audience, RFC 9068 §4), and that its user still
+// exists, is active and has not changed the password since (token_version).
+// Throws ApiError 401 Unauthorized otherwise.
 SignedInUser require_signed_in(const http::Request& request, core::Context& ctx);
+
+// How recent a sign-in must be to enrol a factor or a passkey.
+inline constexpr long long kEnrolmentSignInAge = 600;
+
+// Before enrolling a second factor or a passkey (docs/decisions.md "Issue
+// 36: pre-hijacking"): throws 403 Email not verified unless the user proved
+// the address, then 401 Recent sign-in required, log in again unless the
+// session's sign-in is at most kEnrolmentSignInAge seconds old.
+void require_enrolment_allowed(const SignedInUser& me, core::Context& ctx);
 
 // Counts one attempt of the signed-in user (a code or a password) in the
 // account's login throttle, keyed by the e-mail in lower case, which it

@@ -37,6 +37,7 @@ std::optional<std::string> qr_svg_of(const std::string& url) {
 
 http::Response mfa_totp_setup(const http::Request& request, core::Context& ctx) {
   SignedInUser me = require_signed_in(request, ctx);
+  require_enrolment_allowed(me, ctx);
   if (ctx.config.keys.mfa_key.empty()) throw http::ApiError::failed(503, "Two-factor authentication is not configured");
   auto setup = set_up_totp(ctx, me.table, me.user, issuer_name(ctx, me.app_id));
   if (!setup) throw http::ApiError::failed(409, "Two-factor authentication is already enabled");

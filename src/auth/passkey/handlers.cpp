@@ -42,11 +42,13 @@ void write_passkey(http::JsonWriter& w, const db::Passkey& k, std::string_view k
 
 http::Response passkey_register_options(const http::Request& request, core::Context& ctx) {
   const SignedInUser me = require_signed_in(request, ctx);
+  require_enrolment_allowed(me, ctx);
   return ceremony_reply(passkey::open_registration(me, ctx));
 }
 
 http::Response passkey_register(const http::Request& request, core::Context& ctx) {
   const SignedInUser me = require_signed_in(request, ctx);
+  require_enrolment_allowed(me, ctx);
   http::Fields fields(request.json);
   auto token = fields.required_string("challenge_token", 128);
   auto name = fields.optional_string("name", 255);

@@ -5,6 +5,7 @@
 
 #include "auth/account_mail.hpp"
 #include "auth/auth_common.hpp"
+#include "auth/mfa/proof.hpp"
 #include "auth/session/sessions.hpp"
 #include "auth/tokens/tokens.hpp"
 #include "config/config.hpp"
@@ -176,6 +177,7 @@ void reset_password(core::Context& ctx, const http::Request& request, const std:
     throw invalid();
   }
   const std::string fresh = ctx.hasher.hash(password);
+  db::AddressProof proof;
   {
     // All or nothing: a new password with the old refresh tokens still
     // valid would leave a session an attacker holds alive, and one without
@@ -186,12 +188,13 @@ void reset_password(core::Context& ctx, const http::Request& request, const std:
       users.bump_token_version(user->id);
       end_sessions(ctx, table->str(), user->id, "password_reset");
       // The link came to the address: it is proven (sql/011).
-      users.mark_email_verified(user->id, ctx.clock.now());
+      proof = users.prove_address(user->id, ctx.clock.now());
       record_user_version(ctx, *table, *user, "update");
       tx.commit();
     });
   }
   audit(ctx, request, "reset_done", table->str(), user->id, verified.claims.app);
+  drop_unproven_enrolments(ctx, request, verified.claims.app, *table, *user, proof, true);
   queue_changed_mail(ctx, request, verified.claims.app, *user);
 }
 

@@ -15,7 +15,7 @@ std::string orphan_audience(const std::string& issuer, long long id) { return is
 
 // [tokens] access_alg = HS256: the token of before issue 23, unchanged, so
 // backends that still verify it with [keys] jwt_secret keep working.
-std::string legacy_access_token(const db::User& user, const std::string& table, long long app_id,
+std::string legacy_access_token(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
                                 const std::string& sid, core::Context& ctx) {
   crypto::Claims c;
   c.sid = sid;
@@ -26,6 +26,7 @@ std::string legacy_access_token(const db::User& user, const std::string& table, 
   c.ver = user.token_version;
   c.iat = ctx.clock.now();
   c.exp = c.iat + ctx.config.auth.access_ttl;
+  c.auth_time = sign_in.auth_time;  // read by the account-security routes (recent sign-in)
   return crypto::jwt_sign(c, ctx.config.keys.jwt.current);
 }
 
@@ -36,6 +37,28 @@ std::optional<Bearer> legacy_bearer(std::string_view token, const db::Site& site
   auto id = core::parse_id(c.sub);
   if (!id || (c.app != 0 && c.app != site.id)) return std::nullopt;
   return Bearer{*id, c.tbl};
+}
+
+// An RFC 9068 access token for `audience`; client_id names `app_id` unless 0.
+std::string signed_access_token(const db::User& user, const std::string& table, long long app_id,
+                                const std::string& audience, const SignIn& sign_in, const std::string& sid,
+                                core::Context& ctx) {
+  auto keys = current_key_set(ctx);
+  if (!keys->signer) throw KeySetError("no active signing key (svc-admin signing-keys rotate --now makes one)");
+  crypto::AccessClaims c;
+  c.iss = ctx.config.tokens.issuer;
+  c.sub = std::to_string(user.id);
+  c.aud = audience;
+  if (app_id != 0) c.client_id = std::to_string(app_id);
+  c.iat = ctx.clock.now();
+  c.exp = c.iat + ctx.config.auth.access_ttl;
+  c.auth_time = sign_in.auth_time;
+  c.amr = sign_in.amr;
+  c.tbl = table;
+  c.ver = user.token_version;
+  c.email_verified = user.email_verified;
+  c.sid = sid;
+  return crypto::sign_access_token(c, *keys->signer);
 }
 
 }  // namespace
@@ -55,23 +78,14 @@ std::string token_audience(core::Context& ctx, long long app_id) {
 
 std::string issue_access_token(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
                                const std::string& sid, core::Context& ctx) {
-  if (ctx.config.tokens.legacy_hs256()) return legacy_access_token(user, table, app_id, sid, ctx);
-  auto keys = current_key_set(ctx);
-  if (!keys->signer) throw KeySetError("no active signing key (svc-admin signing-keys rotate --now makes one)");
-  crypto::AccessClaims c;
-  c.iss = ctx.config.tokens.issuer;
-  c.sub = std::to_string(user.id);
-  c.aud = token_audience(ctx, app_id);
-  if (app_id != 0) c.client_id = std::to_string(app_id);
-  c.iat = ctx.clock.now();
-  c.exp = c.iat + ctx.config.auth.access_ttl;
-  c.auth_time = sign_in.auth_time;
-  c.amr = sign_in.amr;
-  c.tbl = table;
-  c.ver = user.token_version;
-  c.email_verified = user.email_verified;
-  c.sid = sid;
-  return crypto::sign_access_token(c, *keys->signer);
+  if (ctx.config.tokens.legacy_hs256()) return legacy_access_token(user, table, app_id, sign_in, sid, ctx);
+  return signed_access_token(user, table, app_id, token_audience(ctx, app_id), sign_in, sid, ctx);
+}
+
+std::string issue_account_token(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
+                                const std::string& sid, core::Context& ctx) {
+  if (ctx.config.tokens.legacy_hs256()) return legacy_access_token(user, table, app_id, sign_in, sid, ctx);
+  return signed_access_token(user, table, app_id, ctx.config.tokens.issuer, sign_in, sid, ctx);
 }
 
 std::optional<Bearer> verify_bearer(std::string_view token, const db::Site& site, core::Context& ctx) {

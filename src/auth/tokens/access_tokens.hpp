@@ -28,6 +28,15 @@ std::string token_audience(core::Context& ctx, long long app_id);
 std::string issue_access_token(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
                                const std::string& sid, core::Context& ctx);
 
+// The account token of a sign-in to `app_id` (docs/decisions.md "Issue 36: a
+// site's token manages the user's account security"): an access token whose
+// `aud` is svc itself ([tokens] issuer) and whose client_id names the site
+// (absent for 0), the only kind the account-security routes accept
+// (auth/mfa/bearer.hpp). With [tokens] access_alg = HS256 there is no
+// audience to tell apart: the legacy access token.
+std::string issue_account_token(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
+                                const std::string& sid, core::Context& ctx);
+
 // Who a valid bearer access token names.
 struct Bearer {
   long long user_id = 0;

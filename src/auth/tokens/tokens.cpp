@@ -33,7 +33,10 @@ TokenPair sign_pair(const db::User& user, const std::string& table, long long ap
 TokenPair issue_tokens(const http::Request& request, const db::User& user, const std::string& table, long long app_id,
                        const SignIn& sign_in, core::Context& ctx) {
   SessionTicket ticket = open_session(ctx, request, user, table, app_id, sign_in);
-  return sign_pair(user, table, app_id, sign_in, ticket, ctx);
+  TokenPair pair = sign_pair(user, table, app_id, sign_in, ticket, ctx);
+  pair.account_token =
+      app_id == 0 ? pair.access_token : issue_account_token(user, table, app_id, sign_in, ticket.id, ctx);
+  return pair;
 }
 
 TokenPair issue_tokens(const http::Request& request, const db::User& user, const std::string& table, long long app_id,
@@ -47,6 +50,7 @@ crypto::JwtKeyRing reset_token_keys(const crypto::JwtKeyRing& jwt_keys) {
 
 void write_tokens(http::JsonWriter& w, const TokenPair& tokens) {
   w.kv("access_token", tokens.access_token).kv("refresh_token", tokens.refresh_token);
+  if (!tokens.account_token.empty()) w.kv("account_token", tokens.account_token);
 }
 
 http::Response session_reply(const Session& session, Profile profile) {

@@ -15,6 +15,9 @@ namespace svc::auth {
 struct TokenPair {
   std::string access_token;
   std::string refresh_token;
+  // A sign-in's account token (auth/tokens/access_tokens.hpp issue_account_token);
+  // "" in a refresh reply: the account routes want a recent sign-in anyway.
+  std::string account_token;
 };
 
 // A signed-in user and the tokens just issued to them (login, sign-up).
@@ -24,8 +27,9 @@ struct Session {
 };
 
 // A sign-in: opens its server-side session (auth/session/sessions.hpp, with
-// the request's IP and user agent) and signs the session's first pair.
-// Database errors propagate.
+// the request's IP and user agent) and signs the session's first pair,
+// with the account token of the sign-in (the access token itself when
+// `app_id` is 0: its audience is svc already). Database errors propagate.
 TokenPair issue_tokens(const http::Request& request, const db::User& user, const std::string& table, long long app_id,
                        const SignIn& sign_in, core::Context& ctx);
 // The same for a sign-in by password now (login, sign-up): amr ["pwd"].
@@ -48,7 +52,8 @@ TokenPair sign_pair(const db::User& user, const std::string& table, long long ap
 // signed with the key of the bearer tokens.
 crypto::JwtKeyRing reset_token_keys(const crypto::JwtKeyRing& jwt_keys);
 
-// Writes "access_token" and "refresh_token" members into an open object.
+// Writes "access_token" and "refresh_token" members into an open object,
+// then "account_token" unless it is "".
 void write_tokens(http::JsonWriter& w, const TokenPair& tokens);
 
 // Which profile the session reply carries: login's user object has "role",
