@@ -331,6 +331,9 @@ void read_auth(Reader& r, AuthSettings& auth) {
   r.integer("auth.argon2_memlimit", auth.argon2_memlimit, 8192, 4LL * 1024 * 1024 * 1024);
   r.integer("auth.login_max_failures", auth.login_max_failures, 1, 1000);
   r.integer("auth.login_window", auth.login_window, 1, 86400);
+  r.integer("auth.mfa_lock_after", auth.mfa_lock.lock_after, 1, 1000);
+  r.integer("auth.mfa_lock_seconds", auth.mfa_lock.lock_seconds, 1, 86400);
+  r.integer("auth.mfa_max_wrong_daily", auth.mfa_lock.max_wrong_daily, 1, 1000);
   read_code_rules(r, auth.sms,
                   {{"auth.sms_code_ttl", &CodeRules::ttl, 30, 86400},
                    {"auth.sms_resend_seconds", &CodeRules::resend_seconds, 0, 86400},
@@ -426,6 +429,10 @@ void read_deliverability(Reader& r, SmtpSettings& smtp) {
       throw ConfigError("configuration key [smtp] unsubscribe_url: '" + url +
                         "' is not an https URL without query or fragment (http only to loopback)");
     }
+  }
+  r.str("smtp.from", smtp.from);
+  if (smtp.from.find('@') == std::string::npos && !smtp.from.empty()) {
+    throw ConfigError("configuration key [smtp] from: '" + smtp.from + "' names no address");
   }
   r.integer("smtp.max_bounce_rate", smtp.max_bounce_rate, 0, 100);
   r.integer("smtp.bounce_rate_min_mails", smtp.bounce_rate_min_mails, 1, 1000000);

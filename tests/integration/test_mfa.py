@@ -219,9 +219,10 @@ class MfaTest(ApiTest):
             self.assertExact(post("/auth/mfa/verify", {"mfa_token": mfa_token, "code": wrong_code(secret, step)}), 401,
                              INVALID_CODE_401)
         self.assertExact(post("/auth/mfa/verify", {"mfa_token": mfa_token, "code": totp(secret, step)}), 401, EXPIRED)
-        # A fresh login still works with that (unspent) step.
-        self.assertTokenReply(post("/auth/mfa/verify", {"mfa_token": self.mfa_token(email),
-                                                        "code": totp(secret, step)}))
+        # Five wrong answers also locked the account's second factor (issue
+        # 36): a fresh login's right code waits for the lock, unchecked.
+        locked = post("/auth/mfa/verify", {"mfa_token": self.mfa_token(email), "code": totp(secret, step)})
+        self.assertEqual((locked.status, locked.json["message"]), (429, "Too many attempts"), locked)
 
     def test_wrong_codes_count_in_the_login_throttle(self):
         settle()

@@ -40,8 +40,8 @@ void five_wrong(DbFixture& f, const MfaUser& user) {
 }
 
 long long lock_mails(DbFixture& f, const MfaUser& user) {
-  return f.count("SELECT COUNT(*) FROM svc_notification_log WHERE event = 'mfa-locked' AND recipient = '" +
-                 user.email + "'");
+  return f.count("SELECT COUNT(*) FROM svc_notification_log WHERE event = 'mfa-locked' AND recipient = '" + user.email +
+                 "'");
 }
 
 }  // namespace
@@ -108,17 +108,16 @@ BOOST_AUTO_TEST_CASE(recovery_codes_and_the_bearer_routes_share_the_lock) {
   auto fifth = verify(f, user.mfa_token(f, kSite), user.wrong_code(f.clock.value));
   BOOST_TEST(fifth.body == kInvalidCode);
 
-  auto by_recovery =
-      f.post("/auth/mfa/verify", R"({"mfa_token":")" + user.mfa_token(f, kSite) + R"(","recovery_code":")" +
-                                     recovery + R"("})");
+  auto by_recovery = f.post("/auth/mfa/verify", R"({"mfa_token":")" + user.mfa_token(f, kSite) +
+                                                    R"(","recovery_code":")" + recovery + R"("})");
   BOOST_TEST(by_recovery.body == locked(60));
-  auto disable = f.post("/auth/mfa/disable", R"({"code":")" + user.code(f.clock.value, 1) + R"("})",
-                        {{"authorization", bearer}});
+  auto disable =
+      f.post("/auth/mfa/disable", R"({"code":")" + user.code(f.clock.value, 1) + R"("})", {{"authorization", bearer}});
   BOOST_TEST(disable.status == 429);
   BOOST_TEST(disable.body == locked(60));
   f.clock.value += 60;
-  by_recovery = f.post("/auth/mfa/verify", R"({"mfa_token":")" + user.mfa_token(f, kSite) +
-                                               R"(","recovery_code":")" + recovery + R"("})");
+  by_recovery = f.post("/auth/mfa/verify",
+                       R"({"mfa_token":")" + user.mfa_token(f, kSite) + R"(","recovery_code":")" + recovery + R"("})");
   BOOST_TEST(by_recovery.status == 200, by_recovery.body);
 }
 

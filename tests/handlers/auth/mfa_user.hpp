@@ -61,7 +61,8 @@ struct MfaUser {
   // The mfa_token of a password login (for the site `app_id`; 0 = none).
   std::string mfa_token(DbFixture& f, long long app_id = 0) const {
     const std::string site = app_id > 0 ? R"(,"appID":)" + std::to_string(app_id) : "";
-    auto reply = f.post("/auth/login", R"({"email":")" + email + R"(","password":")" + kMfaPassword + "\"" + site + "}");
+    auto reply =
+        f.post("/auth/login", R"({"email":")" + email + R"(","password":")" + kMfaPassword + "\"" + site + "}");
     BOOST_REQUIRE_EQUAL(reply.status, 401);
     rapidjson::Document doc;
     doc.Parse(reply.body.c_str());

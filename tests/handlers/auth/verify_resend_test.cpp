@@ -52,8 +52,8 @@ struct Unverified {
                R"({"status":"Success","message":"A verification e-mail has been sent to )" + email + R"("})");
   }
   long long mails() {
-    return f.count("SELECT COUNT(*) FROM svc_notification_log WHERE event = 'verify-email' AND recipient = '" +
-                   email + "'");
+    return f.count("SELECT COUNT(*) FROM svc_notification_log WHERE event = 'verify-email' AND recipient = '" + email +
+                   "'");
   }
   DbFixture& f;
   std::string email;
