@@ -75,6 +75,9 @@ write_config() {
     grep -q '^bounce_address' "$dir/svc.conf" ||
       sed -i "/^backoff_seconds = /a bounce_address = bounce@bounces.localhost\\
 unsubscribe_url = http://127.0.0.1:$http_port/mail/unsubscribe" "$dir/svc.conf"
+    # ... and the service's own sender of [smtp] (issue 36).
+    grep -q '^from = ' "$dir/svc.conf" ||
+      sed -i "/^backoff_seconds = /a from = svc <accounts@svc.localhost>" "$dir/svc.conf"
     return
   fi
   local db_password merge_password
@@ -112,7 +115,10 @@ outbound_workers = ${SVC_OUTBOUND_WORKERS:-16}" \
     "SMTP_MORE=# Bounces come back to bounce+<tag>@bounces.localhost (svc-admin mail
 # ingest); bulk mail links to the one-click unsubscribe on this stack.
 bounce_address = bounce@bounces.localhost
-unsubscribe_url = http://127.0.0.1:$http_port/mail/unsubscribe" \
+unsubscribe_url = http://127.0.0.1:$http_port/mail/unsubscribe
+# Account mail with no site to send from (a factor changed with a token
+# issued without an appID) goes out from svc itself.
+from = svc <accounts@svc.localhost>" \
     "PUSH=allow_insecure_endpoints = true
 connect_timeout_ms = 1000" \
     "MORE=[tokens]

@@ -99,6 +99,9 @@ void read_auth(Reader& r, AuthSettings& auth) {
   r.integer("auth.argon2_memlimit", auth.argon2_memlimit, 8192, 4LL * 1024 * 1024 * 1024);
   r.integer("auth.login_max_failures", auth.login_max_failures, 1, 1000);
   r.integer("auth.login_window", auth.login_window, 1, 86400);
+  r.integer("auth.mfa_lock_after", auth.mfa_lock.lock_after, 1, 1000);
+  r.integer("auth.mfa_lock_seconds", auth.mfa_lock.lock_seconds, 1, 86400);
+  r.integer("auth.mfa_max_wrong_daily", auth.mfa_lock.max_wrong_daily, 1, 1000);
   read_code_rules(r, auth.sms,
                   {{"auth.sms_code_ttl", &CodeRules::ttl, 30, 86400},
                    {"auth.sms_resend_seconds", &CodeRules::resend_seconds, 0, 86400},

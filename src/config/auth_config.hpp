@@ -23,6 +23,16 @@ struct CodeRules {
   int max_wrong_daily;  // wrong guesses
 };
 
+// The per-account cap on wrong answers to a second factor (issue 36): every
+// lock_after-th wrong answer within a rolling 24 h locks the account's
+// second factor for lock_seconds, doubled with each further lock; the
+// max_wrong_daily-th locks it until the oldest of them is 24 h old.
+struct MfaLockRules {
+  int lock_after = 5;        // [auth] mfa_lock_after
+  int lock_seconds = 60;     // [auth] mfa_lock_seconds
+  int max_wrong_daily = 20;  // [auth] mfa_max_wrong_daily
+};
+
 struct AuthSettings {
   std::vector<std::string> tables{"svc_users"};
   std::vector<std::string> folder_tables{"svc_folders"};
@@ -40,6 +50,7 @@ struct AuthSettings {
   unsigned long long argon2_memlimit = 19ULL * 1024 * 1024;
   int login_max_failures = 10;
   int login_window = 900;
+  MfaLockRules mfa_lock;
   // [auth] sms_code_ttl, sms_resend_seconds, sms_max_attempts,
   // sms_max_sent_daily, sms_max_wrong_daily.
   CodeRules sms{600, 60, 5, 5, 10};

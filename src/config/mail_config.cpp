@@ -29,6 +29,10 @@ void read_deliverability(Reader& r, SmtpSettings& smtp) {
                         "' is not an https URL without query or fragment (http only to loopback)");
     }
   }
+  r.str("smtp.from", smtp.from);
+  if (smtp.from.find('@') == std::string::npos && !smtp.from.empty()) {
+    throw ConfigError("configuration key [smtp] from: '" + smtp.from + "' names no address");
+  }
   r.integer("smtp.max_bounce_rate", smtp.max_bounce_rate, 0, 100);
   r.integer("smtp.bounce_rate_min_mails", smtp.bounce_rate_min_mails, 1, 1000000);
 }

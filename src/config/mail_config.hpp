@@ -35,6 +35,10 @@ struct SmtpSettings {
   // "https://svc.example.com/mail/unsubscribe" (http only to loopback);
   // "" = bulk mail carries no List-Unsubscribe.
   std::string unsubscribe_url;
+  // The From of account mail svc sends on its own behalf, with no site to
+  // send from (a factor changed with a token issued without an appID);
+  // "" = such mail is not sent.
+  std::string from;
   // Bounce-rate guard: a site whose hard bounces in the last hour exceed
   // this percentage of its mail in that hour (when it sent at least
   // bounce_rate_min_mails) has its bulk mail held back. 0 = off.

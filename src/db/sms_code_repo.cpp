@@ -9,7 +9,17 @@
 namespace svc::db {
 namespace {
 
-const char* kind_label(SmsEvent kind) { return kind == SmsEvent::kSent ? "sent" : "wrong"; }
+const char* kind_label(SmsEvent kind) {
+  switch (kind) {
+    case SmsEvent::kSent:
+      return "sent";
+    case SmsEvent::kVerifySent:
+      return "verify";
+    case SmsEvent::kWrong:
+      break;
+  }
+  return "wrong";
+}
 
 }  // namespace
 
@@ -85,9 +95,10 @@ std::optional<long long> SmsCodeRepo::window_full(long long user_id, const std::
   return std::max(1LL, *at + window - now);
 }
 
-void SmsCodeRepo::record_sent(long long user_id, const std::string& table, long long window, long long now) {
-  db_.execute(named("INSERT INTO $events (user_id, auth_table, kind, happened_at) VALUES (?, ?, 'sent', ?)"),
-              [&](Params& p) { p.integer(user_id).text(table).integer(now); });
+void SmsCodeRepo::record_sent(long long user_id, const std::string& table, long long window, long long now,
+                              SmsEvent kind) {
+  db_.execute(named("INSERT INTO $events (user_id, auth_table, kind, happened_at) VALUES (?, ?, ?, ?)"),
+              [&](Params& p) { p.integer(user_id).text(table).text(kind_label(kind)).integer(now); });
   db_.execute_idempotent(named("DELETE FROM $events WHERE user_id = ? AND auth_table = ? AND happened_at <= ?"),
                          [&](Params& p) { p.integer(user_id).text(table).integer(now - window); });
 }

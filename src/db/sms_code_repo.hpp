@@ -34,8 +34,10 @@ struct SmsGuessLimits {
   long long window = 86400;  // seconds of the rolling window
 };
 
-// What svc_sms_events counts per user (sql/009).
-enum class SmsEvent { kSent, kWrong };
+// What svc_sms_events counts per user (sql/009); kVerifySent: address
+// verification mails, counted in svc_email_code_events beside the e-mail
+// codes under the same caps (issue 36).
+enum class SmsEvent { kSent, kWrong, kVerifySent };
 
 // The two tables of one kind of one-time code: the current codes (one row
 // per user and auth table) and the events the daily caps count. Fixed
@@ -66,9 +68,11 @@ class SmsCodeRepo {
   // last `cap` leaves the window (>= 1); nullopt while below the cap.
   std::optional<long long> window_full(long long user_id, const std::string& table, SmsEvent kind, int cap,
                                        long long window, long long now);
-  // Counts a code the gateway accepted, and drops the user's events that
-  // have left the window (so the table holds at most a day per user).
-  void record_sent(long long user_id, const std::string& table, long long window, long long now);
+  // Counts a code the gateway accepted (or a mail of `kind`), and drops the
+  // user's events that have left the window (so the table holds at most a
+  // day per user).
+  void record_sent(long long user_id, const std::string& table, long long window, long long now,
+                   SmsEvent kind = SmsEvent::kSent);
 
   // Spends one attempt of the user's live code (not spent, not expired at
   // `now`, fewer than limits.per_code used) and only then compares

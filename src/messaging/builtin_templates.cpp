@@ -56,6 +56,16 @@ const BuiltInTemplate kBuiltIns[] = {
      "<p>F\u00fcr [email] wurden neue Wiederherstellungscodes erstellt; die bisherigen gelten nicht mehr.</p>"
      "<p>Wenn Sie das nicht waren, setzen Sie Ihr Passwort zur\u00fcck und kontaktieren Sie uns.</p>",
      "email firstName lastName"},
+    {"mfa-locked", "en", "Sign-in paused after wrong codes",
+     "<p>Several wrong second-factor codes were entered for [email], so signing in with the second factor is "
+     "paused for a while.</p>"
+     "<p>If it was not you, someone knows your password: reset it.</p>",
+     "email firstName lastName"},
+    {"mfa-locked", "de", "Anmeldung nach falschen Codes pausiert",
+     "<p>F\u00fcr [email] wurden mehrere falsche Codes des zweiten Faktors eingegeben; die Anmeldung mit dem "
+     "zweiten Faktor ist deshalb eine Weile pausiert.</p>"
+     "<p>Wenn Sie das nicht waren, kennt jemand Ihr Passwort: Setzen Sie es zur\u00fcck.</p>",
+     "email firstName lastName"},
     {"email-code", "en", "Your sign-in code",
      "<p>Your sign-in code for [email] is:</p>"
      "<p style=\"font-size:1.5em;letter-spacing:.2em\"><strong>[code]</strong></p>"

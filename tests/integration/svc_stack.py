@@ -223,20 +223,37 @@ def wait_for_outbox_mail(row_id, timeout=30):
         time.sleep(0.2)
 
 
-_MESSAGE_IDS = {}  # mail file -> its Message-ID ("" when none); the sink never changes a file
-_MESSAGE_ID = re.compile(rb"^message-id:[ \t]*(\S*)", re.I | re.M)
+_HEADS = {}  # (mail file, header) -> its value ("" when none); the sink never changes a file
+
+
+def _head_field(path, name):
+    """One header of a delivered mail, from its header block only (a stack
+    holds thousands of mails: parsing each whole would take seconds per
+    wait)."""
+    key = (path, name)
+    if key not in _HEADS:
+        with open(path, "rb") as f:
+            head = f.read(16384).split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
+        found = re.search(rb"^" + re.escape(name.encode()) + rb":[ \t]*(\S*)", head, re.I | re.M)
+        _HEADS[key] = found.group(1).decode("ascii", "replace") if found else ""
+    return _HEADS[key]
 
 
 def _message_id(path):
-    """The Message-ID header of a delivered mail, from its header block only
-    (a stack holds thousands of mails: parsing each whole would take seconds
-    per wait)."""
-    if path not in _MESSAGE_IDS:
-        with open(path, "rb") as f:
-            head = f.read(16384).split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
-        found = _MESSAGE_ID.search(head)
-        _MESSAGE_IDS[path] = found.group(1).decode("ascii", "replace") if found else ""
-    return _MESSAGE_IDS[path]
+    return _head_field(path, "message-id")
+
+
+def delivered_count(recipient, timeout=30):
+    """How many mails the SMTP sink received for `recipient` (To header)
+    once svc-sender has handled every outbox row to it (none Pending; at
+    most `timeout` seconds)."""
+    deadline = time.time() + timeout
+    pending = "SELECT COUNT(*) FROM svc_notification_log WHERE recipient = %s AND status = 'Pending'" % q(recipient)
+    while sql_value(pending) != "0":
+        if time.time() >= deadline:
+            raise AssertionError("outbox rows to %s still Pending after %ss" % (recipient, timeout))
+        time.sleep(0.2)
+    return sum(1 for path in mail_files() if _head_field(path, "to") == recipient)
 
 
 def mail_html(msg):

@@ -13,7 +13,9 @@ and, after TOTP, amr ["otp","mfa"]. On a site with `site set
 in a query), the right password gets 403 Email not verified (a wrong one
 still 401), GET and HEAD of the link spend nothing, the POST does, and then
 login succeeds with email_verified true; resend answers an unknown address
-like a known one and mails only the unverified user. Links to /account/…
+like a known one and mails only the unverified user, 20 resends deliver one
+mail (the e-mail codes' interval), and a site that does not verify addresses
+gets none. Links to /account/…
 in the reset, verification and code mails carry no '?…token'; a site's
 reset_url with a {token} placeholder gets the token there, and one without
 keeps the query (PHP pages); a password reset proves the address.
@@ -286,6 +288,23 @@ class VerifiedAddressTest(ApiTest):
         # Verified now: a resend mails nothing.
         self.assertReply(post("/auth/verify-email/resend", {"email": email, "appID": self.site}), 200)
         self.assertEqual(outbox_rows(email, "verify-email"), 2)
+
+    def test_twenty_resends_deliver_one_mail(self):
+        email, _ = self.sign_up("verify-flood")
+        for _ in range(20):
+            self.assertExact(post("/auth/verify-email/resend", {"email": email, "appID": self.site}), 200,
+                             {"status": "Success", "message": "A verification e-mail has been sent to " + email})
+        # The sign-up's mail and one resend: the others came within [auth]
+        # email_code_resend_seconds (60) of it.
+        self.assertEqual(svc_stack.delivered_count(email), 2)
+
+    def test_a_site_that_does_not_verify_addresses_sends_no_verification_mail(self):
+        site = create_site("Unverified addresses")
+        email = unique_email("verify-off")
+        self.assertTokenReply(post("/auth/sign-up", {"email": email, "password": PASSWORD, "appID": site}))
+        self.assertExact(post("/auth/verify-email/resend", {"email": email, "appID": site}), 200,
+                         {"status": "Success", "message": "A verification e-mail has been sent to " + email})
+        self.assertEqual(svc_stack.delivered_count(email), 0)
 
     def test_an_email_code_proves_the_address_on_such_a_site(self):
         email, uid = self.sign_up("verify-bycode")

@@ -10,10 +10,14 @@ mfa_token and methods; verify wrong (401 Invalid code) then right → the
 login reply whose tokens say amr ["pwd","otp","mfa"], kept by a refresh with
 auth_time unchanged; the accepted code again → refused (replay); a recovery
 code works once; the sixth try on one mfa_token is refused even with the
-right code; wrong codes count in the account's login throttle; a new set of
+right code; wrong codes count in the account's login throttle, and every
+[auth] mfa_lock_after-th wrong answer locks the second step (429 with
+retry_after even for the right code or a recovery code) and mails the owner
+(issue 36; the ladder and the daily cap on the fixed clock are in
+tests/handlers/auth/mfa_lock_test.cpp); a new set of
 recovery codes voids the old; disable by password and by code; the notice
 mails of confirm, recovery-codes and disable in the SMTP sink (priority
-high); svc-admin users mfa-reset with its audit row; 16 concurrent verifies
+high), also for a token issued without an appID (from [smtp] from); svc-admin users mfa-reset with its audit row; 16 concurrent verifies
 of one code on 16 mfa_tokens → exactly one success (the stack's 2 workers
 overlap few of them: handlers.mfa_window_test interleaves two connections
 deterministically).
@@ -217,25 +221,47 @@ class MfaTest(ApiTest):
             self.assertExact(post("/auth/mfa/verify", {"mfa_token": mfa_token, "code": wrong_code(secret, step)}), 401,
                              INVALID_CODE_401)
         self.assertExact(post("/auth/mfa/verify", {"mfa_token": mfa_token, "code": totp(secret, step)}), 401, EXPIRED)
-        # A fresh login still works with that (unspent) step.
-        self.assertTokenReply(post("/auth/mfa/verify", {"mfa_token": self.mfa_token(email),
-                                                        "code": totp(secret, step)}))
+        # Five wrong answers also locked the account's second factor (issue
+        # 36): a fresh login's right code waits for the lock, unchecked.
+        locked = post("/auth/mfa/verify", {"mfa_token": self.mfa_token(email), "code": totp(secret, step)})
+        self.assertEqual((locked.status, locked.json["message"]), (429, "Too many attempts"), locked)
 
     def test_wrong_codes_count_in_the_login_throttle(self):
         settle()
         email, _, secret, _, _ = self.enrol("mfa-throttle")
         max_failures = int(svc_stack.config_value("auth", "login_max_failures", "10"))
-        wrong = wrong_code(secret, step_now())
-        sent = 0
-        while sent < max_failures:
-            mfa_token = self.mfa_token(email)  # a right password takes back its own count
-            for _ in range(min(5, max_failures - sent)):
-                self.assertExact(post("/auth/mfa/verify", {"mfa_token": mfa_token, "code": wrong}), 401,
-                                 INVALID_CODE_401)
-                sent += 1
+        lock_after = int(svc_stack.config_value("auth", "mfa_lock_after", "5"))
+        self.assertLess(lock_after, max_failures)
+        mfa_token = self.mfa_token(email)  # a right password takes back its own count
+        for _ in range(lock_after):
+            self.assertExact(post("/auth/mfa/verify", {"mfa_token": mfa_token, "code": wrong_code(secret, step_now())}),
+                             401, INVALID_CODE_401)
+        # The wrong codes counted: fewer wrong passwords lock the login.
+        for _ in range(max_failures - lock_after):
+            self.assertExact(login(email, "Wrong@Pass2026"), 401, INVALID_CREDENTIALS)
         locked = login(email)
         self.assertEqual(locked.status, 429, locked)
         self.assertEqual(locked.json["message"], "Too many attempts")
+
+    def test_wrong_codes_lock_the_second_step_and_mail_the_owner(self):
+        settle()
+        email, _, secret, codes, _ = self.enrol("mfa-lock")
+        lock_after = int(svc_stack.config_value("auth", "mfa_lock_after", "5"))
+        lock_seconds = int(svc_stack.config_value("auth", "mfa_lock_seconds", "60"))
+        step = step_now()
+        mfa_token = self.mfa_token(email)
+        probe = self.mfa_token(email)
+        for _ in range(lock_after):
+            self.assertExact(post("/auth/mfa/verify", {"mfa_token": mfa_token, "code": wrong_code(secret, step)}), 401,
+                             INVALID_CODE_401)
+        for answer in ({"code": totp(secret, step)}, {"recovery_code": codes[0]}):
+            locked = post("/auth/mfa/verify", dict(answer, mfa_token=probe))
+            self.assertEqual(locked.status, 429, locked)
+            self.assertEqual(set(locked.json), {"status", "message", "retry_after"}, locked)
+            self.assertEqual((locked.json["status"], locked.json["message"]), ("Failed", "Too many attempts"))
+            self.assertTrue(1 <= locked.json["retry_after"] <= lock_seconds, locked)
+        notice = mail_to(email, "Sign-in paused after wrong codes")
+        self.assertIn("wrong", notice.get_body(("html", "plain")).get_content())
 
     def test_new_recovery_codes_void_the_old_and_disable_by_password(self):
         settle()
@@ -299,6 +325,16 @@ class MfaTest(ApiTest):
         rows = sql("SELECT event, priority FROM svc_notification_log WHERE recipient = %s ORDER BY id"
                    % svc_stack.q(email))
         self.assertEqual(rows, [["mfa-enabled", "0"], ["mfa-recovery-codes", "0"], ["mfa-disabled", "0"]])
+
+    def test_factor_changes_of_a_token_without_a_site_are_mailed_from_the_service(self):
+        settle()
+        email, _ = new_user("mfa-mail-nosite")
+        token = self.sign_in(email)  # no appID: no site to send from
+        secret = post("/auth/mfa/totp/setup", headers=bearer(token)).json["secret"]
+        self.assertReply(post("/auth/mfa/totp/confirm", {"code": totp(secret, step_now() - 1)}, headers=bearer(token)),
+                         200)
+        on = mail_to(email, "Two-factor authentication is on")
+        self.assertEqual(on["From"], svc_stack.config_value("smtp", "from"))
 
     def test_operator_mfa_reset(self):
         settle()

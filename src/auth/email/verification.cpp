@@ -12,6 +12,7 @@
 #include "crypto/jwt.hpp"
 #include "crypto/password_hasher.hpp"
 #include "db/database.hpp"
+#include "db/sms_code_repo.hpp"
 #include "db/transaction.hpp"
 #include "http/api_error.hpp"
 #include "http/reset_url.hpp"
@@ -48,6 +49,17 @@ db::OutboxEntry verification_mail(core::Context& ctx, const http::Request& reque
                       db::UserRepo(ctx.db, table).locale(to.id));
 }
 
+// The rolling window of the daily cap on verification mails.
+constexpr long long kDay = 24 * 3600;
+
+// Why a resend mails nothing, for the audit row.
+const char* no_mail_reason(const std::optional<db::User>& user, const db::Site& site, bool eligible, bool capped) {
+  if (!user) return "unknown e-mail";
+  if (!site.verify_email) return "the site does not verify addresses";
+  if (!eligible) return "no mail: verified already, inactive or e-mail disabled";
+  return capped ? "daily cap on verification mails" : "the last verification mail is too recent";
+}
+
 bool verify_page_configured(const core::Context& ctx, const http::Request& request) {
   if (!ctx.config.auth.verify_page.empty()) return true;
   core::LogLine("error", "verify_page_missing")
@@ -73,8 +85,20 @@ void resend_verification(core::Context& ctx, const http::Request& request, const
   if (!site || !site->active) throw http::ApiError::validation("appID", "appID does not name an application");
   db::UserRepo users(ctx.db, table);
   auto user = users.find_by_email(email);
-  const bool mail = user && user->active && !user->email_verified && users.tracks_verification() &&
-                    !site->disable_email && verify_page_configured(ctx, request);
+  const bool eligible = user && user->active && !user->email_verified && users.tracks_verification() &&
+                        site->verify_email && !site->disable_email && verify_page_configured(ctx, request);
+  // The e-mail codes' caps (issue 36): one mail per email_code_resend_seconds
+  // and email_code_max_sent_daily a day, counted beside the codes; read for
+  // user 0 when there is no user, so the work is the same.
+  const auto& rules = ctx.config.auth.email_code;
+  const long long now = ctx.clock.now();
+  const long long subject = user ? user->id : 0;
+  db::SmsCodeRepo events(ctx.db, db::kEmailCodeTables);
+  const bool capped =
+      events.window_full(subject, table.str(), db::SmsEvent::kVerifySent, rules.max_sent_daily, kDay, now).has_value();
+  const bool too_soon =
+      events.window_full(subject, table.str(), db::SmsEvent::kVerifySent, 1, rules.resend_seconds, now).has_value();
+  const bool mail = eligible && !capped && !too_soon;
   db::User stand_in;
   stand_in.email = email;
   const db::User& to = mail ? *user : stand_in;
@@ -83,14 +107,15 @@ void resend_verification(core::Context& ctx, const http::Request& request, const
   const bool committed = db::with_transaction_retry(ctx.db, [&] {
     db::Transaction tx(ctx.db);
     messaging::enqueue(ctx, entry);
+    events.record_sent(subject, table.str(), kDay, now, db::SmsEvent::kVerifySent);
     if (!mail) return false;  // rolled back: nothing of the stand-in's mail remains
     audit(ctx, request, "verify_email_sent", table.str(), user->id, site->id);
     tx.commit();
     return true;
   });
   if (committed) return;
-  const char* detail = !user ? "unknown e-mail" : "no mail: verified already, inactive or e-mail disabled";
-  audit(ctx, request, "verify_email_requested", table.str(), user ? user->id : 0, site->id, detail);
+  audit(ctx, request, "verify_email_requested", table.str(), subject, site->id,
+        no_mail_reason(user, *site, eligible, capped));
 }
 
 void verify_email_token(core::Context& ctx, const http::Request& request, const std::string& token) {

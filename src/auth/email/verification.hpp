@@ -28,8 +28,12 @@ void queue_verification_mail(core::Context& ctx, const http::Request& request, c
                              const db::TableName& table, const db::User& user);
 
 // POST /auth/verify-email/resend: a new verification mail when `email`
-// names an active user of `table` whose address is not verified yet and the
-// site of `app_id` sends e-mail. The same statements run whoever asks (a
+// names an active user of `table` whose address is not verified yet, the
+// site of `app_id` verifies addresses (site set --verify-email) and sends
+// e-mail, and the e-mail codes' caps allow it: no other resend to the user
+// within [auth] email_code_resend_seconds, at most email_code_max_sent_daily
+// over a rolling 24 h (svc_email_code_events, kind "verify"; the sign-up's
+// own mail is not counted). The same statements run whoever asks (a
 // token signed for user 0, the mail rendered and inserted in a transaction
 // that is rolled back), like request-pass. Throws http::ApiError 400 on
 // appID when it names no active site.

@@ -1,6 +1,7 @@
 #include "auth/mfa/bearer.hpp"
 
 #include "auth/auth_common.hpp"
+#include "auth/mfa/guard.hpp"
 #include "auth/mfa/replies.hpp"
 #include "auth/mfa/totp_factor.hpp"
 #include "auth/session/sessions.hpp"
@@ -103,10 +104,16 @@ std::string claim_own_attempt(core::Context& ctx, const SignedInUser& me) {
 void require_own_code(const http::Request& request, core::Context& ctx, const SignedInUser& me, const std::string& code,
                       bool confirming) {
   const std::string key = claim_own_attempt(ctx, me);
+  MfaAnswer answer(ctx, me.table, me.user);
+  if (!confirming) {  // a code of the confirmed factor counts toward its lock
+    if (auto wait = answer.claim()) throw http::ApiError::too_many("Too many attempts", *wait);
+  }
   if (!accept_totp(ctx, me.table.str(), me.user.id, code, confirming)) {
     audit(ctx, request, "mfa_code_failed", me.table.str(), me.user.id, me.app_id);
+    answer.wrong(request, me.app_id);
     throw http::ApiError::failed(400, "Invalid code");
   }
+  answer.take_back();
   db::ThrottleRepo(ctx.db).reset(me.table.str(), key);
 }
 

@@ -45,8 +45,9 @@ std::string claim_own_attempt(core::Context& ctx, const SignedInUser& me);
 
 // Checks a TOTP code of the signed-in user's own factor (auth/mfa/totp_factor.hpp
 // accept_totp; `confirming` as there), counted in the account's login
-// throttle like a login attempt. Throws 429 Too many attempts when the
-// throttle is locked and 400 Invalid code (audit mfa_code_failed) when the
+// throttle like a login attempt and, unless `confirming`, toward the lock
+// on wrong answers (auth/mfa/guard.hpp). Throws 429 Too many attempts when
+// either is locked and 400 Invalid code (audit mfa_code_failed) when the
 // code is not accepted; a right code resets the throttle.
 void require_own_code(const http::Request& request, core::Context& ctx, const SignedInUser& me, const std::string& code,
                       bool confirming);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "auth/auth_common.hpp"
+#include "auth/mfa/guard.hpp"
 #include "auth/mfa/totp_factor.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
@@ -57,17 +58,22 @@ MfaResult verify_second_factor_with(const std::string& hash, const char* method,
   auto user = users.find_by_id(challenge->user_id);
   if (!user || !user->active) return {};
 
+  MfaAnswer answer(ctx, *table, *user);
+  if (auto wait = answer.claim()) return {MfaOutcome::kThrottled, *wait, {}};
   const std::string key = core::ascii_lower(user->email);
   db::ThrottleRepo throttle(ctx.db);
   if (auto wait = throttle.claim_attempt(table->str(), key, now, cfg.login_max_failures, cfg.login_window)) {
+    answer.take_back();
     return {MfaOutcome::kThrottled, *wait, {}};
   }
   auto methods = check(table->str(), *user);
   if (!methods) {
     audit(ctx, request, "login_failed", table->str(), user->id, challenge->site_id,
           std::string("wrong second factor (") + method + ")");
+    answer.wrong(request, challenge->site_id);
     return {MfaOutcome::kWrong, 0, {}};
   }
+  answer.take_back();
   if (!repo.spend_challenge(hash)) return {};  // a parallel request finished this login first
   throttle.reset(table->str(), key);
   audit(ctx, request, "login_ok", table->str(), user->id, challenge->site_id, std::string("second factor: ") + method);

@@ -40,7 +40,7 @@ enum class MfaOutcome {
   kOk,
   kExpired,    // unknown, expired, spent or out of tries: log in again
   kWrong,      // the code was not accepted (one try spent)
-  kThrottled,  // the account's login throttle is locked; nothing was checked
+  kThrottled,  // the account's login throttle or its second factor is locked; nothing was checked
 };
 
 struct MfaResult {
@@ -50,8 +50,10 @@ struct MfaResult {
 };
 
 // Spends one try of the mfa_token (before the code is looked at), counts the
-// attempt in the account's login throttle (svc_login_throttle, so wrong codes
-// lock the account like wrong passwords), then checks the code. Success
+// answer toward the account's lock on wrong second-factor answers
+// (auth/mfa/guard.hpp; kThrottled while it holds) and the attempt in the
+// account's login throttle (svc_login_throttle, so wrong codes lock the
+// account like wrong passwords), then checks the code. Success
 // spends the token, resets the throttle and issues the tokens; every
 // checked outcome writes a login_ok / login_failed audit row.
 MfaResult verify_second_factor(const MfaAttempt& attempt, const http::Request& request, core::Context& ctx);

@@ -1,5 +1,8 @@
 #include "auth/mfa/mail.hpp"
 
+#include <optional>
+
+#include "config/config.hpp"
 #include "core/text.hpp"
 #include "db/notification_repo.hpp"
 #include "db/site_repo.hpp"
@@ -20,19 +23,36 @@ const char* event_of(MfaChange change) {
       return "passkey-added";
     case MfaChange::kPasskeyRemoved:
       return "passkey-removed";
+    case MfaChange::kLocked:
+      return "mfa-locked";
     case MfaChange::kRecoveryCodes:
       break;
   }
   return "mfa-recovery-codes";
 }
 
+// The site whose mail settings send the notice: the token's, or for a
+// token without one the service itself (site 0: no template of its own,
+// no DKIM key, no suppression list but its own).
+std::optional<db::Site> sending_site(core::Context& ctx, long long site_id) {
+  if (site_id <= 0) {
+    if (ctx.config.smtp.from.empty()) return std::nullopt;
+    db::Site service;
+    service.name = "svc";
+    service.email_from = ctx.config.smtp.from;
+    return service;
+  }
+  auto site = db::SiteRepo(ctx.db).find(site_id);
+  if (!site || !site->active || site->disable_email) return std::nullopt;
+  return site;
+}
+
 }  // namespace
 
 void queue_mfa_mail(core::Context& ctx, const http::Request& request, long long site_id, const db::TableName& table,
                     const db::User& user, MfaChange change) {
-  if (site_id <= 0) return;
-  auto site = db::SiteRepo(ctx.db).find(site_id);
-  if (!site || !site->active || site->disable_email) return;
+  auto site = sending_site(ctx, site_id);
+  if (!site) return;
   const std::string locale = db::UserRepo(ctx.db, table).locale(user.id);
   auto tmpl = messaging::account_template(ctx, *site, event_of(change), locale);
   if (!tmpl) return;

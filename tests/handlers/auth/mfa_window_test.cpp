@@ -16,57 +16,17 @@
 #include "db/table_name.hpp"
 #include "db/user_repo.hpp"
 #include "db_fixture.hpp"
+#include "mfa_user.hpp"
 
 using svc::testing::DbFixture;
+using svc::testing::MfaUser;
 
 BOOST_AUTO_TEST_SUITE(mfa_window_test)
 
 namespace {
 
-const std::string kPassword = "Window@2026pass";
 const std::string kInvalidCode = R"({"status":"Failed","message":"Invalid code"})";
 const std::string kExpired = R"({"status":"Failed","message":"Second factor expired, log in again"})";
-
-// A fresh user of the first auth table with a confirmed factor (confirmed
-// with the code of step now-5, so every step of the tests is newer).
-struct MfaUser {
-  explicit MfaUser(DbFixture& f) : table(*svc::db::allowlisted(f.config.auth.tables.front(), f.config.auth.tables)) {
-    static int serial = 0;
-    static const std::string run = std::to_string(::getpid()) + std::to_string(std::time(nullptr) % 100000);
-    svc::db::NewUser fresh;
-    fresh.email = "mfa-window." + run + std::to_string(++serial) + "@example.com";
-    fresh.password_hash = f.hasher.hash(kPassword);
-    email = fresh.email;
-    svc::db::UserRepo users(f.db, table);
-    auto id = users.insert(fresh);
-    BOOST_REQUIRE(id);
-    user_id = *id;
-    auto user = users.find_by_id(*id);
-    BOOST_REQUIRE(user);
-    auto setup = svc::auth::set_up_totp(f.ctx, table, *user, "test");
-    BOOST_REQUIRE(setup);
-    secret = svc::crypto::base32_decode(setup->secret).value();
-    const long long saved = f.clock.value;
-    f.clock.value -= 5 * 30;
-    BOOST_REQUIRE(svc::auth::accept_totp(f.ctx, table.str(), *id, code(f.clock.value, 0), true));
-    f.clock.value = saved;
-  }
-  // The code of the step `offset` steps from the one of `now`.
-  std::string code(long long now, long long offset) const {
-    return svc::crypto::totp_code(secret, svc::crypto::totp_step(now) + offset);
-  }
-  std::string mfa_token(DbFixture& f) const {
-    auto reply = f.post("/auth/login", R"({"email":")" + email + R"(","password":")" + kPassword + R"("})");
-    BOOST_REQUIRE_EQUAL(reply.status, 401);
-    rapidjson::Document doc;
-    doc.Parse(reply.body.c_str());
-    BOOST_REQUIRE(doc.IsObject() && doc.HasMember("mfa_token") && doc["mfa_token"].IsString());
-    return doc["mfa_token"].GetString();
-  }
-  svc::db::TableName table;
-  long long user_id = 0;
-  std::string email, secret;
-};
 
 svc::http::Response verify(DbFixture& f, const std::string& token, const std::string& code) {
   return f.post("/auth/mfa/verify", R"({"mfa_token":")" + token + R"(","code":")" + code + R"("})");
@@ -109,7 +69,8 @@ BOOST_AUTO_TEST_CASE(verify_computes_no_password_hash) {
 
 BOOST_AUTO_TEST_CASE(one_step_of_drift_each_way_and_each_step_once) {
   DbFixture f;
-  f.clock.value = 1800000015;  // mid-step
+  f.config.auth.mfa_lock.lock_after = 100;  // six wrong answers: the window's test, not the lock's (mfa_lock_test)
+  f.clock.value = 1800000015;               // mid-step
   MfaUser user(f);
   const long long now = f.clock.value;
   for (long long far : {2, -2, 3}) {

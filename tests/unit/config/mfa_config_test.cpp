@@ -2,6 +2,7 @@
 // cannot be set up), else base64url of exactly 32 bytes.
 #include <boost/test/unit_test.hpp>
 #include <string>
+#include <utility>
 
 #include "config/config.hpp"
 #include "config/ini.hpp"
@@ -42,6 +43,33 @@ BOOST_AUTO_TEST_CASE(mfa_key_is_optional_and_exactly_32_bytes) {
   IniValues long_key = required_values();
   long_key["keys.mfa_key"] = svc::crypto::base64url_encode(std::string(33, 'm'));
   BOOST_TEST(error_of(long_key) == "configuration key [keys] mfa_key: expected base64url of 32 bytes");
+}
+
+// Issue 36: the lock on wrong second-factor answers and the service's own
+// sender.
+BOOST_AUTO_TEST_CASE(mfa_lock_keys_have_defaults_and_bounds) {
+  const Config defaults = parse_config(required_values(), "svc.conf");
+  BOOST_TEST(defaults.auth.mfa_lock.lock_after == 5);
+  BOOST_TEST(defaults.auth.mfa_lock.lock_seconds == 60);
+  BOOST_TEST(defaults.auth.mfa_lock.max_wrong_daily == 20);
+  BOOST_TEST(defaults.smtp.from.empty());
+  IniValues set = required_values();
+  set["auth.mfa_lock_after"] = "3";
+  set["auth.mfa_lock_seconds"] = "300";
+  set["auth.mfa_max_wrong_daily"] = "12";
+  set["smtp.from"] = "Accounts <accounts@example.com>";
+  const Config c = parse_config(set, "svc.conf");
+  BOOST_TEST(c.auth.mfa_lock.lock_after == 3);
+  BOOST_TEST(c.auth.mfa_lock.lock_seconds == 300);
+  BOOST_TEST(c.auth.mfa_lock.max_wrong_daily == 12);
+  BOOST_TEST(c.smtp.from == "Accounts <accounts@example.com>");
+  for (const auto& [key, value] : {std::pair{"auth.mfa_lock_after", "0"}, std::pair{"auth.mfa_lock_seconds", "86401"},
+                                   std::pair{"auth.mfa_max_wrong_daily", "1001"}, std::pair{"smtp.from", "Accounts"}}) {
+    IniValues bad = required_values();
+    bad[key] = value;
+    BOOST_TEST(error_of(bad).find(std::string(key).substr(std::string(key).find('.') + 1)) != std::string::npos,
+               key << " = " << value << ": " << error_of(bad));
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

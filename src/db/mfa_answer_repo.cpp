@@ -1,0 +1,26 @@
+#include "db/mfa_answer_repo.hpp"
+
+namespace svc::db {
+
+long long MfaAnswerRepo::add(const std::string& table, long long user_id, long long now, long long forget_before) {
+  db_.execute_idempotent("DELETE FROM svc_mfa_wrong_answers WHERE auth_table = ? AND user_id = ? AND happened_at <= ?",
+                         [&](Params& p) { p.text(table).integer(user_id).integer(forget_before); });
+  db_.execute("INSERT INTO svc_mfa_wrong_answers (auth_table, user_id, happened_at) VALUES (?, ?, ?)",
+              [&](Params& p) { p.text(table).integer(user_id).integer(now); });
+  return db_.last_insert_id();
+}
+
+std::vector<long long> MfaAnswerRepo::times_before(const std::string& table, long long user_id, long long id,
+                                                   long long after) {
+  return db_.rows(
+      "SELECT happened_at FROM svc_mfa_wrong_answers"
+      " WHERE auth_table = ? AND user_id = ? AND happened_at > ? AND id < ? ORDER BY happened_at, id",
+      [&](Params& p) { p.text(table).integer(user_id).integer(after).integer(id); },
+      [](RowReader& r) { return r.integer(); });
+}
+
+void MfaAnswerRepo::remove(long long id) {
+  db_.execute_idempotent("DELETE FROM svc_mfa_wrong_answers WHERE id = ?", [&](Params& p) { p.integer(id); });
+}
+
+}  // namespace svc::db

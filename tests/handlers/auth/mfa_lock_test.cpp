@@ -1,0 +1,124 @@
+// The per-account cap on wrong second-factor answers (issue 36, item 3) on
+// the fixed clock: with the defaults ([auth] mfa_lock_after 5,
+// mfa_lock_seconds 60, mfa_max_wrong_daily 20), every 5th wrong answer locks
+// the second step for 1, 2, then 4 minutes, the 20th until the oldest of
+// them is 24 h old; while locked every answer (the right TOTP code, a right
+// recovery code, a code at the bearer routes) gets 429 with retry_after and
+// is not checked; each lock mails the owner once. Between the batches the
+// clock passes the login throttle's window, so only the new cap speaks.
+#include <boost/test/unit_test.hpp>
+#include <string>
+
+#include "db_fixture.hpp"
+#include "mfa_user.hpp"
+
+using svc::testing::DbFixture;
+using svc::testing::MfaUser;
+
+BOOST_AUTO_TEST_SUITE(mfa_lock_test)
+
+namespace {
+
+const std::string kInvalidCode = R"({"status":"Failed","message":"Invalid code"})";
+constexpr long long kSite = 1;  // the stack's demo site, which sends mail
+
+std::string locked(long long retry_after) {
+  return R"({"status":"Failed","message":"Too many attempts","retry_after":)" + std::to_string(retry_after) + "}";
+}
+
+svc::http::Response verify(DbFixture& f, const std::string& token, const std::string& code) {
+  return f.post("/auth/mfa/verify", R"({"mfa_token":")" + token + R"(","code":")" + code + R"("})");
+}
+
+// One mfa_token spent on five wrong codes, each refused as wrong.
+void five_wrong(DbFixture& f, const MfaUser& user) {
+  const std::string token = user.mfa_token(f, kSite);
+  for (int i = 0; i < 5; ++i) {
+    auto reply = verify(f, token, user.wrong_code(f.clock.value));
+    BOOST_TEST(reply.body == kInvalidCode, "wrong answer " << i + 1);
+  }
+}
+
+long long lock_mails(DbFixture& f, const MfaUser& user) {
+  return f.count("SELECT COUNT(*) FROM svc_notification_log WHERE event = 'mfa-locked' AND recipient = '" + user.email +
+                 "'");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_fifth_wrong_answer_locks_longer_and_the_twentieth_for_a_day) {
+  DbFixture f;
+  f.clock.value = 1800000015;
+  MfaUser user(f, "mfa-lock");
+  const long long window = f.config.auth.login_window;
+  const long long first = f.clock.value;
+
+  std::string probe = user.mfa_token(f, kSite);  // asked before the login throttle may lock
+  five_wrong(f, user);
+  BOOST_TEST(verify(f, probe, user.code(f.clock.value, 0)).body == locked(60));
+  BOOST_TEST(lock_mails(f, user) == 1);
+  f.clock.value = first + 59;
+  BOOST_TEST(verify(f, user.mfa_token(f, kSite), user.code(f.clock.value, 0)).body == locked(1));
+
+  f.clock.value = first + 60;  // the lock is over: five more wrong answers lock for twice as long
+  probe = user.mfa_token(f, kSite);
+  five_wrong(f, user);
+  BOOST_TEST(verify(f, probe, user.code(f.clock.value, 0)).body == locked(120));
+
+  f.clock.value = first + window + 1;
+  probe = user.mfa_token(f, kSite);
+  five_wrong(f, user);
+  BOOST_TEST(verify(f, probe, user.code(f.clock.value, 0)).body == locked(240));
+
+  const long long last = first + 2 * (window + 1);
+  f.clock.value = last;
+  probe = user.mfa_token(f, kSite);
+  five_wrong(f, user);  // the 20th: locked until the first five are 24 h old
+  BOOST_TEST(verify(f, probe, user.code(f.clock.value, 0)).body == locked(first + 86400 - last));
+  f.clock.value = first + 86399;
+  const std::string token = user.mfa_token(f, kSite);
+  BOOST_TEST(verify(f, token, user.code(f.clock.value, 0)).body == locked(1));
+  BOOST_TEST(lock_mails(f, user) == 4);
+
+  f.clock.value = first + 86400;  // 15 wrong answers left in the day, the last lock long over
+  auto ok = verify(f, token, user.code(f.clock.value, 0));
+  BOOST_TEST(ok.status == 200, ok.body);
+}
+
+// A right recovery code and the bearer routes that take a code of the factor
+// (disable, new recovery codes) obey the same lock, and their wrong codes
+// count toward it.
+BOOST_AUTO_TEST_CASE(recovery_codes_and_the_bearer_routes_share_the_lock) {
+  DbFixture f;
+  f.clock.value = 1800000015;
+  MfaUser user(f, "mfa-lock-bearer");
+  auto session = verify(f, user.mfa_token(f, kSite), user.code(f.clock.value, 0));
+  BOOST_REQUIRE_EQUAL(session.status, 200);
+  const std::string access = session.body.substr(session.body.find("\"access_token\":\"") + 16);
+  const std::string bearer = "Bearer " + access.substr(0, access.find('"'));
+  auto codes = f.post("/auth/mfa/recovery-codes", R"({"code":")" + user.code(f.clock.value, 1) + R"("})",
+                      {{"authorization", bearer}});
+  BOOST_REQUIRE_EQUAL(codes.status, 200);
+  const std::string recovery = codes.body.substr(codes.body.find("\"recovery_codes\":[\"") + 19, 11);
+
+  const std::string wrong = R"({"code":")" + user.wrong_code(f.clock.value) + R"("})";
+  for (int i = 0; i < 4; ++i) {
+    BOOST_TEST(f.post("/auth/mfa/disable", wrong, {{"authorization", bearer}}).status == 400);
+  }
+  auto fifth = verify(f, user.mfa_token(f, kSite), user.wrong_code(f.clock.value));
+  BOOST_TEST(fifth.body == kInvalidCode);
+
+  auto by_recovery = f.post("/auth/mfa/verify", R"({"mfa_token":")" + user.mfa_token(f, kSite) +
+                                                    R"(","recovery_code":")" + recovery + R"("})");
+  BOOST_TEST(by_recovery.body == locked(60));
+  auto disable =
+      f.post("/auth/mfa/disable", R"({"code":")" + user.code(f.clock.value, 1) + R"("})", {{"authorization", bearer}});
+  BOOST_TEST(disable.status == 429);
+  BOOST_TEST(disable.body == locked(60));
+  f.clock.value += 60;
+  by_recovery = f.post("/auth/mfa/verify",
+                       R"({"mfa_token":")" + user.mfa_token(f, kSite) + R"(","recovery_code":")" + recovery + R"("})");
+  BOOST_TEST(by_recovery.status == 200, by_recovery.body);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
