@@ -29,42 +29,38 @@ namespace {
 // The SQL text of each aged table: constants, never built from input.
 // svc_sessions keeps unix seconds: a session ended at its expiry or its
 // revocation, whichever came first.
-const char* aged_purge(AgedTable t) {
-  switch (t) {
-    case AgedTable::kAudit:
-      return "DELETE FROM svc_audit_log WHERE created_at < NOW() - INTERVAL ? SECOND LIMIT ?";
-    case AgedTable::kMailBounces:
-      return "DELETE FROM svc_mail_bounces WHERE created_at < NOW() - INTERVAL ? SECOND LIMIT ?";
-    case AgedTable::kSessions:
-      return "DELETE FROM svc_sessions WHERE LEAST(expires_at, COALESCE(revoked_at, expires_at))"
-             " < UNIX_TIMESTAMP() - ? LIMIT ?";
-  }
-  return "";
-}
+struct AgedSql {
+  const char* purge;
+  const char* count;
+};
 
-const char* aged_count(AgedTable t) {
+AgedSql aged_sql(AgedTable t) {
   switch (t) {
     case AgedTable::kAudit:
-      return "SELECT COUNT(*) FROM svc_audit_log WHERE created_at < NOW() - INTERVAL ? SECOND";
+      return {"DELETE FROM svc_audit_log WHERE created_at < NOW() - INTERVAL ? SECOND LIMIT ?",
+              "SELECT COUNT(*) FROM svc_audit_log WHERE created_at < NOW() - INTERVAL ? SECOND"};
     case AgedTable::kMailBounces:
-      return "SELECT COUNT(*) FROM svc_mail_bounces WHERE created_at < NOW() - INTERVAL ? SECOND";
+      return {"DELETE FROM svc_mail_bounces WHERE created_at < NOW() - INTERVAL ? SECOND LIMIT ?",
+              "SELECT COUNT(*) FROM svc_mail_bounces WHERE created_at < NOW() - INTERVAL ? SECOND"};
     case AgedTable::kSessions:
-      return "SELECT COUNT(*) FROM svc_sessions WHERE LEAST(expires_at, COALESCE(revoked_at, expires_at))"
-             " < UNIX_TIMESTAMP() - ?";
+      return {"DELETE FROM svc_sessions WHERE LEAST(expires_at, COALESCE(revoked_at, expires_at))"
+              " < UNIX_TIMESTAMP() - ? LIMIT ?",
+              "SELECT COUNT(*) FROM svc_sessions WHERE LEAST(expires_at, COALESCE(revoked_at, expires_at))"
+              " < UNIX_TIMESTAMP() - ?"};
   }
-  return "";
+  return {"", ""};
 }
 
 }  // namespace
 
 int RetentionRepo::purge_aged_batch(AgedTable table, long long older_than_seconds, int limit) {
-  return db_.execute(aged_purge(table), [&](Params& p) { p.integer(older_than_seconds).integer(limit); });
+  return db_.execute(aged_sql(table).purge, [&](Params& p) { p.integer(older_than_seconds).integer(limit); });
 }
 
 long long RetentionRepo::count_aged(AgedTable table, long long older_than_seconds) {
   return db_
       .one(
-          aged_count(table), [&](Params& p) { p.integer(older_than_seconds); },
+          aged_sql(table).count, [&](Params& p) { p.integer(older_than_seconds); },
           [](RowReader& r) { return r.integer(); })
       .value_or(0);
 }
