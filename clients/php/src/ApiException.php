@@ -39,6 +39,7 @@ class ApiException extends \RuntimeException
             403 => $message === 'Email not verified'
                 ? new EmailNotVerifiedException($message, $httpStatus, $apiStatus, $body)
                 : new self($message, $httpStatus, $apiStatus, $body),
+            404 => new NotFoundException($message, $httpStatus, $apiStatus, $body),
             409 => new ConflictException($message, $httpStatus, $apiStatus, $body),
             429 => new RateLimitException($message, $httpStatus, $apiStatus, $body),
             default => new self($message, $httpStatus, $apiStatus, $body),

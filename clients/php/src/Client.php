@@ -15,23 +15,30 @@ namespace Svc\Client;
  *   UnauthorizedException (401; login() and signInWithEmailCode() of a user
  *   with a second factor: SecondFactorRequiredException),
  *   EmailNotVerifiedException (403 of login() on a site that requires
- *   verified addresses), ConflictException (409), RateLimitException
+ *   verified addresses), NotFoundException (404: revokeSession() of an id
+ *   that is not an open session of the user), ConflictException (409), RateLimitException
  *   (429, retryAfter()), ApiException for every other reply (httpStatus(),
  *   apiStatus(), getMessage(), body()), TransportException when no reply came.
  *   The 200 replies whose status is `Failed` or `Error` (a disabled or
  *   unknown notification, a push that did not go out) throw ApiException
  *   with httpStatus() 200.
  * - login, signInWithEmailCode, signUp and refresh keep the token pair in the object; tokens()
- *   and setTokens() move it to and from the caller's session. signOut
- *   forgets it. A sign-in also keeps its account token (accountToken()):
- *   the passkey calls send it, never the access token, because svc's
- *   account routes refuse a token whose audience is the site's (docs/api.md
- *   "Account tokens"). A refresh does not renew it: after it expires (1 h)
- *   or when svc asks for a recent sign-in (enrolment, 10 minutes), sign in
- *   again.
- * - getFolderLimits sends the access token; an access token that has
- *   expired (by its `exp`, or a 401 reply) is renewed with the refresh token
- *   once and the call repeated once.
+ *   and setTokens() move it to and from the caller's session, and the
+ *   `onTokens` option is told of every pair the client takes or drops.
+ *   signOut() (this session or `global`) forgets it. A sign-in also keeps
+ *   its account token (accountToken()): the passkey and session calls send
+ *   it, never the access token, because svc's account routes refuse a token
+ *   whose audience is the site's (docs/api.md "Account tokens"). A refresh
+ *   does not renew it: after it expires (1 h) or when svc asks for a recent
+ *   sign-in (enrolment, 10 minutes), sign in again.
+ * - Refresh tokens rotate: each renewal spends the refresh token and keeps
+ *   the new pair (both tokens). Within one process a refresh token is sent
+ *   at most once: another Client holding a spent one takes the pair its
+ *   renewal got. A renewal refused with 401 (expired, no longer valid,
+ *   revoked) drops the pair and throws UnauthorizedException.
+ * - getFolderLimits sends the access token; one that has expired (by its
+ *   `exp`, or a 401 reply) is renewed with the refresh token once and the
+ *   call repeated once.
  * - The messaging calls send `site-id` and, when configured, `x-site-key`.
  * - verifyAccessToken checks a bearer token locally with the published keys
  *   (AccessTokenVerifier, JwksCache): no request per token, one JWKS fetch
@@ -52,14 +59,27 @@ final class Client
     private ?string $accountToken = null;
     private array $verifyOptions;
     private ?AccessTokenVerifier $verifier = null;
+    /** @var (callable(?string, ?string): void)|null */
+    private $onTokens;
+
+    /** How many renewals of this process are remembered (the spent refresh token's hash => the pair it got). */
+    private const RENEWALS_KEPT = 64;
+    /** @var array<string, array{access_token: string, refresh_token: string}> */
+    private static array $renewals = [];
 
     /**
      * @param string $baseUrl the svc base address, e.g. https://svc.example.com
-     * @param array{siteId?: int, siteKey?: string, appId?: int, timeout?: int, issuer?: string,
-     *        audience?: string, tokenTable?: string, leeway?: int, jwksUrl?: string, jwksCache?: string} $options
+     * @param array{siteId?: int, siteKey?: string, appId?: int, timeout?: int, onTokens?: callable,
+     *        issuer?: string, audience?: string, tokenTable?: string, leeway?: int, jwksUrl?: string,
+     *        jwksCache?: string} $options
      *        siteId: the application id sent as `site-id` (messaging) and as
      *        appID when appId is not given; siteKey: the site's `x-site-key`;
-     *        timeout: seconds per request (default 10).
+     *        timeout: seconds per request (default 10); onTokens:
+     *        function (?string $accessToken, ?string $refreshToken): void,
+     *        called with every pair the client keeps (sign-in, each renewal:
+     *        store it, the previous refresh token is spent) and with
+     *        (null, null) when it drops them (sign-out, a refused renewal);
+     *        not called by setTokens().
      *        For verifyAccessToken: issuer (`[tokens] issuer` of svc) and
      *        audience (your site's, `svc-admin site show`) are required;
      *        tokenTable: the `tbl` to require; leeway: seconds of clock
@@ -75,6 +95,7 @@ final class Client
         $this->siteKey = isset($options['siteKey']) && $options['siteKey'] !== '' ? (string) $options['siteKey'] : null;
         $this->appId = isset($options['appId']) ? (int) $options['appId'] : $this->siteId;
         $this->timeout = isset($options['timeout']) ? (int) $options['timeout'] : 10;
+        $this->onTokens = $options['onTokens'] ?? null;
         $this->verifyOptions = $options;
     }
 
@@ -247,23 +268,88 @@ final class Client
         return $this->keepTokens($this->post('/auth/sign-up', $body));
     }
 
-    /** Renews the kept token pair. @return array the new `token` object */
+    /**
+     * Renews the kept token pair; the refresh token it held is spent (the
+     * server accepts it again for a few seconds only; later it revokes the
+     * session), so the new pair replaces both tokens. A refresh token this
+     * process already renewed is not sent again: the pair of that renewal is
+     * taken instead. A 401 (expired, no longer valid, revoked) drops the pair.
+     * @return array the new `token` object
+     * @throws UnauthorizedException when the refresh token will not renew again
+     */
     public function refresh(): array
     {
         if ($this->refreshToken === null) {
             throw new ApiException('No refresh token: log in first', 0, null, []);
         }
-        $payload = ['access_token' => $this->accessToken ?? '', 'refresh_token' => $this->refreshToken];
-        return $this->keepTokens($this->post('/auth/refresh-token', ['payload' => $payload]));
+        $spent = $this->refreshToken;
+        $known = $this->renewalOf($spent);
+        if ($known !== null) {
+            $this->holdTokens($known['access_token'], $known['refresh_token'], $this->accountToken);
+            return $known;
+        }
+        $payload = ['access_token' => $this->accessToken ?? '', 'refresh_token' => $spent];
+        try {
+            $reply = $this->post('/auth/refresh-token', ['payload' => $payload]);
+        } catch (UnauthorizedException $e) {
+            $this->holdTokens(null, null);
+            throw $e;
+        }
+        $token = $reply['token'];
+        self::$renewals[$this->renewalKey($spent)] = ['access_token' => $token['access_token'],
+                                                      'refresh_token' => $token['refresh_token']];
+        if (count(self::$renewals) > self::RENEWALS_KEPT) {
+            array_shift(self::$renewals);
+        }
+        return $this->keepTokens($reply);
     }
 
-    /** Tells the server (which keeps nothing) and forgets the tokens. */
-    public function signOut(): void
+    /**
+     * Ends sessions on the server, naming this one by the refresh token and
+     * the Bearer access token held: $scope null ends this session, 'others'
+     * every other session of the user (this one goes on: the pair is kept),
+     * 'global' every session. Unless 'others', the pair is forgotten first,
+     * whatever the reply.
+     */
+    public function signOut(?string $scope = null): void
     {
+        if ($scope !== null && $scope !== 'others' && $scope !== 'global') {
+            throw new ApiException('scope must be null, "others" or "global"', 0, null, []);
+        }
         $headers = $this->accessToken !== null ? ['Authorization: Bearer ' . $this->accessToken] : [];
         $body = $this->refreshToken !== null ? ['refreshToken' => $this->refreshToken] : [];
-        $this->setTokens(null, null);
+        if ($scope !== null) {
+            $body['scope'] = $scope;
+        }
+        if ($scope !== 'others') {
+            $this->holdTokens(null, null);
+        }
         $this->post('/auth/sign-out', $body, $headers);
+    }
+
+    /**
+     * The user's open sessions, newest first: id, created_at, last_seen_at
+     * (unix seconds), ip, user_agent, amr, current (the one of this client's
+     * tokens). Sent with the account token, as every account route.
+     * @return array[]
+     */
+    public function sessions(): array
+    {
+        return $this->postAccount('/auth/sessions', [])['sessions'];
+    }
+
+    /**
+     * Ends one of the user's sessions (an id from sessions()); ending the
+     * client's own session forgets the pair.
+     * @throws NotFoundException 404 `Session not found`: unknown, already ended, or another user's
+     */
+    public function revokeSession(string $id): void
+    {
+        $mine = self::claims($this->refreshToken ?? $this->accessToken ?? '')['sid'] ?? null;
+        $this->postAccount('/auth/sessions/revoke', ['id' => $id]);
+        if ($id === $mine) {
+            $this->holdTokens(null, null);
+        }
     }
 
     /** Mails a reset link (the same reply whether or not the address is registered). */
@@ -374,12 +460,36 @@ final class Client
     /** True when the JWT's `exp` has passed (30 s early); the server still decides. */
     private static function expired(string $jwt): bool
     {
+        $claims = self::claims($jwt);
+        return isset($claims['exp']) && (int) $claims['exp'] <= time() + 30;
+    }
+
+    /** A JWT's claims, read without checking it ([] when it is no JWT): only to decide what to send. */
+    private static function claims(string $jwt): array
+    {
         $parts = explode('.', $jwt);
         if (count($parts) !== 3) {
-            return false;
+            return [];
         }
         $claims = json_decode((string) base64_decode(strtr($parts[1], '-_', '+/'), false), true);
-        return is_array($claims) && isset($claims['exp']) && (int) $claims['exp'] <= time() + 30;
+        return is_array($claims) ? $claims : [];
+    }
+
+    /** The pair this process's renewals of $refreshToken (and of its successors) got; null when none did. */
+    private function renewalOf(string $refreshToken): ?array
+    {
+        $pair = null;
+        $token = $refreshToken;
+        while (isset(self::$renewals[$this->renewalKey($token)])) {
+            $pair = self::$renewals[$this->renewalKey($token)];
+            $token = $pair['refresh_token'];
+        }
+        return $pair;
+    }
+
+    private function renewalKey(string $refreshToken): string
+    {
+        return hash('sha256', $this->baseUrl . "\n" . $refreshToken);
     }
 
     private function authHeaders(): array
@@ -425,7 +535,7 @@ final class Client
     private function keepTokens(array $reply): array
     {
         $token = $reply['token'];
-        $this->setTokens($token['access_token'], $token['refresh_token'], $token['account_token'] ?? $this->accountToken);
+        $this->holdTokens($token['access_token'], $token['refresh_token'], $token['account_token'] ?? $this->accountToken);
         return $token;
     }
 
@@ -434,6 +544,15 @@ final class Client
     {
         $headers = $this->accountToken !== null ? ['Authorization: Bearer ' . $this->accountToken] : [];
         return $this->post($path, $body, $headers);
+    }
+
+    /** Takes (or drops, with nulls) the pair and tells the onTokens callback. */
+    private function holdTokens(?string $accessToken, ?string $refreshToken, ?string $accountToken = null): void
+    {
+        $this->setTokens($accessToken, $refreshToken, $accountToken);
+        if ($this->onTokens !== null) {
+            ($this->onTokens)($accessToken, $refreshToken);
+        }
     }
 
     /** POSTs JSON; returns the body of a 200 Success, else throws (see the class comment). */

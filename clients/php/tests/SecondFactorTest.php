@@ -9,6 +9,8 @@ use Svc\Client\Client;
 use Svc\Client\SecondFactorRequiredException;
 use Svc\Client\UnauthorizedException;
 
+require_once __DIR__ . '/Stack.php';
+
 /**
  * login() of a user with a second factor throws SecondFactorRequiredException
  * (mfaToken(), methods()); verifySecondFactor() finishes the login. Against
@@ -55,17 +57,7 @@ final class SecondFactorTest extends TestCase
     /** A raw POST with a bearer token (the enrolment endpoints); returns [status, body]. */
     private static function postBearer(string $path, string $token, array $body): array
     {
-        $curl = curl_init(self::base() . $path);
-        curl_setopt_array($curl, [
-            CURLOPT_POST => true,
-            CURLOPT_POSTFIELDS => json_encode((object) $body),
-            CURLOPT_HTTPHEADER => ['Content-Type: application/json', 'Authorization: Bearer ' . $token],
-            CURLOPT_RETURNTRANSFER => true,
-        ]);
-        $raw = curl_exec($curl);
-        $status = curl_getinfo($curl, CURLINFO_RESPONSE_CODE);
-        curl_close($curl);
-        return [$status, json_decode((string) $raw, true)];
+        return Stack::post($path, $body, ['Authorization: Bearer ' . $token]);
     }
 
     public function testLoginThrowsSecondFactorRequiredAndVerifyFinishesIt(): void

@@ -75,6 +75,49 @@ final class Stack
         return (string) end($lines);
     }
 
+    /** Runs SQL as root on the stack's MariaDB (its socket); returns the rows as lists of strings (NULL -> null). */
+    public static function sql(string $statement): array
+    {
+        $cmd = ['mariadb', '--no-defaults', '--default-character-set=utf8mb4',
+                '--socket=' . self::env()['SVC_MYSQL_SOCKET'], '-uroot', '-N', '-B', '--raw', 'svc', '-e', $statement];
+        $proc = proc_open($cmd, [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
+        fclose($pipes[0]);
+        $out = stream_get_contents($pipes[1]);
+        $err = stream_get_contents($pipes[2]);
+        Assert::assertSame(0, proc_close($proc), 'mariadb: ' . $err);
+        $rows = [];
+        foreach (explode("\n", rtrim((string) $out, "\n")) as $line) {
+            if ($line !== '') {
+                $rows[] = array_map(fn ($c) => $c === 'NULL' ? null : $c, explode("\t", $line));
+            }
+        }
+        return $rows;
+    }
+
+    /** A raw JSON POST to the stack, past the client: [HTTP status, decoded body]. */
+    public static function post(string $path, array $body, array $headers = []): array
+    {
+        $curl = curl_init(self::base() . $path);
+        curl_setopt_array($curl, [
+            CURLOPT_POST => true,
+            CURLOPT_POSTFIELDS => json_encode((object) $body, JSON_UNESCAPED_SLASHES | JSON_THROW_ON_ERROR),
+            CURLOPT_HTTPHEADER => array_merge(['Content-Type: application/json'], $headers),
+            CURLOPT_RETURNTRANSFER => true,
+            CURLOPT_TIMEOUT => 10,
+        ]);
+        $raw = curl_exec($curl);
+        $status = (int) curl_getinfo($curl, CURLINFO_RESPONSE_CODE);
+        curl_close($curl);
+        return [$status, json_decode((string) $raw, true)];
+    }
+
+    /** The claims of a JWT (its signature unchecked: the test only reads them). */
+    public static function claims(string $jwt): array
+    {
+        $parts = explode('.', $jwt);
+        return json_decode((string) base64_decode(strtr($parts[1] ?? '', '-_', '+/')), true) ?? [];
+    }
+
     /** Polls $find() (null = not yet) for up to 20 s. */
     public static function waitFor(callable $find, string $what)
     {
