@@ -15,6 +15,9 @@ import svc_stack
 from svc_stack import ApiTest, admin, post, sql, sql_value, unique_email
 from test_auth_tokens import REFRESH_TTL, mint, parts, refresh, refresh_claims
 from test_password_reset import fresh_token, reset
+from test_mfa import settle, step_now, totp
+from test_account_security import plant_passkey
+from test_passkeys import ORIGIN, create_site
 
 PASSWORD = "Session@Test1"
 REVOKED = {"status": "Failed", "message": "Refresh token has been revoked"}
@@ -29,9 +32,18 @@ def new_user(prefix="sessions"):
     return email, reply.json["token"]
 
 
-def login(email, user_agent="session-test"):
-    reply = svc_stack.request("POST", "/auth/login", {"email": email, "password": PASSWORD, "appID": 1},
+def login(email, user_agent="session-test", site=1):
+    reply = svc_stack.request("POST", "/auth/login", {"email": email, "password": PASSWORD, "appID": site},
                               headers={"User-Agent": user_agent})
+    assert reply.status == 200, reply
+    return reply.json["token"]
+
+
+def login_with_code(email, secret):
+    """A password and TOTP sign-in: the token of the second step."""
+    first = post("/auth/login", {"email": email, "password": PASSWORD, "appID": 1})
+    assert first.status == 401 and "mfa_token" in first.json, first
+    reply = post("/auth/mfa/verify", {"mfa_token": first.json["mfa_token"], "code": totp(secret, step_now())})
     assert reply.status == 200, reply
     return reply.json["token"]
 
@@ -258,6 +270,45 @@ class SecurityEvents(ApiTest):
             self.assertEqual(reply.status, 401, reply)
             self.assertIn(reply.json["message"], ("Refresh token has been revoked", "Refresh token is no longer valid"))
             self.assertEqual(session_row(sid_of(t))[1:], (True, "password_reset"))
+
+    def verified_sessions(self, prefix):
+        """A user with a proven address (enrolment needs one) and two password sessions."""
+        email = unique_email(prefix)
+        admin("user", "create", "--email", email, "--verified", stdin=PASSWORD + "\n")
+        return email, login(email), login(email, user_agent="other-device/1.0")
+
+    def test_turning_a_factor_on_and_off_ends_the_other_sessions(self):
+        email, mine, other = self.verified_sessions("factor")
+        account = {"Authorization": "Bearer " + mine["account_token"]}
+        settle()
+        secret = post("/auth/mfa/totp/setup", headers=account).json["secret"]
+        reply = post("/auth/mfa/totp/confirm", {"code": totp(secret, step_now() - 1)}, headers=account)
+        self.assertEqual(reply.status, 200, reply)
+        # The other session signed in without the factor: it ends; this one stays.
+        self.assertExact(refresh(other["refresh_token"]), 401, REVOKED)
+        self.assertEqual(session_row(sid_of(other))[1:], (True, "mfa_enabled"))
+        self.assertEqual(refresh(mine["refresh_token"]).status, 200)
+        # A session signed in with the factor ends when it is turned off again.
+        third = sid_of(login_with_code(email, secret))
+        self.assertEqual(post("/auth/mfa/disable", {"password": PASSWORD}, headers=account).status, 200)
+        self.assertEqual(session_row(third)[1:], (True, "mfa_disabled"))
+        self.assertEqual(session_row(sid_of(mine))[1], False)
+
+    def test_removing_a_passkey_ends_the_other_sessions(self):
+        site = create_site("Sessions passkeys")
+        admin("site", "set", "--site", str(site), "--rp-id", "localhost", "--origins", ORIGIN)
+        email = unique_email("passkey")
+        uid = int(admin("user", "create", "--email", email, "--verified", stdin=PASSWORD + "\n")
+                  .stdout.strip().splitlines()[-1])
+        mine = login(email, site=site)
+        other = login(email, site=site, user_agent="other-device/1.0")
+        passkey = plant_passkey(site, uid, int(sql_value("SELECT UNIX_TIMESTAMP()")))
+        reply = post("/auth/passkey/delete", {"id": passkey},
+                     headers={"Authorization": "Bearer " + mine["account_token"]})
+        self.assertEqual(reply.status, 200, reply)
+        self.assertExact(refresh(other["refresh_token"]), 401, REVOKED)
+        self.assertEqual(session_row(sid_of(other))[1:], (True, "passkey_removed"))
+        self.assertEqual(refresh(mine["refresh_token"]).status, 200)
 
     def test_svc_admin_lists_and_revokes(self):
         email, first = new_user("admin")
