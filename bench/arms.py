@@ -68,7 +68,7 @@ def measure(stack, arm, seconds, conns, prefix, tail, roots, flood=None, timeout
     if arm.pool is not None:
         arm.pool.observe(res)
         if res.get("exhausted"):
-            log(f"  {arm.name}: its {arm.pool.lines_for(seconds, conns)} fresh tokens ran out; the run ended early")
+            log(f"  {arm.name}: its fresh tokens ran out before the run's end (invalid; the next batch is larger)")
     hwm = [status_kib(pid, "VmHWM") for pid, path in tail.take() if path == arm.path]
     hwm = [h for h in hwm if h is not None]
     reqs = res["requests"]
@@ -77,7 +77,7 @@ def measure(stack, arm, seconds, conns, prefix, tail, roots, flood=None, timeout
         "cpu_cores": (ticks1 - ticks0) / CLK_TCK / (t1 - t0),
         "peak_rss_kib": max(hwm) if hwm else None,
         "valid": (res.get("valid", True) and res["unexpected"] == 0 and sum(res["socket_errors"].values()) == 0
-                  and reqs > 0),
+                  and reqs > 0 and not res.get("exhausted")),
     })
     return res
 

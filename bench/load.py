@@ -7,7 +7,8 @@ sign_in_arms.py). Used by bench.py's arms and by the section scripts
 A result: rps, requests, p50_ms, p99_ms, max_ms, unexpected (replies with
 another status than expected), unexpected_statuses ("401=3,502=1"),
 socket_errors ({connect, read, write, timeout}), and for wrk exhausted
-(requests asked for after an "once" file ran out: the run ended early).
+(requests asked for after a "once" file ran out: the thread stopped
+early, but wrk's duration counts the idle rest).
 """
 
 import http.client

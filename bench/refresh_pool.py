@@ -29,7 +29,7 @@ from dataset import USER_ID_BASE, USERS
 
 ACCESS_PLACEHOLDER = "bench-unused-access-token"  # /auth/refresh-token checks only that it is there
 REFRESH_TTL = 30 * 86400
-START_RATE = 20_000   # req/s assumed before a pool has seen a run of its arm
+START_RATE = 40_000   # req/s assumed before a pool has seen a run of its arm (above the hello floor)
 HEADROOM = 2.0        # lines per second of a run: this times the fastest rate seen so far
 ID_CHARS = 22         # a session id: 22 base64url characters (auth/session/sessions.cpp)
 
@@ -108,5 +108,9 @@ INSERT INTO svc_sessions (id, site_id, auth_table, user_id, generation, created_
         return str(path)
 
     def observe(self, result):
-        """A run's result: the next batch is sized from the fastest rate so far."""
-        self.fastest = max(self.fastest, result.get("rps") or 0.0)
+        """A run's result: the next batch is sized from the fastest rate so far (a run that used up its
+        batch, whose rate is then too low: twice as large)."""
+        rate = result.get("rps") or 0.0
+        if result.get("exhausted"):
+            rate = 2 * max(self.fastest, START_RATE / HEADROOM, rate)
+        self.fastest = max(self.fastest, rate)

@@ -343,13 +343,13 @@ def arms_section(r):
                   "bench/refresh_pool.py inserts fresh sessions of bench users into svc_sessions (generation 1) "
                   "and mints their refresh tokens with the stack's [keys] jwt secret, one request line per "
                   "session, twice as many as the arm's fastest rate so far needs; bench/wrk/arm.lua sends each "
-                  "line once (a run that used them all ends early and its rate stays right). So every reply "
-                  "is a rotation, none a replay within the grace, and any 401 makes the arm invalid. "
+                  "line once (a run that used them all is invalid: wrk waits out its duration). So every "
+                  "reply is a rotation, none a replay within the grace, and any 401 makes the arm invalid. "
                   "php-refresh-token is the PHP-FPM peer (bench/php-peer/) beside it, stateless HS256 "
                   "tokens with no rotation (16 of its own logins, replayed): it does less per request."]
     exhausted = {n: a["exhausted"] for n, a in r["arms"].items() if a.get("exhausted")}
     if exhausted:
-        lines += ["", "Runs that used up their fresh tokens and ended early: " +
+        lines += ["", "Runs that used up their fresh tokens before their end (invalid): " +
                   ", ".join(f"{n} ({v} requests past the end)" for n, v in exhausted.items()) + "."]
     return lines
 

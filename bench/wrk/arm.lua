@@ -7,8 +7,9 @@
 -- HEADERS being "" or "name: value|name: value". ORDER "random" (the
 -- default): each request picks a random line. ORDER "once": the lines in
 -- order, each once (refresh tokens that rotate: bench/refresh_pool.py); when
--- they run out the thread stops, so the run ends early (its rate stays
--- right) and "exhausted" in the summary says so. "once" assumes wrk -t1.
+-- they run out the thread stops and "exhausted" in the summary says so: wrk
+-- still waits out the duration, so such a run's rate is too low (invalid).
+-- "once" assumes wrk -t1.
 -- "{uniq}" in a body becomes a value unique within the run
 -- (UNIQUE_PREFIX-thread-counter), for sign-ups and unknown e-mails.
 -- EXPECT: "2xx" or an exact status code (e.g. 401 for unknown-user logins).
@@ -68,7 +69,7 @@ end
 local function pick()
   if not once then return reqs[math.random(#reqs)] end
   if next_line >= #reqs then
-    -- Out of lines: stop; the requests still asked for before the loop ends repeat the last one.
+    -- Out of lines: stop sending; the requests still asked for before the loop ends repeat the last one.
     exhausted = exhausted + 1
     wrk.thread:stop()
     return reqs[#reqs]
