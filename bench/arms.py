@@ -13,6 +13,7 @@ import time
 
 from dataset import PASSWORD
 from load import SOCKET_ERRORS, parse_wrk, wrk_cmd
+from refresh_pool import RefreshPool
 from sign_in_arms import MfaArm, PasskeyArm
 from smtp_loop import smtp_replay
 from stack import CLK_TCK, cpu_ticks, log, run, status_kib
@@ -25,24 +26,30 @@ class Arm:
     Python client in command, called as command(stack, seconds, conns), for
     flows wrk cannot script: sign_in_arms.py). paired_with (a "raw" floor
     only): the arm measured against it; the two then run in alternating
-    slices of one turn (run_paired) instead of each in its own."""
+    slices of one turn (run_paired) instead of each in its own. pool: a
+    refresh_pool.RefreshPool: each run gets a request file of fresh
+    sessions, each line sent once (arm.lua "once"), instead of `file`.
+    versus: (arm name, target): a second ratio row, this arm ÷ that one
+    (another implementation of the same route, e.g. the PHP-FPM peer's)."""
 
     def __init__(self, name, path=None, method="GET", file="-", port=None, conns=None, expect="2xx", floor=None,
-                 target=None, kind="http", command=None, paired_with=None):
+                 target=None, kind="http", command=None, paired_with=None, pool=None, versus=None):
         self.name, self.path, self.method, self.file = name, path, method, file
         self.port, self.conns, self.expect = port, conns, expect
         self.floor, self.target, self.kind, self.command = floor, target, kind, command
-        self.paired_with = paired_with
+        self.paired_with, self.pool, self.versus = paired_with, pool, versus
 
     def wrk_cmd(self, stack, seconds, conns, prefix, timeout="5s"):
         return wrk_cmd(stack.url(self.path, self.port), self.method, self.file, seconds, conns, prefix, self.expect,
-                       timeout)
+                       timeout, "once" if self.pool else "random")
 
 
 def measure(stack, arm, seconds, conns, prefix, tail, roots, flood=None, timeout="5s"):
     """One run of an http, flood or client arm: throughput, latency,
     unexpected statuses, CPU per request over nginx + svc-fcgi (all pools) +
     mysqld + hello, and the peak RSS of the workers that served it."""
+    if arm.pool is not None:  # fresh sessions for this run, written before anything is timed
+        arm.file = arm.pool.file_for(seconds, conns)
     tail.take()
     flood_proc = None
     if flood is not None:
@@ -58,6 +65,10 @@ def measure(stack, arm, seconds, conns, prefix, tail, roots, flood=None, timeout
     if flood_proc is not None:
         f = parse_wrk(flood_proc.communicate(timeout=seconds + 60)[0])
         res["flood"] = {"rps": f["rps"], "unexpected": f["unexpected"], "p50_ms": f["p50_ms"]}
+    if arm.pool is not None:
+        arm.pool.observe(res)
+        if res.get("exhausted"):
+            log(f"  {arm.name}: its fresh tokens ran out before the run's end (invalid; the next batch is larger)")
     hwm = [status_kib(pid, "VmHWM") for pid, path in tail.take() if path == arm.path]
     hwm = [h for h in hwm if h is not None]
     reqs = res["requests"]
@@ -66,7 +77,7 @@ def measure(stack, arm, seconds, conns, prefix, tail, roots, flood=None, timeout
         "cpu_cores": (ticks1 - ticks0) / CLK_TCK / (t1 - t0),
         "peak_rss_kib": max(hwm) if hwm else None,
         "valid": (res.get("valid", True) and res["unexpected"] == 0 and sum(res["socket_errors"].values()) == 0
-                  and reqs > 0),
+                  and reqs > 0 and not res.get("exhausted")),
     })
     return res
 
@@ -211,6 +222,7 @@ def summarize(runs):
     s["unexpected_statuses"] = ";".join(r["unexpected_statuses"] for r in runs if r["unexpected_statuses"])
     s["socket_errors"] = sum(sum(r["socket_errors"].values()) for r in runs)
     s["valid"] = all(r["valid"] for r in runs)
+    s["exhausted"] = sum(r.get("exhausted", 0) for r in runs)
     if any("flood" in r for r in runs):
         s["flood_login_rps"] = statistics.median(r["flood"]["rps"] for r in runs if "flood" in r)
         s["flood_unexpected"] = sum(r["flood"]["unexpected"] for r in runs if "flood" in r)
@@ -294,6 +306,8 @@ def only_arms(arms, names):
         raise SystemExit(f"bench: unknown arm(s) {', '.join(unknown)}; known: {', '.join(by_name)}")
     keep = set(names)
     for n in names:
+        if by_name[n].versus and by_name[n].versus[0] in by_name:
+            keep.add(by_name[n].versus[0])
         floor = by_name[n].floor
         while floor:
             keep.add(floor)
@@ -301,12 +315,22 @@ def only_arms(arms, names):
     return [a for a in arms if a.name in keep]
 
 
-def build_arms(stack, args, files, password_hash, fastest, nproc):
+def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
     """The arms of a run, in the order they run each round, and the login
     flood the "flood" arm runs beside. `fastest`: the fastest Argon2id
-    implementation compare_argon2 found (None: libsodium's raw loop)."""
+    implementation compare_argon2 found (None: libsodium's raw loop).
+    peer: the PHP-FPM peer (bench.py php_peer), whose refresh-token arm
+    runs beside svc's when it is up."""
     def post(name, path, file=None, **kw):  # a POST arm, by default with the request file of its name
         return Arm(name, path, "POST", file or files.get(name, "-"), port=stack.http_port, **kw)
+
+    def rotating(tag):  # each run of a refresh arm presents tokens current at that moment (refresh_pool.py)
+        return RefreshPool(stack.config, stack.sql, args.out, tag)
+
+    peer_up = bool(peer and peer.get("files"))
+    # The peer's refresh tokens are stateless (no rotation): its 16 tokens replay as they are.
+    php_arms = [Arm("php-refresh-token", "/auth/refresh-token", "POST", peer["files"]["refresh-token"],
+                    port=peer["port"])] if peer_up else []
 
     hashing = {"conns": args.hash_conns}
     # The login floor: a raw verify loop of the fastest implementation measured here.
@@ -316,7 +340,10 @@ def build_arms(stack, args, files, password_hash, fastest, nproc):
         Arm("static", "/static", port=stack.bench_port),
         Arm("hello", "/hello", port=stack.bench_port, floor="static"),
         Arm("health", "/health", port=stack.http_port, floor="hello", target=0.7),
-        post("refresh-token", "/auth/refresh-token", floor="hello", target=0.7),
+        # Rotation (issue 37): every request a session's current token, so every request rotates.
+        post("refresh-token", "/auth/refresh-token", floor="hello", target=0.5, pool=rotating("bref"),
+             versus=("php-refresh-token", 3)),
+        *php_arms,
         post("user-email", "/auth/user-email", floor="hello", target=0.7),
         post("getFolderLimits", "/auth/getFolderLimits", floor="hello", target=0.6),
         post("notification", "/message/notification", floor="hello", target=0.5),
@@ -333,8 +360,8 @@ def build_arms(stack, args, files, password_hash, fastest, nproc):
         post("email-code-unknown", "/auth/email-code"),
         post("sign-up", "/auth/sign-up", floor="argon2-hash", **hashing),
         post("push", "/message/sendPush", floor="push-raw"),
-        post("refresh-token-under-login-flood", "/auth/refresh-token", files["refresh-token"], floor="refresh-token",
-             target=0.4, kind="flood"),
+        post("refresh-token-under-login-flood", "/auth/refresh-token", floor="refresh-token", target=0.4,
+             kind="flood", pool=rotating("bflood")),
         # Floors measured inside the rounds too, so they share the rounds' conditions.
         floor_arm(stack, nproc, "argon2-verify", "argon2_raw", "verify", password_hash, PASSWORD),
         floor_arm(stack, nproc, "argon2-verify-fastest", *fastest_loop, password_hash, PASSWORD, paired_with="login"),

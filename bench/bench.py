@@ -11,7 +11,9 @@ The parts: stack.py (the running stack and /proc accounting), dataset.py
 (the data set and the arms' request files), load.py (wrk and the Python
 clients' closed loop), arms.py (the arms, the floors and the sender rounds;
 a new endpoint arm is one row in build_arms), sign_in_arms.py (the MFA and
-passkey sign-in arms), mix.py and php_peer.py (the mixed-traffic arm) and
+passkey sign-in arms), refresh_pool.py (fresh sessions for the rotating
+refresh-token arms), mix.py (the mixed-traffic arm), php_peer.py (the
+PHP-FPM peer: its refresh-token arm and its side of the mix) and
 report.py (results.json and docs/benchmarks.md). This file only runs them
 in order.
 """
@@ -56,8 +58,8 @@ def parse_args():
     # rate (0 = skip it) and the rates, tried in order until one fails.
     p.add_argument("--mix-seconds", type=float, default=60)
     p.add_argument("--mix-rates", default="250,500,1000,1250,1500,1750,2000")
-    # The PHP-FPM peer of the mix (bench/php_peer.py): the nginx port in front
-    # of it (0 = not started), its offered rates and its pool size.
+    # The PHP-FPM peer (bench/php_peer.py): the nginx port in front of it
+    # (0 = not started), its offered rates in the mix ("" = no mix) and its pool size.
     p.add_argument("--php-port", type=int, default=0)
     p.add_argument("--php-rates", default="")
     p.add_argument("--php-children", type=int, default=0)
@@ -103,29 +105,30 @@ def run_rounds(stack, args, arms, tail, roots, flood):
 
 
 def php_peer(args, files, out):
-    """The PHP-FPM peer's part of the mix (bench/mix.py run_mix), after its
-    check; None when scripts/bench.sh did not start it."""
-    if not args.php_port or not args.php_rates:
+    """The PHP-FPM peer (its php-refresh-token arm, and its part of the mix:
+    bench/mix.py run_mix), after its check; None when scripts/bench.sh did
+    not start it, {"error"} when it answered wrongly."""
+    if not args.php_port:
         return None
     try:
         peer_files = prepare_php_peer(args.php_port, files, out)
     except (RuntimeError, OSError) as e:
-        log(f"mix: PHP-FPM peer skipped: {e}")
+        log(f"PHP-FPM peer skipped: {e}")
         return {"error": str(e)}
-    return {"port": args.php_port, "files": peer_files, "rates": [int(r) for r in args.php_rates.split(",")],
+    return {"port": args.php_port, "files": peer_files, "rates": [int(r) for r in args.php_rates.split(",") if r],
             "children": args.php_children, "pids": [args.php_pid] if args.php_pid else []}
 
 
-def mix_arm(stack, args, files, out):
+def mix_arm(stack, args, files, peer):
     """The mixed-traffic arm: svc's rate search, then the PHP-FPM peer's
-    when scripts/bench.sh started it."""
+    when scripts/bench.sh started it for the mix (--php-rates)."""
     return run_mix(stack, files, [int(r) for r in args.mix_rates.split(",")], args.mix_seconds,
-                   php_peer(args, files, out))
+                   peer if args.php_rates else None)
 
 
-def run_mix_only(stack, args, files, out):
+def run_mix_only(stack, args, files, peer, out):
     """--only mix: the mixed-traffic arm alone; results to out/mix.json only."""
-    mix = mix_arm(stack, args, files, out)
+    mix = mix_arm(stack, args, files, peer)
     (out / "mix.json").write_text(json.dumps(mix, indent=2) + "\n")
     render_svg(mix, out / "bench-mix.svg")
     log(f"wrote {out / 'mix.json'} and {out / 'bench-mix.svg'}")
@@ -137,12 +140,13 @@ def measure_all(stack, args, out):
     files, password_hash, proto, counts = load_data(stack, out)
     tail = LogTail(stack, out / "svc-fcgi-problems.log")
     roots = [stack.pid("nginx"), stack.pid("svc-fcgi"), stack.pid("mariadb"), stack.hello_pid]
+    peer = php_peer(args, files, out)
     if args.only == "mix":
-        return run_mix_only(stack, args, files, out)
+        return run_mix_only(stack, args, files, peer, out)
     log("argon2id implementations, per verify (bench/argon2_impls.cpp)")
     argon2_impls = compare_argon2(stack, password_hash)
     fastest, loop_rates = pick_argon2_floor(stack, password_hash, argon2_impls, os.cpu_count())
-    arms, flood = build_arms(stack, args, files, password_hash, fastest, os.cpu_count())
+    arms, flood = build_arms(stack, args, files, password_hash, fastest, os.cpu_count(), peer)
     if args.only:
         arms = only_arms(arms, args.only.split(","))
     # Warm-up: every arm once, short (connections, prepared statements, caches, the client arms' users).
@@ -160,7 +164,7 @@ def measure_all(stack, args, out):
     mix = None
     if args.mix_seconds > 0:
         try:
-            mix = mix_arm(stack, args, files, out)
+            mix = mix_arm(stack, args, files, peer)
         except Exception as e:  # noqa: BLE001 - the other arms' results still count
             log(f"mix arm failed: {e!r}")
     time.sleep(0.5)

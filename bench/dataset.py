@@ -149,9 +149,7 @@ def write_request_files(stack, out, rnd):
         "email-code-unknown": [{"email": unknown, "appID": 2}],
         "sign-up": [{"email": "new-{uniq}@example.com", "password": "Analytical@1", "firstname": "Ada",
                      "lastname": "Lovelace", "appID": 1}],
-        # tokens of 16 real logins
-        "refresh-token": [refresh_body(post_json(stack.url(""), "/auth/login", {
-            "email": bench_user(), "password": PASSWORD})[1]["token"]) for _ in range(16)],
+        # (refresh-token: no file here; its tokens rotate, so each run mints its own: refresh_pool.py)
         # encrypted ids of 64 random users
         "user-email": [{"userId": stack.admin("mint-user-id", "--user", str(USER_ID_BASE + rnd.randint(1, USERS)),
                                               "--ttl", "2h")} for _ in range(64)],

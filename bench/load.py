@@ -6,7 +6,9 @@ sign_in_arms.py). Used by bench.py's arms and by the section scripts
 
 A result: rps, requests, p50_ms, p99_ms, max_ms, unexpected (replies with
 another status than expected), unexpected_statuses ("401=3,502=1"),
-socket_errors ({connect, read, write, timeout}).
+socket_errors ({connect, read, write, timeout}), and for wrk exhausted
+(requests asked for after a "once" file ran out: the thread stopped
+early, but wrk's duration counts the idle rest).
 """
 
 import http.client
@@ -22,11 +24,13 @@ ARM_LUA = Path(__file__).resolve().parent / "wrk" / "arm.lua"
 SOCKET_ERRORS = ("connect", "read", "write", "timeout")
 
 
-def wrk_cmd(url, method="GET", file="-", seconds=5, conns=32, prefix="b", expect="2xx", timeout="5s"):
-    """wrk -t1 with arm.lua: `file` is "-" (no body) or a request file (dataset.py's format)."""
+def wrk_cmd(url, method="GET", file="-", seconds=5, conns=32, prefix="b", expect="2xx", timeout="5s",
+            order="random"):
+    """wrk -t1 with arm.lua: `file` is "-" (no body) or a request file (dataset.py's format); order "once":
+    each line once, in order (refresh_pool.py)."""
     seconds = max(1, int(round(float(seconds))))  # wrk takes whole seconds
     return ["wrk", "-t1", f"-c{conns}", f"-d{seconds}s", f"--timeout={timeout}", "--latency", "-s", str(ARM_LUA),
-            url, "--", method, str(file), expect, prefix]
+            url, "--", method, str(file), expect, prefix, order]
 
 
 def parse_wrk(stdout):
@@ -39,12 +43,12 @@ def parse_wrk(stdout):
     return {"rps": raw["requests"] / (raw["duration_us"] / 1e6), "requests": raw["requests"],
             "p50_ms": lat["p50"] / 1000, "p99_ms": lat["p99"] / 1000, "max_ms": lat["max"] / 1000,
             "unexpected": raw["unexpected"], "unexpected_statuses": raw["unexpected_statuses"],
-            "socket_errors": raw["errors"]}
+            "socket_errors": raw["errors"], "exhausted": raw.get("exhausted", 0)}
 
 
-def wrk(url, method="GET", file="-", seconds=5, conns=32, prefix="b", expect="2xx", timeout="5s"):
+def wrk(url, method="GET", file="-", seconds=5, conns=32, prefix="b", expect="2xx", timeout="5s", order="random"):
     """One wrk run to its end."""
-    out = subprocess.run(wrk_cmd(url, method, file, seconds, conns, prefix, expect, timeout), capture_output=True,
+    out = subprocess.run(wrk_cmd(url, method, file, seconds, conns, prefix, expect, timeout, order), capture_output=True,
                          text=True, timeout=float(seconds) + 120).stdout
     return parse_wrk(out)
 

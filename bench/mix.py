@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 from dataset import parse_line
+from refresh_pool import RefreshPool
 from stack import CLK_TCK, cpu_ticks, log
 
 ROUTES = [  # name, path, share in percent
@@ -43,9 +44,12 @@ MAX_GENERATOR_LAG_MS = 20.0  # p99 of (send time - due time) above this: the gen
 
 
 def load_requests(files):
-    """{route: [(header lines, body bytes)]} from the wrk arms' request files."""
+    """{route: [(header lines, body bytes)]} from the wrk arms' request files (routes without one: none;
+    svc's refresh-token comes from a RefreshPool per step instead)."""
     out = {}
     for name, _, _ in ROUTES:
+        if name not in files:
+            continue
         lines = [parse_line(line) for line in Path(files[name]).read_text().splitlines() if line.strip()]
         out[name] = [("".join(f"{k}: {v}\r\n" for k, v in headers.items()), body.encode()) for headers, body in lines]
     return out
@@ -57,23 +61,36 @@ def percentile(sorted_values, q):
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
-def write_plan(path, port, requests, rate, seconds, seed):
+def write_plan(path, port, requests, rate, seconds, seed, pools=None):
     """The plan bench/mix_load.cpp runs: every (route, request) as a whole
     HTTP/1.1 request, and the schedule of blob indices, drawn with the seed.
-    Returns the route name of each scheduled request."""
+    pools: {route: RefreshPool}: that route's requests are a new batch of
+    fresh sessions, one blob each, scheduled once each in order (a rotating
+    refresh token is current only until its first use). Returns the route
+    name of each scheduled request."""
     rng = random.Random(seed)
     names = [n for n, _, _ in ROUTES]
     weights = [w for _, _, w in ROUTES]
     paths = {n: p for n, p, _ in ROUTES}
+
+    def blob(n, headers, body):
+        return (f"POST {paths[n]} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n{headers}\r\n").encode() + body
+
     blobs, first = [], {}
     for n in names:
         first[n] = len(blobs)
-        for headers, body in requests[n]:
-            blobs.append((f"POST {paths[n]} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                          f"Content-Length: {len(body)}\r\n{headers}\r\n").encode() + body)
+        blobs += [blob(n, headers, body) for headers, body in requests.get(n, [])]
     total = int(rate * seconds)
     routes = rng.choices(names, weights, k=total)
-    schedule = [first[n] + rng.randrange(len(requests[n])) for n in routes]
+    fresh = {n: iter(pool.new_batch(max(1, routes.count(n)))) for n, pool in (pools or {}).items()}
+    schedule = []
+    for n in routes:
+        if n in fresh:
+            blobs.append(blob(n, "", next(fresh[n]).encode()))
+            schedule.append(len(blobs) - 1)
+        else:
+            schedule.append(first[n] + rng.randrange(len(requests[n])))
     with open(path, "wb") as f:
         f.write(f"{port} {rate} {len(blobs)} {total}\n".encode())
         for b in blobs:
@@ -82,10 +99,10 @@ def write_plan(path, port, requests, rate, seconds, seed):
     return routes
 
 
-def run_step(tool, port, requests, rate, seconds, seed):
+def run_step(tool, plan, routes, rate, seconds):
+    """Runs a written plan (write_plan; `routes` its return) and sums it up per route."""
     with tempfile.TemporaryDirectory(prefix="svc-mix-") as tmp:
-        plan, out = Path(tmp) / "plan", Path(tmp) / "results"
-        routes = write_plan(plan, port, requests, rate, seconds, seed)
+        out = Path(tmp) / "results"
         started = time.monotonic()
         subprocess.run([str(tool), str(plan), str(out)], check=True, timeout=seconds + 60)
         elapsed = time.monotonic() - started - 0.2  # the tool starts its schedule 200 ms in
@@ -145,13 +162,16 @@ def cpu_breakdown(groups, run):
     return result, {k: round(v, 3) for k, v in cores.items()}
 
 
-def search(tool, port, requests, rates, seconds, label, seed, groups=None):
+def search(tool, port, requests, rates, seconds, label, seed, groups=None, pools=None):
     """Every rate in order until one fails: (steps, sustainable rate or 0).
-    groups: {name: [root pids]} whose CPU each step reports."""
+    groups: {name: [root pids]} whose CPU each step reports; pools: write_plan's."""
     steps = []
     for i, rate in enumerate(rates):
         log(f"mix {label}: {rate} req/s offered for {seconds} s (open loop, sender draining)")
-        step, cores = cpu_breakdown(groups or {}, lambda: run_step(tool, port, requests, rate, seconds, seed + i))
+        with tempfile.TemporaryDirectory(prefix="svc-mix-plan-") as tmp:
+            plan = Path(tmp) / "plan"  # written before the step's clock and CPU accounting start
+            routes = write_plan(plan, port, requests, rate, seconds, seed + i, pools)
+            step, cores = cpu_breakdown(groups or {}, lambda: run_step(tool, plan, routes, rate, seconds))
         step["cpu_cores"] = cores
         steps.append(step)
         worst = max(step["routes"].items(), key=lambda kv: (kv[1]["p99_ms"] or 0) / kv[1]["p99_limit_ms"])
@@ -177,7 +197,9 @@ def run_mix(stack, files, rates, seconds, peer=None):
         groups = {"svc-fcgi": [stack.pid("svc-fcgi")], "mariadb": [stack.pid("mariadb")],
                   "nginx": [stack.pid("nginx")], "svc-sender": [sender.pid], "smtp-sink": [stack.pid("smtp-sink")]}
         tool = stack.helpers / "mix_load"
-        steps, sustainable = search(tool, stack.http_port, load_requests(files), rates, seconds, "svc", 1000, groups)
+        pools = {"refresh-token": RefreshPool(stack.config, stack.sql, stack.dir, "bmix")}
+        steps, sustainable = search(tool, stack.http_port, load_requests(files), rates, seconds, "svc", 1000, groups,
+                                    pools)
         if peer and "error" in peer:
             php = {"steps": [], "sustainable_rate": 0, "error": peer["error"]}
         elif peer:

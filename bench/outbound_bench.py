@@ -37,7 +37,7 @@ import uuid
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "integration"))
 
 import svc_stack as S  # noqa: E402
-from dataset import refresh_body, request_line  # noqa: E402
+from refresh_pool import RefreshPool  # noqa: E402
 from load import Client, ClosedLoop, wrk  # noqa: E402
 from test_outbound_isolation import BlackHole, stack_config  # noqa: E402
 
@@ -89,9 +89,12 @@ def push_request(site, customer):
     return {"site-id": str(site)}, {"customerID": token, "title": "Hi", "message": "Bench"}
 
 
-def refresh(requests, conns, seconds):
-    """refresh-token with wrk; non_2xx and socket_errors as counts."""
-    r = wrk("http://127.0.0.1:%d/auth/refresh-token" % S.HTTP_PORT, "POST", requests, seconds, conns, "ob")
+def refresh(pool, conns, seconds):
+    """refresh-token with wrk, each request a fresh session's token (rotation); non_2xx and socket_errors
+    as counts."""
+    r = wrk("http://127.0.0.1:%d/auth/refresh-token" % S.HTTP_PORT, "POST", pool.file_for(seconds, conns), seconds,
+            conns, "ob", order="once")
+    pool.observe(r)
     return dict(r, non_2xx=r["unexpected"], socket_errors=sum(r["socket_errors"].values()))
 
 
@@ -131,19 +134,17 @@ def push_slow(lines, seconds):
         S.set_sink_control(CONTROL, {})
 
 
-def refresh_file(out_dir):
-    path = os.path.join(out_dir, "ob-refresh.txt")
-    with open(path, "w") as f:
-        f.write("".join(request_line(refresh_body(S.post("/auth/login", DEMO).json["token"])) + "\n"
-                        for _ in range(8)))
-    return path
+def refresh_pool(out_dir):
+    """Fresh sessions of the demo user for each refresh-token run (bench/refresh_pool.py): tokens rotate."""
+    demo = int(S.sql("SELECT id FROM svc_users WHERE user_email = '%s'" % DEMO["email"])[0][0])
+    return RefreshPool(os.path.join(S.STACK_DIR, "svc.conf"), S.sql, out_dir, "bob", users=(demo, 1))
 
 
-def refresh_under_black_hole(requests, hole_lines, seconds, conns):
-    alone = refresh(requests, conns, seconds)
+def refresh_under_black_hole(pool, hole_lines, seconds, conns):
+    alone = refresh(pool, conns, seconds)
     flood = pushes(hole_lines, timeout=60)
     time.sleep(1.5)  # every outbound worker is at the black hole by now
-    under = refresh(requests, conns, seconds)
+    under = refresh(pool, conns, seconds)
     flood.stop(wait=False)
     return {"alone": alone, "under_black_hole": under, "flood_clients": len(hole_lines),
             "ratio": under["rps"] / alone["rps"] if alone["rps"] else None, "flood": flood}
@@ -203,7 +204,7 @@ def run(seconds, rounds, conns, out_dir):
         sink = [push_request(s, c) for s, _, c in sites]
         # 64 clients, 4 per site: the per-site cap (4) refuses none of them.
         holed = [push_request(s, h) for s, h, _ in sites] * 4
-        refresh = refresh_file(out_dir)
+        refresh = refresh_pool(out_dir)
         slow_clients = [sink[i % len(sink)] for i in range(workers)]
         result["push_slow"], result["refresh"] = [], []
         for _ in range(rounds):

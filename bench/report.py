@@ -38,9 +38,14 @@ def write_only_results(out, arms, runs):
             ratio = f"  {a.name} ÷ {a.floor} = {s['rps'] / summary[a.floor]['rps']:.2f}" + (
                 f" (target {a.target})" if a.target else "")
         cpu = f"  {s['cpu_us_per_req']:.0f} µs CPU/req" if s.get("cpu_us_per_req") else ""
-        lines.append(f"{a.name:34s} {s['rps']:9.1f}/s{cpu}{ratio}{'' if s['valid'] else '  INVALID'}")
-    (out / "only.json").write_text(json.dumps({"rounds": runs, "summary": summary}, indent=2) + "\n")
+        bad = "" if s["valid"] else f"  INVALID {s['unexpected']} unexpected ({s['unexpected_statuses']})"
+        lines.append(f"{a.name:34s} {s['rps']:9.1f}/s{cpu}{ratio}{bad}")
+    extra = versus_rows(arms, summary) + [r for r in [login_since_sessions(summary)] if r]
+    (out / "only.json").write_text(json.dumps({"rounds": runs, "summary": summary, "ratios": extra}, indent=2)
+                                   + "\n")
     print("\n".join(lines))
+    if extra:
+        print(render_table({"ratios": extra}))
 
 
 def cpu_model():
@@ -74,8 +79,43 @@ TIMING_PAIRS = (("login-unknown", "login", "login p50: unknown ÷ known user"),
                 ("email-code-unknown", "email-code", "email-code p50: unknown ÷ known user"))
 
 
+# Login before server-side sessions (issue 37: at most 3 % slower since): the
+# committed full run of 2026-11-26 18:17 UTC (commit 5a9f2dc), the last
+# before sessions. A cross-run comparison, so login ÷ its Argon2id floor of
+# each run is compared, not req/s.
+LOGIN_BEFORE_SESSIONS = {"run": "2026-11-26 18:17 UTC, commit 5a9f2dc", "rps": 234.1, "floor_rps": 282.3,
+                         "ratio": 0.829}
+
+
+def versus_rows(arms, arm_summary):
+    """Each arm ÷ the arm it is set against (Arm.versus), same run; invalid when that arm did not run."""
+    rows = []
+    for a in arms:
+        if not a.versus:
+            continue
+        other, target = a.versus
+        s, o = arm_summary[a.name], arm_summary.get(other)
+        if o is None:
+            rows.append(ratio_row(f"{a.name} ÷ {other}", None, None, target, False, note=f"{other} did not run"))
+            continue
+        rows.append(ratio_row(f"{a.name} ÷ {other}", s["rps"], o["rps"], target, s["valid"] and o["valid"]))
+    return rows
+
+
+def login_since_sessions(arm_summary):
+    """Login ÷ its floor now ÷ the same before sessions (LOGIN_BEFORE_SESSIONS); None without both arms."""
+    login, floor = arm_summary.get("login"), arm_summary.get("argon2-verify-fastest")
+    if not login or not floor or not floor["rps"]:
+        return None
+    before = LOGIN_BEFORE_SESSIONS
+    return ratio_row(f"login ÷ argon2-verify-fastest, now ÷ before sessions (cross-run: {before['run']}, "
+                     f"{before['ratio']:.3f})", login["rps"] / floor["rps"], before["ratio"], 0.97,
+                     login["valid"] and floor["valid"], note="cross-run")
+
+
 def ratios(arms, arm_summary, mail_summary, idle_rss):
-    """Every arm ÷ its floor, the e-mail ratios, the timing bands and the idle RSS row."""
+    """Every arm ÷ its floor and ÷ its versus arm, login since sessions, the e-mail ratios, the timing bands
+    and the idle RSS row."""
     rows = []
     for a in arms:
         if a.floor is None:
@@ -83,6 +123,10 @@ def ratios(arms, arm_summary, mail_summary, idle_rss):
         s, f = arm_summary[a.name], arm_summary.get(a.floor)
         rows.append(ratio_row(f"{a.name} ÷ {a.floor}", s["rps"], arm_summary[a.floor]["rps"], a.target,
                               s["valid"] and (f is None or f["valid"])))
+    rows += versus_rows(arms, arm_summary)
+    since = login_since_sessions(arm_summary)
+    if since:
+        rows.append(since)
     mail_pairs = [("sender ÷ smtp-loop", "sender", "smtp-loop", 0.5)] + [
         (f"sender with ÷ without SMTP session reuse ({label})", "sender-reuse" + suffix, "sender-no-reuse" + suffix, 2.0)
         for suffix, label in (("", "plain sink"), ("-starttls", "STARTTLS sink"))]
@@ -242,7 +286,9 @@ bench server blocks of `bench/nginx-bench.conf.in` in the same nginx) and always
 `BENCH_SECONDS` (5), `BENCH_ROUNDS` (3), `BENCH_CONNECTIONS` (32), `BENCH_HASH_CONNECTIONS` (8),
 `BENCH_MAILS` (1000), `BENCH_WARMUP` (1), `SVC_WORKERS` (nproc), `SVC_HASHING_WORKERS` (nproc),
 `BENCH_KEEP_STACK=1` keeps the stack directory. Logs of the last run: `bench/out/last-run/`.
-The wrk scripts are `bench/wrk/arm.lua` (request files in `bench/out/*.txt`).
+The wrk scripts are `bench/wrk/arm.lua` (request files in `bench/out/*.txt`). The refresh-token arms
+rotate on every request: each run gets fresh sessions and one token per request (`bench/refresh_pool.py`),
+and the PHP-FPM peer's `php-refresh-token` arm runs beside them (started for it also without the mix).
 The mixed-traffic open-loop arm (`bench/mix.py`): `BENCH_MIX_SECONDS` (60 per offered rate, 0 skips it),
 `BENCH_MIX_RATES` (250,500,1000,1250,1500,1750,2000, tried in order until one fails): up to about 7.5 more minutes.
 Then the same search against the PHP-FPM peer (`bench/php-peer/`: plain PHP 8.2 under `php-fpm8.2 -F`
@@ -293,6 +339,18 @@ def arms_section(r):
     if flood.get("flood_login_rps") is not None:
         lines += ["", f"During the flood arm, the login flood itself ran at {flood['flood_login_rps']:.1f} req/s "
                       f"({flood.get('flood_unexpected', 0)} unexpected replies)."]
+    lines += ["", "The refresh-token arms rotate on every request (issue 37): before each run "
+                  "bench/refresh_pool.py inserts fresh sessions of bench users into svc_sessions (generation 1) "
+                  "and mints their refresh tokens with the stack's [keys] jwt secret, one request line per "
+                  "session, twice as many as the arm's fastest rate so far needs; bench/wrk/arm.lua sends each "
+                  "line once (a run that used them all is invalid: wrk waits out its duration). So every "
+                  "reply is a rotation, none a replay within the grace, and any 401 makes the arm invalid. "
+                  "php-refresh-token is the PHP-FPM peer (bench/php-peer/) beside it, stateless HS256 "
+                  "tokens with no rotation (16 of its own logins, replayed): it does less per request."]
+    exhausted = {n: a["exhausted"] for n, a in r["arms"].items() if a.get("exhausted")}
+    if exhausted:
+        lines += ["", "Runs that used up their fresh tokens before their end (invalid): " +
+                  ", ".join(f"{n} ({v} requests past the end)" for n, v in exhausted.items()) + "."]
     return lines
 
 

@@ -33,7 +33,8 @@
 #                          peer (bench/php-peer/, bench/php_peer.py), after svc's; empty skips it
 #   BENCH_PHP_WORKERS [8]  the peer's PHP-FPM pool (pm = static): four children per core
 #   BENCH_ONLY             comma-separated arm names (e.g. refresh-token,user-email): only those
-#                          and their floors, medians and ratios printed and in bench/out/only.json;
+#                          and their floors (refresh-token: and the PHP-FPM peer's php-refresh-token),
+#                          medians and ratios printed and in bench/out/only.json;
 #                          no keep_conn, sender or mail delivery runs; nothing committed is rewritten.
 #                          BENCH_ONLY=mix: the mixed-traffic arm alone, to bench/out/mix.json
 set -euo pipefail
@@ -59,10 +60,16 @@ php_rates=""
 if [ "${BENCH_MIX_SECONDS:-60}" != "0" ] && { [ -z "${BENCH_ONLY:-}" ] || [ "${BENCH_ONLY}" = "mix" ]; }; then
   php_rates=${BENCH_MIX_PHP_RATES-100,250,350,500,750,1000}
 fi
+# ... and for its php-refresh-token arm beside svc's rotating refresh-token
+# (issue 37): in a full run, or when BENCH_ONLY names either.
+want_peer=0
+[ -n "$php_rates" ] && want_peer=1
+case ",${BENCH_ONLY:-all}," in *,all,* | *,refresh-token,* | *,php-refresh-token,*) want_peer=1 ;; esac
 php_fpm=""
-if [ -n "$php_rates" ]; then
+if [ "$want_peer" = 1 ]; then
   php_fpm=$(command -v php-fpm8.2 || command -v php-fpm || true)
-  [ -n "$php_fpm" ] || die "php-fpm is missing (scripts/install-deps.sh: php-fpm, php-mysql)"
+  [ -n "$php_fpm" ] || [ -z "$php_rates" ] || die "php-fpm is missing (scripts/install-deps.sh: php-fpm, php-mysql)"
+  [ -n "$php_fpm" ] || { say "php-fpm is missing: no php-refresh-token arm"; want_peer=0; }
 fi
 
 # --- build -----------------------------------------------------------------
@@ -151,7 +158,7 @@ for _ in $(seq 50); do [ -S "$stack/hello.sock" ] && break; sleep 0.1; done
 # directory, in the foreground under this script (not systemd's php-fpm
 # service), reading the stack's database; stopped by cleanup.
 php_workers=${BENCH_PHP_WORKERS:-8}
-if [ -n "$php_rates" ]; then
+if [ "$want_peer" = 1 ]; then
   peer_conf=$("$py" "$repo/bench/php_peer.py" config "$stack")
   fpm_user_lines="" fpm_root=()
   if [ "$(id -u)" -eq 0 ]; then fpm_user_lines="user = root"; fpm_root=(-R); fi  # as nginx's "user root;"
@@ -182,7 +189,7 @@ fi
   --hash-conns "${BENCH_HASH_CONNECTIONS:-8}" --mails "${BENCH_MAILS:-1000}" --warmup "${BENCH_WARMUP:-1}" \
   --tls-smtp-port "$tls_port" --out "$out" ${BENCH_ONLY:+--only "$BENCH_ONLY"} \
   --mix-seconds "${BENCH_MIX_SECONDS:-60}" --mix-rates "${BENCH_MIX_RATES:-250,500,1000,1250,1500,1750,2000}" \
-  --php-port "$( [ -n "$php_rates" ] && echo "$php_port" || echo 0)" --php-rates "$php_rates" \
+  --php-port "$( [ "$want_peer" = 1 ] && echo "$php_port" || echo 0)" --php-rates "$php_rates" \
   --php-children "$php_workers" --php-pid "${php_fpm_pid:-0}"
 [ -n "${BENCH_ONLY:-}" ] && exit 0
 

@@ -1,0 +1,116 @@
+"""Refresh tokens that are current when they are used, for the arms that
+measure POST /auth/refresh-token with rotation (docs/decisions.md
+"Sessions"): a refresh token rotates on first use, is accepted again only
+within [tokens] refresh_reuse_seconds, and after that its reuse revokes the
+session with 401. So a request file of a few tokens replayed for seconds
+measures mostly 401s; these files hold one token per session instead, each
+presented once (bench/wrk/arm.lua's "once" order, bench/mix.py's schedule).
+
+A batch: `count` sessions inserted straight into svc_sessions (generation
+1, bench users, no site, amr "pwd"), and their refresh JWTs minted here
+with the stack's [keys] jwt_kid / jwt_secret, the claims svc's own
+sign_pair writes (crypto/jwt.hpp), with "sid" and "gen": 1. The access
+token beside it is a placeholder: the route only requires its presence.
+Each pool deletes its previous batch before writing the next, so the table
+does not grow run after run. Stdlib only.
+"""
+
+import base64
+import configparser
+import hashlib
+import hmac
+import json
+import math
+import os
+import time
+from pathlib import Path
+
+from dataset import USER_ID_BASE, USERS
+
+ACCESS_PLACEHOLDER = "bench-unused-access-token"  # /auth/refresh-token checks only that it is there
+REFRESH_TTL = 30 * 86400
+START_RATE = 40_000   # req/s assumed before a pool has seen a run of its arm (above the hello floor)
+HEADROOM = 2.0        # lines per second of a run: this times the fastest rate seen so far
+ID_CHARS = 22         # a session id: 22 base64url characters (auth/session/sessions.cpp)
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def jwt_key(config_path):
+    """(kid, secret bytes) of [keys] in an svc.conf."""
+    conf = configparser.ConfigParser(interpolation=None, strict=False)
+    conf.read(config_path)
+    secret = conf["keys"]["jwt_secret"].strip()
+    return conf["keys"]["jwt_kid"].strip(), base64.urlsafe_b64decode(secret + "=" * (-len(secret) % 4))
+
+
+class RefreshPool:
+    """Batches of fresh sessions and their request lines for one arm.
+
+    sql: a callable running SQL text on the stack's database (Stack.sql);
+    tag: 2 to 6 letters of this pool's session ids (each pool its own);
+    users: (first id, count) of the svc_users rows (token_version 0) the
+    sessions go round, by default the data set's bench users."""
+
+    def __init__(self, config_path, sql, out_dir, tag, users=(USER_ID_BASE + 1, USERS)):
+        assert tag.isalpha() and 2 <= len(tag) <= 6, tag
+        self.kid, self.secret = jwt_key(config_path)
+        self.sql, self.out_dir, self.tag = sql, Path(out_dir), tag
+        self.first_user, self.user_count = users
+        self.batch = 0
+        self.fastest = 0.0
+        self.header = b64url(json.dumps({"alg": "HS256", "typ": "JWT", "kid": self.kid},
+                                        separators=(",", ":")).encode())
+
+    def session_id(self, batch, n):
+        head = f"{self.tag}{batch:04d}"
+        return head + str(n).zfill(ID_CHARS - len(head))
+
+    def mint(self, sid, user_id, now):
+        claims = {"sub": str(user_id), "typ": "refresh", "aud": "svc-refresh", "tbl": "svc_users", "ver": 0,
+                  "iat": now, "exp": now + REFRESH_TTL, "jti": b64url(os.urandom(16)), "auth_time": now,
+                  "amr": ["pwd"], "sid": sid, "gen": 1}
+        signing_input = self.header + "." + b64url(json.dumps(claims, separators=(",", ":")).encode())
+        return signing_input + "." + b64url(hmac.new(self.secret, signing_input.encode(), hashlib.sha256).digest())
+
+    def new_batch(self, count):
+        """`count` fresh sessions (the previous batch deleted); their request bodies as JSON texts, in order."""
+        self.batch += 1
+        now = int(time.time())
+        head = f"{self.tag}{self.batch:04d}"
+        width = ID_CHARS - len(head)
+        user = f"{self.first_user} + (seq - 1) % {self.user_count}"
+        self.sql(f"""
+DELETE FROM svc_sessions WHERE id LIKE '{self.tag}%';
+INSERT INTO svc_sessions (id, site_id, auth_table, user_id, generation, created_at, last_seen_at, rotated_at,
+                          expires_at, auth_time, amr, ip, user_agent)
+  SELECT CONCAT('{head}', LPAD(seq, {width}, '0')), 0, 'svc_users', {user}, 1, {now}, {now}, {now},
+         {now + REFRESH_TTL}, {now}, 'pwd', '127.0.0.1', 'bench'
+  FROM seq_1_to_{count};
+""")
+        return [json.dumps({"payload": {"access_token": ACCESS_PLACEHOLDER,
+                                        "refresh_token": self.mint(self.session_id(self.batch, n),
+                                                                   self.first_user + (n - 1) % self.user_count,
+                                                                   now)}})
+                for n in range(1, count + 1)]
+
+    def lines_for(self, seconds, conns):
+        """How many tokens a run of `seconds` at `conns` connections may use: HEADROOM times the fastest
+        rate seen (START_RATE before any), plus what the connections hold in flight."""
+        return int(math.ceil(max(self.fastest * HEADROOM, START_RATE) * float(seconds))) + 4 * conns
+
+    def file_for(self, seconds, conns):
+        """A request file (arm.lua's format, no headers) of a new batch sized for the run; its path."""
+        path = self.out_dir / f"refresh-{self.tag}.txt"
+        path.write_text("".join("\t" + body + "\n" for body in self.new_batch(self.lines_for(seconds, conns))))
+        return str(path)
+
+    def observe(self, result):
+        """A run's result: the next batch is sized from the fastest rate so far (a run that used up its
+        batch, whose rate is then too low: twice as large)."""
+        rate = result.get("rps") or 0.0
+        if result.get("exhausted"):
+            rate = 2 * max(self.fastest, START_RATE / HEADROOM, rate)
+        self.fastest = max(self.fastest, rate)
