@@ -141,9 +141,9 @@ def delivered_link(row_id):
 
 
 SITE1_RESET_URL = sql_value("SELECT reset_url FROM svc_sites WHERE id = 1")
-# Site 1's reset URL is the stack's ready page (issue 36): its links carry the
-# token in the fragment.
-SITE1_LINK = SITE1_RESET_URL + "#token="
+# Site 1's reset URL is the stack's ready page (issue 36 item 9): its links
+# name the site (item 15) and carry the token in the fragment.
+SITE1_LINK = SITE1_RESET_URL + "?site=1#token="
 
 
 def site_with_reset_urls(urls):

@@ -241,7 +241,8 @@ class TokenInteropTest(ApiTest):
                 self.assertIn(header["alg"], ("ES256", "EdDSA"))
                 self.assertIn(header["kid"], published_kids())
                 self.assertEqual(set(claims), {"iss", "sub", "aud", "client_id", "iat", "exp", "jti", "auth_time",
-                                               "amr", "tbl", "ver", "email_verified"})
+                                               "amr", "tbl", "ver", "email_verified", "sid"})
+                self.assertRegex(claims["sid"], r"^[A-Za-z0-9_-]{22}$")  # the session (issue 37)
                 self.assertIs(claims["email_verified"], False)
                 self.assertEqual(claims["iss"], ISSUER)
                 self.assertEqual(claims["sub"], str(self.user_id))
