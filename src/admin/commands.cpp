@@ -12,6 +12,7 @@
 #include "admin/mail_commands.hpp"
 #include "admin/merge_query_commands.hpp"
 #include "admin/outbox_commands.hpp"
+#include "admin/password_commands.hpp"
 #include "admin/retention_commands.hpp"
 #include "admin/session_commands.hpp"
 #include "admin/signing_key_commands.hpp"
@@ -130,6 +131,10 @@ const std::vector<Command>& commands() {
        "               [--max-pending-age 1h] [--sender-max-age 10m] [--timeout 5]\n"
        "                                 check the deployment, one row per check"},
       {{"hash-password"}, cmd_hash_password, "hash-password < password         print an Argon2id hash"},
+      {{"passwords", "import-breached"},
+       cmd_passwords_import_breached,
+       "passwords import-breached FILE [--min-count 1]   read the Have I Been Pwned list (SHA1:COUNT lines,\n"
+       "               ordered by hash; - = stdin) into [auth] breached_list (no network)"},
       {{"site", "create"}, cmd_site_create, "site create --name N [site options]   create a site (prints its id)"},
       {{"site", "set"}, cmd_site_set, "site set --site ID [site options]     change a site"},
       {{"site", "show"}, cmd_site_show, "site show --site ID                   show a site (no secrets)"},

@@ -290,6 +290,7 @@ int cmd_doctor(const Args& args, const std::string& config_path) {
     rows.push_back(check_keys(c->keys, ::stat(config_path.c_str(), &st) == 0 ? st.st_mode : 0));
     rows.push_back(check_protective_settings(*c));
     rows.push_back(check_access_tokens(c->tokens));
+    rows.push_back(check_breached_list(c->auth.breached_list, static_cast<long long>(::time(nullptr))));
     database_rows(rows, *c, o);
     rows.push_back(check_smtp(c->smtp, o.timeout));
     rows.push_back(check_sms(c->sms, o.timeout));

@@ -2,12 +2,14 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <exception>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <utility>
 
+#include "crypto/breached_file.hpp"
 #include "fcgi/front_secret.hpp"
 
 namespace svc::admin {
@@ -181,6 +183,21 @@ std::string format_table(const std::vector<Check>& rows) {
     if (r.status != Check::Status::Ok) out += pad("") + "        fix: " + r.fix + "\n";
   }
   return out;
+}
+
+Check check_breached_list(const std::string& path, long long now) {
+  const std::string name = "breached list";
+  if (path.empty()) return ok(name, "not configured ([auth] breached_list): breached passwords are accepted");
+  std::string error;
+  const auto list = crypto::BreachedFile::open(path, error);
+  if (!list) {
+    return fail(name, error + ": passwords are not checked against it",
+                "svc-admin passwords import-breached FILE (docs/configuration.md [auth] breached_list)");
+  }
+  const auto& h = list->header();
+  const long long days = std::max(0LL, (now - static_cast<long long>(h.created_at)) / 86400);
+  return ok(name, std::to_string(h.count) + " entries (--min-count " + std::to_string(h.min_count) + "), imported " +
+                      std::to_string(days) + " days ago");
 }
 
 int exit_status(const std::vector<Check>& rows) {

@@ -59,6 +59,11 @@ Check check_front_secret(const std::string& svc_file, const std::string& nginx_i
 // revoked site key may still work.
 Check check_protective_settings(const config::Config& c);
 
+// [auth] breached_list: not configured (ok, says so), or the file maps as a
+// list (its entry count, its age at `now` and the --min-count it was made
+// with), else a failure: the password rule then goes without it.
+Check check_breached_list(const std::string& path, long long now);
+
 // The table: one line per row (name, ok/FAIL/skip, detail), then an indented
 // "fix:" line under every row that did not pass.
 std::string format_table(const std::vector<Check>& rows);

@@ -21,8 +21,10 @@ Services::Services(const config::Config& config)
       signing_keys_(config.tokens.key_cache_seconds),
       context_{config_, db_,   merge_db_.get(), clock_,       random_,          hasher_,
                *sms_,   push_, &site_cache_,    &user_cache_, &template_cache_, &signing_keys_},
-      folder_cache_(config.auth.user_cache_seconds) {
+      folder_cache_(config.auth.user_cache_seconds),
+      breached_(config.auth.breached_list) {
   context_.folder_cache = &folder_cache_;
+  context_.breached = &breached_;
 }
 
 }  // namespace svc::app

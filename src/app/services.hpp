@@ -9,6 +9,7 @@
 #include "core/clock.hpp"
 #include "core/context.hpp"
 #include "core/random.hpp"
+#include "crypto/breached_list.hpp"
 #include "crypto/password_hasher.hpp"
 #include "db/database.hpp"
 #include "http/site_cache.hpp"
@@ -40,6 +41,7 @@ class Services {
   auth::SigningKeyCache signing_keys_;
   core::Context context_;
   auth::FolderCache folder_cache_;
+  crypto::BreachedList breached_;
 };
 
 }  // namespace svc::app

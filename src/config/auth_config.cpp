@@ -111,6 +111,10 @@ void read_auth(Reader& r, AuthSettings& auth) {
   r.boolean("auth.allow_weak_hashing", auth.allow_weak_hashing);
   r.one_of("auth.folder_limits_auth", auth.folder_limits_auth, {"token_or_site_key", "none"});
   r.integer("auth.user_cache_seconds", auth.user_cache_seconds, 0, 1);
+  r.str("auth.breached_list", auth.breached_list);
+  if (!auth.breached_list.empty() && auth.breached_list.front() != '/') {
+    throw ConfigError("configuration key [auth] breached_list: '" + auth.breached_list + "' is not an absolute path");
+  }
   read_signup_tables(r, auth);
   check_hashing_cost(auth);
 }

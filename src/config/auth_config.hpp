@@ -74,6 +74,9 @@ struct AuthSettings {
   // from a user row it read (auth/user_cache.hpp); 0 = read it every time.
   // At most 1: it is how late a revocation may apply.
   int user_cache_seconds = 1;
+  // The breached-password list (svc-admin passwords import-breached writes
+  // it, workers map it: crypto/breached_list.hpp); "" = none.
+  std::string breached_list;
 };
 
 // Reads and checks [auth]; throws ConfigError naming the first bad key.

@@ -8,7 +8,8 @@ class Database;
 }
 namespace svc::crypto {
 class PasswordHasher;
-}
+class BreachedList;
+}  // namespace svc::crypto
 namespace svc::sms {
 class SmsGateway;
 }
@@ -60,6 +61,9 @@ struct Context {
   // Folder links of recent getFolderLimits requests ([auth]
   // user_cache_seconds, at most 1 s); null = always read them.
   auth::FolderCache* folder_cache = nullptr;
+  // [auth] breached_list as this worker maps it; null = no list (the
+  // password rule goes without it).
+  crypto::BreachedList* breached = nullptr;
 };
 
 }  // namespace svc::core

@@ -111,7 +111,7 @@ class Doctor(unittest.TestCase):
         expected = {"config", "keys", "settings", "front secret", "access tokens", "database", "database.merge",
                     "migrations", "signing keys", "site keys", "site senders", "templates", "sender",
                     "pending", "bounces", "smtp", "sms", "nginx", "fastcgi", "fastcgi hashing",
-                    "fastcgi outbound"}
+                    "fastcgi outbound", "breached list"}
         self.assertEqual(set(rows), expected, out)
         self.assertEqual({k for k, (status, _) in rows.items() if status != "ok"}, set(), out)
         self.assertEqual(code, 0, out)

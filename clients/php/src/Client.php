@@ -57,6 +57,8 @@ final class Client
     private ?string $accessToken = null;
     private ?string $refreshToken = null;
     private ?string $accountToken = null;
+
+    private bool $passwordBreached = false;
     private array $verifyOptions;
     private ?AccessTokenVerifier $verifier = null;
     /** @var (callable(?string, ?string): void)|null */
@@ -130,6 +132,16 @@ final class Client
         return $this->accountToken;
     }
 
+    /**
+     * Whether the last login()'s password is in the server's breached-password
+     * list ([auth] breached_list): the sign-in succeeded, but the user should
+     * pick a new password (reply field `password_breached`).
+     */
+    public function passwordBreached(): bool
+    {
+        return $this->passwordBreached;
+    }
+
     /** @return array the `token` object: access_token, refresh_token, user {id, email, firstName, lastName, role} */
     public function login(string $email, string $password, ?string $authTable = null): array
     {
@@ -176,8 +188,11 @@ final class Client
     /** A sign-in request whose 401 may ask for the second factor; keeps the tokens. */
     private function signIn(string $path, array $body): array
     {
+        $this->passwordBreached = false;
         try {
-            return $this->keepTokens($this->post($path, $body));
+            $reply = $this->post($path, $body);
+            $this->passwordBreached = ($reply['password_breached'] ?? false) === true;
+            return $this->keepTokens($reply);
         } catch (UnauthorizedException $e) {
             if (isset($e->body()['mfa_token'])) {
                 throw new SecondFactorRequiredException($e->getMessage(), $e->httpStatus(), $e->apiStatus(), $e->body());

@@ -30,7 +30,8 @@ http::Response login(const http::Request& request, core::Context& ctx) {
     case LoginOutcome::kEmailNotVerified:
       throw http::ApiError::failed(403, "Email not verified");
   }
-  return session_reply(result.session, Profile::kWithRole);
+  // Signs in all the same; the site may ask for a new password (issue 41).
+  return session_reply(result.session, Profile::kWithRole, is_breached(*password, ctx));
 }
 
 }  // namespace svc::auth

@@ -1,5 +1,7 @@
 #include "auth/password/policy.hpp"
 
+#include "core/clock.hpp"
+#include "crypto/breached_list.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"
 
@@ -29,9 +31,9 @@ PasswordRequirements check_strength(std::string_view password) {
   return r;
 }
 
-void require_strong_password(std::string_view password) {
-  PasswordRequirements r = check_strength(password);
-  if (r.all()) return;
+namespace {
+
+[[noreturn]] void refuse(const PasswordRequirements& r) {
   http::JsonWriter w;
   w.open()
       .kv("status", "Failed")
@@ -41,10 +43,32 @@ void require_strong_password(std::string_view password) {
       .kv("hasUpperCase", r.has_upper)
       .kv("hasLowerCase", r.has_lower)
       .kv("hasNumber", r.has_number)
-      .kv("hasSpecialChar", r.has_special)
-      .close()
-      .close();
+      .kv("hasSpecialChar", r.has_special);
+  if (r.not_breached) w.kv("notBreached", *r.not_breached);
+  w.close().close();
   throw http::ApiError(400, w.str());
+}
+
+std::optional<bool> breached_verdict(std::string_view password, core::Context& ctx) {
+  if (!ctx.breached) return std::nullopt;
+  return ctx.breached->listed(password, ctx.clock.now());
+}
+
+}  // namespace
+
+void require_strong_password(std::string_view password) {
+  const PasswordRequirements r = check_strength(password);
+  if (!r.all()) refuse(r);
+}
+
+void require_strong_password(std::string_view password, core::Context& ctx) {
+  PasswordRequirements r = check_strength(password);
+  if (auto listed = breached_verdict(password, ctx)) r.not_breached = !*listed;
+  if (!r.all()) refuse(r);
+}
+
+bool is_breached(std::string_view password, core::Context& ctx) {
+  return breached_verdict(password, ctx).value_or(false);
 }
 
 std::optional<std::string> password_field(http::Fields& fields, const char* name, bool check_min) {

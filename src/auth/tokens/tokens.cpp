@@ -53,7 +53,7 @@ void write_tokens(http::JsonWriter& w, const TokenPair& tokens) {
   if (!tokens.account_token.empty()) w.kv("account_token", tokens.account_token);
 }
 
-http::Response session_reply(const Session& session, Profile profile) {
+http::Response session_reply(const Session& session, Profile profile, bool password_breached) {
   const db::User& user = session.user;
   http::JsonWriter w;
   w.open().kv("status", "Success").open("token");
@@ -61,7 +61,9 @@ http::Response session_reply(const Session& session, Profile profile) {
   w.open("user").kv("id", user.id).kv("email", user.email);
   w.kv("firstName", user.first_name).kv("lastName", user.last_name);
   if (profile == Profile::kWithRole) w.kv("role", user.role);
-  w.close().close().close();
+  w.close().close();
+  if (password_breached) w.kv("password_breached", true);
+  w.close();
   return http::Response::json(200, w.str());
 }
 

@@ -61,8 +61,10 @@ void write_tokens(http::JsonWriter& w, const TokenPair& tokens);
 enum class Profile { kWithRole, kWithoutRole };
 
 // 200 {"status":"Success","token":{access_token, refresh_token,
-// "user":{id, email, firstName, lastName[, role]}}}.
-http::Response session_reply(const Session& session, Profile profile);
+// "user":{id, email, firstName, lastName[, role]}}}, and
+// "password_breached": true after it when `password_breached` (a login
+// whose password is in the breached list, issue 41).
+http::Response session_reply(const Session& session, Profile profile, bool password_breached = false);
 
 // The outcome of exchanging a refresh token for a new pair.
 enum class RefreshOutcome {
