@@ -43,10 +43,11 @@ AgedSql aged_sql(AgedTable t) {
       return {"DELETE FROM svc_mail_bounces WHERE created_at < NOW() - INTERVAL ? SECOND LIMIT ?",
               "SELECT COUNT(*) FROM svc_mail_bounces WHERE created_at < NOW() - INTERVAL ? SECOND"};
     case AgedTable::kSessions:
-      return {"DELETE FROM svc_sessions WHERE LEAST(expires_at, COALESCE(revoked_at, expires_at))"
-              " < UNIX_TIMESTAMP() - ? LIMIT ?",
-              "SELECT COUNT(*) FROM svc_sessions WHERE LEAST(expires_at, COALESCE(revoked_at, expires_at))"
-              " < UNIX_TIMESTAMP() - ?"};
+      return {
+          "DELETE FROM svc_sessions WHERE LEAST(expires_at, COALESCE(revoked_at, expires_at))"
+          " < UNIX_TIMESTAMP() - ? LIMIT ?",
+          "SELECT COUNT(*) FROM svc_sessions WHERE LEAST(expires_at, COALESCE(revoked_at, expires_at))"
+          " < UNIX_TIMESTAMP() - ?"};
   }
   return {"", ""};
 }

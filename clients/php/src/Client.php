@@ -57,7 +57,6 @@ final class Client
     private ?string $accessToken = null;
     private ?string $refreshToken = null;
     private ?string $accountToken = null;
-
     private bool $passwordBreached = false;
     private array $verifyOptions;
     private ?AccessTokenVerifier $verifier = null;
