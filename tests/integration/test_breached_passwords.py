@@ -125,9 +125,11 @@ class BreachedPasswordsTest(ApiTest):
         reply = login(email, listed)
         self.assertReply(reply, 200)
         self.assertEqual(reply.json["status"], "Success")
-        self.assertEqual(set(reply.json["token"]), {"access_token", "refresh_token", "user"})
+        # A sign-in to a site also answers its account token (issue 36 item 4).
+        keys = ("access_token", "refresh_token", "account_token", "user")
+        self.assertEqual(set(reply.json["token"]), set(keys))
         self.assertIs(reply.json.pop("password_breached"), True)
-        self.assertTokenReply(reply)  # and nothing else beside the token
+        self.assertTokenReply(reply, token_keys=keys)  # and nothing else beside the token
         _, other = create_user("cleanlogin", password="Pw@1a-clean-password")
         reply = login(other, "Pw@1a-clean-password")
         self.assertTokenReply(reply)
