@@ -1,5 +1,5 @@
-// What the ready pages' scripts share (reset.js, security.js): an error
-// next to a field and the page's alert. Loaded before them (both deferred,
+// What the ready pages' scripts share (reset.js, security.js, not-me.js):
+// an error next to a field, the page's alert and a JSON POST. Loaded before them (both deferred,
 // so in document order); no inline script, no external requests.
 'use strict';
 
@@ -24,5 +24,23 @@ window.svcForm = (function () {
     box.hidden = !message;
   }
 
-  return { setFieldError, setGeneral };
+  // POSTs `body` as JSON to `path` on this origin (no cookies, no cache):
+  // {status, body} with the reply's JSON (null when it has none); status 0
+  // and a message when the server cannot be reached.
+  async function postJson(path, body) {
+    try {
+      const resp = await fetch(path, {
+        method: 'POST',
+        credentials: 'omit',
+        cache: 'no-store',
+        headers: { 'Content-Type': 'application/json', 'Accept': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: resp.status, body: await resp.json().catch(() => null) };
+    } catch (e) {
+      return { status: 0, body: { message: 'The server could not be reached. Check your connection and try again.' } };
+    }
+  }
+
+  return { setFieldError, setGeneral, postJson };
 })();
