@@ -40,3 +40,9 @@ CREATE TABLE IF NOT EXISTS svc_sessions (
 -- a device their sessions have not shown in 90 days (template new-sign-in).
 ALTER TABLE svc_sites
   ADD COLUMN IF NOT EXISTS new_device_mail TINYINT NOT NULL DEFAULT 0, ALGORITHM=INSTANT;
+
+-- not_me_at: when the "this wasn't me" link of the new-device mail about
+-- this session's sign-in was used (POST /auth/sessions/not-me): set once by
+-- a conditional UPDATE, so the link is spent once.
+ALTER TABLE svc_sessions
+  ADD COLUMN IF NOT EXISTS not_me_at BIGINT NULL;

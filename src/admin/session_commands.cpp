@@ -6,6 +6,7 @@
 
 #include "admin/command_env.hpp"
 #include "admin/listing.hpp"
+#include "core/clock.hpp"
 #include "db/audit_repo.hpp"
 #include "db/session_repo.hpp"
 #include "db/table_name.hpp"
@@ -28,14 +29,7 @@ NamedUser user_of(const Args& args, CommandEnv& env) {
   return {*table, *user};
 }
 
-std::string utc(long long t) {
-  char buf[32];
-  std::time_t tt = static_cast<std::time_t>(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%SZ", &tm);
-  return buf;
-}
+std::string utc(long long t) { return core::format_utc(t, "%Y-%m-%d %H:%M:%SZ"); }
 
 void audit(CommandEnv& env, const std::string& table, long long user_id, const std::string& detail) {
   db::AuditEvent event;

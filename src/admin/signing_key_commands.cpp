@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "admin/command_env.hpp"
+#include "core/clock.hpp"
 #include "crypto/encoding.hpp"
 #include "crypto/signing_key.hpp"
 #include "db/signing_key_repo.hpp"
@@ -20,14 +21,7 @@ constexpr long long kJwksMaxAge = 300;
 
 long long now() { return static_cast<long long>(std::time(nullptr)); }
 
-std::string format_time(long long t) {
-  const std::time_t tt = static_cast<std::time_t>(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string format_time(long long t) { return core::format_utc(t, "%Y-%m-%dT%H:%M:%SZ"); }
 
 void require_kek(const config::Config& config) {
   if (config.keys.signing_kek.empty()) {

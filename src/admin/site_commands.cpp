@@ -84,6 +84,7 @@ std::vector<std::string> with_mail_options(std::vector<std::string> options) {
   options.push_back("mail-per-hour");
   options.push_back("audience");
   options.push_back("verify-email");
+  options.push_back("new-device-mail");
   options.push_back("rp-id");
   options.push_back("origins");
   return options;
@@ -189,13 +190,19 @@ void apply_audience(const Args& args, db::Database& db, long long site_id) {
 
 // --verify-email [true|false] (issue 26): sign-up mails a verification
 // link and a password login of an unverified address is refused. A bare
-// --verify-email means true. Stored apart from the Site row's other columns.
-void apply_verify_email(const Args& args, db::Database& db, long long site_id) {
+// --verify-email means true. --new-device-mail on|off (issue 37): a sign-in
+// from a new device mails new-sign-in. Stored apart from the Site row's
+// other columns.
+void apply_account_mails(const Args& args, db::Database& db, long long site_id) {
   if (auto v = args.get("verify-email")) db::SiteRepo(db).set_verify_email(site_id, parse_bool("verify-email", *v));
+  if (auto v = args.get("new-device-mail")) {
+    db::SiteRepo(db).set_new_device_mail(site_id, parse_bool("new-device-mail", *v));
+  }
 }
 
 void print_site_identity(const CommandEnv& env, const db::Site& site) {
   std::printf("verify_email:    %s\n", site.verify_email ? "true" : "false");
+  std::printf("new_device_mail: %s\n", site.new_device_mail ? "on" : "off");
   std::printf("audience:        %s%s\n", auth::site_audience(site, env.config.tokens.issuer).c_str(),
               site.audience.empty() ? " (default)" : "");
 }
@@ -298,6 +305,8 @@ std::string site_options_help() {
          "  --mail-per-hour N|unlimited --audience URI|default (the aud of its access tokens;\n"
          "  default https://DOMAIN) --verify-email [true|false] (sign-up mails a verification link;\n"
          "  a password login of an unverified address gets 403 Email not verified)\n"
+         "  --new-device-mail on|off (a sign-in from a device the user's sessions have not shown\n"
+         "  in 90 days mails new-sign-in)\n"
          "  --rp-id DOMAIN|none --origins URL[,URL...] (passkeys: the WebAuthn relying party and\n"
          "  the origins of its pages; default https://DOMAIN)\n"
          "  (site create also takes --id N to keep an existing appID; it generates a key unless\n"
@@ -320,7 +329,7 @@ int cmd_site_create(const Args& args, const std::string& config_path) {
   if (!key.empty()) std::printf("site_key: %s\n", key.c_str());
   apply_mail_options(args, env.db, id);
   apply_audience(args, env.db, id);
-  apply_verify_email(args, env.db, id);
+  apply_account_mails(args, env.db, id);
   apply_passkey_rp(args, env.db, id);
   std::printf("%lld\n", id);
   return 0;
@@ -339,7 +348,7 @@ int cmd_site_set(const Args& args, const std::string& config_path) {
   db::SiteRepo(env.db).update(site);
   apply_mail_options(args, env.db, site.id);
   apply_audience(args, env.db, site.id);
-  apply_verify_email(args, env.db, site.id);
+  apply_account_mails(args, env.db, site.id);
   apply_passkey_rp(args, env.db, site.id);
   site = env.site(site.id);
   print_site(site);

@@ -58,6 +58,8 @@ std::span<const Route> routes() {
       {"POST", "/auth/passkey/delete", &auth::passkey_delete, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/sessions", &auth::sessions_list, nullptr, 0, kNoFlags},
       {"POST", "/auth/sessions/revoke", &auth::session_revoke, nullptr, kAuthBodyLimit, kJsonBody},
+      // The new-device mail's "this wasn't me" page posts its token here.
+      {"POST", "/auth/sessions/not-me", &auth::sessions_not_me, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/getFolderLimits", &auth::get_folder_limits, nullptr, kAuthBodyLimit, kJsonBody},
       // The name of an active site, which the ready pages (/account/) show (issue 36).
       {"GET", "/auth/site", &auth::site_info, nullptr, 0, kNoFlags},

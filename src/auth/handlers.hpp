@@ -48,6 +48,10 @@ http::Response passkey_delete(const http::Request& request, core::Context& ctx);
 // sessions, and ending one of them. In account/sessions.cpp.
 http::Response sessions_list(const http::Request& request, core::Context& ctx);
 http::Response session_revoke(const http::Request& request, core::Context& ctx);
+// The "this wasn't me" button of the new-device mail's page (no Bearer: the
+// mailed token): ends every session and starts a password reset. In
+// account/not_me.cpp.
+http::Response sessions_not_me(const http::Request& request, core::Context& ctx);
 // GET /.well-known/jwks.json: the access tokens' public keys (RFC 7517).
 http::Response jwks(const http::Request& request, core::Context& ctx);
 // GET /auth/site?site=N: an active site's id and name, for the ready pages

@@ -29,7 +29,7 @@ void read_code_rules(Reader& r, CodeRules& rules, std::initializer_list<CodeRule
   for (const auto& k : keys) r.integer(k.key, rules.*k.field, k.min, k.max);
 }
 
-// [auth] reset_page and verify_page: "" or an http(s) URL without query or
+// [auth] reset_page, verify_page and not_me_page: "" or an http(s) URL without query or
 // fragment.
 void check_page(const char* name, const std::string& url) {
   if (!url.empty() && ((url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0) ||
@@ -39,16 +39,24 @@ void check_page(const char* name, const std::string& url) {
   }
 }
 
-// reset_page, then verify_page (which defaults from it).
+// [auth] `name` (a page beside the reset page): when unset, reset_page
+// with its last segment "reset" replaced by `segment`, if it has one.
+void read_page_beside_reset(Reader& r, const AuthSettings& auth, const char* name, const char* segment,
+                            std::string& page) {
+  r.str(std::string("auth.") + name, page);
+  const std::string& reset = auth.reset_page;
+  if (page.empty() && reset.size() > 6 && reset.compare(reset.size() - 6, 6, "/reset") == 0) {
+    page = reset.substr(0, reset.size() - 5) + segment;
+  }
+  check_page(name, page);
+}
+
+// reset_page, then verify_page and not_me_page (which default from it).
 void read_pages(Reader& r, AuthSettings& auth) {
   r.str("auth.reset_page", auth.reset_page);
   check_page("reset_page", auth.reset_page);
-  r.str("auth.verify_page", auth.verify_page);
-  const std::string& page = auth.reset_page;
-  if (auth.verify_page.empty() && page.size() > 6 && page.compare(page.size() - 6, 6, "/reset") == 0) {
-    auth.verify_page = page.substr(0, page.size() - 5) + "verify";
-  }
-  check_page("verify_page", auth.verify_page);
+  read_page_beside_reset(r, auth, "verify_page", "verify", auth.verify_page);
+  read_page_beside_reset(r, auth, "not_me_page", "not-me", auth.not_me_page);
 }
 
 // After [auth] tables, which must not be empty: signup_tables, a subset of

@@ -64,6 +64,10 @@ struct AuthSettings {
   // with its last segment "reset" replaced by "verify", when it has one.
   std::string verify_page;
   long long verify_ttl = 2 * 86400;  // lifetime of a verification link
+  // The "this wasn't me" page of the new-device mail (issue 37; nginx serves
+  // it at /account/not-me), absolute http(s) URL; "" = reset_page with its
+  // last segment "reset" replaced by "not-me", when it has one.
+  std::string not_me_page;
   // Argon2id below m = 19 MiB or t = 2 is refused unless this is set (tests).
   bool allow_weak_hashing = false;
   // Who may call /auth/getFolderLimits: "token_or_site_key" (a bearer access

@@ -62,6 +62,10 @@ std::string_view trim_blanks(std::string_view s);
 // A port is dropped; an IPv6 literal keeps its brackets ("[::1]").
 std::string url_host(std::string_view url);
 
+// `s` for a URL component: RFC 3986 unreserved characters stay, every other
+// byte becomes %XX (upper-case hex).
+std::string percent_encode(std::string_view s);
+
 // The words of a space-separated list (columns such as passkey transports,
 // relying-party origins, a session's amr), empty words skipped.
 std::vector<std::string_view> split_words(std::string_view list);

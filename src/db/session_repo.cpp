@@ -81,15 +81,34 @@ std::vector<SessionRow> SessionRepo::open_sessions(const std::string& table, lon
       [&](Params& p) { p.text(table).integer(user_id).integer(now); }, read_session);
 }
 
-bool SessionRepo::seen_device(const std::string& table, long long user_id, const std::string& user_agent,
-                              long long since) {
+std::optional<bool> SessionRepo::seen_device(const std::string& table, long long user_id, const std::string& user_agent,
+                                             long long since) {
+  // MAX over no rows is NULL: the user has never had a session.
+  auto seen = db_.one(
+      "SELECT MAX(user_agent = ? AND last_seen_at >= ?) FROM svc_sessions WHERE auth_table = ? AND user_id = ?",
+      [&](Params& p) { p.text(user_agent).integer(since).text(table).integer(user_id); },
+      [](RowReader& r) {
+        std::optional<long long> v;
+        r.read(v);
+        return v;
+      });
+  if (!seen || !*seen) return std::nullopt;
+  return **seen != 0;
+}
+
+bool SessionRepo::not_me_unspent(const std::string& id, const std::string& table, long long user_id) {
   return db_
       .one(
-          "SELECT 1 FROM svc_sessions WHERE auth_table = ? AND user_id = ? AND user_agent = ? AND last_seen_at >= ?"
-          " LIMIT 1",
-          [&](Params& p) { p.text(table).integer(user_id).text(user_agent).integer(since); },
-          [](RowReader& r) { return r.integer(); })
+          "SELECT 1 FROM svc_sessions WHERE id = ? AND auth_table = ? AND user_id = ? AND not_me_at IS NULL",
+          [&](Params& p) { p.text(id).text(table).integer(user_id); }, [](RowReader& r) { return r.integer(); })
       .has_value();
+}
+
+bool SessionRepo::spend_not_me(const std::string& id, const std::string& table, long long user_id, long long now) {
+  return db_.execute(
+             "UPDATE svc_sessions SET not_me_at = ? WHERE id = ? AND auth_table = ? AND user_id = ? AND not_me_at IS "
+             "NULL",
+             [&](Params& p) { p.integer(now).text(id).text(table).integer(user_id); }) == 1;
 }
 
 }  // namespace svc::db

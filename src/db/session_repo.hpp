@@ -64,9 +64,20 @@ class SessionRepo {
   // (at most 100).
   std::vector<SessionRow> open_sessions(const std::string& table, long long user_id, long long now);
 
-  // Whether the user has opened a session from this user agent since
-  // `since` (new-device notices).
-  bool seen_device(const std::string& table, long long user_id, const std::string& user_agent, long long since);
+  // What the user's sessions show of a device (new-device notices), in one
+  // read: nullopt when the user has no session row at all (a first
+  // sign-in), else whether one of them was last seen from `user_agent` at or
+  // after `since`.
+  std::optional<bool> seen_device(const std::string& table, long long user_id, const std::string& user_agent,
+                                  long long since);
+
+  // The "this wasn't me" link about session `id` of the user (not_me_at):
+  // whether it may still be used (the session exists, is the user's, and
+  // its link was not used), and its spending, true when this call did it
+  // (one conditional UPDATE: of two callers, on one host or two, only one
+  // can). Apart from find() on purpose: the rotation never reads that column.
+  bool not_me_unspent(const std::string& id, const std::string& table, long long user_id);
+  bool spend_not_me(const std::string& id, const std::string& table, long long user_id, long long now);
 
  private:
   Database& db_;

@@ -8,7 +8,7 @@ namespace {
 constexpr const char* kColumns =
     "id, name, domain, reset_url, allowed_redirect_hosts, disable_email, email_from, email_cc, email_bcc,"
     " vapid_public_key, vapid_private_key, vapid_subject, api_key_hash, allow_sql_merge, active, audience, "
-    "verify_email";
+    "verify_email, new_device_mail";
 
 std::vector<std::string> split_hosts(const std::string& s) {
   std::vector<std::string> out;
@@ -44,7 +44,7 @@ Site read_site(RowReader& r) {
   s.reset_urls = split_urls(r.text());
   s.allowed_redirect_hosts = split_hosts(r.text());
   r.read(s.disable_email, s.email_from, s.email_cc, s.email_bcc, s.vapid_public_key, s.vapid_private_key,
-         s.vapid_subject, s.api_key_hash, s.allow_sql_merge, s.active, s.audience, s.verify_email);
+         s.vapid_subject, s.api_key_hash, s.allow_sql_merge, s.active, s.audience, s.verify_email, s.new_device_mail);
   return s;
 }
 
@@ -94,6 +94,10 @@ void SiteRepo::set_audience(long long id, const std::string& audience) {
 
 void SiteRepo::set_verify_email(long long id, bool verify) {
   db_.execute("UPDATE svc_sites SET verify_email = ? WHERE id = ?", [&](Params& p) { p.flag(verify).integer(id); });
+}
+
+void SiteRepo::set_new_device_mail(long long id, bool on) {
+  db_.execute("UPDATE svc_sites SET new_device_mail = ? WHERE id = ?", [&](Params& p) { p.flag(on).integer(id); });
 }
 
 }  // namespace svc::db

@@ -34,6 +34,9 @@ struct Site {
   // site set --verify-email (sql/011): sign-up mails a verification link and
   // a password login of an unverified address is refused.
   bool verify_email = false;
+  // site set --new-device-mail on (sql/017): a sign-in from a device the
+  // user's sessions have not shown mails `new-sign-in` (auth/session/new_device.hpp).
+  bool new_device_mail = false;
 };
 
 class SiteRepo {
@@ -48,6 +51,8 @@ class SiteRepo {
   void set_audience(long long id, const std::string& audience);
   // svc-admin site set --verify-email true|false.
   void set_verify_email(long long id, bool verify);
+  // svc-admin site set --new-device-mail on|off.
+  void set_new_device_mail(long long id, bool on);
 
  private:
   Database& db_;

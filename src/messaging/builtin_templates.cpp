@@ -90,6 +90,21 @@ const BuiltInTemplate kBuiltIns[] = {
      "Sie, eine Schaltfl\u00e4che zu dr\u00fccken).</p>"
      "<p>Wenn Sie sich nicht registriert haben, k\u00f6nnen Sie diese E-Mail ignorieren.</p>",
      "email firstName lastName link hours"},
+    {"new-sign-in", "en", "New sign-in to your account",
+     "<p>Someone signed in to the account of [email] from a device we have not seen before.</p>"
+     "<p>Time: [time]<br>Device: [device]<br>Network: [network]</p>"
+     "<p>If it was you, there is nothing to do.</p>"
+     "<p>If it was not you, <a href=\"[link]\">sign out everywhere and reset my password</a> (the link is "
+     "valid for [days] days; the page asks you to press a button).</p>",
+     "email firstName lastName time device network link days"},
+    {"new-sign-in", "de", "Neue Anmeldung bei Ihrem Konto",
+     "<p>Jemand hat sich bei dem Konto von [email] von einem Ger\u00e4t angemeldet, das wir noch nicht "
+     "kennen.</p>"
+     "<p>Zeit: [time]<br>Ger\u00e4t: [device]<br>Netzwerk: [network]</p>"
+     "<p>Wenn Sie das waren, ist nichts zu tun.</p>"
+     "<p>Wenn nicht: <a href=\"[link]\">\u00dcberall abmelden und Passwort zur\u00fccksetzen</a> (der Link "
+     "ist [days] Tage g\u00fcltig; die Seite bittet Sie, eine Schaltfl\u00e4che zu dr\u00fccken).</p>",
+     "email firstName lastName time device network link days"},
 };
 
 }  // namespace

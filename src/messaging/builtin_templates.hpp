@@ -1,7 +1,7 @@
 #pragma once
 // The built-in templates of the account mail svc sends on its own (password
 // reset, second-factor and passkey notices, e-mail sign-in codes, address
-// verification), in the languages svc ships, and the choice between them and
+// verification, the new-device notice), in the languages svc ships, and the choice between them and
 // a site's own templates (docs/decisions.md "Deliverability": languages). A
 // site overrides any of them with an enabled template of the same event
 // (svc-admin template set [--locale L]); `svc-admin template list --builtin`

@@ -11,7 +11,8 @@ constexpr std::size_t kMaxSubjectBytes = 998;  // svc_notification_log.subject, 
 // /message/notification lowers these to normal again (notification_service),
 // so a client cannot jump the queue by naming its template after them.
 bool is_account_event(const std::string& event) {
-  return event == "password-reset" || event == "password-changed" || event == "email-code" || event == "verify-email";
+  return event == "password-reset" || event == "password-changed" || event == "email-code" || event == "verify-email" ||
+         event == "new-sign-in";
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ struct RecordLink {
 //   body     tmpl.content merged as HTML (merge_html)
 //   recipient, cc, bcc  each list joined with ","
 //   priority high for the account events ("password-reset", "password-changed",
-//            "email-code", "verify-email"),
+//            "email-code", "verify-email", "new-sign-in"),
 //            else the template's (normal or bulk)
 // plus the template's id and event, `request_id` and `link`.
 db::OutboxEntry compose(const db::Site& site, const db::Template& tmpl, const MergeValues& values,

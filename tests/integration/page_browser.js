@@ -1,5 +1,5 @@
 // What the page tests' Chromium drivers share (reset_page_browser.js,
-// verify_page_browser.js,
+// button_page_browser.js,
 // security_page_browser.js): Debian's headless Chromium through puppeteer-core
 // (from the repo-root package-lock.json; no browser is downloaded) in a
 // fresh profile, one page that records console errors, requests and

@@ -1,7 +1,7 @@
-// What the ready pages' scripts share (reset.js, verify.js, security.js): an
-// error next to a field, the page's alert, and the site the page's address
-// names. Loaded before them (all deferred, so in document order); no inline
-// script, no external requests.
+// What the ready pages' scripts share (reset.js, verify.js, security.js,
+// not-me.js): an error next to a field, the page's alert, the site the
+// page's address names and a JSON POST. Loaded before them (all deferred, so
+// in document order); no inline script, no external requests.
 'use strict';
 
 window.svcForm = (function () {
@@ -82,5 +82,24 @@ window.svcForm = (function () {
     return site;
   }
 
-  return { setFieldError, setGeneral, siteOfAddress, keepOnlySite, takeLink, showSite };
+
+  // POSTs `body` as JSON to `path` on this origin (no cookies, no cache):
+  // {status, body} with the reply's JSON (null when it has none); status 0
+  // and a message when the server cannot be reached.
+  async function postJson(path, body) {
+    try {
+      const resp = await fetch(path, {
+        method: 'POST',
+        credentials: 'omit',
+        cache: 'no-store',
+        headers: { 'Content-Type': 'application/json', 'Accept': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: resp.status, body: await resp.json().catch(() => null) };
+    } catch (e) {
+      return { status: 0, body: { message: 'The server could not be reached. Check your connection and try again.' } };
+    }
+  }
+
+  return { setFieldError, setGeneral, siteOfAddress, keepOnlySite, takeLink, showSite, postJson };
 })();

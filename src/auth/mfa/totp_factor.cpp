@@ -14,23 +14,6 @@ constexpr std::string_view kCodeAlphabet = "abcdefghijklmnopqrstuvwxyz234567";  
 
 std::string owner(const std::string& table, long long user_id) { return table + ":" + std::to_string(user_id); }
 
-// RFC 3986 unreserved characters stay; everything else is %XX.
-std::string percent_encode(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-        c == '_' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 0x0f];
-    }
-  }
-  return out;
-}
-
 // The stored form of a recovery code: HMAC-SHA256 under a key derived from
 // [keys] mfa_key, over the owner and the normalised code, in hex. The codes
 // carry 50 random bits, so a fast keyed hash is enough (no Argon2id).
@@ -70,8 +53,8 @@ std::optional<TotpSetup> set_up_totp(core::Context& ctx, const db::TableName& ta
   if (!db::MfaRepo(ctx.db).store_pending(table.str(), user.id, sealed, ctx.clock.now())) return std::nullopt;
   TotpSetup setup;
   setup.secret = crypto::base32_encode(secret);
-  setup.otpauth_url = "otpauth://totp/" + percent_encode(issuer) + ":" + percent_encode(user.email) +
-                      "?secret=" + setup.secret + "&issuer=" + percent_encode(issuer) +
+  setup.otpauth_url = "otpauth://totp/" + core::percent_encode(issuer) + ":" + core::percent_encode(user.email) +
+                      "?secret=" + setup.secret + "&issuer=" + core::percent_encode(issuer) +
                       "&algorithm=SHA1&digits=6&period=30";
   return setup;
 }

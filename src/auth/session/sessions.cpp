@@ -1,6 +1,7 @@
 #include "auth/session/sessions.hpp"
 
 #include "auth/auth_common.hpp"
+#include "auth/session/new_device.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
@@ -68,8 +69,11 @@ bool is_session_id(std::string_view id) {
 SessionTicket open_session(core::Context& ctx, const http::Request& request, const db::User& user,
                            const std::string& table, long long site_id, const SignIn& sign_in) {
   db::SessionRow row = new_row(ctx, request, user, table, site_id, sign_in);
+  // Asked before the insert: the new row would show the device itself.
+  const auto new_device = new_device_site(ctx, row);
   db::SessionRepo(ctx.db).insert(row);
   metrics::count(metrics::Counter::kSessionsOpened);
+  if (new_device) queue_new_device_mail(ctx, request, *new_device, user, row);
   return {row.id, row.generation};
 }
 

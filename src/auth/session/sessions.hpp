@@ -32,8 +32,9 @@ bool is_session_id(std::string_view id);
 
 // Opens a session for `user` of `table` on `site_id` (0 = none) with the
 // request's IP and user agent; its refresh token expires [auth] refresh_ttl
-// from now. Counts it in the sessions-opened metric. Database errors
-// propagate.
+// from now. Counts it in the sessions-opened metric. On a site with
+// new_device_mail on, a sign-in from a new device also queues the
+// new-device mail (auth/session/new_device.hpp). Database errors propagate.
 SessionTicket open_session(core::Context& ctx, const http::Request& request, const db::User& user,
                            const std::string& table, long long site_id, const SignIn& sign_in);
 

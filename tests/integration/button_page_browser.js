@@ -1,37 +1,43 @@
-// Drives the address verification page (/account/verify, web/account/) in
-// Debian's headless Chromium (puppeteer-core from the repo-root
-// package-lock.json; no browser is downloaded). test_verify_page.py runs it.
+// Drives a ready page of one button (/account/verify, /account/not-me;
+// web/account/) in Debian's headless Chromium (puppeteer-core from the
+// repo-root package-lock.json; no browser is downloaded).
+// test_verify_page.py and test_not_me_page.py run it.
 //
-// usage: node verify_page_browser.js LINK OUT_DIR
-//   LINK     the verification link of the e-mail (token in the fragment)
+// usage: node button_page_browser.js LINK OUT_DIR FORM_ID [TEXT_ID...]
+//   LINK     the link of the e-mail (token in the fragment)
 //   OUT_DIR  where the screenshots go
+//   FORM_ID  the id of the page's form (its button is #submit)
+//   TEXT_ID  elements whose text the states report (what the page shows)
 //
 // A conversation over stdin/stdout, one JSON object a line: after loading
 // the page (its script has run; nothing is pressed) it prints
 // {"loaded": state}; then it waits for a line "click" on stdin, presses the
 // button, waits for the result and prints {"clicked": state, ...} and exits.
-// In between, the test checks that loading the page spent nothing.
+// In between, the test checks that loading the page changed nothing.
 'use strict';
 
 const readline = require('readline');
 const { runInChromium } = require('./page_browser');
 
-const [link, outDir] = process.argv.slice(2);
+const [link, outDir, formId, ...textIds] = process.argv.slice(2);
 
 async function state(page) {
-  return page.evaluate(() => {
+  return page.evaluate((form, ids) => {
     const visible = (id) => { const e = document.getElementById(id); return !!e && !e.hidden && e.offsetParent !== null; };
     const text = (id) => (document.getElementById(id) || {}).textContent || '';
+    const shown = {};
+    for (const id of ids) shown[id] = text(id);
     return {
       url: location.href,
       site: visible('site') ? text('site-name') : '',
-      formVisible: visible('verify-form'),
+      formVisible: visible(form),
       doneVisible: visible('done'),
+      text: shown,
       general: visible('general') ? text('general') : '',
       focused: document.activeElement ? document.activeElement.id : '',
       overflow: document.documentElement.scrollWidth > window.innerWidth,
     };
-  });
+  }, formId, textIds);
 }
 
 function nextLine() {
