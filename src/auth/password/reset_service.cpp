@@ -23,6 +23,7 @@
 #include "messaging/builtin_templates.hpp"
 #include "messaging/compose.hpp"
 #include "messaging/outbox.hpp"
+#include "webhooks/events.hpp"
 
 namespace svc::auth {
 namespace {
@@ -188,6 +189,8 @@ void reset_password(core::Context& ctx, const http::Request& request, const std:
       // The link came to the address: it is proven (sql/011).
       users.mark_email_verified(user->id, ctx.clock.now());
       record_user_version(ctx, *table, *user, "update");
+      webhooks::enqueue(ctx.db, verified.claims.app, "user.password_reset",
+                        db::user_data(table->str(), user->id, user->email));
       tx.commit();
     });
   }
