@@ -15,6 +15,7 @@
 #include "http/api_error.hpp"
 #include "http/reset_url.hpp"
 #include "messaging/outbox.hpp"
+#include "webhooks/events.hpp"
 
 namespace svc::auth {
 namespace {
@@ -105,7 +106,9 @@ void verify_email_token(core::Context& ctx, const http::Request& request, const 
       !crypto::constant_time_equal(verified.claims.pwf, address_fingerprint(ctx, user->email))) {
     throw invalid();
   }
-  if (users.mark_email_verified(user->id, ctx.clock.now())) {
+  if (webhooks::change_with_event(ctx.db, verified.claims.app, "user.email_verified",
+                                  db::user_data(table->str(), user->id, user->email),
+                                  [&] { return users.mark_email_verified(user->id, ctx.clock.now()); })) {
     audit(ctx, request, "email_verified", table->str(), user->id, verified.claims.app);
   }
 }
