@@ -15,7 +15,7 @@ struct WebhookSettings {
   int concurrency = 8;                       // endpoints delivered to at once
   int lease_seconds = 300;                   // how long a claim holds before another run may take the row
   long long secret_overlap_seconds = 86400;  // rotate-secret: the old secret signs beside the new one this long
-  int failing_after = 5;                     // doctor: failures in a row that make an endpoint "failing"
+  int failing_after = 5;                     // failures in a row that make an endpoint "failing" (/metrics)
 };
 
 // Reads and checks [webhooks]; throws ConfigError naming the first bad key.

@@ -243,6 +243,14 @@ class WebhookTest(S.ApiTest):
         self.assertEqual(len(deliveries(endpoint)), 1)
         listing = S.admin("webhook", "deliveries", "--site", str(SITE)).stdout
         self.assertIn(row["msg_id"], listing)
+        # /metrics (its database gauges are cached briefly: poll).
+        def metric(line):
+            raw = S.request("GET", "/metrics").raw
+            text = raw.decode() if isinstance(raw, bytes) else raw
+            return [int(float(l.split()[-1])) for l in text.splitlines() if l.startswith(line + " ")]
+        failed = 'svc_webhook_deliveries{status="failed"}'
+        self.assertTrue(wait_until(lambda: (metric(failed) or [0])[0] >= 1, 15, 0.2), metric(failed))
+        self.assertTrue(metric('svc_webhook_endpoints{state="disabled"}')[0] >= 1)
 
     # --- at least once ------------------------------------------------------------
 
