@@ -71,6 +71,10 @@ write_config() {
     # unsubscribe links.
     grep -q '^mail_key' "$dir/svc.conf" ||
       sed -i "/^reset_key = /a $("$bin/svc-admin" keygen | grep '^mail_key = ')" "$dir/svc.conf"
+    # ... and, from before webhooks, the key that seals their secrets.
+    grep -q '^webhook_key' "$dir/svc.conf" ||
+      sed -i "/^reset_key = /a $("$bin/svc-admin" keygen | grep '^webhook_key = ')" "$dir/svc.conf"
+    grep -q '^\[webhooks\]' "$dir/svc.conf" || webhooks_section >>"$dir/svc.conf"
     # ... and the bounce address and unsubscribe link of [smtp].
     grep -q '^bounce_address' "$dir/svc.conf" ||
       sed -i "/^backoff_seconds = /a bounce_address = bounce@bounces.localhost\\
@@ -129,7 +133,20 @@ key_cache_seconds = 1
 
 [outbound]
 per_site = ${SVC_OUTBOUND_PER_SITE:-4}
+$(webhooks_section)
 $(doctor_section)"
+}
+
+# Webhooks on this stack: short timeouts and leases, so tests of a silent
+# receiver and of a killed sender run in seconds ([push] admits loopback).
+webhooks_section() {
+  cat <<CONF
+
+[webhooks]
+timeout_ms = 2000
+connect_timeout_ms = 1000
+lease_seconds = 8
+CONF
 }
 
 # Where `svc-admin doctor` finds this stack's nginx files, so a plain

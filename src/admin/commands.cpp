@@ -20,6 +20,7 @@
 #include "admin/sql_dir.hpp"
 #include "admin/template_commands.hpp"
 #include "admin/user_commands.hpp"
+#include "admin/webhook_commands.hpp"
 #include "config/config.hpp"
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"
@@ -92,9 +93,10 @@ int cmd_keygen(const Args& args, const std::string&) {
       "reset_key = %s\n"
       "signing_kek = %s\n"
       "mfa_key = %s\n"
-      "mail_key = %s\n",
+      "mail_key = %s\n"
+      "webhook_key = %s\n",
       crypto::hex_encode(crypto::random_bytes(4)).c_str(), key().c_str(), key().c_str(), key().c_str(), key().c_str(),
-      key().c_str(), key().c_str(), key().c_str());
+      key().c_str(), key().c_str(), key().c_str(), key().c_str());
   return 0;
 }
 
@@ -230,6 +232,27 @@ const std::vector<Command>& commands() {
       {{"sessions", "purge"},
        cmd_sessions_purge,
        "sessions purge --older-than 30d [--batch 1000] [--pause-ms 20] [--dry-run]   delete ended sessions"},
+      {{"webhook", "add"},
+       cmd_webhook_add,
+       "webhook add --site N --url URL --events E,E...   subscribe an endpoint; prints its whsec_ secret once"},
+      {{"webhook", "list"},
+       cmd_webhook_list,
+       "webhook list --site N               the site's endpoints, id and state first"},
+      {{"webhook", "disable"},
+       cmd_webhook_disable,
+       "webhook disable ID                   stop delivering to an endpoint"},
+      {{"webhook", "enable"},
+       cmd_webhook_enable,
+       "webhook enable ID                    deliver again (failure count cleared; pending deliveries go)"},
+      {{"webhook", "rotate-secret"},
+       cmd_webhook_rotate_secret,
+       "webhook rotate-secret ID             print a new secret; the old one signs beside it for a day"},
+      {{"webhook", "delete"},
+       cmd_webhook_delete,
+       "webhook delete ID                    remove an endpoint and drop its queue"},
+      {{"webhook", "deliveries"},
+       cmd_webhook_deliveries,
+       "webhook deliveries --site N [--limit 50]   the site's deliveries, newest first"},
       {{"audit", "purge"},
        cmd_audit_purge,
        "audit purge --older-than 180d [--batch 1000] [--pause-ms 20] [--dry-run]   delete old audit rows"},

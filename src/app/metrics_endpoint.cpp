@@ -41,7 +41,8 @@ std::vector<std::string_view> route_labels() {
 
 bool read_gauges(core::Context& ctx, int64_t (&values)[kGauges]) {
   try {
-    db::MetricsRepo(ctx.db).read_gauges(values, ctx.config.smtp.max_bounce_rate, ctx.config.smtp.bounce_rate_min_mails);
+    db::MetricsRepo(ctx.db).read_gauges(values, ctx.config.smtp.max_bounce_rate, ctx.config.smtp.bounce_rate_min_mails,
+                                        ctx.config.webhooks.failing_after);
     return true;
   } catch (const std::exception& e) {
     core::LogLine("warn", db::failure_event(e) == "db_unavailable" ? "db_unavailable" : "metrics_db_read_failed")

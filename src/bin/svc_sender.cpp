@@ -30,6 +30,7 @@
 #include "messaging/sender_run_record.hpp"
 #include "messaging/smtp_config.hpp"
 #include "messaging/smtp_session.hpp"
+#include "webhooks/sender.hpp"
 
 namespace {
 
@@ -172,11 +173,23 @@ int dry_run(svc::db::OutboxRepo& repo, int batch) {
   }
 }
 
+// The webhooks that are due, after the mail (webhooks/sender.hpp); one log
+// line when it did anything.
+void webhook_pass(svc::webhooks::WebhookSender& webhooks) {
+  const auto counts = webhooks.run_pass();
+  if (counts.claimed == 0) return;
+  svc::core::LogLine line("info", "webhook_pass");
+  line.num("claimed", counts.claimed).num("deferred", counts.deferred).num("failed", counts.failed);
+  for (const auto& [outcome, n] : counts.outcomes) line.num(outcome, n);
+  line.emit();
+}
+
 // One pass (the systemd timer's run): 0 when nothing was deferred or failed.
-int run_once(svc::messaging::Sender& sender, svc::db::Database& db) {
+int run_once(svc::messaging::Sender& sender, svc::db::Database& db, svc::webhooks::WebhookSender& webhooks) {
   svc::messaging::RunRecord record(db);  // figures for GET /metrics
   try {
     const auto totals = sender.run_pass();
+    webhook_pass(webhooks);
     record.finish(totals);
     svc::core::LogLine line("info", "run");
     svc::messaging::add_counts(line, totals);
@@ -191,7 +204,8 @@ int run_once(svc::messaging::Sender& sender, svc::db::Database& db) {
 
 // Passes every loop_seconds until SIGTERM/SIGINT; a failed pass starts the
 // next one on a fresh SMTP session and database connection.
-int run_loop(svc::messaging::Sender& sender, svc::db::Database& db, int loop_seconds, int batch, int sessions) {
+int run_loop(svc::messaging::Sender& sender, svc::db::Database& db, svc::webhooks::WebhookSender& webhooks,
+             int loop_seconds, int batch, int sessions) {
   svc::core::LogLine("info", "start")
       .num("loop_seconds", loop_seconds)
       .num("batch", batch)
@@ -201,6 +215,7 @@ int run_loop(svc::messaging::Sender& sender, svc::db::Database& db, int loop_sec
     try {
       svc::messaging::RunRecord record(db);  // figures for GET /metrics
       record.finish(sender.run_pass());
+      webhook_pass(webhooks);
     } catch (const std::exception& e) {
       log_error("pass_failed", e);
       sender.close_sessions();
@@ -262,6 +277,8 @@ int main(int argc, char** argv) {
         suppressions.add(row.mail.site_id, dead.address, "bounce", "RCPT " + dead.status, row.id);
       });
   sender.set_marks({config.smtp.bounce_address, config.smtp.unsubscribe_url, config.keys.mail_key});
-  if (!options.loop_seconds) return run_once(sender, db);
-  return run_loop(sender, db, *options.loop_seconds, settings.batch, config.smtp.sessions);
+  svc::db::WebhookRepo webhook_repo(db);
+  svc::webhooks::WebhookSender webhooks(webhook_repo, config, claimer_name(), &g_stop);
+  if (!options.loop_seconds) return run_once(sender, db, webhooks);
+  return run_loop(sender, db, webhooks, *options.loop_seconds, settings.batch, config.smtp.sessions);
 }

@@ -26,6 +26,7 @@ Config parse_config(const IniValues& values, const std::string& path) {
   }
   read_sms(r, c.sms);
   read_push(r, c.push, c.server.test_mode);
+  read_webhooks(r, c.webhooks);
   r.integer("outbound.per_site", c.outbound.per_site, 0, 1024);
   r.str("doctor.nginx_snippet", c.doctor.nginx_snippet);
   r.str("doctor.nginx_front_secret", c.doctor.nginx_front_secret);

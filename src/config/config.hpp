@@ -2,7 +2,7 @@
 // The validated configuration of every svc program: one Config with one
 // struct per INI section, each section's struct and reader in a file of its
 // own family (server_config, db_config, auth_config, keys_config,
-// mail_config, sms_config, push_config). Include this header, not those.
+// mail_config, sms_config, push_config, webhook_config). Include this header, not those.
 // Every key is documented in docs/configuration.md with its default.
 
 #include <string>
@@ -16,6 +16,7 @@
 #include "config/push_config.hpp"
 #include "config/server_config.hpp"
 #include "config/sms_config.hpp"
+#include "config/webhook_config.hpp"
 
 namespace svc::config {
 
@@ -42,6 +43,7 @@ struct Config {
   SmtpSettings smtp;
   SmsSettings sms;
   PushSettings push;
+  WebhookSettings webhooks;
   OutboundSettings outbound;
   DoctorSettings doctor;
 };

@@ -38,6 +38,7 @@ void read_keys(Reader& r, KeySettings& keys) {
   keys.signing_kek = r.secret("keys.signing_kek", 32, 32, false);
   keys.mfa_key = r.secret("keys.mfa_key", 32, 32, false);
   keys.mail_key = r.secret("keys.mail_key", 32, 32, false);
+  keys.webhook_key = r.secret("keys.webhook_key", 32, 32, false);
 }
 
 void read_tokens(Reader& r, TokenSettings& tokens, const KeySettings& keys) {

@@ -29,6 +29,10 @@ struct KeySettings {
   // unsubscribe tokens; "" only when [smtp] bounce_address and
   // unsubscribe_url are both unset.
   std::string mail_key;
+  // 32 raw bytes: seals the signing secrets of webhook endpoints in
+  // svc_webhook_endpoints; "" = `svc-admin webhook add` refuses and
+  // svc-sender delivers no webhook.
+  std::string webhook_key;
 };
 
 // [tokens]: access tokens (docs/decisions.md "Access tokens any backend can

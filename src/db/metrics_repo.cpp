@@ -8,7 +8,7 @@
 namespace svc::db {
 
 void MetricsRepo::read_gauges(int64_t (&out)[static_cast<int>(metrics::DbGauge::kCount)], int guard_percent,
-                              int guard_min_mails) {
+                              int guard_min_mails, int webhook_failing_after) {
   // One round trip per refresh. The session time zone is UTC (database.cpp),
   // so NOW() and UNIX_TIMESTAMP() agree with the DATETIME columns. The
   // Pending figures read the `status` prefix of an outbox index; the legacy
@@ -31,9 +31,18 @@ void MetricsRepo::read_gauges(int64_t (&out)[static_cast<int>(metrics::DbGauge::
       " (SELECT COUNT(*) FROM svc_mail_suppressions WHERE reason = 'manual'),"
       " IF(? > 0, (SELECT COUNT(*) FROM (" +
           std::string(kSitesOverBounceRate) +
-          ") AS g), 0)"
+          ") AS g), 0),"
+          " (SELECT COUNT(*) FROM svc_webhook_deliveries WHERE status = 'pending'),"
+          " (SELECT COUNT(*) FROM svc_webhook_deliveries WHERE status = 'delivered'),"
+          " (SELECT COUNT(*) FROM svc_webhook_deliveries WHERE status = 'failed'),"
+          " (SELECT COUNT(*) FROM svc_webhook_deliveries WHERE status = 'dropped'),"
+          " (SELECT COUNT(*) FROM svc_webhook_endpoints WHERE enabled = 1),"
+          " (SELECT COUNT(*) FROM svc_webhook_endpoints WHERE enabled = 0),"
+          " (SELECT COUNT(*) FROM svc_webhook_endpoints WHERE enabled = 1 AND failures >= ?)"
           " FROM (SELECT 1 AS one) AS one LEFT JOIN svc_sender_status s ON s.id = 1",
-      [&](Params& p) { p.integer(guard_percent).integer(guard_min_mails).integer(guard_percent); },
+      [&](Params& p) {
+        p.integer(guard_percent).integer(guard_min_mails).integer(guard_percent).integer(webhook_failing_after);
+      },
       [](RowReader& r) {
         std::array<int64_t, kColumns> v{};
         for (auto& x : v) x = r.integer();

@@ -18,8 +18,10 @@ class MetricsRepo {
   // cover svc_notification_log; legacy hashes count svc_users only.
   // The bounce-rate guard's gauge counts the sites over guard_percent % of
   // at least guard_min_mails mails ([smtp] max_bounce_rate; 0 = off).
+  // Failing webhook endpoints: enabled, with webhook_failing_after failures
+  // in a row ([webhooks] failing_after).
   void read_gauges(int64_t (&out)[static_cast<int>(metrics::DbGauge::kCount)], int guard_percent = 0,
-                   int guard_min_mails = 100);
+                   int guard_min_mails = 100, int webhook_failing_after = 5);
 
   struct SenderRun {
     int sent = 0, deferred = 0, failed = 0;

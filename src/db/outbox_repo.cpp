@@ -5,6 +5,8 @@
 
 #include "db/outbox_rows.hpp"
 #include "db/suppression_repo.hpp"
+#include "db/transaction.hpp"
+#include "db/webhook_repo.hpp"
 
 namespace svc::db {
 namespace {
@@ -65,6 +67,19 @@ bool update_claimed(Database& db, const std::string& sql, long long id, const st
   }) == 1;
 }
 
+// Runs the outcome's UPDATE and, when it took, queues the message's webhook
+// event (message.sent / message.failed) in the same transaction.
+template <class Change>
+bool with_message_event(Database& db, long long id, const char* type, Change change) {
+  return with_transaction_retry(db, [&] {
+    Transaction tx(db);
+    if (!change()) return false;
+    WebhookRepo(db).enqueue_message(id, type);
+    tx.commit();
+    return true;
+  });
+}
+
 }  // namespace
 
 std::vector<OutboxMessage> OutboxRepo::due(int limit) {
@@ -75,11 +90,13 @@ std::vector<OutboxMessage> OutboxRepo::due(int limit) {
 }
 
 bool OutboxRepo::mark_sent(long long id, const std::string& claimer) {
-  return update_claimed(db_,
-                        std::string("UPDATE svc_notification_log SET") + kRedactBody +
-                            " status = 'Sent', sent_at = NOW(), claimed_until = NULL, claimed_by = NULL"
-                            " WHERE id = ? AND status = 'Pending' AND claimed_by = ?",
-                        id, claimer, kNoParams);
+  return with_message_event(db_, id, "message.sent", [&] {
+    return update_claimed(db_,
+                          std::string("UPDATE svc_notification_log SET") + kRedactBody +
+                              " status = 'Sent', sent_at = NOW(), claimed_until = NULL, claimed_by = NULL"
+                              " WHERE id = ? AND status = 'Pending' AND claimed_by = ?",
+                          id, claimer, kNoParams);
+  });
 }
 
 bool OutboxRepo::mark_retry(long long id, const std::string& claimer, long long delay_seconds,
@@ -93,11 +110,14 @@ bool OutboxRepo::mark_retry(long long id, const std::string& claimer, long long 
 }
 
 bool OutboxRepo::mark_failed(long long id, const std::string& claimer, const std::string& error) {
-  return update_claimed(db_,
-                        std::string("UPDATE svc_notification_log SET") + kRedactBody +
-                            " status = 'Failed', attempts = attempts + 1, claimed_until = NULL,"
-                            " claimed_by = NULL, last_error = ? WHERE id = ? AND status = 'Pending' AND claimed_by = ?",
-                        id, claimer, [&](Params& p) { p.text(error_column(error)); });
+  return with_message_event(db_, id, "message.failed", [&] {
+    return update_claimed(
+        db_,
+        std::string("UPDATE svc_notification_log SET") + kRedactBody +
+            " status = 'Failed', attempts = attempts + 1, claimed_until = NULL,"
+            " claimed_by = NULL, last_error = ? WHERE id = ? AND status = 'Pending' AND claimed_by = ?",
+        id, claimer, [&](Params& p) { p.text(error_column(error)); });
+  });
 }
 
 bool OutboxRepo::release(long long id, const std::string& claimer) {

@@ -4,6 +4,8 @@
 
 #include "core/text.hpp"
 #include "db/notification_repo.hpp"
+#include "db/transaction.hpp"
+#include "db/webhook_repo.hpp"
 
 namespace svc::db {
 namespace {
@@ -91,11 +93,22 @@ std::vector<std::pair<std::string, long long>> SuppressionRepo::counts_by_reason
 
 void SuppressionRepo::record_bounce(long long site_id, long long log_id, const std::string& address,
                                     const std::string& kind, const std::string& status) {
-  db_.execute("INSERT INTO svc_mail_bounces (site_id, log_id, address, kind, status) VALUES (?, ?, ?, ?, ?)",
-              [&](Params& p) {
-                p.integer(site_id).id_or_null(log_id).text(core::ascii_lower(address).substr(0, 254)).text(kind);
-                p.text(status.substr(0, 32));
-              });
+  // With its webhook event (message.bounced / message.complained) or not at all.
+  with_transaction_retry(db_, [&] {
+    Transaction tx(db_);
+    db_.execute("INSERT INTO svc_mail_bounces (site_id, log_id, address, kind, status) VALUES (?, ?, ?, ?, ?)",
+                [&](Params& p) {
+                  p.integer(site_id).id_or_null(log_id).text(core::ascii_lower(address).substr(0, 254)).text(kind);
+                  p.text(status.substr(0, 32));
+                });
+    WebhookData data;
+    data.site_id = site_id;
+    data.email = address;
+    data.reason = kind + " " + status;
+    data.message_id = log_id;
+    WebhookRepo(db_).enqueue(site_id, kind == "complaint" ? "message.complained" : "message.bounced", data);
+    tx.commit();
+  });
 }
 
 std::vector<BounceRate> SuppressionRepo::over_bounce_rate(int percent, int min_mails) {

@@ -11,6 +11,7 @@
 #include "messaging/handlers.hpp"
 #include "messaging/mail_tags.hpp"
 #include "messaging/template.hpp"
+#include "webhooks/events.hpp"
 
 namespace svc::messaging {
 namespace {
@@ -74,7 +75,11 @@ http::Response unsubscribe_page(const http::Request& request, core::Context& ctx
 http::Response unsubscribe(const http::Request& request, core::Context& ctx) {
   const auto t = target(request, ctx);
   if (!t) return invalid_link();
-  const bool fresh = db::SuppressionRepo(ctx.db).add(t->site_id, t->address, "unsubscribe", "one-click");
+  bool fresh = false;
+  webhooks::change_with_event(ctx.db, t->site_id, "message.unsubscribed", db::user_data("", 0, t->address), [&] {
+    fresh = db::SuppressionRepo(ctx.db).add(t->site_id, t->address, "unsubscribe", "one-click");
+    return fresh;  // a second click: no second event
+  });
   core::LogLine("info", "unsubscribed")
       .str("request_id", request.request_id)
       .num("site_id", t->site_id)

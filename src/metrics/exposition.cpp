@@ -180,6 +180,28 @@ void deliverability(Writer& w, const int64_t* values) {
            static_cast<uint64_t>(values[static_cast<int>(DbGauge::kBounceGuardSites)]));
 }
 
+// Webhook deliveries by outcome and endpoints by state (docs/webhooks.md).
+void webhooks(Writer& w, const int64_t* values) {
+  static const std::pair<DbGauge, const char*> kStatuses[] = {{DbGauge::kWebhookPending, "pending"},
+                                                              {DbGauge::kWebhookDelivered, "delivered"},
+                                                              {DbGauge::kWebhookFailed, "failed"},
+                                                              {DbGauge::kWebhookDropped, "dropped"}};
+  w.head("svc_webhook_deliveries", "gauge", "Webhook deliveries (one per event and endpoint), by status.");
+  for (const auto& [g, status] : kStatuses) {
+    w.sample("svc_webhook_deliveries", std::string("status=\"") + status + "\"",
+             static_cast<uint64_t>(values[static_cast<int>(g)]));
+  }
+  static const std::pair<DbGauge, const char*> kStates[] = {{DbGauge::kWebhookEndpointsEnabled, "enabled"},
+                                                            {DbGauge::kWebhookEndpointsDisabled, "disabled"},
+                                                            {DbGauge::kWebhookEndpointsFailing, "failing"}};
+  w.head("svc_webhook_endpoints", "gauge",
+         "Webhook endpoints by state; failing: enabled with [webhooks] failing_after failed attempts in a row.");
+  for (const auto& [g, state] : kStates) {
+    w.sample("svc_webhook_endpoints", std::string("state=\"") + state + "\"",
+             static_cast<uint64_t>(values[static_cast<int>(g)]));
+  }
+}
+
 void database(Writer& w, const RenderInput& in) {
   w.head("svc_metrics_db_up", "gauge", "1 when the last read of the database gauges succeeded.");
   w.sample("svc_metrics_db_up", "", static_cast<uint64_t>(in.db_ok ? 1 : 0));
@@ -219,6 +241,7 @@ void database(Writer& w, const RenderInput& in) {
     w.sample(row.name, "", static_cast<double>(in.db_values[static_cast<int>(row.g)]) * row.scale);
   }
   deliverability(w, in.db_values);
+  webhooks(w, in.db_values);
 }
 
 }  // namespace

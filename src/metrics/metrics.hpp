@@ -70,6 +70,13 @@ enum class DbGauge : int {
   kSuppressedUnsubscribe,
   kSuppressedManual,
   kBounceGuardSites,  // sites whose bulk mail the bounce-rate guard holds now
+  kWebhookPending,    // svc_webhook_deliveries rows by status (migration 022)
+  kWebhookDelivered,
+  kWebhookFailed,
+  kWebhookDropped,
+  kWebhookEndpointsEnabled,   // svc_webhook_endpoints by state; failing = enabled and
+  kWebhookEndpointsDisabled,  // [webhooks] failing_after failures since the last success
+  kWebhookEndpointsFailing,
   kCount
 };
 

@@ -27,7 +27,7 @@
 
 #include "core/printable.hpp"
 #include "core/text.hpp"
-#include "push/address_policy.hpp"
+#include "push/ssrf_guard.hpp"
 
 namespace svc::push {
 namespace {
@@ -42,25 +42,6 @@ struct SlistFree {
 };
 using CurlPtr = std::unique_ptr<CURL, CurlFree>;
 using SlistPtr = std::unique_ptr<curl_slist, SlistFree>;
-
-// State shared with the open-socket callback for one transfer.
-struct Guard {
-  bool enforce = true;
-  bool blocked = false;
-  const std::vector<int>* allowed_ports = nullptr;
-};
-
-curl_socket_t open_socket(void* clientp, curlsocktype purpose, curl_sockaddr* address) {
-  auto* guard = static_cast<Guard*>(clientp);
-  const bool refused = guard->enforce && (is_forbidden_address(&address->addr) ||
-                                          !is_allowed_port(&address->addr, *guard->allowed_ports));
-  if (purpose != CURLSOCKTYPE_IPCXN || refused) {
-    guard->blocked = true;
-    return CURL_SOCKET_BAD;
-  }
-  const int fd = ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
-  return fd < 0 ? CURL_SOCKET_BAD : fd;
-}
 
 // Keeps the start of the response body for the log detail; drops the rest.
 std::size_t collect_body(char* data, std::size_t size, std::size_t count, void* userp) {
@@ -124,7 +105,7 @@ SlistPtr push_headers(const PushRequest& request) {
 
 // The outcome of a transfer that curl ended with `rc`: the guard's refusal
 // and a refused scheme are Blocked, everything else a network error.
-PushResult transfer_failed(CURLcode rc, const char* error_buffer, const Guard& guard) {
+PushResult transfer_failed(CURLcode rc, const char* error_buffer, const SocketGuard& guard) {
   std::string detail = curl_easy_strerror(rc);
   if (error_buffer[0] != '\0') detail.append(": ").append(error_buffer);
   if (guard.blocked) return {PushOutcome::Blocked, 0, "address refused by SSRF guard; " + detail};
@@ -171,7 +152,7 @@ PushResult CurlPushClient::perform(void* handle, const PushRequest& request) {
   SlistPtr headers = push_headers(request);
   if (!headers) return {PushOutcome::NetworkError, 0, "out of memory building headers"};
 
-  Guard guard{!insecure, false, &options_.allowed_ports};
+  SocketGuard guard{!insecure, false, &options_.allowed_ports};
   std::string response_start;
   std::array<char, CURL_ERROR_SIZE> error{};
   const char* protocols = insecure ? "http,https" : "https";
@@ -184,7 +165,7 @@ PushResult CurlPushClient::perform(void* handle, const PushRequest& request) {
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, options_.total_timeout_ms);
-  curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+  curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, guarded_open_socket);
   curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &guard);
   curl_easy_setopt(h, CURLOPT_POST, 1L);
   curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());

@@ -2,7 +2,7 @@
 """The folders of src/ form floors, and an #include only points down or
 sideways on its own floor, never in a circle:
 
-    bin -> app, admin -> oidc -> fcgi, auth, messaging, push, sms -> http
+    bin -> app, admin -> oidc -> fcgi, auth, messaging, push, sms, webhooks -> http
         -> db, crypto, config, core, metrics
 
 and inside auth/, whose capabilities have folders of their own:
@@ -42,6 +42,8 @@ FLOORS = {
     "messaging": 3,
     "push": 3,
     "sms": 3,
+    # Webhooks: auth/ and messaging/ queue events; the client uses push/'s SSRF guard.
+    "webhooks": 3,
     "http": 2,
     "db": 1,
     "crypto": 1,

@@ -17,6 +17,7 @@
 #include "http/api_error.hpp"
 #include "http/reset_url.hpp"
 #include "messaging/outbox.hpp"
+#include "webhooks/events.hpp"
 
 namespace svc::auth {
 namespace {
@@ -131,7 +132,13 @@ void verify_email_token(core::Context& ctx, const http::Request& request, const 
       !crypto::constant_time_equal(verified.claims.pwf, address_fingerprint(ctx, user->email))) {
     throw invalid();
   }
-  const db::AddressProof proof = users.prove_address(user->id, ctx.clock.now());
+  // The first proof is the event (a later link proves again and is none).
+  db::AddressProof proof;
+  webhooks::change_with_event(ctx.db, verified.claims.app, "user.email_verified",
+                              db::user_data(table->str(), user->id, user->email), [&] {
+                                proof = users.prove_address(user->id, ctx.clock.now());
+                                return proof.previous == 0;
+                              });
   if (proof.previous == 0) audit(ctx, request, "email_verified", table->str(), user->id, verified.claims.app);
   drop_unproven_enrolments(ctx, request, verified.claims.app, *table, *user, proof, false);
 }

@@ -17,6 +17,7 @@
 #include "db/throttle_repo.hpp"
 #include "http/api_error.hpp"
 #include "http/validate.hpp"
+#include "webhooks/events.hpp"
 
 namespace svc::auth {
 namespace {
@@ -128,7 +129,12 @@ http::Response recovery_codes_for_own_code(const http::Request& request, core::C
   audit(ctx, request, event, me.table.str(), me.user.id, me.app_id, detail);
   queue_mfa_mail(ctx, request, me.app_id, me.table, me.user, change);
   // Turning the factor on ends every other session: they signed in without it.
-  if (change == MfaChange::kEnabled) end_sessions(ctx, me.table.str(), me.user.id, "mfa_enabled", me.sid);
+  if (change == MfaChange::kEnabled) {
+    end_sessions(ctx, me.table.str(), me.user.id, "mfa_enabled", me.sid);
+    // After the change, not in its transaction: the code check that makes
+    // the change also counts failed attempts, which must never roll back.
+    webhooks::enqueue(ctx.db, me.app_id, "user.mfa_enabled", db::user_data(me.table.str(), me.user.id, me.user.email));
+  }
   return recovery_codes_reply(issue_recovery_codes(ctx, me.table.str(), me.user.id));
 }
 

@@ -8,6 +8,7 @@
 #include "db/throttle_repo.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"
+#include "webhooks/events.hpp"
 
 namespace svc::auth {
 namespace {
@@ -43,7 +44,10 @@ http::Response mfa_disable(const http::Request& request, core::Context& ctx) {
   } else {
     require_own_password(request, ctx, me, *password);
   }
-  db::MfaRepo(ctx.db).remove(me.table.str(), me.user.id);
+  // MfaRepo::remove is a transaction of its own: the event follows it.
+  if (db::MfaRepo(ctx.db).remove(me.table.str(), me.user.id)) {
+    webhooks::enqueue(ctx.db, me.app_id, "user.mfa_disabled", db::user_data(me.table.str(), me.user.id, me.user.email));
+  }
   audit(ctx, request, "mfa_disabled", me.table.str(), me.user.id, me.app_id, code ? "code" : "password");
   queue_mfa_mail(ctx, request, me.app_id, me.table, me.user, MfaChange::kDisabled);
   end_sessions(ctx, me.table.str(), me.user.id, "mfa_disabled", me.sid);  // every other session

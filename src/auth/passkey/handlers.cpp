@@ -12,6 +12,7 @@
 #include "core/text.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"
+#include "webhooks/events.hpp"
 
 namespace svc::auth {
 namespace {
@@ -114,7 +115,9 @@ http::Response passkey_delete(const http::Request& request, core::Context& ctx) 
   auto id = fields.required_id("id");
   fields.throw_if_errors();
   passkey::relying_party(ctx, me.app_id);
-  if (!db::PasskeyRepo(ctx.db).remove(me.app_id, me.table.str(), me.user.id, *id)) {
+  if (!webhooks::change_with_event(
+          ctx.db, me.app_id, "user.passkey_removed", db::user_data(me.table.str(), me.user.id, me.user.email),
+          [&] { return db::PasskeyRepo(ctx.db).remove(me.app_id, me.table.str(), me.user.id, *id); })) {
     throw http::ApiError::failed(404, "Passkey not found");
   }
   audit(ctx, request, "passkey_removed", me.table.str(), me.user.id, me.app_id, std::to_string(*id));

@@ -11,6 +11,7 @@
 #include "crypto/encoding.hpp"
 #include "http/api_error.hpp"
 #include "http/site_cache.hpp"
+#include "webhooks/events.hpp"
 
 namespace svc::auth::passkey {
 namespace {
@@ -190,7 +191,12 @@ db::Passkey finish_registration(const SignedInUser& me, const std::string& chall
   k.transports = core::join(response.transports, " ");
   k.name = name;
   k.created_at = now;
-  auto id = repo.insert(k, credential_hash(response.raw_id));
+  std::optional<long long> id;
+  webhooks::change_with_event(ctx.db, me.app_id, "user.passkey_added",
+                              db::user_data(me.table.str(), me.user.id, me.user.email), [&] {
+                                id = repo.insert(k, credential_hash(response.raw_id));
+                                return id.has_value();
+                              });
   if (!id) throw http::ApiError::failed(409, "Passkey already registered");
   k.id = *id;
   audit(ctx, request, "passkey_added", me.table.str(), me.user.id, me.app_id, k.name);

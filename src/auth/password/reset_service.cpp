@@ -24,6 +24,7 @@
 #include "messaging/builtin_templates.hpp"
 #include "messaging/compose.hpp"
 #include "messaging/outbox.hpp"
+#include "webhooks/events.hpp"
 
 namespace svc::auth {
 namespace {
@@ -190,6 +191,8 @@ void reset_password(core::Context& ctx, const http::Request& request, const std:
       // The link came to the address: it is proven (sql/011).
       proof = users.prove_address(user->id, ctx.clock.now());
       record_user_version(ctx, *table, *user, "update");
+      webhooks::enqueue(ctx.db, verified.claims.app, "user.password_reset",
+                        db::user_data(table->str(), user->id, user->email));
       tx.commit();
     });
   }

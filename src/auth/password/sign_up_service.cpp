@@ -6,6 +6,7 @@
 #include "db/site_repo.hpp"
 #include "db/transaction.hpp"
 #include "db/user_repo.hpp"
+#include "webhooks/events.hpp"
 
 namespace svc::auth {
 
@@ -33,6 +34,7 @@ std::optional<Session> register_user(const NewAccount& account, const http::Requ
     session.user.id = *inserted;
     if (!account.locale.empty()) db::UserRepo(ctx.db, account.table).set_locale(*inserted, account.locale);
     record_user_version(ctx, account.table, session.user, "insert");
+    webhooks::enqueue(ctx.db, account.app_id, "user.created", db::user_data(table, *inserted, fresh.email));
     // With the account or not at all: a verification mail is never lost
     // to a crash between the two (issue 26).
     if (site && site->verify_email) queue_verification_mail(ctx, request, *site, account.table, session.user);

@@ -8,6 +8,7 @@
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"
 #include "metrics/metrics.hpp"
+#include "webhooks/events.hpp"
 
 namespace svc::auth {
 namespace {
@@ -71,7 +72,10 @@ SessionTicket open_session(core::Context& ctx, const http::Request& request, con
   db::SessionRow row = new_row(ctx, request, user, table, site_id, sign_in);
   // Asked before the insert: the new row would show the device itself.
   const auto new_device = new_device_site(ctx, row);
-  db::SessionRepo(ctx.db).insert(row);
+  db::WebhookData data = db::user_data(table, user.id, user.email);
+  data.session_id = row.id;
+  webhooks::change_with_event(ctx.db, site_id, "session.created", data,
+                              [&] { return db::SessionRepo(ctx.db).insert(row); });
   metrics::count(metrics::Counter::kSessionsOpened);
   if (new_device) queue_new_device_mail(ctx, request, *new_device, user, row);
   return {row.id, row.generation};
@@ -133,7 +137,13 @@ bool end_session(core::Context& ctx, const std::string& table, long long user_id
   db::SessionRepo repo(ctx.db);
   auto row = repo.find(sid);
   if (!row || row->table != table || row->user_id != user_id) return false;
-  if (!repo.revoke(sid, ctx.clock.now(), reason)) return false;
+  db::WebhookData data = db::user_data(table, user_id, "");
+  data.session_id = sid;
+  data.reason = reason;
+  if (!webhooks::change_with_event(ctx.db, row->site_id, "session.revoked", data,
+                                   [&] { return repo.revoke(sid, ctx.clock.now(), reason); })) {
+    return false;
+  }
   metrics::count(metrics::Counter::kSessionRevocations);
   return true;
 }

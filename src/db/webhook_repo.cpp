@@ -1,0 +1,231 @@
+#include "db/webhook_repo.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "crypto/encoding.hpp"
+
+namespace svc::db {
+namespace {
+
+constexpr const char* kEndpointColumns =
+    "id, site_id, url, events, secret, COALESCE(previous_secret, ''), COALESCE(previous_until, 0), enabled,"
+    " disabled_reason, failures, COALESCE(last_success_at, 0), COALESCE(last_failure_at, 0), created_at";
+
+constexpr auto read_endpoint =
+    read_fields<WebhookEndpoint, &WebhookEndpoint::id, &WebhookEndpoint::site_id, &WebhookEndpoint::url,
+                &WebhookEndpoint::events, &WebhookEndpoint::secret, &WebhookEndpoint::previous_secret,
+                &WebhookEndpoint::previous_until, &WebhookEndpoint::enabled, &WebhookEndpoint::disabled_reason,
+                &WebhookEndpoint::failures, &WebhookEndpoint::last_success_at, &WebhookEndpoint::last_failure_at,
+                &WebhookEndpoint::created_at>;
+
+// A webhook-id: "msg_" and 128 random bits (unique across hosts without
+// coordination; the same on every attempt of the event).
+std::string new_msg_id() { return "msg_" + crypto::base64url_encode(crypto::random_bytes(16)); }
+
+// last_error is VARCHAR(255): keep whole UTF-8 sequences.
+std::string error_column(const std::string& error) {
+  if (error.size() <= 255) return error;
+  std::size_t n = 255;
+  while (n > 0 && (static_cast<unsigned char>(error[n]) & 0xC0) == 0x80) --n;
+  return error.substr(0, n);
+}
+
+}  // namespace
+
+std::string WebhookData::json() const {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  auto text = [&w](const char* key, const std::string& value) {
+    if (value.empty()) return;
+    w.Key(key);
+    w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+  };
+  auto number = [&w](const char* key, long long value) {
+    if (value == 0) return;
+    w.Key(key);
+    w.Int64(value);
+  };
+  w.StartObject();
+  number("site_id", site_id);
+  text("table", table);
+  number("user_id", user_id);
+  text("email", email);
+  text("session_id", session_id);
+  text("reason", reason);
+  number("message_id", message_id);
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+int WebhookRepo::enqueue(long long site_id, const std::string& type, const WebhookData& data) {
+  // Not re-run after a lost connection: inside a transaction the whole
+  // transaction re-runs (with_transaction_retry), and a re-run would queue
+  // the event a second time under another id.
+  return db_.execute(
+      "INSERT INTO svc_webhook_deliveries (endpoint_id, site_id, msg_id, event_type, data, created_at,"
+      " next_attempt_at) SELECT id, site_id, ?, ?, ?, UNIX_TIMESTAMP(), UNIX_TIMESTAMP()"
+      " FROM svc_webhook_endpoints WHERE site_id = ? AND enabled = 1 AND FIND_IN_SET(?, events) > 0",
+      [&](Params& p) { p.text(new_msg_id()).text(type).text(data.json()).integer(site_id).text(type); });
+}
+
+int WebhookRepo::enqueue_message(long long outbox_id, const std::string& type, const std::string& reason) {
+  return db_.execute(
+      "INSERT INTO svc_webhook_deliveries (endpoint_id, site_id, msg_id, event_type, data, created_at,"
+      " next_attempt_at) SELECT e.id, e.site_id, ?, ?,"
+      " JSON_COMPACT(IF(? = '', JSON_OBJECT('site_id', l.site_id, 'message_id', l.id, 'event', l.event,"
+      "  'email', l.recipient), JSON_OBJECT('site_id', l.site_id, 'message_id', l.id, 'event', l.event,"
+      "  'email', l.recipient, 'reason', ?))),"
+      " UNIX_TIMESTAMP(), UNIX_TIMESTAMP()"
+      " FROM svc_notification_log l JOIN svc_webhook_endpoints e ON e.site_id = l.site_id"
+      " WHERE l.id = ? AND e.enabled = 1 AND FIND_IN_SET(?, e.events) > 0",
+      [&](Params& p) { p.text(new_msg_id()).text(type).text(reason).text(reason).integer(outbox_id).text(type); });
+}
+
+long long WebhookRepo::add_endpoint(long long site_id, const std::string& url, const std::string& events,
+                                    const std::string& sealed_secret) {
+  db_.execute(
+      "INSERT INTO svc_webhook_endpoints (site_id, url, events, secret, created_at)"
+      " VALUES (?, ?, ?, ?, UNIX_TIMESTAMP())",
+      [&](Params& p) { p.integer(site_id).text(url).text(events).text(sealed_secret); });
+  return db_.last_insert_id();
+}
+
+std::optional<WebhookEndpoint> WebhookRepo::find_endpoint(long long id) {
+  return db_.one(
+      std::string("SELECT ") + kEndpointColumns + " FROM svc_webhook_endpoints WHERE id = ?",
+      [&](Params& p) { p.integer(id); }, read_endpoint);
+}
+
+std::vector<WebhookEndpoint> WebhookRepo::endpoints(long long site_id) {
+  return db_.rows(
+      std::string("SELECT ") + kEndpointColumns + " FROM svc_webhook_endpoints WHERE site_id = ? ORDER BY id",
+      [&](Params& p) { p.integer(site_id); }, read_endpoint);
+}
+
+bool WebhookRepo::set_enabled(long long id, bool enabled, const std::string& reason) {
+  db_.execute_idempotent(
+      "UPDATE svc_webhook_endpoints SET enabled = ?, disabled_reason = ?,"
+      " failures = IF(? = 1, 0, failures) WHERE id = ?",
+      [&](Params& p) { p.flag(enabled).text(enabled ? "" : reason).flag(enabled).integer(id); });
+  return find_endpoint(id).has_value();
+}
+
+bool WebhookRepo::rotate_secret(long long id, const std::string& sealed_secret, long long overlap_seconds) {
+  return db_.execute(
+             "UPDATE svc_webhook_endpoints SET previous_secret = secret,"
+             " previous_until = UNIX_TIMESTAMP() + ?, secret = ? WHERE id = ?",
+             [&](Params& p) { p.integer(overlap_seconds).text(sealed_secret).integer(id); }) == 1;
+}
+
+bool WebhookRepo::delete_endpoint(long long id) {
+  db_.execute_idempotent(
+      "UPDATE svc_webhook_deliveries SET status = 'dropped', finished_at = UNIX_TIMESTAMP(),"
+      " claimed_by = NULL, claimed_until = NULL WHERE endpoint_id = ? AND status = 'pending'",
+      [&](Params& p) { p.integer(id); });
+  return db_.execute("DELETE FROM svc_webhook_endpoints WHERE id = ?", [&](Params& p) { p.integer(id); }) == 1;
+}
+
+std::vector<WebhookDeliveryListing> WebhookRepo::deliveries(long long site_id, int limit) {
+  return db_.rows(
+      "SELECT id, endpoint_id, msg_id, event_type, status, attempts, last_status, last_error, created_at,"
+      " next_attempt_at FROM svc_webhook_deliveries WHERE site_id = ? ORDER BY id DESC LIMIT ?",
+      [&](Params& p) { p.integer(site_id).integer(limit); },
+      read_fields<WebhookDeliveryListing, &WebhookDeliveryListing::id, &WebhookDeliveryListing::endpoint_id,
+                  &WebhookDeliveryListing::msg_id, &WebhookDeliveryListing::event_type, &WebhookDeliveryListing::status,
+                  &WebhookDeliveryListing::attempts, &WebhookDeliveryListing::last_status,
+                  &WebhookDeliveryListing::last_error, &WebhookDeliveryListing::created_at,
+                  &WebhookDeliveryListing::next_attempt_at>);
+}
+
+std::vector<WebhookEndpoint> WebhookRepo::failing_endpoints(int min_failures) {
+  return db_.rows(
+      std::string("SELECT ") + kEndpointColumns +
+          " FROM svc_webhook_endpoints WHERE enabled = 1 AND failures >= ? ORDER BY id LIMIT 100",
+      [&](Params& p) { p.integer(min_failures); }, read_endpoint);
+}
+
+std::vector<std::pair<std::string, long long>> WebhookRepo::status_counts() {
+  return db_.rows("SELECT status, COUNT(*) FROM svc_webhook_deliveries GROUP BY status", kNoParams, [](RowReader& r) {
+    std::string status = r.text();
+    return std::pair(std::move(status), r.integer());
+  });
+}
+
+std::vector<WebhookDelivery> WebhookRepo::claim(int limit, int lease_seconds, const std::string& claimer) {
+  // Idempotent: a re-run claims for the same claimer, and the SELECT below
+  // reads whatever this claimer holds.
+  db_.execute_idempotent(
+      "UPDATE svc_webhook_deliveries SET claimed_by = ?, claimed_until = UNIX_TIMESTAMP() + ?"
+      " WHERE status = 'pending' AND next_attempt_at <= UNIX_TIMESTAMP()"
+      " AND (claimed_until IS NULL OR claimed_until < UNIX_TIMESTAMP())"
+      " AND endpoint_id IN (SELECT id FROM svc_webhook_endpoints WHERE enabled = 1)"
+      " ORDER BY next_attempt_at, id LIMIT ?",
+      [&](Params& p) { p.text(claimer).integer(lease_seconds).integer(limit); });
+  return db_.rows(
+      "SELECT d.id, d.endpoint_id, d.site_id, d.msg_id, d.event_type, d.data, d.created_at, d.attempts, e.url,"
+      " e.secret, COALESCE(e.previous_secret, ''), COALESCE(e.previous_until, 0)"
+      " FROM svc_webhook_deliveries d JOIN svc_webhook_endpoints e ON e.id = d.endpoint_id"
+      " WHERE d.claimed_by = ? AND d.status = 'pending' ORDER BY d.endpoint_id, d.id",
+      [&](Params& p) { p.text(claimer); },
+      read_fields<WebhookDelivery, &WebhookDelivery::id, &WebhookDelivery::endpoint_id, &WebhookDelivery::site_id,
+                  &WebhookDelivery::msg_id, &WebhookDelivery::event_type, &WebhookDelivery::data,
+                  &WebhookDelivery::created_at, &WebhookDelivery::attempts, &WebhookDelivery::url,
+                  &WebhookDelivery::secret, &WebhookDelivery::previous_secret, &WebhookDelivery::previous_until>);
+}
+
+bool WebhookRepo::mark_delivered(long long id, const std::string& claimer, int http_status) {
+  return db_.execute(
+             "UPDATE svc_webhook_deliveries SET status = 'delivered', attempts = attempts + 1, last_status = ?,"
+             " last_error = '', finished_at = UNIX_TIMESTAMP(), claimed_by = NULL, claimed_until = NULL"
+             " WHERE id = ? AND claimed_by = ? AND status = 'pending'",
+             [&](Params& p) { p.integer(http_status).integer(id).text(claimer); }) == 1;
+}
+
+bool WebhookRepo::mark_retry(long long id, const std::string& claimer, int http_status, const std::string& error,
+                             long long delay_seconds) {
+  return db_.execute(
+             "UPDATE svc_webhook_deliveries SET attempts = attempts + 1, last_status = ?, last_error = ?,"
+             " next_attempt_at = UNIX_TIMESTAMP() + ?, claimed_by = NULL, claimed_until = NULL"
+             " WHERE id = ? AND claimed_by = ? AND status = 'pending'",
+             [&](Params& p) {
+               p.integer(http_status).text(error_column(error)).integer(delay_seconds).integer(id).text(claimer);
+             }) == 1;
+}
+
+bool WebhookRepo::mark_failed(long long id, const std::string& claimer, int http_status, const std::string& error) {
+  return db_.execute(
+             "UPDATE svc_webhook_deliveries SET status = 'failed', attempts = attempts + 1, last_status = ?,"
+             " last_error = ?, finished_at = UNIX_TIMESTAMP(), claimed_by = NULL, claimed_until = NULL"
+             " WHERE id = ? AND claimed_by = ? AND status = 'pending'",
+             [&](Params& p) { p.integer(http_status).text(error_column(error)).integer(id).text(claimer); }) == 1;
+}
+
+bool WebhookRepo::release(long long id, const std::string& claimer) {
+  return db_.execute(
+             "UPDATE svc_webhook_deliveries SET claimed_by = NULL, claimed_until = NULL"
+             " WHERE id = ? AND claimed_by = ? AND status = 'pending'",
+             [&](Params& p) { p.integer(id).text(claimer); }) == 1;
+}
+
+bool WebhookRepo::defer(long long id, const std::string& claimer, long long delay_seconds) {
+  return db_.execute(
+             "UPDATE svc_webhook_deliveries SET next_attempt_at = UNIX_TIMESTAMP() + ?, claimed_by = NULL,"
+             " claimed_until = NULL WHERE id = ? AND claimed_by = ? AND status = 'pending'",
+             [&](Params& p) { p.integer(delay_seconds).integer(id).text(claimer); }) == 1;
+}
+
+void WebhookRepo::record_attempt(long long endpoint_id, bool success, bool gone) {
+  if (success) {
+    db_.execute_idempotent(
+        "UPDATE svc_webhook_endpoints SET failures = 0, last_success_at = UNIX_TIMESTAMP() WHERE id = ?",
+        [&](Params& p) { p.integer(endpoint_id); });
+    return;
+  }
+  db_.execute(
+      "UPDATE svc_webhook_endpoints SET failures = failures + 1, last_failure_at = UNIX_TIMESTAMP(),"
+      " enabled = IF(?, 0, enabled), disabled_reason = IF(?, 'gone (HTTP 410)', disabled_reason) WHERE id = ?",
+      [&](Params& p) { p.flag(gone).flag(gone).integer(endpoint_id); });
+}
+
+}  // namespace svc::db

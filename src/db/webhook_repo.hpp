@@ -1,0 +1,138 @@
+#pragma once
+// Webhooks (sql/022_webhooks.sql): the endpoints sites subscribed and the
+// durable delivery queue, one row per event and endpoint. enqueue() is what
+// the API and the mail sender call inside the transaction of the change an
+// event reports; it costs one indexed statement whether or not the site has
+// an endpoint. Times are unix seconds from the database clock
+// (UNIX_TIMESTAMP()), so senders on several hosts agree on what is due.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/database.hpp"
+
+namespace svc::db {
+
+struct WebhookEndpoint {
+  long long id = 0;
+  long long site_id = 0;
+  std::string url;
+  std::string events;  // comma-separated
+  std::string secret;  // sealed (base64url); see sql/022_webhooks.sql
+  std::string previous_secret;
+  long long previous_until = 0;
+  bool enabled = true;
+  std::string disabled_reason;
+  int failures = 0;  // failed attempts since the last success
+  long long last_success_at = 0;
+  long long last_failure_at = 0;
+  long long created_at = 0;
+};
+
+// The `data` of an event: what it is about. Only the fields that are set
+// (non-zero, non-empty) are written, in this order; never a token, code or
+// password.
+struct WebhookData {
+  long long site_id = 0;
+  std::string table;  // the auth table of the user
+  long long user_id = 0;
+  std::string email;
+  std::string session_id;
+  std::string reason;        // session.revoked: why; message.*: the bounce or complaint
+  long long message_id = 0;  // message.*: the outbox row (svc_notification_log id)
+  std::string json() const;
+};
+
+// The data of an event about a user.
+inline WebhookData user_data(const std::string& table, long long user_id, const std::string& email) {
+  WebhookData d;
+  d.table = table;
+  d.user_id = user_id;
+  d.email = email;
+  return d;
+}
+
+// One queued delivery as the sender claims it (the endpoint's url and
+// sealed secrets joined in).
+struct WebhookDelivery {
+  long long id = 0;
+  long long endpoint_id = 0;
+  long long site_id = 0;
+  std::string msg_id;
+  std::string event_type;
+  std::string data;
+  long long created_at = 0;
+  int attempts = 0;  // failed attempts so far
+  std::string url;
+  std::string secret;
+  std::string previous_secret;
+  long long previous_until = 0;
+};
+
+// A row as `svc-admin webhook deliveries` shows it.
+struct WebhookDeliveryListing {
+  long long id = 0;
+  long long endpoint_id = 0;
+  std::string msg_id;
+  std::string event_type;
+  std::string status;
+  int attempts = 0;
+  int last_status = 0;
+  std::string last_error;
+  long long created_at = 0;
+  long long next_attempt_at = 0;
+};
+
+class WebhookRepo {
+ public:
+  explicit WebhookRepo(Database& db) : db_(db) {}
+
+  // Queues `type` with `data` for every enabled endpoint of the site that
+  // subscribed it, under one fresh webhook-id; how many rows it queued.
+  // Meant to run inside the caller's transaction. One INSERT ... SELECT.
+  int enqueue(long long site_id, const std::string& type, const WebhookData& data);
+  // The same for an outbox row (message.*): the site, message id, template
+  // event and recipient come from svc_notification_log row `outbox_id`;
+  // `reason` (a bounce's status, "" for none) joins them.
+  int enqueue_message(long long outbox_id, const std::string& type, const std::string& reason = "");
+
+  long long add_endpoint(long long site_id, const std::string& url, const std::string& events,
+                         const std::string& sealed_secret);
+  std::optional<WebhookEndpoint> find_endpoint(long long id);
+  std::vector<WebhookEndpoint> endpoints(long long site_id);
+  // Enables or disables (with `reason`); true when the endpoint exists.
+  // Enabling clears the failure count.
+  bool set_enabled(long long id, bool enabled, const std::string& reason);
+  // The new sealed secret signs from now on; the old one signs beside it
+  // for `overlap_seconds`.
+  bool rotate_secret(long long id, const std::string& sealed_secret, long long overlap_seconds);
+  // Deletes the endpoint; its pending deliveries become 'dropped'.
+  bool delete_endpoint(long long id);
+  std::vector<WebhookDeliveryListing> deliveries(long long site_id, int limit);
+  // Enabled endpoints with at least `min_failures` failures since their
+  // last success (doctor).
+  std::vector<WebhookEndpoint> failing_endpoints(int min_failures);
+  // Deliveries per status (pending, delivered, failed, dropped): /metrics.
+  std::vector<std::pair<std::string, long long>> status_counts();
+
+  // --- the sender's side ---
+  // Claims up to `limit` due pending deliveries of enabled endpoints for
+  // `claimer` for `lease_seconds`, oldest due first, and returns them.
+  std::vector<WebhookDelivery> claim(int limit, int lease_seconds, const std::string& claimer);
+  // Outcomes of a claimed row; each false when the claim was lost.
+  bool mark_delivered(long long id, const std::string& claimer, int http_status);
+  bool mark_retry(long long id, const std::string& claimer, int http_status, const std::string& error,
+                  long long delay_seconds);
+  bool mark_failed(long long id, const std::string& claimer, int http_status, const std::string& error);
+  bool release(long long id, const std::string& claimer);
+  // Back to the queue, due in `delay_seconds`, no attempt counted.
+  bool defer(long long id, const std::string& claimer, long long delay_seconds);
+  // The endpoint's tally after an attempt; gone: a 410 disables it.
+  void record_attempt(long long endpoint_id, bool success, bool gone);
+
+ private:
+  Database& db_;
+};
+
+}  // namespace svc::db

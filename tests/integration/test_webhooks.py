@@ -1,0 +1,354 @@
+"""Webhooks (docs/webhooks.md) through the real stack: svc-admin webhook,
+events queued by the API in the transaction of the change, and svc-sender
+delivering them to a loopback receiver in this process. Every request the
+receiver gets is verified by the npm `standardwebhooks` package
+(webhook_verify.js, pinned in package-lock.json), not by svc's own code.
+
+The stack's background sender is stopped for this file: each test runs
+svc-sender passes itself (as test_sender.py does) and restarts it at the
+end. "Time passes" is done by moving a row's next_attempt_at or lease into
+the past, never by sleeping.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import svc_stack as S
+from procs import wait_until
+from svc_stack import post, sql, sql_value, unique_email
+from test_sender import _stop, run_sender, start_background_sender, start_sink
+
+REPO = S.SOURCE_DIR
+VERIFY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "webhook_verify.js")
+PASSWORD = "Webhook@2026!"
+SITE = 1
+
+
+class Receiver:
+    """A loopback HTTP receiver. `script` is a list of replies used in turn
+    (the last one repeats): (status, headers, body) or ("hang", seconds) or
+    ("flood", bytes). Every request is kept (headers, body)."""
+
+    def __init__(self):
+        self.requests = []
+        self.script = [(200, {}, b"ok")]
+        self.write_errors = 0
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                with receiver.lock:
+                    receiver.requests.append({"headers": {k.lower(): v for k, v in self.headers.items()},
+                                              "body": body.decode("utf-8")})
+                    reply = receiver.script[min(len(receiver.requests) - 1, len(receiver.script) - 1)]
+                if reply[0] == "hang":
+                    time.sleep(reply[1])
+                    return
+                try:
+                    if reply[0] == "flood":
+                        self.send_response(200)
+                        self.send_header("Content-Length", str(reply[1]))
+                        self.end_headers()
+                        chunk = b"x" * 65536
+                        for _ in range(reply[1] // len(chunk)):
+                            self.wfile.write(chunk)
+                        return
+                    status, headers, text = reply
+                    self.send_response(status)
+                    for k, v in headers.items():
+                        self.send_header(k, v)
+                    self.send_header("Content-Length", str(len(text)))
+                    self.end_headers()
+                    self.wfile.write(text)
+                except OSError:
+                    with receiver.lock:
+                        receiver.write_errors += 1
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = "http://127.0.0.1:%d/hook" % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def verify(requests, secret):
+    """standardwebhooks' verdict on each request under `secret`."""
+    if not os.path.isdir(os.path.join(REPO, "node_modules", "standardwebhooks")):
+        raise AssertionError("npm package standardwebhooks is missing: run `npm ci` in %s" % REPO)
+    items = [{"secret": secret, "headers": r["headers"], "body": r["body"]} for r in requests]
+    out = subprocess.run(["node", VERIFY], input=json.dumps(items), capture_output=True, text=True, timeout=60,
+                         cwd=REPO)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def add_endpoint(url, events, site=SITE, config=None):
+    args = ["webhook", "add", "--site", str(site), "--url", url, "--events", events]
+    if config:
+        out = subprocess.run([os.path.join(S.BIN_DIR, "svc-admin"), "--config", config] + args,
+                             capture_output=True, text=True)
+    else:
+        out = S.admin(*args, check=False)
+    return out
+
+
+def added(out):
+    """(endpoint id, whsec_ secret) from a successful webhook add."""
+    assert out.returncode == 0, out.stderr
+    lines = dict(line.split(" ", 1) for line in out.stdout.strip().splitlines())
+    return int(lines["endpoint"]), lines["secret"]
+
+
+def sign_up(site=SITE):
+    email = unique_email("webhook")
+    reply = post("/auth/sign-up", {"email": email, "password": PASSWORD, "firstname": "Web", "lastname": "Hook",
+                                   "appID": site})
+    assert reply.status == 200, reply
+    return email, reply.json["token"]["user"]["id"]
+
+
+def deliveries(endpoint):
+    cols = ["id", "msg_id", "event_type", "status", "attempts", "last_status", "last_error", "wait"]
+    out = sql("SELECT id, msg_id, event_type, status, attempts, last_status, last_error,"
+              " next_attempt_at - UNIX_TIMESTAMP() FROM svc_webhook_deliveries WHERE endpoint_id = %d ORDER BY id"
+              % endpoint)
+    return [dict(zip(cols, r)) for r in out]
+
+
+def make_due(endpoint):
+    """As if the wait had passed: every pending row of the endpoint is due and unclaimed."""
+    sql("UPDATE svc_webhook_deliveries SET next_attempt_at = UNIX_TIMESTAMP() - 1, claimed_until = NULL"
+        " WHERE endpoint_id = %d AND status = 'pending'" % endpoint)
+
+
+def endpoint_state(endpoint):
+    line = [l for l in S.admin("webhook", "list", "--site", str(SITE)).stdout.splitlines()
+            if l.split("\t")[0] == str(endpoint)]
+    return line[0].split("\t")[1] if line else None
+
+
+class WebhookTest(S.ApiTest):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.had_background_sender = _stop("svc-sender")
+        try:
+            start_sink()
+            sql("UPDATE svc_webhook_endpoints SET enabled = 0, disabled_reason = 'earlier test'")
+            run_sender()
+        except BaseException:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        sql("UPDATE svc_webhook_endpoints SET enabled = 0, disabled_reason = 'earlier test'")
+        if cls.had_background_sender:
+            start_background_sender()
+
+    def setUp(self):
+        self.receiver = Receiver()
+        self.endpoints = []
+
+    def tearDown(self):
+        for e in self.endpoints:
+            S.admin("webhook", "delete", str(e), check=False)
+        self.receiver.close()
+
+    def endpoint(self, events="user.created,session.created"):
+        endpoint, secret = added(add_endpoint(self.receiver.url, events))
+        self.endpoints.append(endpoint)
+        return endpoint, secret
+
+    def assertAllVerify(self, secret, requests=None):
+        requests = self.receiver.requests if requests is None else requests
+        self.assertTrue(requests)
+        for verdict in verify(requests, secret):
+            self.assertTrue(verdict["ok"], verdict["error"])
+
+    # --- events, body, signature ------------------------------------------------
+
+    def test_sign_up_queues_user_created_and_session_created_delivered_signed(self):
+        endpoint, secret = self.endpoint()
+        self.assertRegex(secret, r"^whsec_[A-Za-z0-9+/]+=*$")
+        self.assertEqual(endpoint_state(endpoint), "enabled")
+        email, user_id = sign_up()
+        self.assertEqual(sorted(d["event_type"] for d in deliveries(endpoint)), ["session.created", "user.created"])
+        self.assertEqual(run_sender().returncode, 0)
+        self.assertEqual({d["status"] for d in deliveries(endpoint)}, {"delivered"})
+        payloads = [v["payload"] for v in verify(self.receiver.requests, secret)]
+        by_type = {p["type"]: p for p in payloads}
+        self.assertEqual(set(by_type), {"user.created", "session.created"})
+        created = by_type["user.created"]
+        self.assertRegex(created["timestamp"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+        self.assertEqual(created["data"], {"site_id": SITE, "table": "svc_users", "user_id": user_id,
+                                           "email": email})
+        self.assertRegex(by_type["session.created"]["data"]["session_id"], r"^[A-Za-z0-9_-]{22}$")
+        for r in self.receiver.requests:
+            self.assertNotIn("password", r["body"].lower())
+            self.assertNotIn("token", r["body"].lower())
+        # A tampered body fails the reference verifier (the check can fail).
+        bad = dict(self.receiver.requests[0], body=self.receiver.requests[0]["body"].replace("Z\"", "Z \""))
+        self.assertFalse(verify([bad], secret)[0]["ok"])
+
+    def test_an_event_the_endpoint_did_not_subscribe_is_not_queued(self):
+        endpoint, _ = self.endpoint(events="user.password_reset")
+        sign_up()
+        self.assertEqual(deliveries(endpoint), [])
+
+    # --- retries, Retry-After, 410 ------------------------------------------------
+
+    def test_500_then_429_with_retry_after_then_410_disables_the_endpoint(self):
+        endpoint, secret = self.endpoint(events="user.created")
+        self.receiver.script = [(500, {}, b"boom"), (429, {"Retry-After": "7"}, b"slow down"), (410, {}, b"gone")]
+        sign_up()
+        run_sender()
+        [row] = deliveries(endpoint)
+        self.assertEqual((row["status"], row["attempts"], row["last_status"]), ("pending", "1", "500"))
+        self.assertTrue(3 <= int(row["wait"]) <= 5, row)  # the schedule's first delay: 5 s
+        run_sender()  # not due yet: nothing sent
+        self.assertEqual(len(self.receiver.requests), 1)
+        make_due(endpoint)
+        run_sender()
+        [row] = deliveries(endpoint)
+        self.assertEqual((row["status"], row["attempts"], row["last_status"]), ("pending", "2", "429"))
+        # Retry-After: 7 replaced the schedule's second delay (5 minutes).
+        self.assertTrue(5 <= int(row["wait"]) <= 7, row)
+        make_due(endpoint)
+        run_sender()
+        [row] = deliveries(endpoint)
+        self.assertEqual((row["status"], row["last_status"]), ("failed", "410"))
+        self.assertEqual(endpoint_state(endpoint), "disabled")
+        self.assertEqual(len({r["headers"]["webhook-id"] for r in self.receiver.requests}), 1)
+        self.assertEqual(len(self.receiver.requests), 3)
+        self.assertAllVerify(secret)
+        # Disabled: a new event is not queued for it.
+        sign_up()
+        self.assertEqual(len(deliveries(endpoint)), 1)
+        listing = S.admin("webhook", "deliveries", "--site", str(SITE)).stdout
+        self.assertIn(row["msg_id"], listing)
+        # /metrics (its database gauges are cached briefly: poll).
+        def metric(line):
+            raw = S.request("GET", "/metrics").raw
+            text = raw.decode() if isinstance(raw, bytes) else raw
+            return [int(float(l.split()[-1])) for l in text.splitlines() if l.startswith(line + " ")]
+        failed = 'svc_webhook_deliveries{status="failed"}'
+        self.assertTrue(wait_until(lambda: (metric(failed) or [0])[0] >= 1, 15, 0.2), metric(failed))
+        self.assertTrue(metric('svc_webhook_endpoints{state="disabled"}')[0] >= 1)
+
+    # --- at least once ------------------------------------------------------------
+
+    def test_kill_9_mid_batch_loses_no_event_and_resends_the_same_webhook_id(self):
+        endpoint, secret = self.endpoint(events="user.created")
+        self.receiver.script = [("hang", 1.5), (200, {}, b"ok")]
+        sign_up()
+        sender = subprocess.Popen([os.path.join(S.BIN_DIR, "svc-sender"), "--config", S.CONFIG, "--loop", "1"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            self.assertTrue(wait_until(lambda: len(self.receiver.requests) >= 1, 20, 0.05))
+            sender.send_signal(signal.SIGKILL)
+        finally:
+            sender.wait(10)
+        [row] = deliveries(endpoint)
+        self.assertEqual(row["status"], "pending")  # claimed by the dead run until its lease ends
+        run_sender()
+        self.assertEqual(len(self.receiver.requests), 1)  # the lease still holds
+        sql("UPDATE svc_webhook_deliveries SET claimed_until = UNIX_TIMESTAMP() - 1 WHERE endpoint_id = %d" % endpoint)
+        run_sender()
+        [row] = deliveries(endpoint)
+        self.assertEqual(row["status"], "delivered")
+        ids = [r["headers"]["webhook-id"] for r in self.receiver.requests]
+        self.assertEqual(ids, [row["msg_id"], row["msg_id"]])
+        self.assertAllVerify(secret)
+
+    # --- bad input ----------------------------------------------------------------
+
+    def test_unknown_event_is_refused(self):
+        out = add_endpoint(self.receiver.url, "user.created,user.exploded")
+        self.assertEqual(out.returncode, 2, out.stderr)
+        self.assertIn("unknown event 'user.exploded'", out.stderr)
+
+    def test_http_and_private_urls_are_refused_outside_test_configuration(self):
+        with open(S.CONFIG) as f:
+            text = f.read()
+        strict = text.replace("allow_insecure_endpoints = true", "allow_insecure_endpoints = false")
+        self.assertNotEqual(strict, text)
+        with tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False) as f:
+            f.write(strict.replace("test_mode = true", "test_mode = true"))
+        try:
+            for url, why in [(self.receiver.url, "not an https URL"),
+                             ("https://127.0.0.1/hook", "private, loopback or reserved"),
+                             ("https://10.1.2.3/hook", "private, loopback or reserved"),
+                             ("https://[::1]/hook", "private, loopback or reserved"),
+                             ("https://169.254.169.254/latest", "private, loopback or reserved"),
+                             ("https://localhost:8443/hook", "private, loopback or reserved")]:
+                out = add_endpoint(url, "user.created", config=f.name)
+                self.assertEqual(out.returncode, 2, (url, out.stdout, out.stderr))
+                self.assertIn(why, out.stderr, url)
+        finally:
+            os.unlink(f.name)
+
+    def test_rotation_with_pending_deliveries_sends_both_signatures(self):
+        endpoint, old = self.endpoint(events="user.created")
+        sign_up()
+        out = S.admin("webhook", "rotate-secret", str(endpoint))
+        new = out.stdout.strip().split(" ", 1)[1]
+        self.assertNotEqual(new, old)
+        run_sender()
+        [request] = self.receiver.requests
+        self.assertEqual(len(request["headers"]["webhook-signature"].split(" ")), 2)
+        self.assertAllVerify(old)
+        self.assertAllVerify(new)
+        # Once the overlap ended only the new secret signs.
+        sql("UPDATE svc_webhook_endpoints SET previous_until = UNIX_TIMESTAMP() - 1 WHERE id = %d" % endpoint)
+        sign_up()
+        run_sender()
+        last = self.receiver.requests[-1]
+        self.assertEqual(len(last["headers"]["webhook-signature"].split(" ")), 1)
+        self.assertAllVerify(new, [last])
+        self.assertFalse(verify([last], old)[0]["ok"])
+
+    def test_a_receiver_that_never_answers_times_out_and_retries(self):
+        endpoint, _ = self.endpoint(events="user.created")
+        self.receiver.script = [("hang", 6)]
+        sign_up()
+        sign_up()
+        run_sender()
+        rows = deliveries(endpoint)
+        self.assertEqual([r["status"] for r in rows], ["pending", "pending"])
+        self.assertEqual(rows[0]["attempts"], "1")
+        self.assertIn("Timeout", rows[0]["last_error"])
+        # The endpoint's second row waits with it, no attempt counted: one
+        # timeout per pass, not one per row.
+        self.assertEqual(rows[1]["attempts"], "0")
+        self.assertEqual(len(self.receiver.requests), 1)
+
+    def test_a_10_mb_reply_is_not_read_to_the_end(self):
+        endpoint, _ = self.endpoint(events="user.created")
+        self.receiver.script = [("flood", 10 * 1024 * 1024)]
+        sign_up()
+        run_sender()
+        [row] = deliveries(endpoint)
+        self.assertEqual((row["status"], row["last_status"]), ("delivered", "200"))
+        self.assertTrue(wait_until(lambda: self.receiver.write_errors == 1, 10, 0.05),
+                        "the sender read the whole 10 MB reply")
+
+
+if __name__ == "__main__":
+    S.main()
