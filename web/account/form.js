@@ -82,5 +82,23 @@ window.svcForm = (function () {
     return site;
   }
 
-  return { setFieldError, setGeneral, siteOfAddress, keepOnlySite, takeLink, showSite };
+  // POSTs `body` as JSON to `path` on this origin (no cookies, no cache).
+  // Resolves to { status, body }: status 0 and a message when the server
+  // cannot be reached, body null when the reply is not JSON.
+  async function postJson(path, body) {
+    try {
+      const resp = await fetch(path, {
+        method: 'POST',
+        credentials: 'omit',
+        cache: 'no-store',
+        headers: { 'Content-Type': 'application/json', 'Accept': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: resp.status, body: await resp.json().catch(() => null) };
+    } catch (e) {
+      return { status: 0, body: { message: 'The server could not be reached. Check your connection and try again.' } };
+    }
+  }
+
+  return { setFieldError, setGeneral, siteOfAddress, keepOnlySite, takeLink, showSite, postJson };
 })();
