@@ -17,6 +17,9 @@ remain); the export (every part, no secret, hash or token); and
 """
 
 import json
+import os
+import re
+import subprocess
 import time
 
 import svc_stack
@@ -37,6 +40,8 @@ BAD_LINK = {"status": "Failed", "message": "Email change token has expired or is
 DELETED = {"status": "Success", "message": "Account deleted"}
 REVOKED = {"status": "Failed", "message": "Refresh token has been revoked"}
 PAGE = "http://127.0.0.1:%d/account/email-change" % svc_stack.HTTP_PORT
+BROWSER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "email_change_page_browser.js")
+OUT_DIR = os.path.join(os.environ.get("SVC_BIN_DIR") or "build", "test-output", "email-change-page")
 
 
 def bearer(token):
@@ -212,6 +217,56 @@ class AccountSelfServiceTest(ApiTest):
         sql("UPDATE svc_email_changes SET expires_at = %d WHERE user_id = %d" % (int(time.time()) - 1, uid))
         self.assertExact(post("/auth/email/change/confirm", {"token": confirm}), 400, BAD_LINK)
         self.assertExact(post("/auth/email/change/undo", {"token": undo}), 400, BAD_LINK)
+        self.assertEqual(email_of(uid), email)
+
+    def test_the_ready_page_is_served_like_the_others(self):
+        page = svc_stack.request("GET", "/account/email-change?site=%d" % self.site)
+        self.assertEqual(page.status, 200, page)
+        csp = page.headers.get("content-security-policy", "")
+        for directive in ("default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"):
+            self.assertIn(directive, csp)
+        self.assertIsNone(re.search(r"<script(?![^>]*\bsrc=)[^>]*>", page.raw.decode()), "inline script")
+        self.assertEqual(svc_stack.request("GET", "/account/email-change.js").status, 200)
+        redirect = svc_stack.request("GET", "/account/email-change?token=abc")
+        self.assertEqual((redirect.status, redirect.headers.get("location")), (303, "/account/email-change"))
+
+    def run_page(self, link, changed):
+        """Opens `link` in Chromium: loading it changes nothing (changed() stays
+        False), the button does; returns the browser's final report."""
+        proc = subprocess.Popen(["node", BROWSER_SCRIPT, link, OUT_DIR], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=dict(os.environ, PUPPETEER_SKIP_DOWNLOAD="1"))
+        try:
+            first = proc.stdout.readline()
+            self.assertTrue(first, "the browser script ended early")
+            loaded = json.loads(first)["loaded"]
+            self.assertTrue(loaded["formVisible"], loaded)
+            self.assertEqual(loaded["site"], "Self service")
+            self.assertNotIn("token", loaded["url"])
+            self.assertFalse(changed())
+            stdout, stderr = proc.communicate("click\n", timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        self.assertEqual(proc.returncode, 0, stderr)
+        seen = json.loads(stdout.strip().splitlines()[-1])
+        self.assertEqual([e for e in seen["consoleErrors"] if not e.startswith("Failed to load resource")], [])
+        self.assertFalse(seen["clicked"]["overflow"], seen["clicked"])
+        return loaded, seen["clicked"]
+
+    def test_the_mailed_links_change_the_address_only_when_the_button_is_pressed(self):
+        email, uid = create_user("self-page", "--verified")
+        new_email = unique_email("self-page-new")
+        self.request_change(self.sign_in(email), new_email)
+        confirm = "%s?site=%d#token=%s" % (PAGE, self.site, link_token(new_email, "email-change-confirm"))
+        undo = "%s?site=%d#token=%s" % (PAGE, self.site, link_token(email, "email-change-notice"))
+        loaded, clicked = self.run_page(confirm, lambda: email_of(uid) != email)
+        self.assertEqual(loaded["button"], "Confirm my new address")
+        self.assertEqual((clicked["doneTitle"], clicked["general"]), ("Your address is changed", ""))
+        self.assertEqual(email_of(uid), new_email)
+        loaded, clicked = self.run_page(undo, lambda: email_of(uid) != new_email)
+        self.assertEqual(loaded["button"], "Keep my address")
+        self.assertEqual((clicked["doneTitle"], clicked["general"]), ("Your address is kept", ""))
         self.assertEqual(email_of(uid), email)
 
     # --- deletion and export -----------------------------------------------
