@@ -6,8 +6,8 @@
 //
 // At 1280 px: sign in with the password; end the other session; change the
 // password; turn TOTP on (secret read from the page, code by oathtool) and
-// off again (with the password); add a passkey and remove it; download the
-// data. At 390 px: the same page, then delete the account.
+// off again (with the password); add a passkey, sign out and back in with
+// it, remove it; download the data. At 390 px: the same page, then delete the account.
 'use strict';
 
 const { execFileSync } = require('child_process');
@@ -112,6 +112,13 @@ runInChromium(outDir, async (page, out, shot) => {
   await page.waitForFunction(() => document.getElementById('passkeys').textContent.includes('Test laptop'));
   out.states.passkeyAdded = await state(page);
   await shot('3-centre-1280');
+  // Sign out, then back in with the passkey alone.
+  await press(page, '#sign-out');
+  await page.waitForSelector('#signin:not([hidden])');
+  await press(page, '#signin-passkey');
+  await page.waitForSelector('#centre:not([hidden])');
+  await page.waitForFunction(() => document.getElementById('passkeys').textContent.includes('Test laptop'));
+  out.states.passkeySignIn = await state(page);
   await press(page, '#passkeys li button');
   await waitText(page, 'pk-status', 'The passkey is removed.');
   await page.waitForFunction(() => document.getElementById('passkeys').textContent.includes('No passkeys yet.'));
