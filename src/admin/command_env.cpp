@@ -26,4 +26,13 @@ std::string CommandEnv::hash_password_from_stdin(const std::string& command) con
   return hasher.hash(password);
 }
 
+NamedUser named_user(const Args& args, CommandEnv& env) {
+  auto table = db::allowlisted(args.get("table").value_or(env.config.auth.tables.front()), env.config.auth.tables);
+  if (!table) throw UsageError("--table must be one of [auth] tables");
+  const std::string email = args.required("email");
+  auto user = db::UserRepo(env.db, *table).find_by_email(email);
+  if (!user) throw std::runtime_error("no user with e-mail " + email + " in " + table->str());
+  return {*table, *user};
+}
+
 }  // namespace svc::admin

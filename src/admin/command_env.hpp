@@ -4,9 +4,12 @@
 
 #include <string>
 
+#include "admin/args.hpp"
 #include "config/config.hpp"
 #include "db/database.hpp"
 #include "db/site_repo.hpp"
+#include "db/table_name.hpp"
+#include "db/user_repo.hpp"
 
 namespace svc::admin {
 
@@ -30,5 +33,14 @@ struct CommandEnv {
   config::Config config;
   db::Database db;
 };
+
+// The user a command names: --email E in --table T (default: the first of
+// [auth] tables). UsageError for a table not in [auth] tables,
+// std::runtime_error "no user with e-mail E in T" when there is none.
+struct NamedUser {
+  db::TableName table;
+  db::User user;
+};
+NamedUser named_user(const Args& args, CommandEnv& env);
 
 }  // namespace svc::admin

@@ -166,6 +166,11 @@ const std::vector<Command>& commands() {
        cmd_user_create,
        "user create --email E [--first F --last L --role R --mobile M --table T] [--verified] < password\n"
        "               (--verified: the address is proven, as a verification link would)"},
+      {{"user", "delete"},
+       cmd_user_delete,
+       "user delete --email E [--site N] [--table T]   delete a user and every row keyed to them\n"
+       "               (audit keeps a hashed id; the notice comes from site N, else from svc)"},
+      {{"user", "export"}, cmd_user_export, "user export --email E [--table T]   print every row about a user as JSON"},
       {{"users", "mfa-reset"},
        cmd_users_mfa_reset,
        "users mfa-reset --email E [--table T]   remove a user's second factor (lost device)"},

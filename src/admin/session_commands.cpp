@@ -15,20 +15,6 @@
 namespace svc::admin {
 namespace {
 
-struct NamedUser {
-  db::TableName table;
-  db::User user;
-};
-
-NamedUser user_of(const Args& args, CommandEnv& env) {
-  auto table = db::allowlisted(args.get("table").value_or(env.config.auth.tables.front()), env.config.auth.tables);
-  if (!table) throw UsageError("--table must be one of [auth] tables");
-  const std::string email = args.required("email");
-  auto user = db::UserRepo(env.db, *table).find_by_email(email);
-  if (!user) throw std::runtime_error("no user with e-mail " + email + " in " + table->str());
-  return {*table, *user};
-}
-
 std::string utc(long long t) { return core::format_utc(t, "%Y-%m-%d %H:%M:%SZ"); }
 
 void audit(CommandEnv& env, const std::string& table, long long user_id, const std::string& detail) {
@@ -45,7 +31,7 @@ void audit(CommandEnv& env, const std::string& table, long long user_id, const s
 int cmd_sessions_list(const Args& args, const std::string& config_path) {
   args.allow_only({"email", "site", "table"});
   CommandEnv env(config_path);
-  NamedUser who = user_of(args, env);
+  NamedUser who = named_user(args, env);
   const long long site = args.integer("site", 0);
   auto rows = db::SessionRepo(env.db).open_sessions(who.table.str(), who.user.id, std::time(nullptr));
   std::erase_if(rows, [&](const db::SessionRow& s) { return site != 0 && s.site_id != site; });
@@ -74,7 +60,7 @@ int cmd_sessions_revoke(const Args& args, const std::string& config_path) {
     std::printf("%s\n", ended ? "session revoked" : "session had already ended");
     return 0;
   }
-  NamedUser who = user_of(args, env);
+  NamedUser who = named_user(args, env);
   const int ended = repo.revoke_user(db::SessionScope{who.table.str(), who.user.id, ""}, now, "operator");
   audit(env, who.table.str(), who.user.id, "svc-admin sessions revoke --email: " + std::to_string(ended));
   std::printf("%d session(s) revoked\n", ended);

@@ -4,6 +4,8 @@
 #include <ctime>
 
 #include "admin/command_env.hpp"
+#include "app/services.hpp"
+#include "auth/account/self_service.hpp"
 #include "core/text.hpp"
 #include "db/audit_repo.hpp"
 #include "db/mfa_repo.hpp"
@@ -59,6 +61,29 @@ int cmd_users_mfa_reset(const Args& args, const std::string& config_path) {
   event.detail = removed ? "svc-admin users mfa-reset" : "svc-admin users mfa-reset (no active factor)";
   db::AuditRepo(env.db).record(event);
   std::printf("%s\n", removed ? "second factor removed" : "no active second factor (pending enrolment removed)");
+  return 0;
+}
+
+int cmd_user_delete(const Args& args, const std::string& config_path) {
+  args.allow_only({"email", "site", "table"});
+  CommandEnv env(config_path);
+  const long long site = args.integer("site", 0);
+  if (site != 0) env.site(site);  // an unknown site is an error, before anything is deleted
+  const NamedUser who = named_user(args, env);
+  app::Services services(env.config);
+  http::Request request;
+  request.request_id = "svc-admin";
+  auth::delete_account(request, services.context(), who.table, who.user, site, "operator");
+  std::printf("user %lld deleted\n", who.user.id);
+  return 0;
+}
+
+int cmd_user_export(const Args& args, const std::string& config_path) {
+  args.allow_only({"email", "table"});
+  CommandEnv env(config_path);
+  const NamedUser who = named_user(args, env);
+  app::Services services(env.config);
+  std::printf("%s\n", auth::export_account(services.context(), who.table, who.user).c_str());
   return 0;
 }
 

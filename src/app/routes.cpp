@@ -60,6 +60,13 @@ std::span<const Route> routes() {
       {"POST", "/auth/sessions/revoke", &auth::session_revoke, nullptr, kAuthBodyLimit, kJsonBody},
       // The new-device mail's "this wasn't me" page posts its token here.
       {"POST", "/auth/sessions/not-me", &auth::sessions_not_me, nullptr, kAuthBodyLimit, kJsonBody},
+      // Account self-service (issue 38): password, address, deletion, export.
+      {"POST", "/auth/password/change", &auth::password_change, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
+      {"POST", "/auth/email/change", &auth::email_change, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
+      {"POST", "/auth/email/change/confirm", &auth::email_change_confirm, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/email/change/undo", &auth::email_change_undo, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/account/delete", &auth::account_delete, nullptr, kAuthBodyLimit, kJsonBody | kHashing},
+      {"POST", "/auth/account/export", &auth::account_export, nullptr, 0, kNoFlags},
       {"POST", "/auth/getFolderLimits", &auth::get_folder_limits, nullptr, kAuthBodyLimit, kJsonBody},
       // The name of an active site, which the ready pages (/account/) show (issue 36).
       {"GET", "/auth/site", &auth::site_info, nullptr, 0, kNoFlags},

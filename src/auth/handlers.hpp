@@ -52,6 +52,15 @@ http::Response session_revoke(const http::Request& request, core::Context& ctx);
 // mailed token): ends every session and starts a password reset. In
 // account/not_me.cpp.
 http::Response sessions_not_me(const http::Request& request, core::Context& ctx);
+// Account self-service (docs/api.md "Account self-service"; issue 38): the
+// signed-in user's password, address, deletion and export (account token),
+// and the two links of an e-mail change. In account/self_service_handlers.cpp.
+http::Response password_change(const http::Request& request, core::Context& ctx);
+http::Response email_change(const http::Request& request, core::Context& ctx);
+http::Response email_change_confirm(const http::Request& request, core::Context& ctx);
+http::Response email_change_undo(const http::Request& request, core::Context& ctx);
+http::Response account_delete(const http::Request& request, core::Context& ctx);
+http::Response account_export(const http::Request& request, core::Context& ctx);
 // GET /.well-known/jwks.json: the access tokens' public keys (RFC 7517).
 http::Response jwks(const http::Request& request, core::Context& ctx);
 // GET /auth/site?site=N: an active site's id and name, for the ready pages

@@ -105,6 +105,45 @@ const BuiltInTemplate kBuiltIns[] = {
      "<p>Wenn nicht: <a href=\"[link]\">\u00dcberall abmelden und Passwort zur\u00fccksetzen</a> (der Link "
      "ist [days] Tage g\u00fcltig; die Seite bittet Sie, eine Schaltfl\u00e4che zu dr\u00fccken).</p>",
      "email firstName lastName time device network link days"},
+    {"password-changed", "en", "Your password was changed",
+     "<p>The password of [email] was changed.</p>"
+     "<p>If it was not you, reset your password at once and contact us.</p>",
+     "email firstName lastName"},
+    {"password-changed", "de", "Ihr Passwort wurde ge\u00e4ndert",
+     "<p>Das Passwort von [email] wurde ge\u00e4ndert.</p>"
+     "<p>Wenn Sie das nicht waren, setzen Sie Ihr Passwort sofort zur\u00fcck und kontaktieren Sie uns.</p>",
+     "email firstName lastName"},
+    {"email-change-confirm", "en", "Confirm your new e-mail address",
+     "<p>Please confirm that [newEmail] is to be the new address of the account of [email].</p>"
+     "<p><a href=\"[link]\">Confirm my new address</a> (the link is valid for [hours] hours; the page asks "
+     "you to press a button).</p>"
+     "<p>If you did not ask for this, you can ignore this e-mail.</p>",
+     "email firstName lastName newEmail link hours"},
+    {"email-change-confirm", "de", "Best\u00e4tigen Sie Ihre neue E-Mail-Adresse",
+     "<p>Bitte best\u00e4tigen Sie, dass [newEmail] die neue Adresse des Kontos von [email] sein soll.</p>"
+     "<p><a href=\"[link]\">Neue Adresse best\u00e4tigen</a> (der Link ist [hours] Stunden g\u00fcltig; die Seite "
+     "bittet Sie, eine Schaltfl\u00e4che zu dr\u00fccken).</p>"
+     "<p>Wenn Sie das nicht angefordert haben, k\u00f6nnen Sie diese E-Mail ignorieren.</p>",
+     "email firstName lastName newEmail link hours"},
+    {"email-change-notice", "en", "Your e-mail address is being changed",
+     "<p>Someone asked to change the address of the account of [email] to [newEmail].</p>"
+     "<p>If it was not you, <a href=\"[link]\">keep my address</a> (the link works for [days] days; the page "
+     "asks you to press a button), then reset your password.</p>",
+     "email firstName lastName newEmail link days"},
+    {"email-change-notice", "de", "Ihre E-Mail-Adresse wird ge\u00e4ndert",
+     "<p>Jemand m\u00f6chte die Adresse des Kontos von [email] in [newEmail] \u00e4ndern.</p>"
+     "<p>Wenn Sie das nicht waren, <a href=\"[link]\">behalten Sie Ihre Adresse</a> (der Link gilt [days] Tage; "
+     "die Seite bittet Sie, eine Schaltfl\u00e4che zu dr\u00fccken), und setzen Sie dann Ihr Passwort "
+     "zur\u00fcck.</p>",
+     "email firstName lastName newEmail link days"},
+    {"account-deleted", "en", "Your account was deleted",
+     "<p>The account of [email] and everything stored with it were deleted.</p>"
+     "<p>If it was not you, contact us.</p>",
+     "email firstName lastName"},
+    {"account-deleted", "de", "Ihr Konto wurde gel\u00f6scht",
+     "<p>Das Konto von [email] und alles, was dazu gespeichert war, wurden gel\u00f6scht.</p>"
+     "<p>Wenn Sie das nicht waren, kontaktieren Sie uns.</p>",
+     "email firstName lastName"},
 };
 
 }  // namespace

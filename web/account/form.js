@@ -82,18 +82,18 @@ window.svcForm = (function () {
     return site;
   }
 
-
-  // POSTs `body` as JSON to `path` on this origin (no cookies, no cache):
-  // {status, body} with the reply's JSON (null when it has none); status 0
-  // and a message when the server cannot be reached.
-  async function postJson(path, body) {
+  // POSTs `payload` as JSON to `path` on this origin (no cookies, no
+  // cache; payload null: no body), with `Authorization: Bearer <bearer>`
+  // when one is given. Resolves to { status, body }: status 0 and a message
+  // when the server cannot be reached, body null when the reply is not JSON.
+  async function postJson(path, payload, bearer) {
+    const headers = { 'Accept': 'application/json' };
+    if (payload !== null) headers['Content-Type'] = 'application/json';
+    if (bearer) headers.Authorization = 'Bearer ' + bearer;
     try {
       const resp = await fetch(path, {
-        method: 'POST',
-        credentials: 'omit',
-        cache: 'no-store',
-        headers: { 'Content-Type': 'application/json', 'Accept': 'application/json' },
-        body: JSON.stringify(body),
+        method: 'POST', credentials: 'omit', cache: 'no-store', headers,
+        body: payload === null ? undefined : JSON.stringify(payload),
       });
       return { status: resp.status, body: await resp.json().catch(() => null) };
     } catch (e) {

@@ -46,21 +46,7 @@
     setGeneral('');
   }
 
-  // POSTs JSON on this origin; answers {status, body} (body null when the
-  // reply was not JSON, status 0 when the server could not be reached).
-  async function post(path, payload, bearer) {
-    const headers = { 'Content-Type': 'application/json', 'Accept': 'application/json' };
-    if (bearer) headers.Authorization = 'Bearer ' + bearer;
-    try {
-      const resp = await fetch(path, {
-        method: 'POST', credentials: 'omit', cache: 'no-store', headers,
-        body: payload === null ? undefined : JSON.stringify(payload),
-      });
-      return { status: resp.status, body: await resp.json().catch(() => null) };
-    } catch (e) {
-      return { status: 0, body: null };
-    }
-  }
+  const post = window.svcForm.postJson;  // form.js
 
   // Shows a failed reply: field errors next to their fields (`rename` maps
   // the API's field names to this page's), anything else in the alert.

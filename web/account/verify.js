@@ -22,21 +22,7 @@
     setGeneral('');
     const button = $('submit');
     button.disabled = true;
-    let status = 0;
-    let body = null;
-    try {
-      const resp = await fetch('/auth/verify-email', {
-        method: 'POST',
-        credentials: 'omit',
-        cache: 'no-store',
-        headers: { 'Content-Type': 'application/json', 'Accept': 'application/json' },
-        body: JSON.stringify({ token: token }),
-      });
-      status = resp.status;
-      body = await resp.json().catch(() => null);
-    } catch (e) {
-      body = { message: 'The server could not be reached. Check your connection and try again.' };
-    }
+    const { status, body } = await window.svcForm.postJson('/auth/verify-email', { token: token });
     button.disabled = false;
     if (status === 200 && body && body.status === 'Success') {
       $('verify-form').hidden = true;

@@ -268,6 +268,50 @@ final class Client
         $this->postAccount('/auth/passkey/delete', ['id' => $id]);
     }
 
+    /*
+     * Account self-service (docs/api.md "Account self-service"), with the
+     * account token of the last sign-in. A wrong password throws
+     * UnauthorizedException; an address in use ConflictException.
+     */
+
+    /** Changes the password; this sign-in stays, every other session ends. */
+    public function changePassword(string $currentPassword, string $password, ?string $confirmPassword = null): void
+    {
+        $this->postAccount('/auth/password/change', ['current_password' => $currentPassword, 'password' => $password,
+                                                     'confirmPassword' => $confirmPassword ?? $password]);
+    }
+
+    /** Mails a confirmation link to $newEmail and an undo link to the current address. */
+    public function changeEmail(string $newEmail, string $password): void
+    {
+        $this->postAccount('/auth/email/change', ['new_email' => $newEmail, 'password' => $password]);
+    }
+
+    /** The token of the confirmation link (its #token=...). */
+    public function confirmEmailChange(string $token): void
+    {
+        $this->post('/auth/email/change/confirm', ['token' => $token]);
+    }
+
+    /** The token of the undo link mailed to the old address. */
+    public function undoEmailChange(string $token): void
+    {
+        $this->post('/auth/email/change/undo', ['token' => $token]);
+    }
+
+    /** Deletes the account with its password, or a TOTP code; forgets the tokens. */
+    public function deleteAccount(?string $password = null, ?string $code = null): void
+    {
+        $this->postAccount('/auth/account/delete', $code !== null ? ['code' => $code] : ['password' => $password]);
+        $this->setTokens(null, null, null);
+    }
+
+    /** @return array every row svc holds about the user: profile, sessions, passkeys, audit, mail, ... */
+    public function exportAccount(): array
+    {
+        return $this->postAccount('/auth/account/export', [])['account'];
+    }
+
     /** @return array the `token` object: access_token, refresh_token, user {id, email, firstName, lastName} */
     public function signUp(string $email, string $password, ?string $firstName = null, ?string $lastName = null,
                            ?string $authTable = null): array

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "auth/mfa/notice.hpp"
 #include "config/config.hpp"
 #include "core/text.hpp"
 #include "db/notification_repo.hpp"
@@ -49,21 +50,37 @@ std::optional<db::Site> sending_site(core::Context& ctx, long long site_id) {
 
 }  // namespace
 
+std::optional<db::OutboxEntry> account_notice(core::Context& ctx, const http::Request& request, long long site_id,
+                                              const db::TableName& table, const db::User& user,
+                                              const std::string& event, messaging::MergeValues values,
+                                              const std::string& to) {
+  auto site = sending_site(ctx, site_id);
+  if (!site) return std::nullopt;
+  const std::string locale = db::UserRepo(ctx.db, table).locale(user.id);
+  auto tmpl = messaging::account_template(ctx, *site, event, locale);
+  if (!tmpl) return std::nullopt;
+  messaging::Recipients recipients;
+  recipients.to = {core::strip_controls(to.empty() ? user.email : to)};
+  recipients.bcc = {core::strip_controls(tmpl->bcc)};
+  values["email"] = user.email;
+  values["firstName"] = user.first_name;
+  values["lastName"] = user.last_name;
+  db::OutboxEntry entry = messaging::compose(*site, *tmpl, values, recipients, request.request_id);
+  entry.priority = db::kPriorityHigh;  // account mail, like the password reset
+  return entry;
+}
+
+void queue_account_notice(core::Context& ctx, const http::Request& request, long long site_id,
+                          const db::TableName& table, const db::User& user, const std::string& event,
+                          messaging::MergeValues values, const std::string& to) {
+  if (auto entry = account_notice(ctx, request, site_id, table, user, event, std::move(values), to)) {
+    messaging::enqueue(ctx, *entry);
+  }
+}
+
 void queue_mfa_mail(core::Context& ctx, const http::Request& request, long long site_id, const db::TableName& table,
                     const db::User& user, MfaChange change) {
-  auto site = sending_site(ctx, site_id);
-  if (!site) return;
-  const std::string locale = db::UserRepo(ctx.db, table).locale(user.id);
-  auto tmpl = messaging::account_template(ctx, *site, event_of(change), locale);
-  if (!tmpl) return;
-  messaging::Recipients to;
-  to.to = {core::strip_controls(user.email)};
-  to.bcc = {core::strip_controls(tmpl->bcc)};
-  db::OutboxEntry entry = messaging::compose(
-      *site, *tmpl, {{"email", user.email}, {"firstName", user.first_name}, {"lastName", user.last_name}}, to,
-      request.request_id);
-  entry.priority = db::kPriorityHigh;  // account mail, like the password reset
-  messaging::enqueue(ctx, entry);
+  queue_account_notice(ctx, request, site_id, table, user, event_of(change));
 }
 
 }  // namespace svc::auth

@@ -1,0 +1,142 @@
+// Drives the account centre (/account/, web/account/index.html) in Debian's
+// headless Chromium (page_browser.js) with a virtual authenticator, and
+// prints what it saw as one JSON object; test_account_page.py asserts.
+//
+// usage: node account_page_browser.js PAGE OUT_DIR EMAIL PASSWORD NEW_PASSWORD
+//
+// At 1280 px: sign in with the password; end the other session; change the
+// password; turn TOTP on (secret read from the page, code by oathtool) and
+// off again (with the password); add a passkey, sign out and back in with
+// it, remove it; download the data. At 390 px: the same page, then delete the account.
+'use strict';
+
+const { execFileSync } = require('child_process');
+const { runInChromium } = require('./page_browser');
+
+const [pageUrl, outDir, email, password, newPassword] = process.argv.slice(2);
+
+async function state(page) {
+  return page.evaluate(() => {
+    const visible = (id) => { const e = document.getElementById(id); return !!e && !e.hidden && e.offsetParent !== null; };
+    const text = (id) => (visible(id) ? document.getElementById(id).textContent.trim() : '');
+    return {
+      url: location.href,
+      site: text('site-name'),
+      general: text('general'),
+      sessions: Array.from(document.querySelectorAll('#sessions li')).map((li) => li.textContent.trim()),
+      passkeys: Array.from(document.querySelectorAll('#passkeys li')).map((li) => li.textContent.trim()),
+      status: ['sessions-status', 'pw-status', 'tfa-status', 'pk-status', 'data-status'].map(text),
+      tfaState: text('tfa-state'),
+      codes: document.querySelectorAll('#recovery-codes li').length,
+      deleted: visible('deleted'),
+      errors: Array.from(document.querySelectorAll('.error')).filter((e) => !e.hidden).map((e) => e.textContent),
+      labels: Array.from(document.querySelectorAll('input')).filter((i) => i.offsetParent !== null)
+        .every((i) => !!document.querySelector(`label[for="${i.id}"]`)),
+      overflow: document.documentElement.scrollWidth > window.innerWidth,
+      storage: localStorage.length + sessionStorage.length,
+    };
+  });
+}
+
+async function waitText(page, id, wanted) {
+  await page.waitForFunction((i, w) => (document.getElementById(i).textContent || '').includes(w), {}, id, wanted);
+}
+
+// Types `value` into the field `id` as a user would (focus, then keys).
+async function type(page, id, value) {
+  await page.$eval('#' + id, (e) => { e.value = ''; e.scrollIntoView({ block: 'center' }); });
+  await page.focus('#' + id);
+  await page.keyboard.type(value);
+}
+
+// Presses the button the selector names (scrolled into view first).
+async function press(page, selector) {
+  await page.$eval(selector, (e) => e.scrollIntoView({ block: 'center' }));
+  await page.click(selector);
+}
+
+runInChromium(outDir, async (page, out, shot) => {
+  const cdp = await page.createCDPSession();
+  await cdp.send('WebAuthn.enable', { enableUI: false });
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', ctap2Version: 'ctap2_1', transport: 'internal', hasResidentKey: true,
+               hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  page.on('response', async (r) => {
+    if (r.url().endsWith('/auth/account/export')) out.exported = await r.json().catch(() => null);
+  });
+
+  await page.setViewport({ width: 1280, height: 900 });
+  await page.goto(pageUrl, { waitUntil: 'networkidle0' });
+  await page.waitForFunction(() => !document.getElementById('site').hidden);
+  out.states.loaded = await state(page);
+  await shot('1-signin-1280');
+
+  // Sign in with the keyboard alone: the e-mail field has the focus.
+  await page.keyboard.type(email);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(password);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#centre:not([hidden])');
+  await page.waitForFunction(() => document.querySelectorAll('#sessions li').length >= 2);
+  out.states.signedIn = await state(page);
+
+  // End the other session (the one row with a button).
+  await press(page, '#sessions li button');
+  await waitText(page, 'sessions-status', 'That device is signed out.');
+  await page.waitForFunction(() => document.querySelectorAll('#sessions li').length === 1);
+
+  await type(page, 'pw-current', password);
+  await type(page, 'pw-new', newPassword);
+  await type(page, 'pw-confirm', newPassword);
+  await press(page, '#pw-submit');
+  await waitText(page, 'pw-status', 'Your password is changed.');
+
+  await press(page, '#tfa-on');
+  await page.waitForSelector('#tfa-scan:not([hidden])');
+  const secret = (await page.$eval('#secret', (e) => e.textContent)).replace(/\s+/g, '');
+  const code = execFileSync('oathtool', ['--totp', '-b', secret], { encoding: 'utf8' }).trim();
+  await type(page, 'tfa-confirm-code', code);
+  await press(page, '#tfa-confirm');
+  await waitText(page, 'tfa-status', 'Two-factor authentication is on.');
+  out.states.totpOn = await state(page);
+  await shot('2-totp-on-1280');
+  await type(page, 'tfa-code', newPassword);
+  await press(page, '#tfa-off');
+  await waitText(page, 'tfa-status', 'Two-factor authentication is off.');
+  out.states.totpOff = await state(page);
+
+  await type(page, 'pk-name', 'Test laptop');
+  await press(page, '#pk-add');
+  await waitText(page, 'pk-status', 'The passkey is added.');
+  await page.waitForFunction(() => document.getElementById('passkeys').textContent.includes('Test laptop'));
+  out.states.passkeyAdded = await state(page);
+  await shot('3-centre-1280');
+  // Sign out, then back in with the passkey alone.
+  await press(page, '#sign-out');
+  await page.waitForSelector('#signin:not([hidden])');
+  await press(page, '#signin-passkey');
+  await page.waitForSelector('#centre:not([hidden])');
+  await page.waitForFunction(() => document.getElementById('passkeys').textContent.includes('Test laptop'));
+  out.states.passkeySignIn = await state(page);
+  await press(page, '#passkeys li button');
+  await waitText(page, 'pk-status', 'The passkey is removed.');
+  await page.waitForFunction(() => document.getElementById('passkeys').textContent.includes('No passkeys yet.'));
+
+  await press(page, '#export');
+  await waitText(page, 'data-status', 'Your data is downloaded');
+  out.states.exported = await state(page);
+
+  // Narrow, not "mobile": switching puppeteer's isMobile reloads the page,
+  // which would forget the sign-in (the token lives in the page only).
+  await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 2 });
+  out.states.phone = await state(page);
+  await shot('4-centre-390');
+
+  await type(page, 'del-confirm', 'DELETE');
+  await type(page, 'del-password', newPassword);
+  await page.keyboard.press('Enter');  // the keyboard submits the form
+  await page.waitForSelector('#deleted:not([hidden]), #del-password-error:not([hidden]), #del-confirm-error:not([hidden])');
+  out.states.deleted = await state(page);
+  await shot('5-deleted-390');
+});
