@@ -13,7 +13,10 @@
 -- 'reuse', 'password_reset', 'operator', ...). legacy_jti: the jti of a
 -- refresh token from before sessions that opened this one on its first
 -- refresh, so that token opens one session only. amr: the sign-in's
--- methods, space-separated.
+-- methods, space-separated. not_me_at: when the "this wasn't me" link of
+-- the new-device mail about this session's sign-in was used (POST
+-- /auth/sessions/not-me): set once by a conditional UPDATE, so the link is
+-- spent once.
 CREATE TABLE IF NOT EXISTS svc_sessions (
   id              CHAR(22)        NOT NULL PRIMARY KEY,
   site_id         BIGINT          NOT NULL DEFAULT 0,
@@ -31,6 +34,7 @@ CREATE TABLE IF NOT EXISTS svc_sessions (
   revoked_at      BIGINT          NULL,
   revoked_reason  VARCHAR(32)     NOT NULL DEFAULT '',
   legacy_jti      VARCHAR(64)     NULL,
+  not_me_at       BIGINT          NULL,
   UNIQUE KEY ux_svc_sessions_legacy_jti (legacy_jti),
   KEY ix_svc_sessions_user (auth_table, user_id),
   KEY ix_svc_sessions_expires (expires_at)
@@ -40,9 +44,3 @@ CREATE TABLE IF NOT EXISTS svc_sessions (
 -- a device their sessions have not shown in 90 days (template new-sign-in).
 ALTER TABLE svc_sites
   ADD COLUMN IF NOT EXISTS new_device_mail TINYINT NOT NULL DEFAULT 0, ALGORITHM=INSTANT;
-
--- not_me_at: when the "this wasn't me" link of the new-device mail about
--- this session's sign-in was used (POST /auth/sessions/not-me): set once by
--- a conditional UPDATE, so the link is spent once.
-ALTER TABLE svc_sessions
-  ADD COLUMN IF NOT EXISTS not_me_at BIGINT NULL;
