@@ -53,7 +53,7 @@ class HostileTest(ApiTest):
         self.assertNotIn("\r", text)
         self.assertNotIn("\n", text.rstrip("\n"))
         # Tokens are random base64url: "sql" may occur in one by chance.
-        self.assertNoLeak(reply, re.sub(r'"(access|refresh)_token":"[^"]*"', '', text))
+        self.assertNoLeak(reply, re.sub(r'"(access|refresh|account)_token":"[^"]*"', '', text))
         if reply.status == 400:
             self.assertIn(reply.json.get("message"), ("Validation error", "Invalid token format",
                                                       "Password does not meet security requirements"), reply)
