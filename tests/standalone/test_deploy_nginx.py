@@ -148,10 +148,17 @@ class EchoFastCGI:
     body holding the parameters, the BEGIN_REQUEST flags and the request body,
     so a test sees exactly what nginx hands the application."""
 
-    def __init__(self, path):
+    class Server(socketserver.ThreadingUnixStreamServer):
+        request_queue_size = 128   # nginx may connect many times at once
+
+    def __init__(self, path, hold=None):
+        """hold: a threading.Event; when given, every request waits for it
+        before its answer (self.arrived counts the requests waiting)."""
         self.path = str(path)
-        handler = self._handler()
-        self.server = socketserver.ThreadingUnixStreamServer(self.path, handler)
+        self.hold = hold
+        self.arrived = threading.Semaphore(0)
+        handler = self._handler(self)
+        self.server = self.Server(self.path, handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
@@ -165,7 +172,7 @@ class EchoFastCGI:
         self.server.server_close()
 
     @staticmethod
-    def _handler():
+    def _handler(echo):
         def records(rfile):
             while True:
                 header = rfile.read(8)
@@ -208,6 +215,9 @@ class EchoFastCGI:
                             break
                         stdin += content
                 env = pairs(params)
+                if echo.hold is not None:
+                    echo.arrived.release()
+                    echo.hold.wait(30)
                 status = env.get("HTTP_X_ECHO_STATUS", "200")
                 body = json.dumps({"params": env, "flags": flags, "stdin": stdin.decode()}).encode()
                 out = (f"Status: {status} Echo\r\nContent-Type: application/json\r\n\r\n").encode() + body
@@ -521,6 +531,41 @@ class NginxLiveTest(unittest.TestCase):
                 status, _, data = request(port, method, path, body=None if method == "GET" else "{}",
                                           headers={"site-id": "1"})
                 self.assertEqual((status, data), (502, UNAVAILABLE), path)
+
+    def test_the_hashing_pool_queue_is_bounded(self):
+        """At most 32 requests to the Argon2id pool are in nginx at once
+        (limit_conn svc_hashing 32, issue 42): the 33rd gets the /auth/ 429
+        with Retry-After at once, other routes are not counted, and the
+        count frees as answers go out."""
+        sock = self.tmp / "hashing.sock"
+        conf, prefix, port = render_stack(self.tmp, hashing_socket=sock)
+        release = threading.Event()
+        with EchoFastCGI(sock, hold=release) as echo, running_nginx(conf, prefix, port):
+            held = []
+
+            def one(path):
+                held.append(request(port, "POST", path, body="{}")[0])
+
+            paths = [HASHING_ROUTES[i % len(HASHING_ROUTES)] for i in range(32)]
+            threads = [threading.Thread(target=one, args=(p,)) for p in paths]
+            for t in threads:
+                t.start()
+            try:
+                for _ in paths:   # all 32 reached the application and wait there
+                    self.assertTrue(echo.arrived.acquire(timeout=20), f"a held request never arrived: {held}")
+                for path in HASHING_ROUTES + ("/auth/password/change",):
+                    status, resp, data = request(port, "POST", path, body="{}")
+                    self.assert_json_error(status, resp, data, 429, AUTH_429)
+                # Not a hashing route: not counted (no backend on the main pool here).
+                status, _, data = request(port, "POST", "/auth/refresh-token", body="{}")
+                self.assertEqual((status, data), (502, UNAVAILABLE))
+            finally:
+                release.set()
+                for t in threads:
+                    t.join(30)
+            self.assertEqual(held, [200] * 32)
+            status, _, _ = request(port, "POST", "/auth/login", body="{}")
+            self.assertEqual(status, 200)
 
     def test_outbound_routes_go_to_the_outbound_pool(self):
         """sendPush, notification and user-sms-code reach the outbound pool's
