@@ -22,6 +22,7 @@
 #                    master, which respawns them)
 #     kill-sender N  kill -9 svc-sender on app host N;  start-sender N
 #     kill-db N      kill -9 mariadbd of node N
+#     stop-db N      stop node N cleanly: it leaves the cluster, which shrinks (no quorum lost)
 #     start-db N     start node N again; it rejoins by IST (or SST) by itself
 #     wipe-db N      kill -9 node N and empty its datadir (start-db N then rejoins by SST)
 #     partition-db N cut node N off the other two DB nodes (the app hosts still
@@ -672,6 +673,7 @@ case "$verb" in
   kill-sender) need_n "$arg" 2; stop_pid "app$arg-sender" KILL; say "sender on app host $arg killed" ;;
   start-sender) need_n "$arg" 2; start_sender "$arg" ;;
   kill-db) need_n "$arg" 3; stop_pid "db$arg" KILL; say "MariaDB node $arg killed" ;;
+  stop-db) need_n "$arg" 3; stop_pid "db$arg" TERM 120; say "MariaDB node $arg stopped (left the cluster)" ;;
   wipe-db) need_n "$arg" 3; stop_pid "db$arg" KILL; rm -rf "$(db_dir "$arg")/data"; mkdir -p "$(db_dir "$arg")/data"
     say "MariaDB node $arg killed and its datadir emptied: start-db $arg rejoins by SST" ;;
   start-db) need_n "$arg" 3; start_node "$arg"; wait_synced "$arg" 120; say "MariaDB node $arg Synced" ;;
@@ -682,5 +684,5 @@ case "$verb" in
     wait_for 20 "front nginx on $arg" curl -fsS "http://127.0.0.1:$arg/health"; echo "http://127.0.0.1:$arg" ;;
   *) echo "usage: $0 up | down | clean | status | kill-app N | start-app N | restart-app N | kill-workers N |" \
        "kill-sender N | start-sender N |" \
-       "kill-db N | start-db N | wipe-db N | partition-db N | heal-db N | front PORT APPS" >&2; exit 2 ;;
+       "kill-db N | stop-db N | start-db N | wipe-db N | partition-db N | heal-db N | front PORT APPS" >&2; exit 2 ;;
 esac
