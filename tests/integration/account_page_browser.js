@@ -6,8 +6,8 @@
 //
 // At 1280 px: sign in with the password; end the other session; change the
 // password; turn TOTP on (secret read from the page, code by oathtool) and
-// off again (with the password); add a passkey, sign out and back in with
-// it, remove it; download the data. At 390 px: the same page, then delete the account.
+// off again (with the password); add a passkey, rename it, sign out and back
+// in with it, remove it; download the data. At 390 px: the same page, then delete the account.
 'use strict';
 
 const { execFileSync } = require('child_process');
@@ -111,15 +111,27 @@ runInChromium(outDir, async (page, out, shot) => {
   await waitText(page, 'pk-status', 'The passkey is added.');
   await page.waitForFunction(() => document.getElementById('passkeys').textContent.includes('Test laptop'));
   out.states.passkeyAdded = await state(page);
+  // Rename it with the keyboard: the row's Rename button, the name, Enter.
+  await press(page, '#passkeys li button');
+  await page.waitForSelector('#pk-rename-form:not([hidden])');
+  out.renameFocus = await page.evaluate(() => document.activeElement.id);
+  await page.keyboard.down('Control');
+  await page.keyboard.press('KeyA');
+  await page.keyboard.up('Control');
+  await page.keyboard.type('Work laptop');
+  await page.keyboard.press('Enter');
+  await waitText(page, 'pk-status', 'The passkey is renamed.');
+  await page.waitForFunction(() => document.getElementById('passkeys').textContent.includes('Work laptop'));
+  out.states.passkeyRenamed = await state(page);
   await shot('3-centre-1280');
   // Sign out, then back in with the passkey alone.
   await press(page, '#sign-out');
   await page.waitForSelector('#signin:not([hidden])');
   await press(page, '#signin-passkey');
   await page.waitForSelector('#centre:not([hidden])');
-  await page.waitForFunction(() => document.getElementById('passkeys').textContent.includes('Test laptop'));
+  await page.waitForFunction(() => document.getElementById('passkeys').textContent.includes('Work laptop'));
   out.states.passkeySignIn = await state(page);
-  await press(page, '#passkeys li button');
+  await press(page, '#passkeys li button:nth-of-type(2)');
   await waitText(page, 'pk-status', 'The passkey is removed.');
   await page.waitForFunction(() => document.getElementById('passkeys').textContent.includes('No passkeys yet.'));
 
