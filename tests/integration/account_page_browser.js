@@ -7,9 +7,12 @@
 // At 1280 px: sign in with the password; end the other session; change the
 // password; turn TOTP on (secret read from the page, code by oathtool) and
 // off again (with the password); add a passkey, rename it, sign out and back
-// in with it, remove it; download the data. At 390 px: the same page, then delete the account.
+// in with it, remove it; download the data (the saved file read back). At
+// 390 px: the same page, then delete the account.
 'use strict';
 
+const fs = require('fs');
+const path = require('path');
 const { execFileSync } = require('child_process');
 const { runInChromium } = require('./page_browser');
 
@@ -65,6 +68,11 @@ runInChromium(outDir, async (page, out, shot) => {
   page.on('response', async (r) => {
     if (r.url().endsWith('/auth/account/export')) out.exported = await r.json().catch(() => null);
   });
+  // The export is a download: let Chromium save it in OUT_DIR to read it back.
+  const downloaded = path.join(outDir, 'my-account.json');
+  fs.rmSync(downloaded, { force: true });
+  const browserCdp = await page.browser().target().createCDPSession();
+  await browserCdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: outDir });
 
   await page.setViewport({ width: 1280, height: 900 });
   await page.goto(pageUrl, { waitUntil: 'networkidle0' });
@@ -138,6 +146,9 @@ runInChromium(outDir, async (page, out, shot) => {
   await press(page, '#export');
   await waitText(page, 'data-status', 'Your data is downloaded');
   out.states.exported = await state(page);
+  // The file the user gets (waited for at most 10 s: Chromium writes it after the click).
+  for (let i = 0; i < 100 && !fs.existsSync(downloaded); i++) await new Promise((r) => setTimeout(r, 100));
+  out.downloadedFile = fs.existsSync(downloaded) ? JSON.parse(fs.readFileSync(downloaded, 'utf8')) : null;
 
   // Narrow, not "mobile": switching puppeteer's isMobile reloads the page,
   // which would forget the sign-in (the token lives in the page only).

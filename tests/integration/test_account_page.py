@@ -2,8 +2,9 @@
 Chromium (account_page_browser.js, puppeteer-core, a virtual
 authenticator): sign in with the keyboard on a page that names its site,
 end another session, change the password, turn TOTP on and off, add a
-passkey, rename it, sign out and in again with it, remove it, download the data, then
-delete the account at 390 px.
+passkey, rename it, sign out and in again with it, remove it, download the
+data (the file Chromium saves is the export), then delete the account at
+390 px.
 MariaDB then holds no row of the user, and the audit row remains. The page
 is served with the strict policy of the ready pages (plus blob: images);
 the old enrolment page /account/security redirects here.
@@ -81,6 +82,8 @@ class AccountPageTest(ApiTest):
         self.assertTrue(states["passkeySignIn"]["sessions"], states["passkeySignIn"])
         self.assertIn("POST %s/auth/passkey/login" % ORIGIN, seen["requests"])  # signed in by the passkey
         self.assertEqual(seen["exported"]["account"]["profile"]["email"], email)
+        # The file Chromium saved is the export's account object.
+        self.assertEqual(seen["downloadedFile"], seen["exported"]["account"])
         self.assertTrue(states["phone"]["labels"])
         self.assertFalse(states["phone"]["overflow"], states["phone"])
         self.assertTrue(states["deleted"]["deleted"], states["deleted"])
