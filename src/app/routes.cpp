@@ -55,6 +55,7 @@ std::span<const Route> routes() {
       {"POST", "/auth/passkey/login/options", &auth::passkey_login_options, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/passkey/login", &auth::passkey_login, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/passkey/list", &auth::passkey_list, nullptr, 0, kNoFlags},
+      {"POST", "/auth/passkey/rename", &auth::passkey_rename, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/passkey/delete", &auth::passkey_delete, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/sessions", &auth::sessions_list, nullptr, 0, kNoFlags},
       {"POST", "/auth/sessions/revoke", &auth::session_revoke, nullptr, kAuthBodyLimit, kJsonBody},

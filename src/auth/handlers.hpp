@@ -43,6 +43,7 @@ http::Response passkey_register(const http::Request& request, core::Context& ctx
 http::Response passkey_login_options(const http::Request& request, core::Context& ctx);
 http::Response passkey_login(const http::Request& request, core::Context& ctx);
 http::Response passkey_list(const http::Request& request, core::Context& ctx);
+http::Response passkey_rename(const http::Request& request, core::Context& ctx);
 http::Response passkey_delete(const http::Request& request, core::Context& ctx);
 // Sessions (docs/api.md "Sessions"; Bearer access token): the user's open
 // sessions, and ending one of them. In account/sessions.cpp.

@@ -132,6 +132,20 @@ bool PasskeyRepo::record_use(long long id, long long fresh, bool backed_up, long
              [&](Params& p) { p.integer(fresh).flag(backed_up).integer(now).integer(id).integer(fresh); }) == 1;
 }
 
+std::optional<Passkey> PasskeyRepo::rename(long long site_id, const std::string& table, long long user_id, long long id,
+                                           const std::string& name) {
+  // The affected-row count cannot say whether the row exists (a name left
+  // as it was changes no row), so the row is read back by the same keys.
+  // Setting a name twice sets it once: safe to repeat.
+  db_.execute_idempotent(
+      "UPDATE svc_passkeys SET name = ? WHERE id = ? AND site_id = ? AND auth_table = ? AND user_id = ?",
+      [&](Params& p) { p.text(name).integer(id).integer(site_id).text(table).integer(user_id); });
+  return db_.one(
+      std::string("SELECT ") + kPasskeyColumns +
+          " FROM svc_passkeys WHERE id = ? AND site_id = ? AND auth_table = ? AND user_id = ?",
+      [&](Params& p) { p.integer(id).integer(site_id).text(table).integer(user_id); }, read_passkey);
+}
+
 bool PasskeyRepo::remove(long long site_id, const std::string& table, long long user_id, long long id) {
   return db_.execute("DELETE FROM svc_passkeys WHERE id = ? AND site_id = ? AND auth_table = ? AND user_id = ?",
                      [&](Params& p) { p.integer(id).integer(site_id).text(table).integer(user_id); }) == 1;

@@ -80,6 +80,11 @@ class PasskeyRepo {
   // finds it still 0), so of two sign-ins with one counter value only one
   // passes. False when the stored counter was not below `fresh`.
   bool record_use(long long id, long long fresh, bool backed_up, long long now);
+  // Names one of the user's credentials `name` and returns it as stored;
+  // nullopt when the user has none with this id on the site (nothing
+  // written).
+  std::optional<Passkey> rename(long long site_id, const std::string& table, long long user_id, long long id,
+                                const std::string& name);
   // Deletes one of the user's credentials; false when the user has none
   // with this id on the site.
   bool remove(long long site_id, const std::string& table, long long user_id, long long id);

@@ -6,10 +6,13 @@
 //
 // At 1280 px: sign in with the password; end the other session; change the
 // password; turn TOTP on (secret read from the page, code by oathtool) and
-// off again (with the password); add a passkey, sign out and back in with
-// it, remove it; download the data. At 390 px: the same page, then delete the account.
+// off again (with the password); add a passkey, rename it, sign out and back
+// in with it, remove it; download the data (the saved file read back). At
+// 390 px: the same page, then delete the account.
 'use strict';
 
+const fs = require('fs');
+const path = require('path');
 const { execFileSync } = require('child_process');
 const { runInChromium } = require('./page_browser');
 
@@ -65,6 +68,11 @@ runInChromium(outDir, async (page, out, shot) => {
   page.on('response', async (r) => {
     if (r.url().endsWith('/auth/account/export')) out.exported = await r.json().catch(() => null);
   });
+  // The export is a download: let Chromium save it in OUT_DIR to read it back.
+  const downloaded = path.join(outDir, 'my-account.json');
+  fs.rmSync(downloaded, { force: true });
+  const browserCdp = await page.browser().target().createCDPSession();
+  await browserCdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: outDir });
 
   await page.setViewport({ width: 1280, height: 900 });
   await page.goto(pageUrl, { waitUntil: 'networkidle0' });
@@ -111,21 +119,36 @@ runInChromium(outDir, async (page, out, shot) => {
   await waitText(page, 'pk-status', 'The passkey is added.');
   await page.waitForFunction(() => document.getElementById('passkeys').textContent.includes('Test laptop'));
   out.states.passkeyAdded = await state(page);
+  // Rename it with the keyboard: the row's Rename button, the name, Enter.
+  await press(page, '#passkeys li button');
+  await page.waitForSelector('#pk-rename-form:not([hidden])');
+  out.renameFocus = await page.evaluate(() => document.activeElement.id);
+  await page.keyboard.down('Control');
+  await page.keyboard.press('KeyA');
+  await page.keyboard.up('Control');
+  await page.keyboard.type('Work laptop');
+  await page.keyboard.press('Enter');
+  await waitText(page, 'pk-status', 'The passkey is renamed.');
+  await page.waitForFunction(() => document.getElementById('passkeys').textContent.includes('Work laptop'));
+  out.states.passkeyRenamed = await state(page);
   await shot('3-centre-1280');
   // Sign out, then back in with the passkey alone.
   await press(page, '#sign-out');
   await page.waitForSelector('#signin:not([hidden])');
   await press(page, '#signin-passkey');
   await page.waitForSelector('#centre:not([hidden])');
-  await page.waitForFunction(() => document.getElementById('passkeys').textContent.includes('Test laptop'));
+  await page.waitForFunction(() => document.getElementById('passkeys').textContent.includes('Work laptop'));
   out.states.passkeySignIn = await state(page);
-  await press(page, '#passkeys li button');
+  await press(page, '#passkeys li button:nth-of-type(2)');
   await waitText(page, 'pk-status', 'The passkey is removed.');
   await page.waitForFunction(() => document.getElementById('passkeys').textContent.includes('No passkeys yet.'));
 
   await press(page, '#export');
   await waitText(page, 'data-status', 'Your data is downloaded');
   out.states.exported = await state(page);
+  // The file the user gets (waited for at most 10 s: Chromium writes it after the click).
+  for (let i = 0; i < 100 && !fs.existsSync(downloaded); i++) await new Promise((r) => setTimeout(r, 100));
+  out.downloadedFile = fs.existsSync(downloaded) ? JSON.parse(fs.readFileSync(downloaded, 'utf8')) : null;
 
   // Narrow, not "mobile": switching puppeteer's isMobile reloads the page,
   // which would forget the sign-in (the token lives in the page only).

@@ -1,7 +1,6 @@
 // What the page tests' Chromium drivers share (reset_page_browser.js,
-// button_page_browser.js,
-// security_page_browser.js): Debian's headless Chromium through puppeteer-core
-// (from the repo-root package-lock.json; no browser is downloaded) in a
+// button_page_browser.js, account_page_browser.js, account_signin_browser.js):
+// Debian's headless Chromium through puppeteer-core (from the repo-root package-lock.json; no browser is downloaded) in a
 // fresh profile, one page that records console errors, requests and
 // full-page screenshots, and the JSON the Python test reads.
 'use strict';

@@ -1,5 +1,5 @@
-"""What the tests of nginx's ready pages (/account/reset, /account/security,
-/account/verify, /account/not-me) check alike: the page is HTML under a
+"""What the tests of nginx's ready pages (/account/reset, the account centre
+/account/, /account/verify, /account/not-me) check alike: the page is HTML under a
 strict Content-Security-Policy, with no inline script or style and nothing
 from another origin, and its own script and style are served with their
 types; a page of one button, driven in Chromium, changes nothing until the

@@ -2,10 +2,12 @@
 Chromium (account_page_browser.js, puppeteer-core, a virtual
 authenticator): sign in with the keyboard on a page that names its site,
 end another session, change the password, turn TOTP on and off, add a
-passkey, sign out and in again with it, remove it, download the data, then
-delete the account at 390 px.
+passkey, rename it, sign out and in again with it, remove it, download the
+data (the file Chromium saves is the export), then delete the account at
+390 px.
 MariaDB then holds no row of the user, and the audit row remains. The page
-is served with the enrolment page's policy; /account/security stays.
+is served with the strict policy of the ready pages (plus blob: images);
+the old enrolment page /account/security redirects here.
 
 Screenshots: $SVC_BIN_DIR/test-output/account-page/*.png (copies at 1280
 and 390 px are committed in docs/screenshots/).
@@ -31,12 +33,25 @@ SITE_NAME = "Account centre"
 
 class AccountPageTest(ApiTest):
     def test_page_is_served_with_the_strict_policy(self):
-        page = assert_strict_page(self, "/account/", ("account.js", "account.css", "security.css", "reset.css",
+        page = assert_strict_page(self, "/account/", ("account.js", "account.css", "reset.css",
                                                       "form.js", "passkeys.js"), ("img-src 'self' blob:",))
         self.assertEqual(page.headers.get("cache-control"), "no-store")
         self.assertEqual(svc_stack.request("POST", "/account/").status, 403)
         redirect = svc_stack.request("GET", "/account/?token=abc")
         self.assertEqual((redirect.status, redirect.headers.get("location")), (303, "/account/"))
+
+    def test_the_old_enrolment_page_redirects_to_the_centre(self):
+        # /account/security was the second factor's enrolment page; the centre
+        # does all it did (test_account_page_signin.py), so its links land there.
+        for path, location in (("/account/security", "/account/"), ("/account/security?site=1", "/account/?site=1"),
+                               ("/account/security?site=1&token=abc", "/account/"),
+                               ("/account/security?token=abc", "/account/")):
+            for method in ("GET", "HEAD"):
+                reply = svc_stack.request(method, path)
+                self.assertEqual((reply.status, reply.headers.get("location")), (301, location), (method, path))
+        self.assertEqual(svc_stack.request("GET", "/account/?site=1").status, 200)
+        for gone in ("/account/security.js", "/account/security.css", "/account/security.html"):
+            self.assertEqual(svc_stack.request("GET", gone).status, 404, gone)
 
     def test_a_user_manages_and_deletes_the_account_in_the_browser(self):
         out = admin("site", "create", "--name", SITE_NAME, "--domain", "centre.example",
@@ -61,9 +76,14 @@ class AccountPageTest(ApiTest):
         self.assertEqual(states["totpOn"]["codes"], 10)
         self.assertTrue(states["totpOff"]["tfaState"].startswith("Off"), states["totpOff"])
         self.assertTrue(any("Test laptop" in p for p in states["passkeyAdded"]["passkeys"]))
+        self.assertEqual(seen["renameFocus"], "pk-rename-name")
+        self.assertEqual([p.split(",")[0] for p in states["passkeyRenamed"]["passkeys"]], ["Work laptop"])
+        self.assertIn("POST %s/auth/passkey/rename" % ORIGIN, seen["requests"])
         self.assertTrue(states["passkeySignIn"]["sessions"], states["passkeySignIn"])
         self.assertIn("POST %s/auth/passkey/login" % ORIGIN, seen["requests"])  # signed in by the passkey
         self.assertEqual(seen["exported"]["account"]["profile"]["email"], email)
+        # The file Chromium saved is the export's account object.
+        self.assertEqual(seen["downloadedFile"], seen["exported"]["account"])
         self.assertTrue(states["phone"]["labels"])
         self.assertFalse(states["phone"]["overflow"], states["phone"])
         self.assertTrue(states["deleted"]["deleted"], states["deleted"])

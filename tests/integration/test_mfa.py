@@ -142,7 +142,7 @@ class MfaTest(ApiTest):
         self.assertReply(setup, 200)
         self.assertEqual(set(setup.json), {"status", "secret", "otpauth_url", "qr_svg"})
         # The QR code of the URL as one SVG document (decoded back by zbarimg in
-        # unit.qr_svg_test and, from the page's screenshot, test_security_page).
+        # unit.qr_svg_test and, from the page's screenshot, test_account_page_signin).
         self.assertRegex(setup.json["qr_svg"], r'^<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 (\d+) \1".*</svg>$')
         self.assertNotIn("<script", setup.json["qr_svg"])
         secret = setup.json["secret"]

@@ -129,6 +129,46 @@ class PasskeyTest(ApiTest):
         self.assertExact(post("/auth/passkey/login/options", {"mfa_token": "unknown"}), 401,
                          {"status": "Failed", "message": "Second factor expired, log in again"})
 
+    def plant_passkey(self, uid, name):
+        """A stored passkey of `uid` on site A (the ceremonies are the browser part's)."""
+        svc_stack.sql("INSERT INTO svc_passkeys (site_id, auth_table, user_id, credential_hash, credential_id,"
+                      " public_key, alg, user_handle, created_at, name) VALUES (%d, 'svc_users', %d, SHA2(%s, 256),"
+                      " %s, 'pk', -7, 'h', %d, %s)"
+                      % (self.site_a, uid, svc_stack.q(name + str(uid)), svc_stack.q("cred-%d-%s" % (uid, name)),
+                         int(time.time()), svc_stack.q(name)))
+        return int(svc_stack.sql_value("SELECT MAX(id) FROM svc_passkeys WHERE user_id = %d" % uid))
+
+    def test_rename(self):
+        email, uid = new_user("pk-rename")
+        _, other_uid = new_user("pk-rename-other")
+        mine = self.plant_passkey(uid, "Passkey")
+        theirs = self.plant_passkey(other_uid, "Their laptop")
+        headers = {"Authorization": "Bearer " + self.access(email, self.site_a)}
+
+        reply = post("/auth/passkey/rename", {"id": mine, "name": "Work laptop"}, headers=headers)
+        self.assertReply(reply, 200)
+        self.assertEqual((reply.json["status"], reply.json["passkey"]["id"], reply.json["passkey"]["name"]),
+                         ("Success", mine, "Work laptop"))
+        listed = post("/auth/passkey/list", headers=headers).json["passkeys"]
+        self.assertEqual([(k["id"], k["name"]) for k in listed], [(mine, "Work laptop")])
+
+        for name in ("", " ", "x" * 256, "line\nbreak"):
+            with self.subTest(name=name):
+                self.assertOnlyFields(post("/auth/passkey/rename", {"id": mine, "name": name}, headers=headers),
+                                      "name")
+        self.assertOnlyFields(post("/auth/passkey/rename", {"name": "x"}, headers=headers), "id")
+        not_found = {"status": "Failed", "message": "Passkey not found"}
+        self.assertExact(post("/auth/passkey/rename", {"id": theirs, "name": "Mine now"}, headers=headers), 404,
+                         not_found)
+        self.assertEqual(svc_stack.sql_value("SELECT name FROM svc_passkeys WHERE id = %d" % theirs), "Their laptop")
+        self.assertEqual(svc_stack.sql_value("SELECT name FROM svc_passkeys WHERE id = %d" % mine), "Work laptop")
+        self.assertExact(post("/auth/passkey/rename", {"id": mine, "name": "x"}), 401,
+                         {"status": "Failed", "message": "Unauthorized"})
+        site_token = {"Authorization": "Bearer " + post("/auth/login", {"email": email, "password": PASSWORD,
+                                                                        "appID": self.site_a}).json["token"]["access_token"]}
+        self.assertExact(post("/auth/passkey/rename", {"id": mine, "name": "x"}, headers=site_token), 401,
+                         {"status": "Failed", "message": "Unauthorized"})
+
     def test_options_do_not_tell_known_from_unknown_emails(self):
         email, _ = new_user("pk-known")
         known = post("/auth/passkey/login/options", {"appID": self.site_a, "email": email})

@@ -42,7 +42,7 @@ ACCESS_LOG = os.path.join(svc_stack.STACK_DIR, "nginx-access.log")
 ERROR_LOG = os.path.join(svc_stack.STACK_DIR, "nginx-error.log")
 SITE_NAME = "Reset page test"
 # The one query an /account/ page may carry (and the log may hold): its site.
-SITE_QUERY = re.compile(r"/account/(?:reset|verify|security)\?site=[0-9]+(?=[\s\"])")
+SITE_QUERY = re.compile(r"/account/(?:reset|verify|security|)\?site=[0-9]+(?=[\s\"])")
 
 
 def account_queries(log_text):
@@ -124,7 +124,7 @@ class ResetPageQueryTokenTest(ApiTest):
         self.assertEqual(reply.status, 303, reply)
         # The site's number is the one query the pages take; anything beside
         # it, or any other form of it, is still redirected to the bare page.
-        for path in ("/account/reset", "/account/verify", "/account/security"):
+        for path in ("/account/reset", "/account/verify", "/account/"):
             self.assertEqual(request("GET", path + "?site=1").status, 200, path)
             for query in ("site=1&token=" + secret, "token=%s&site=1" % secret, "site=x" + secret, "site=",
                           "site=1" + "0" * 18, "appID=1"):
@@ -132,6 +132,11 @@ class ResetPageQueryTokenTest(ApiTest):
                 self.assertEqual((reply.status, reply.headers.get("location")), (303, path), (path, query))
         reply = request("GET", "/account/reset.js?site=1")
         self.assertEqual((reply.status, reply.headers.get("location")), (303, "/account/reset.js"))
+        # The old enrolment page is a redirect to the account centre (issue 38).
+        reply = request("GET", "/account/security?site=1")
+        self.assertEqual((reply.status, reply.headers.get("location")), (301, "/account/?site=1"))
+        reply = request("GET", "/account/security?token=" + secret)
+        self.assertEqual((reply.status, reply.headers.get("location")), (301, "/account/"))
 
         logged_marker("marker-" + secret)
         access = read_text(ACCESS_LOG, offsets[ACCESS_LOG])

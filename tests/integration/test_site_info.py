@@ -1,6 +1,7 @@
 """GET /auth/site?site=N (issue 36, item 15): the public, read-only name of
 an active site, which the ready pages (/account/reset, /account/verify,
-/account/security) show when their address names the site. Through nginx:
+/account/not-me, /account/email-change and the account centre /account/)
+show when their address names the site. Through nginx:
 the demo site answers its id and name; an unknown or inactive site is the
 same 404; a missing, empty, repeated, non-numeric, zero, signed or too long
 `site` is a 400 Validation error naming the field; never a 500. Every reply

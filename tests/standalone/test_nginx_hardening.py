@@ -135,7 +135,7 @@ class AccountQueryStringTest(unittest.TestCase):
                 for query in ("0", "", "a=1&token=" + secret):
                     status, hdrs, _ = request(port, "GET", "/account/reset?" + query)
                     self.assertEqual((status, hdrs.get("location")), (303, "/account/reset"), query)
-                for path in ("/account/reset", "/account/verify", "/account/security"):
+                for path in ("/account/reset", "/account/verify", "/account/"):
                     status, hdrs, _ = request(port, "GET", path + "?site=12")
                     self.assertEqual(status, 200, path)
                     self.assertTrue(hdrs["content-type"].startswith("text/html"), hdrs)
@@ -143,6 +143,15 @@ class AccountQueryStringTest(unittest.TestCase):
                                   "site=", "site=0x1", "site=" + "1" * 19, "site=1?token=" + secret):
                         status, hdrs, _ = request(port, "GET", "%s?%s" % (path, query))
                         self.assertEqual((status, hdrs.get("location")), (303, path), (path, query))
+                # The old enrolment page moved into the account centre (issue
+                # 38): a permanent redirect that keeps ?site=N and nothing else.
+                status, hdrs, _ = request(port, "GET", "/account/security?site=12")
+                self.assertEqual((status, hdrs.get("location")), (301, "/account/?site=12"))
+                for query in ("", "?token=" + secret, "?site=12&token=" + secret, "?site=x" + secret):
+                    for method in ("GET", "HEAD", "POST"):
+                        status, hdrs, _ = request(port, method, "/account/security" + query)
+                        self.assertEqual((status, hdrs.get("location")), (301, "/account/"), (method, query))
+                        self.assertRegex(hdrs.get("x-request-id", ""), r"^[0-9a-f]{32}$")
                 status, hdrs, _ = request(port, "GET", "/account/reset.js?site=12")
                 self.assertEqual((status, hdrs.get("location")), (303, "/account/reset.js"))
                 status, _, data = request(port, "GET", "/account/other?site=12")
@@ -161,9 +170,9 @@ class AccountQueryStringTest(unittest.TestCase):
             for name in ("access-json.log", "access-combined.log"):
                 lines = (prefix / name).read_text().splitlines()
                 self.assertTrue(any("/account/reset" in line for line in lines), name)
-                site_query = re.compile(r"/account/(?:reset|verify|security)\?site=12(?=[\s\"])")
+                site_query = re.compile(r"/account/(?:reset|verify|security|)\?site=12(?=[\s\"])")
                 self.assertEqual([line for line in lines if "?" in site_query.sub("", line)], [], name)
-                self.assertEqual(len([line for line in lines if site_query.search(line)]), 3, name)
+                self.assertEqual(len([line for line in lines if site_query.search(line)]), 4, name)
                 self.assertEqual([line for line in lines if secret in line and marker not in line], [], name)
             self.assertNotIn(secret, (prefix / "nginx-error.log").read_text())
 

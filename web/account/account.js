@@ -20,6 +20,7 @@
   let mfaOn = false;
   let qrUrl = '';
   let exportUrl = '';
+  let renaming = null;  // the passkey the rename form names
 
   // Messages of the API in words a user understands.
   const WORDS = {
@@ -34,6 +35,10 @@
     'Too many attempts': 'Too many attempts. Please wait a few minutes and try again.',
     'Two-factor authentication is already enabled': 'Two-factor authentication is already on.',
     'Two-factor authentication is not enabled': 'Two-factor authentication is off.',
+    'Passkey not found': 'That passkey no longer exists.',
+    'name is required': 'Type a name.',
+    'name is too long': 'That name is too long.',
+    'name must not contain control characters': 'Use letters, digits, spaces and punctuation only.',
   };
 
   function words(reply) {
@@ -197,6 +202,7 @@
   // --- the centre --------------------------------------------------------
 
   function refreshAll() {
+    endRename();
     loadSessions();
     loadPasskeys();
     showFactor();
@@ -206,7 +212,9 @@
     return new Date(seconds * 1000).toLocaleString();
   }
 
-  function row(list, text, note, buttonLabel, onClick) {
+  // One line of a list: `text`, an optional badge `note`, then a button per
+  // [label, onClick(button)] of `actions`.
+  function row(list, text, note, actions) {
     const li = document.createElement('li');
     const span = document.createElement('span');
     span.textContent = text;
@@ -217,14 +225,14 @@
       mark.textContent = note;
       li.appendChild(mark);
     }
-    if (buttonLabel) {
+    actions.forEach(([label, onClick]) => {
       const button = document.createElement('button');
       button.type = 'button';
       button.className = 'secondary small';
-      button.textContent = buttonLabel;
+      button.textContent = label;
       button.addEventListener('click', () => onClick(button));
       li.appendChild(button);
-    }
+    });
     list.appendChild(li);
   }
 
@@ -235,13 +243,13 @@
     if (reply.status !== 200) return status('sessions-status', words(reply), true);
     reply.body.sessions.forEach((s) => {
       const text = (s.user_agent || 'Unknown device') + ' — ' + (s.ip || '?') + ', since ' + when(s.created_at);
-      row(list, text, s.current ? 'This device' : '', s.current ? '' : 'Sign out', async (button) => {
+      row(list, text, s.current ? 'This device' : '', s.current ? [] : [['Sign out', async (button) => {
         const ended = await busy(button, () =>
           account('/auth/sessions/revoke', { id: s.id }));
         status('sessions-status', ended.status === 200 ? 'That device is signed out.' : words(ended),
                ended.status !== 200);
         loadSessions();
-      });
+      }]]);
     });
   }
 
@@ -301,6 +309,13 @@
   async function turnOn() {
     status('tfa-status', '');
     const reply = await busy('tfa-on', () => account('/auth/mfa/totp/setup', null));
+    if (reply.status === 409) {
+      // On already (a passkey sign-in skips the second step, so the page
+      // could not know): show the controls of a factor that is on.
+      mfaOn = true;
+      showFactor();
+      return status('tfa-status', words(reply));
+    }
     if (reply.status !== 200) return status('tfa-status', words(reply), true);
     if (qrUrl) URL.revokeObjectURL(qrUrl);
     qrUrl = URL.createObjectURL(new Blob([reply.body.qr_svg], { type: 'image/svg+xml' }));
@@ -366,15 +381,44 @@
     if (!site) { status('pk-status', 'Passkeys need the site: open this page from the site\'s link.'); return; }
     const reply = await account('/auth/passkey/list', null);
     if (reply.status !== 200) return status('pk-status', words(reply), true);
-    if (!reply.body.passkeys.length) row(list, 'No passkeys yet.', '', '', null);
+    if (!reply.body.passkeys.length) row(list, 'No passkeys yet.', '', []);
     reply.body.passkeys.forEach((p) => {
-      row(list, (p.name || 'Passkey') + ', added ' + when(p.created_at), '', 'Remove', async (button) => {
-        const removed = await busy(button, () => account('/auth/passkey/delete', { id: p.id }));
-        status('pk-status', removed.status === 200 ? 'The passkey is removed.' : words(removed),
-               removed.status !== 200);
-        loadPasskeys();
-      });
+      row(list, (p.name || 'Passkey') + ', added ' + when(p.created_at), '', [
+        ['Rename', () => startRename(p)],
+        ['Remove', async (button) => {
+          const removed = await busy(button, () => account('/auth/passkey/delete', { id: p.id }));
+          status('pk-status', removed.status === 200 ? 'The passkey is removed.' : words(removed),
+                 removed.status !== 200);
+          loadPasskeys();
+        }],
+      ]);
     });
+  }
+
+  function startRename(passkey) {
+    renaming = passkey;
+    status('pk-status', '');
+    window.svcForm.setFieldError('pk-rename-name', '');
+    $('pk-rename-old').textContent = passkey.name || 'Passkey';
+    $('pk-rename-name').value = passkey.name || '';
+    $('pk-rename-form').hidden = false;
+    $('pk-rename-name').focus();
+  }
+
+  function endRename() {
+    renaming = null;
+    $('pk-rename-form').hidden = true;
+  }
+
+  async function renamePasskey(event) {
+    event.preventDefault();
+    const name = $('pk-rename-name').value.trim();
+    if (!name) return fieldError('pk-rename-name', WORDS['name is required']);
+    const reply = await busy('pk-rename-save', () => account('/auth/passkey/rename', { id: renaming.id, name }));
+    if (reply.status !== 200) return fieldError('pk-rename-name', words(reply));
+    endRename();
+    status('pk-status', 'The passkey is renamed.');
+    loadPasskeys();
   }
 
   async function addPasskey(event) {
@@ -438,6 +482,8 @@
     $('tfa-manage').addEventListener('submit', turnOff);
     $('tfa-codes').addEventListener('click', newCodes);
     $('pk-form').addEventListener('submit', addPasskey);
+    $('pk-rename-form').addEventListener('submit', renamePasskey);
+    $('pk-rename-cancel').addEventListener('click', endRename);
     $('export').addEventListener('click', exportData);
     $('del-form').addEventListener('submit', deleteAccount);
     show('signin', 'email');

@@ -1,5 +1,5 @@
-// What the ready pages' scripts share (reset.js, verify.js, security.js,
-// not-me.js): an error next to a field, the page's alert, the site the
+// What the ready pages' scripts share (reset.js, verify.js, account.js,
+// email-change.js, not-me.js): an error next to a field, the page's alert, the site the
 // page's address names and a JSON POST. Loaded before them (all deferred, so
 // in document order); no inline script, no external requests.
 'use strict';

@@ -263,6 +263,12 @@ final class Client
         return $this->postAccount('/auth/passkey/list', [])['passkeys'];
     }
 
+    /** Renames one of the user's passkeys. @return array the passkey as passkeys() lists it */
+    public function renamePasskey(int $id, string $name): array
+    {
+        return $this->postAccount('/auth/passkey/rename', ['id' => $id, 'name' => $name])['passkey'];
+    }
+
     public function deletePasskey(int $id): void
     {
         $this->postAccount('/auth/passkey/delete', ['id' => $id]);

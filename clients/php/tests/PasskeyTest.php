@@ -8,7 +8,9 @@ use PHPUnit\Framework\TestCase;
 use Svc\Client\ApiException;
 use Svc\Client\Base64Url;
 use Svc\Client\Client;
+use Svc\Client\NotFoundException;
 use Svc\Client\UnauthorizedException;
+use Svc\Client\ValidationException;
 
 /**
  * The passkey calls of the client, as a PHP server relaying its pages'
@@ -120,8 +122,24 @@ final class PasskeyTest extends TestCase
         $this->assertCount(1, $list);
         $this->assertSame($passkey['id'], $list[0]['id']);
         $this->assertIsInt($list[0]['last_used_at']);
+        $renamed = $server->renamePasskey($passkey['id'], 'Work laptop');
+        $this->assertSame(['id' => $passkey['id'], 'name' => 'Work laptop'],
+                          ['id' => $renamed['id'], 'name' => $renamed['name']]);
+        $this->assertSame('Work laptop', $server->passkeys()[0]['name']);
+        try {
+            $server->renamePasskey($passkey['id'], '');
+            $this->fail('an empty name was accepted');
+        } catch (ValidationException $e) {
+            $this->assertSame('name', $e->errors()[0]['field']);
+        }
         $server->deletePasskey($passkey['id']);
         $this->assertSame([], $server->passkeys());
+        try {
+            $server->renamePasskey($passkey['id'], 'Gone');
+            $this->fail('a deleted passkey was renamed');
+        } catch (NotFoundException $e) {
+            $this->assertSame('Passkey not found', $e->getMessage());
+        }
     }
 
     public function testSiteWithoutRpIdIsRefused(): void

@@ -1,5 +1,5 @@
 // GET /auth/site?site=N (issue 36, item 15): the name of an active site, for
-// the ready pages (/account/reset, /account/verify, /account/security), which
+// the ready pages (/account/reset, /account/verify, the account centre /account/), which
 // show it instead of asking the user for a site number. Public and read-only:
 // a site's name is what its mail already shows its users, and nothing else
 // of the row (domain, sender, keys, settings) is answered. An unknown and an

@@ -39,6 +39,33 @@ void write_passkey(http::JsonWriter& w, const db::Passkey& k, std::string_view k
   w.kv("synced", k.backup_eligible).kv("backed_up", k.backed_up).close();
 }
 
+// A passkey's name: without leading and trailing blanks, at most 255
+// bytes, no control characters (it is shown on one line of a page and in
+// the notice mail). nullopt when absent (only with `required` false) or
+// wrong, the error then added to `fields`.
+std::optional<std::string> passkey_name(http::Fields& fields, bool required) {
+  auto name = required ? fields.required_string("name", 255) : fields.optional_string("name", 255);
+  if (!name) return std::nullopt;
+  const std::string trimmed(core::trim_blanks(*name));
+  if (required && trimmed.empty()) {
+    fields.add("name", "name is required");
+    return std::nullopt;
+  }
+  if (core::has_name_controls(trimmed)) {
+    fields.add("name", "name must not contain control characters");
+    return std::nullopt;
+  }
+  return trimmed;
+}
+
+http::Response passkey_reply(const db::Passkey& k) {
+  http::JsonWriter w;
+  w.open().kv("status", "Success");
+  write_passkey(w, k, "passkey");
+  w.close();
+  return http::Response::json(200, w.str());
+}
+
 }  // namespace
 
 http::Response passkey_register_options(const http::Request& request, core::Context& ctx) {
@@ -52,17 +79,11 @@ http::Response passkey_register(const http::Request& request, core::Context& ctx
   require_enrolment_allowed(me, ctx);
   http::Fields fields(request.json);
   auto token = fields.required_string("challenge_token", 128);
-  auto name = fields.optional_string("name", 255);
-  if (name && core::has_controls(*name)) fields.add("name", "name must not contain control characters");
+  auto name = passkey_name(fields, false);
   auto response = passkey::read_registration(fields);
   fields.throw_if_errors();
   const std::string label = name && !name->empty() ? *name : "Passkey";
-  const db::Passkey k = passkey::finish_registration(me, *token, *response, label, request, ctx);
-  http::JsonWriter w;
-  w.open().kv("status", "Success");
-  write_passkey(w, k, "passkey");
-  w.close();
-  return http::Response::json(200, w.str());
+  return passkey_reply(passkey::finish_registration(me, *token, *response, label, request, ctx));
 }
 
 http::Response passkey_login_options(const http::Request& request, core::Context& ctx) {
@@ -107,6 +128,21 @@ http::Response passkey_list(const http::Request& request, core::Context& ctx) {
   for (const auto& k : db::PasskeyRepo(ctx.db).list(me.app_id, me.table.str(), me.user.id)) write_passkey(w, k);
   w.close_array().close();
   return http::Response::json(200, w.str());
+}
+
+// No notice mail, no webhook event and no session ends: a name changes
+// nothing a sign-in depends on.
+http::Response passkey_rename(const http::Request& request, core::Context& ctx) {
+  const SignedInUser me = require_signed_in(request, ctx);
+  http::Fields fields(request.json);
+  auto id = fields.required_id("id");
+  auto name = passkey_name(fields, true);
+  fields.throw_if_errors();
+  passkey::relying_party(ctx, me.app_id);
+  auto renamed = db::PasskeyRepo(ctx.db).rename(me.app_id, me.table.str(), me.user.id, *id, *name);
+  if (!renamed) throw http::ApiError::failed(404, "Passkey not found");
+  audit(ctx, request, "passkey_renamed", me.table.str(), me.user.id, me.app_id, std::to_string(*id));
+  return passkey_reply(*renamed);
 }
 
 http::Response passkey_delete(const http::Request& request, core::Context& ctx) {

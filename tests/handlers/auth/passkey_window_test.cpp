@@ -4,18 +4,19 @@
 // is accepted once and never below the stored one (0 stays 0 only for an
 // authenticator that keeps no counter).
 #include <rapidjson/document.h>
-#include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
-#include <ctime>
 #include <string>
 
 #include "auth/passkey/service.hpp"
 #include "db/passkey_repo.hpp"
-#include "db/site_repo.hpp"
 #include "db_fixture.hpp"
+#include "passkey_site.hpp"
 
+using svc::testing::add_passkey;
 using svc::testing::DbFixture;
+using svc::testing::site_with_rp;
+using svc::testing::unique;
 
 BOOST_AUTO_TEST_SUITE(passkey_window_test)
 
@@ -23,21 +24,6 @@ namespace {
 
 const std::string kExpired = R"({"status":"Failed","message":"Passkey challenge expired, start again"})";
 const std::string kNotAccepted = R"({"status":"Failed","message":"Passkey not accepted"})";
-
-std::string unique(const std::string& prefix) {
-  static int serial = 0;
-  return prefix + std::to_string(::getpid()) + "-" + std::to_string(std::time(nullptr) % 100000) + "-" +
-         std::to_string(++serial);
-}
-
-long long site_with_rp(DbFixture& f) {
-  svc::db::Site site;
-  site.name = unique("passkey-window-");
-  site.domain = "window.localhost";
-  const long long id = svc::db::SiteRepo(f.db).create(site);
-  svc::db::PasskeyRepo(f.db).set_rp(id, "window.localhost", {"https://window.localhost"});
-  return id;
-}
 
 std::string challenge_token(DbFixture& f, long long site) {
   auto reply = f.post("/auth/passkey/login/options", R"({"appID":)" + std::to_string(site) + "}");
@@ -58,7 +44,7 @@ std::string answer(const std::string& token) {
 
 BOOST_AUTO_TEST_CASE(challenge_lives_300_seconds_and_is_spent_by_its_first_answer) {
   DbFixture f;
-  const long long site = site_with_rp(f);
+  const long long site = site_with_rp(f, "window.localhost");
   const long long start = f.clock.value;
 
   const std::string late = challenge_token(f, site);
@@ -79,23 +65,9 @@ BOOST_AUTO_TEST_CASE(challenge_lives_300_seconds_and_is_spent_by_its_first_answe
 
 BOOST_AUTO_TEST_CASE(sign_count_is_raised_by_one_update) {
   DbFixture f;
-  const long long site = site_with_rp(f);
+  const long long site = site_with_rp(f, "window.localhost");
   svc::db::PasskeyRepo repo(f.db);
-  auto add = [&](long long count) {
-    svc::db::Passkey k;
-    k.site_id = site;
-    k.table = "svc_users";
-    k.user_id = 1;
-    k.credential_id = unique("cred-");
-    k.public_key = "x";
-    k.alg = -7;
-    k.user_handle = "h";
-    k.sign_count = count;
-    k.created_at = f.clock.value;
-    auto id = repo.insert(k, unique("hash-"));
-    BOOST_REQUIRE(id.has_value());
-    return *id;
-  };
+  auto add = [&](long long count) { return add_passkey(f, site, 1, "Passkey", count); };
   const long long counted = add(5);
   BOOST_TEST(!repo.record_use(counted, 5, false, f.clock.value));
   BOOST_TEST(!repo.record_use(counted, 4, false, f.clock.value));
