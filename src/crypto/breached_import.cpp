@@ -8,8 +8,12 @@
 #include <array>
 #include <bit>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <tuple>
 
 #if defined(__SSE2__)
@@ -138,6 +142,92 @@ class Source {
   struct stat st_ {};
 };
 
+// Reads `in` ahead in a thread of its own into a ring of buffers, so the
+// disk, the copy out of the page cache and the parsing overlap. Each buffer
+// has kMaxLine bytes of room before its data, where the consumer puts the
+// unfinished line of the buffer before. Not thread-safe beyond its one
+// consumer; the destructor stops the reader and joins it.
+class ReadAhead {
+ public:
+  struct Chunk {
+    std::vector<char> bytes = std::vector<char>(kMaxLine + kReadBuffer);
+    size_t size = 0;    // bytes read, at bytes[kMaxLine]; 0 = the end
+    bool full = false;  // read, not yet released by the consumer
+    char* data() { return bytes.data() + kMaxLine; }
+  };
+
+  explicit ReadAhead(Source& in) : in_(in), thread_([this] { run(); }) {}
+  ReadAhead(const ReadAhead&) = delete;
+  ReadAhead& operator=(const ReadAhead&) = delete;
+  ~ReadAhead() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+
+  // The next chunk in order, once read; rethrows the reader's error.
+  Chunk& next() {
+    Chunk& c = ring_[next_];
+    next_ = (next_ + 1) % kRing;
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return c.full || error_; });
+    if (!c.full) std::rethrow_exception(error_);
+    return c;
+  }
+
+  // Gives a chunk next() returned back to the reader.
+  void release(Chunk& c) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      c.full = false;
+    }
+    changed_.notify_all();
+  }
+
+ private:
+  static constexpr size_t kRing = 3;
+
+  void run() {
+    try {
+      for (size_t i = 0;; i = (i + 1) % kRing) {
+        Chunk& c = ring_[i];
+        {
+          std::unique_lock<std::mutex> lock(mutex_);
+          changed_.wait(lock, [&] { return stop_ || !c.full; });
+          if (stop_) return;
+        }
+        size_t n = 0;  // whole buffers, short only at the end
+        for (size_t got = 1; got > 0 && n < kReadBuffer;) n += got = in_.read(c.data() + n, kReadBuffer - n);
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          c.size = n;
+          c.full = true;
+        }
+        changed_.notify_all();
+        if (n == 0) return;
+      }
+    } catch (...) {  // a read error: the consumer's next() throws it
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        error_ = std::current_exception();
+      }
+      changed_.notify_all();
+    }
+  }
+
+  Source& in_;
+  Chunk ring_[kRing];
+  size_t next_ = 0;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool stop_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;  // last: started once the rest is built
+};
+
 }  // namespace
 
 BreachedWriter::BreachedWriter(const std::string& target) : target_(target), path_(target + ".tmp") {
@@ -200,16 +290,22 @@ BreachedImportResult import_breached(const std::string& source, const std::strin
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.progress_seconds));
   auto next_report = Clock::now() + every;
 
-  std::vector<char> buf(kReadBuffer + kMaxLine);
   Hash previous{};
   uint64_t last_key = 0;
-  size_t kept = 0;  // bytes of an unfinished line at buf[0, kept)
+  ReadAhead ahead(in);
+  ReadAhead::Chunk* before = nullptr;  // holds the unfinished line
+  const char* tail = nullptr;          // that line, `kept` bytes
+  size_t kept = 0;
   for (;;) {
-    const size_t n = in.read(buf.data() + kept, kReadBuffer);
+    ReadAhead::Chunk& chunk = ahead.next();
+    const size_t n = chunk.size;
     progress.bytes += n;
     if (n == 0) break;
-    const char* p = buf.data();
-    const char* end = buf.data() + kept + n;
+    std::memcpy(chunk.data() - kept, tail, kept);  // the unfinished line goes in front
+    const char* p = chunk.data() - kept;
+    if (before) ahead.release(*before);
+    before = &chunk;
+    const char* end = chunk.data() + n;
     for (;;) {
       // A line is at least "HASH:N": its end of line is sought after that
       // (a line cut shorter fails the hash check, at its own line number).
@@ -229,8 +325,8 @@ BreachedImportResult import_breached(const std::string& source, const std::strin
       p = eol + 1;
     }
     kept = static_cast<size_t>(end - p);
+    tail = p;
     if (kept > kMaxLine) refuse(progress.lines + 1, "longer than a SHA1:COUNT line");
-    std::memmove(buf.data(), p, kept);
     if (options.progress && Clock::now() >= next_report) {  // once per 8 MiB read
       options.progress(progress);
       next_report = Clock::now() + every;

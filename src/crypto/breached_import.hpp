@@ -79,7 +79,10 @@ class BreachedWriter {
 
 // Reads `source` (a file or "-" for standard input) and writes the list
 // through a BreachedWriter: readers see the old list or the new one, never
-// a part. A rerun starts over (the temp file is truncated).
+// a part. A rerun starts over (the temp file is truncated). The reading
+// runs in a thread of its own for the call (8 MiB chunks, three at most in
+// memory), so it overlaps the parsing; the thread ends before this returns
+// or throws.
 // Throws BreachedImportError for a malformed, unsorted or truncated input
 // (the temp file is removed, `target` is untouched) and std::runtime_error
 // for I/O errors.
