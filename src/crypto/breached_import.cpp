@@ -51,7 +51,7 @@ void write_all(int fd, const void* data, size_t size, const std::string& path) {
 #if defined(__SSE2__)
 // 16 hex digits (either case) at p as a number, 16 bytes at once; false
 // when one is not a hex digit.
-bool parse_hex16(const char* p, uint64_t& out) {
+[[gnu::always_inline]] inline bool parse_hex16(const char* p, uint64_t& out) {
   const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   const __m128i lower = _mm_or_si128(x, _mm_set1_epi8(0x20));  // A-F to a-f; digits keep their value
   const __m128i digit =
@@ -70,7 +70,7 @@ bool parse_hex16(const char* p, uint64_t& out) {
   return true;
 }
 #else
-bool parse_hex16(const char* p, uint64_t& out) {
+[[gnu::always_inline]] inline bool parse_hex16(const char* p, uint64_t& out) {
   auto key = breached_key_of_hex(std::string_view(p, 16));
   out = key.value_or(0);
   return key.has_value();
