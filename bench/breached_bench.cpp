@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <sodium.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -50,6 +51,14 @@ namespace fs = std::filesystem;
 
 double us_since(Clock::time_point t) { return std::chrono::duration<double, std::micro>(Clock::now() - t).count(); }
 
+// User + system CPU seconds of this process (all its threads) so far.
+double cpu_seconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -58,6 +67,16 @@ double median(std::vector<double> v) {
 double quantile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
+}
+
+std::string joined(const std::vector<double>& v) {
+  std::string out;
+  char buf[32];
+  for (double x : v) {
+    std::snprintf(buf, sizeof buf, "%s%.3f", out.empty() ? "" : ",", x);
+    out += buf;
+  }
+  return out;
 }
 
 [[noreturn]] void die(const std::string& what) {
@@ -220,7 +239,7 @@ int import(const std::string& dir, uint64_t lines, int rounds) {
   const std::string text = make_text(dir, lines);
   const std::string target = dir + "/import-out.bin";
   const double mb = static_cast<double>(fs::file_size(text)) / 1e6;
-  std::vector<double> read_mbs, import_mbs, ratios, dropped;
+  std::vector<double> read_mbs, import_mbs, ratios, dropped, read_cpu, import_cpu;
   std::vector<char> buffer(8 << 20);
   for (int r = 0; r < rounds; ++r) {
     double read_s = 0, import_s = 0;
@@ -229,13 +248,16 @@ int import(const std::string& dir, uint64_t lines, int rounds) {
       drop(text);
       dropped.push_back(resident(text, 0, fs::file_size(text)));
       const auto t = Clock::now();
+      const double cpu = cpu_seconds();
       if (read_turn) {
         read_through(text, buffer);
         read_s = us_since(t) / 1e6;
+        read_cpu.push_back(cpu_seconds() - cpu);
       } else {
         BreachedImportOptions options;
         const auto result = import_breached(text, target, options);
         import_s = us_since(t) / 1e6;
+        import_cpu.push_back(cpu_seconds() - cpu);
         if (result.lines != lines) die("imported " + std::to_string(result.lines) + " lines");
       }
     }
@@ -246,9 +268,11 @@ int import(const std::string& dir, uint64_t lines, int rounds) {
   fs::remove(target);
   std::printf(
       "{\"what\":\"import\",\"lines\":%llu,\"text_mb\":%.1f,\"read_mb_s\":%.1f,\"import_mb_s\":%.1f,"
-      "\"import_ns_per_line\":%.1f,\"ratio\":%.3f,\"rounds\":%d,\"resident_after_drop\":%.4f}\n",
+      "\"import_ns_per_line\":%.1f,\"ratio\":%.3f,\"ratios\":[%s],\"read_cpu_s\":%.3f,\"import_cpu_s\":%.3f,"
+      "\"rounds\":%d,\"resident_after_drop\":%.4f}\n",
       static_cast<unsigned long long>(lines), mb, median(read_mbs), median(import_mbs),
-      mb / median(import_mbs) * 1e9 / static_cast<double>(lines), median(ratios), rounds,
+      mb / median(import_mbs) * 1e9 / static_cast<double>(lines), median(ratios), joined(ratios).c_str(),
+      median(read_cpu), median(import_cpu), rounds,
       *std::max_element(dropped.begin(), dropped.end()));
   return 0;
 }

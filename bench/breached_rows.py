@@ -36,7 +36,8 @@ def measure_breached(helpers, out, rounds):
             f" (p90 {lk['cold_p90_us']:.1f}, max {lk['cold_max_us']:.1f}), Argon2id verify {lk['verify_ms']:.2f} ms")
     if "error" not in im:
         log(f"  breached import of {im['lines']:,} lines: {im['import_mb_s']:.1f} MB/s, plain read "
-            f"{im['read_mb_s']:.1f} MB/s, ratio {im['ratio']:.2f}")
+            f"{im['read_mb_s']:.1f} MB/s, ratio {im['ratio']:.2f} (rounds {im.get('ratios')}); CPU s: read "
+            f"{im.get('read_cpu_s', 0):.3f}, import {im.get('import_cpu_s', 0):.3f}")
     return result
 
 
@@ -94,7 +95,10 @@ def markdown(b):
                   f"| plain sequential read MB/s (median) | {im['read_mb_s']:.1f} |",
                   f"| import MB/s (median) | {im['import_mb_s']:.1f} |",
                   f"| import ns per line (wall) | {im['import_ns_per_line']:.1f} |",
-                  f"| import ÷ read (median of the rounds' ratios) | {im['ratio']:.3f} |"]
+                  f"| import ÷ read (median of the rounds' ratios; each round) | {im['ratio']:.3f}; "
+                  f"{', '.join(f'{x:.2f}' for x in im.get('ratios', []))} |",
+                  f"| CPU seconds (user + system, all threads): read; import | {im.get('read_cpu_s', 0):.3f}; "
+                  f"{im.get('import_cpu_s', 0):.3f} |"]
     elif im:
         lines += ["", f"Import: {im['error']}"]
     return lines
