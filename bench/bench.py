@@ -27,6 +27,7 @@ from pathlib import Path
 
 from arms import (build_arms, compare_argon2, compare_token_algs, measure_keep_conn, only_arms, pick_argon2_floor,
                   run_arm, run_paired, run_sender_rounds)
+from breached_rows import breached_ratios, measure_breached
 from dataset import load_data
 from mix import render_svg, run_mix
 from php_peer import prepare as prepare_php_peer
@@ -134,9 +135,19 @@ def run_mix_only(stack, args, files, peer, out):
     log(f"wrote {out / 'mix.json'} and {out / 'bench-mix.svg'}")
 
 
+def run_breached_only(stack, args, out):
+    """--only breached: the breached-list rows alone (no arm runs); to out/breached.json and stdout."""
+    log("breached-password list (bench/breached_bench.cpp)")
+    b = measure_breached(stack.helpers, out, args.rounds)
+    (out / "breached.json").write_text(json.dumps({"breached": b, "ratios": breached_ratios(b)}, indent=2) + "\n")
+    print(render_table({"ratios": breached_ratios(b)}))
+
+
 def measure_all(stack, args, out):
     """Every part of a full run, in order: assemble's results, or None for --only (its own output)."""
     started = time.monotonic()
+    if args.only == "breached":
+        return run_breached_only(stack, args, out)
     files, password_hash, proto, counts = load_data(stack, out)
     tail = LogTail(stack, out / "svc-fcgi-problems.log")
     roots = [stack.pid("nginx"), stack.pid("svc-fcgi"), stack.pid("mariadb"), stack.hello_pid]
@@ -172,6 +183,9 @@ def measure_all(stack, args, out):
                        password_hash, time.monotonic() - started)
     results["argon2_impls"] = {"fastest": fastest, "runs": argon2_impls, "loop_verifies_per_s": loop_rates}
     results["token_algs"] = compare_token_algs(stack)
+    log("breached-password list (bench/breached_bench.cpp)")
+    results["breached"] = measure_breached(stack.helpers, out, args.rounds)
+    results["ratios"] += breached_ratios(results["breached"])
     results["mix"] = mix
     add_mix_ratio(results)
     return results

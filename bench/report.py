@@ -11,6 +11,7 @@ import statistics
 from pathlib import Path
 
 from arms import summarize
+from breached_rows import markdown as breached_markdown
 from dataset import CUSTOMERS
 from mix import render_markdown as mix_markdown
 from stack import REPO
@@ -280,7 +281,8 @@ BENCH_SECONDS=2 BENCH_ROUNDS=1 make bench     # smoke run
 ```
 
 `scripts/bench.sh` builds `build-release/` (Release, no tests) and the helpers in `bench/out/bin/`
-(`bench/hello.c`, `bench/argon2_raw.c`, `bench/argon2_impls.cpp`, `bench/push_raw.cpp`, `bench/sender_pass.cpp`), starts its own
+(`bench/hello.c`, `bench/argon2_raw.c`, `bench/argon2_impls.cpp`, `bench/push_raw.cpp`, `bench/sender_pass.cpp`,
+`bench/breached_bench.cpp`), starts its own
 stack in `/tmp/svc-bench.*` (`scripts/stack.sh` with `SVC_ACCESS_LOG=off`, `SVC_SENDER_LOOP=0` and the
 bench server blocks of `bench/nginx-bench.conf.in` in the same nginx) and always stops it. Settings:
 `BENCH_SECONDS` (5), `BENCH_ROUNDS` (3), `BENCH_CONNECTIONS` (32), `BENCH_HASH_CONNECTIONS` (8),
@@ -295,7 +297,11 @@ Then the same search against the PHP-FPM peer (`bench/php-peer/`: plain PHP 8.2 
 from the stack directory, `pm = static`, opcache on, PDO with a persistent connection, behind the same
 nginx on a port of its own): `BENCH_MIX_PHP_RATES` (100,250,350,500,750,1000; empty skips the peer),
 `BENCH_PHP_WORKERS` (8, its pool size: four per core, docs/decisions.md): up to about 6.5 more minutes,
-usually 3 to 4. Its six routes are checked first (status and field names); a wrong answer skips it.""".split("\n")
+usually 3 to 4. Its six routes are checked first (status and field names); a wrong answer skips it.
+The breached-password list (`bench/breached_rows.py`): `BENCH_BREACHED_ENTRIES` (100,000,000 entries in the
+lookup's list), `BENCH_BREACHED_LINES` (10,000,000 lines of the imported text), both generated once into
+`bench/out/breached/` (about 1.3 GB) and reused; `BENCH_ONLY=breached` runs these rows alone (to
+`bench/out/breached.json`).""".split("\n")
 
 
 def this_run(r):
@@ -461,6 +467,7 @@ def notes(*names):
 def render_markdown(r):
     lines = (HOW_TO_RUN + this_run(r) + arms_section(r) + floors_section(r) + mail_section(r)
              + keep_conn_section(r) + memory_section(r) + argon2_section(r) + token_section(r)
+             + breached_markdown(r.get("breached"))
              + notes("argon2-notes.md", "outbound-notes.md", "profile-notes.md")
              + mix_markdown(r.get("mix"), "bench-mix.svg") + notes("perf-notes.md"))
     return "\n".join(lines) + "\n"

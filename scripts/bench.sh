@@ -36,7 +36,11 @@
 #                          and their floors (refresh-token: and the PHP-FPM peer's php-refresh-token),
 #                          medians and ratios printed and in bench/out/only.json;
 #                          no keep_conn, sender or mail delivery runs; nothing committed is rewritten.
-#                          BENCH_ONLY=mix: the mixed-traffic arm alone, to bench/out/mix.json
+#                          BENCH_ONLY=mix: the mixed-traffic arm alone, to bench/out/mix.json;
+#                          BENCH_ONLY=breached: the breached-list rows alone, to bench/out/breached.json
+#   BENCH_BREACHED_ENTRIES [100000000]  entries of the breached list the lookup rows search
+#   BENCH_BREACHED_LINES [10000000]     lines of the SHA1:COUNT text the import row reads
+#                          (both generated once into bench/out/breached/ and reused)
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -92,10 +96,11 @@ rm -f "$helpers/argon2_impls"
 g++ -std=c++20 -O2 -Wall -Wextra -o "$helpers/argon2_impls" bench/argon2_impls.cpp "${impl_flags[@]}" \
   2>"$out/argon2_impls-build.log" || say "bench/argon2_impls.cpp did not build: login floor is libsodium as is"
 core_libs=("$build/libsvc_core.a" -lsodium -lcurl -lssl -lcrypto -lPocoNetSSL -lPocoNet -lPocoUtil
-  -lPocoFoundation -lmysqlcppconn -lfcgi -lcrypt -lopendkim -lcbor -lqrencode)
+  -lPocoFoundation -lmysqlcppconn -lfcgi -lcrypt -lopendkim -lcbor -lqrencode -lzxcvbn)
 g++ -std=c++20 -O2 -Wall -Wextra -o "$helpers/mix_load" bench/mix_load.cpp
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/push_raw" bench/push_raw.cpp "${core_libs[@]}"
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/token_sign" bench/token_sign.cpp "${core_libs[@]}"
+g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/breached_bench" bench/breached_bench.cpp "${core_libs[@]}"
 # Session reuse on/off needs SmtpMailer's reuse_session: measured only if this builds.
 rm -f "$helpers/sender_pass"
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/sender_pass" bench/sender_pass.cpp "${core_libs[@]}" \

@@ -39,6 +39,8 @@ packages=(
   libqrencode-dev zbar-tools
   # passkeys: CBOR of WebAuthn attestation objects and COSE keys (crypto/cbor_item.cpp)
   libcbor-dev
+  # the optional per-site password strength minimum (crypto/password_score.cpp)
+  libzxcvbn-dev
   # promtool: checks GET /metrics output and ops/prometheus/svc-alerts.yml
   prometheus
   # make bench only: the other packaged Argon2id implementations that

@@ -196,8 +196,15 @@ Check check_breached_list(const std::string& path, long long now) {
   }
   const auto& h = list->header();
   const long long days = std::max(0LL, (now - static_cast<long long>(h.created_at)) / 86400);
-  return ok(name, std::to_string(h.count) + " entries (--min-count " + std::to_string(h.min_count) + "), imported " +
-                      std::to_string(days) + " days ago");
+  const std::string detail = std::to_string(h.count) + " entries (--min-count " + std::to_string(h.min_count) +
+                             "), imported " + std::to_string(days) + " days ago";
+  if (h.version < crypto::kBreachedVersion) {
+    return warn(name,
+                detail + "; format version " + std::to_string(h.version) +
+                    " has no page index (a cold lookup reads several pages)",
+                "svc-admin passwords import-breached FILE again (docs/decisions.md \"Issue 41\")");
+  }
+  return ok(name, detail);
 }
 
 int exit_status(const std::vector<Check>& rows) {

@@ -61,7 +61,8 @@ Check check_protective_settings(const config::Config& c);
 
 // [auth] breached_list: not configured (ok, says so), or the file maps as a
 // list (its entry count, its age at `now` and the --min-count it was made
-// with), else a failure: the password rule then goes without it.
+// with; a warning for a version-1 file, which has no page index), else a
+// failure: the password rule then goes without it.
 Check check_breached_list(const std::string& path, long long now);
 
 // The table: one line per row (name, ok/FAIL/skip, detail), then an indented

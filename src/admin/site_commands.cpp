@@ -11,6 +11,7 @@
 #include "config/config.hpp"
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"
+#include "crypto/password_score.hpp"
 #include "db/passkey_repo.hpp"
 #include "db/site_mail_repo.hpp"
 #include "db/site_repo.hpp"
@@ -85,6 +86,7 @@ std::vector<std::string> with_mail_options(std::vector<std::string> options) {
   options.push_back("audience");
   options.push_back("verify-email");
   options.push_back("new-device-mail");
+  options.push_back("min-password-score");
   options.push_back("rp-id");
   options.push_back("origins");
   return options;
@@ -191,18 +193,27 @@ void apply_audience(const Args& args, db::Database& db, long long site_id) {
 // --verify-email [true|false] (issue 26): sign-up mails a verification
 // link and a password login of an unverified address is refused. A bare
 // --verify-email means true. --new-device-mail on|off (issue 37): a sign-in
-// from a new device mails new-sign-in. Stored apart from the Site row's
-// other columns.
+// from a new device mails new-sign-in. --min-password-score 0..4 (issue
+// 41): the zxcvbn score a new password must reach, 0 = off. Stored apart
+// from the Site row's other columns.
 void apply_account_mails(const Args& args, db::Database& db, long long site_id) {
   if (auto v = args.get("verify-email")) db::SiteRepo(db).set_verify_email(site_id, parse_bool("verify-email", *v));
   if (auto v = args.get("new-device-mail")) {
     db::SiteRepo(db).set_new_device_mail(site_id, parse_bool("new-device-mail", *v));
+  }
+  if (args.get("min-password-score")) {
+    const long long score = args.integer("min-password-score", 0);
+    if (score < 0 || score > crypto::kMaxPasswordScore) {
+      throw UsageError("--min-password-score expects 0 (off) to 4 (the zxcvbn score a new password must reach)");
+    }
+    db::SiteRepo(db).set_min_password_score(site_id, static_cast<int>(score));
   }
 }
 
 void print_site_identity(const CommandEnv& env, const db::Site& site) {
   std::printf("verify_email:    %s\n", site.verify_email ? "true" : "false");
   std::printf("new_device_mail: %s\n", site.new_device_mail ? "on" : "off");
+  std::printf("min_password_score: %d%s\n", site.min_password_score, site.min_password_score == 0 ? " (off)" : "");
   std::printf("audience:        %s%s\n", auth::site_audience(site, env.config.tokens.issuer).c_str(),
               site.audience.empty() ? " (default)" : "");
 }
@@ -307,6 +318,8 @@ std::string site_options_help() {
          "  a password login of an unverified address gets 403 Email not verified)\n"
          "  --new-device-mail on|off (a sign-in from a device the user's sessions have not shown\n"
          "  in 90 days mails new-sign-in)\n"
+         "  --min-password-score 0..4 (the zxcvbn score a new password must reach at sign-up, reset\n"
+         "  and change; 0, the default, is off)\n"
          "  --rp-id DOMAIN|none --origins URL[,URL...] (passkeys: the WebAuthn relying party and\n"
          "  the origins of its pages; default https://DOMAIN)\n"
          "  (site create also takes --id N to keep an existing appID; it generates a key unless\n"

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -13,6 +14,9 @@
 
 namespace svc::crypto {
 namespace {
+
+constexpr uint32_t kVersion1 = 1;
+constexpr size_t kVersion1Header = sizeof(BreachedHeader);
 
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -28,12 +32,25 @@ std::string sha1(std::string_view password) {
   return digest;
 }
 
-// How many interpolation probes before binary search takes over: on uniform
-// keys the answer is near after two or three; the bound keeps a skewed file
-// (not one the import writes) at O(log n).
-constexpr int kInterpolationProbes = 8;
+uint64_t round_up_to_page(uint64_t bytes) { return (bytes + kBreachedPage - 1) / kBreachedPage * kBreachedPage; }
+
+// Whether the mapped header describes a file of exactly `size` bytes in a
+// version this code reads.
+bool well_formed(const BreachedHeader& h, size_t size) {
+  if (std::memcmp(h.magic, kBreachedMagic, sizeof h.magic) != 0) return false;
+  if (h.count > size / 8) return false;  // no overflow below
+  if (h.version == kVersion1) {
+    return h.header_size == kVersion1Header && h.index_offset == 0 && size == kVersion1Header + h.count * 8;
+  }
+  return h.version == kBreachedVersion && h.header_size == kBreachedPage &&
+         h.index_offset == breached_index_offset(h.count) && size == breached_file_size(h.count);
+}
 
 }  // namespace
+
+uint64_t breached_index_offset(uint64_t count) { return kBreachedPage + round_up_to_page(count * 8); }
+uint64_t breached_index_count(uint64_t count) { return (count + kEntriesPerPage - 1) / kEntriesPerPage; }
+uint64_t breached_file_size(uint64_t count) { return breached_index_offset(count) + breached_index_count(count) * 8; }
 
 uint64_t breached_key(std::string_view password) {
   const std::string digest = sha1(password);
@@ -55,32 +72,40 @@ std::optional<uint64_t> breached_key_of_hex(std::string_view hex) {
   return key;
 }
 
-bool sorted_contains(const uint64_t* entries, size_t count, uint64_t key) {
-  if (count == 0) return false;
-  size_t lo = 0, hi = count - 1;  // the key, if present, lies in [lo, hi]
-  for (int probe = 0; probe < kInterpolationProbes && lo < hi; ++probe) {
-    const uint64_t a = entries[lo], b = entries[hi];
-    if (key < a || key > b) return false;
-    if (a == b) return key == a;
-    const auto offset = static_cast<unsigned __int128>(key - a) * (hi - lo) / (b - a);
-    const size_t mid = lo + static_cast<size_t>(offset);
-    if (entries[mid] == key) return true;
-    if (entries[mid] < key) {
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
+size_t last_at_most(const uint64_t* a, size_t count, uint64_t key) {
+  const uint64_t first = a[0], last = a[count - 1];
+  if (key >= last) return count - 1;
+  // first <= key < last: an interpolation guess (keys are SHA-1 prefixes,
+  // uniform), then gallop from it to a bracket a[lo] <= key < a[hi].
+  size_t lo = static_cast<size_t>(static_cast<unsigned __int128>(key - first) * (count - 1) / (last - first));
+  size_t hi = lo + 1;
+  if (a[lo] <= key) {
+    for (size_t step = 1; a[hi] <= key; step *= 2) {  // a[count - 1] > key ends it
+      lo = hi;
+      hi = std::min(count - 1, hi + step);
     }
-    if (lo > hi || hi >= count) return false;
+  } else {
+    hi = lo;
+    for (size_t step = 1;; step *= 2) {
+      lo = hi > step ? hi - step : 0;
+      if (a[lo] <= key) break;  // a[0] <= key ends it
+      hi = lo;
+    }
   }
-  while (lo < hi) {
+  while (hi - lo > 1) {
     const size_t mid = lo + (hi - lo) / 2;
-    if (entries[mid] < key) {
-      lo = mid + 1;
+    if (a[mid] <= key) {
+      lo = mid;
     } else {
       hi = mid;
     }
   }
-  return entries[lo] == key;
+  return lo;
+}
+
+bool sorted_contains(const uint64_t* entries, size_t count, uint64_t key) {
+  if (count == 0 || key < entries[0] || key > entries[count - 1]) return false;
+  return entries[last_at_most(entries, count, key)] == key;
 }
 
 std::optional<BreachedFile> BreachedFile::open(const std::string& path, std::string& error) {
@@ -99,15 +124,17 @@ std::optional<BreachedFile> BreachedFile::open(const std::string& path, std::str
     return std::nullopt;
   }
   BreachedFile file(map, static_cast<size_t>(st.st_size));
-  const BreachedHeader& h = file.header();
-  if (std::memcmp(h.magic, kBreachedMagic, sizeof h.magic) != 0 || h.version != kBreachedVersion ||
-      h.header_size != sizeof(BreachedHeader) || h.count != (file.size_ - sizeof(BreachedHeader)) / 8 ||
-      (file.size_ - sizeof(BreachedHeader)) % 8 != 0) {
-    error = path + ": not a breached-password list of version 1, or cut short";
+  if (!well_formed(file.header(), file.size_)) {
+    error = path + ": not a breached-password list of version 1 or 2, or cut short";
     return std::nullopt;
   }
-  // Lookups jump: read-ahead would only fetch pages no probe asks for.
-  ::madvise(map, file.size_, MADV_RANDOM);
+  const BreachedHeader& h = file.header();
+  const size_t index_at = h.version == kVersion1 ? file.size_ : static_cast<size_t>(h.index_offset);
+  // Entry pages are read one at a time, where a lookup lands: read-ahead
+  // would only fetch pages no lookup asks for. The page index is read by
+  // every lookup: the kernel fetches it now, in the background.
+  ::madvise(map, index_at, MADV_RANDOM);
+  if (index_at < file.size_) ::madvise(static_cast<char*>(map) + index_at, file.size_ - index_at, MADV_WILLNEED);
   return file;
 }
 
@@ -128,9 +155,26 @@ BreachedFile::~BreachedFile() {
 }
 
 const uint64_t* BreachedFile::entries() const {
-  return reinterpret_cast<const uint64_t*>(static_cast<const char*>(map_) + sizeof(BreachedHeader));
+  return reinterpret_cast<const uint64_t*>(static_cast<const char*>(map_) + header().header_size);
 }
 
-bool BreachedFile::contains(uint64_t key) const { return sorted_contains(entries(), header().count, key); }
+const uint64_t* BreachedFile::index() const {
+  return reinterpret_cast<const uint64_t*>(static_cast<const char*>(map_) + header().index_offset);
+}
+
+std::optional<size_t> BreachedFile::page_of(uint64_t key) const {
+  const BreachedHeader& h = header();
+  if (h.version == kVersion1 || h.count == 0 || key < index()[0]) return std::nullopt;
+  return last_at_most(index(), breached_index_count(h.count), key);
+}
+
+bool BreachedFile::contains(uint64_t key) const {
+  const BreachedHeader& h = header();
+  if (h.version == kVersion1) return sorted_contains(entries(), h.count, key);
+  const auto page = page_of(key);
+  if (!page) return false;
+  const size_t first = *page * kEntriesPerPage;
+  return sorted_contains(entries() + first, std::min<size_t>(kEntriesPerPage, h.count - first), key);
+}
 
 }  // namespace svc::crypto

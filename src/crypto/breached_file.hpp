@@ -1,15 +1,25 @@
 #pragma once
 // The breached-password list as svc keeps it (docs/decisions.md "Issue 41:
-// the breached-password list"): a 64-byte header, then one little-endian
-// uint64 per listed password, strictly ascending: the first 8 bytes of the
-// password's SHA-1 read as a big-endian number. Two passwords share an entry
-// only when their SHA-1 agree in 64 bits (false-positive rate n / 2^64).
+// the breached-password list"). Version 2, little-endian:
 //
-// BreachedFile maps such a file read-only; a lookup touches a handful of
-// pages (interpolation search: SHA-1 prefixes are uniform). Thread safety: a
-// BreachedFile is immutable once open; lookups may run concurrently. Fork
-// safety: the mapping is shared and read-only, so a parent's map stays valid
-// in its children (svc-fcgi maps after fork anyway).
+//   [0, 4096)        the header (BreachedHeader, zero-padded to one page)
+//   [4096, F)        the entries: one uint64 per listed password, strictly
+//                    ascending (the first 8 bytes of the password's SHA-1
+//                    read as a big-endian number), zero-padded to a page
+//                    boundary, so entry page p holds entries [512p, 512p + 512)
+//   [F, end)         the page index: the first entry of every entry page,
+//                    ceil(count / 512) uint64 (F = header.index_offset)
+//
+// Two passwords share an entry only when their SHA-1 agree in 64 bits
+// (false-positive rate n / 2^64). A lookup searches the page index (0.016
+// bytes per entry, 1.5 MiB for 100 M entries, which open() asks the kernel
+// to read ahead) and then reads exactly one entry page: a cold lookup costs
+// one random 4 KiB read. Version 1 files (64-byte header, entries, no index)
+// still open and are searched whole, until the next import rewrites them.
+//
+// Thread safety: a BreachedFile is immutable once open; lookups may run
+// concurrently. Fork safety: the mapping is shared and read-only, so a
+// parent's map stays valid in its children (svc-fcgi maps after fork anyway).
 
 #include <cstddef>
 #include <cstdint>
@@ -20,21 +30,29 @@
 namespace svc::crypto {
 
 inline constexpr char kBreachedMagic[8] = {'S', 'V', 'C', 'B', 'R', 'C', 'H', '\n'};
-inline constexpr uint32_t kBreachedVersion = 1;
+inline constexpr uint32_t kBreachedVersion = 2;
+inline constexpr size_t kBreachedPage = 4096;
+inline constexpr size_t kEntriesPerPage = kBreachedPage / 8;
 
-// On disk, little-endian, 64 bytes.
+// On disk, little-endian, the first 64 bytes of the file.
 struct BreachedHeader {
   char magic[8];
   uint32_t version;
-  uint32_t header_size;  // 64: entries start here
-  uint64_t count;        // entries after the header
-  uint64_t min_count;    // lines with a lower COUNT were left out (import --min-count)
-  uint64_t source_size;  // bytes of the imported text file
-  int64_t source_mtime;  // its mtime (unix seconds)
-  int64_t created_at;    // when the import finished (unix seconds)
-  uint64_t reserved;
+  uint32_t header_size;   // where the entries start: 4096 (version 1: 64)
+  uint64_t count;         // entries
+  uint64_t min_count;     // lines with a lower COUNT were left out (import --min-count)
+  uint64_t source_size;   // bytes of the imported text file
+  int64_t source_mtime;   // its mtime (unix seconds)
+  int64_t created_at;     // when the import finished (unix seconds)
+  uint64_t index_offset;  // where the page index starts (version 1: 0, no index)
 };
 static_assert(sizeof(BreachedHeader) == 64);
+
+// Where a version-2 file of `count` entries puts its page index, and how
+// many index entries and bytes in all it has.
+uint64_t breached_index_offset(uint64_t count);
+uint64_t breached_index_count(uint64_t count);
+uint64_t breached_file_size(uint64_t count);
 
 // The first 8 bytes of SHA-1(password), big-endian: a list entry.
 uint64_t breached_key(std::string_view password);
@@ -46,17 +64,22 @@ std::string sha1_hex(std::string_view password);
 // start with 16 hex digits.
 std::optional<uint64_t> breached_key_of_hex(std::string_view hex);
 
-// Whether `key` is in entries[0, count) (strictly ascending). Interpolation
-// search for a few probes, then binary search: O(log log n) probes on
-// uniform keys, never worse than O(log n).
+// Whether `key` is in entries[0, count) (strictly ascending): one
+// interpolation guess, then a galloping search from it, so O(log d) probes
+// where d is how far the guess was off (a few on uniform keys), never worse
+// than O(log n) on a skewed array.
 bool sorted_contains(const uint64_t* entries, size_t count, uint64_t key);
+
+// The index of the last element <= key in a[0, count) (strictly ascending,
+// a[0] <= key), searched as sorted_contains searches.
+size_t last_at_most(const uint64_t* a, size_t count, uint64_t key);
 
 // A list file mapped read-only. Move-only; unmaps on destruction.
 class BreachedFile {
  public:
-  // Maps `path` and checks the header (magic, version, size = header +
-  // count * 8). nullopt with `error` set ("missing", "not a breached list",
-  // ...) otherwise.
+  // Maps `path` and checks the header (magic, version 1 or 2, the size
+  // its count implies, the page index's order at its ends). nullopt with
+  // `error` set ("missing", "not a breached list", ...) otherwise.
   static std::optional<BreachedFile> open(const std::string& path, std::string& error);
 
   BreachedFile(BreachedFile&& other) noexcept;
@@ -69,9 +92,14 @@ class BreachedFile {
   bool contains(uint64_t key) const;
   bool contains_password(std::string_view password) const { return contains(breached_key(password)); }
 
+  // The entry page a lookup of `key` reads (version 2), nullopt when the
+  // key lies below the first entry (no page is read then).
+  std::optional<size_t> page_of(uint64_t key) const;
+
  private:
   BreachedFile(void* map, size_t size) : map_(map), size_(size) {}
   const uint64_t* entries() const;
+  const uint64_t* index() const;
   void* map_ = nullptr;
   size_t size_ = 0;
 };

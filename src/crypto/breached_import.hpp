@@ -1,12 +1,16 @@
 #pragma once
 // Turning the Have I Been Pwned download (text lines "SHA1:COUNT", the hash
 // in hex, ordered by hash, LF or CRLF) into the file of breached_file.hpp.
-// One pass, constant memory (the input is already sorted), no network.
+// One pass, no network, memory bounded by the output's page index (8 bytes
+// per 512 entries: 16 MB for the whole download); the input is already sorted.
 
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "crypto/breached_file.hpp"
 
 namespace svc::crypto {
 
@@ -36,10 +40,49 @@ struct BreachedImportOptions {
   double progress_seconds = 3;
 };
 
-// Reads `source` (a file or "-" for standard input) and writes the list to
-// `target` + ".tmp" (locked with flock, so two imports do not mix), then
-// fsyncs and renames it over `target`: readers see the old list or the new
-// one, never a part. A rerun starts over (the temp file is truncated).
+// Writes a version-2 list (breached_file.hpp) to `target` + ".tmp", locked
+// with flock (two writers do not mix) and truncated (a rerun starts over):
+// keys go in ascending order through an 8 MiB buffer, commit() adds the
+// padding, the page index and the header, fsyncs and renames over `target`
+// (readers see the old list or the new one, never a part). Destroyed
+// without commit(), the temp file is removed. Throws std::runtime_error
+// for I/O errors. Not thread-safe.
+class BreachedWriter {
+ public:
+  explicit BreachedWriter(const std::string& target);
+  BreachedWriter(const BreachedWriter&) = delete;
+  BreachedWriter& operator=(const BreachedWriter&) = delete;
+  ~BreachedWriter();
+
+  // REQUIRES: key above the one added before.
+  void add(uint64_t key) {
+    if (count_ % kEntriesPerPage == 0) index_.push_back(key);
+    buffer_.push_back(key);
+    ++count_;
+    if (buffer_.size() == kBufferEntries) flush();
+  }
+  uint64_t count() const { return count_; }
+
+  // `header`'s min_count, source_size, source_mtime and created_at are kept;
+  // the rest is filled in.
+  void commit(BreachedHeader header);
+
+ private:
+  static constexpr size_t kBufferEntries = size_t{1} << 20;
+  void flush();
+
+  std::string target_, path_;
+  int fd_ = -1;
+  std::vector<uint64_t> buffer_, index_;
+  uint64_t count_ = 0;
+};
+
+// Reads `source` (a file or "-" for standard input) and writes the list
+// through a BreachedWriter: readers see the old list or the new one, never
+// a part. A rerun starts over (the temp file is truncated). The reading
+// runs in a thread of its own for the call (8 MiB chunks, three at most in
+// memory), so it overlaps the parsing; the thread ends before this returns
+// or throws.
 // Throws BreachedImportError for a malformed, unsorted or truncated input
 // (the temp file is removed, `target` is untouched) and std::runtime_error
 // for I/O errors.

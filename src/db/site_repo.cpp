@@ -8,7 +8,7 @@ namespace {
 constexpr const char* kColumns =
     "id, name, domain, reset_url, allowed_redirect_hosts, disable_email, email_from, email_cc, email_bcc,"
     " vapid_public_key, vapid_private_key, vapid_subject, api_key_hash, allow_sql_merge, active, audience, "
-    "verify_email, new_device_mail";
+    "verify_email, new_device_mail, min_password_score";
 
 std::vector<std::string> split_hosts(const std::string& s) {
   std::vector<std::string> out;
@@ -44,7 +44,8 @@ Site read_site(RowReader& r) {
   s.reset_urls = split_urls(r.text());
   s.allowed_redirect_hosts = split_hosts(r.text());
   r.read(s.disable_email, s.email_from, s.email_cc, s.email_bcc, s.vapid_public_key, s.vapid_private_key,
-         s.vapid_subject, s.api_key_hash, s.allow_sql_merge, s.active, s.audience, s.verify_email, s.new_device_mail);
+         s.vapid_subject, s.api_key_hash, s.allow_sql_merge, s.active, s.audience, s.verify_email, s.new_device_mail,
+         s.min_password_score);
   return s;
 }
 
@@ -98,6 +99,11 @@ void SiteRepo::set_verify_email(long long id, bool verify) {
 
 void SiteRepo::set_new_device_mail(long long id, bool on) {
   db_.execute("UPDATE svc_sites SET new_device_mail = ? WHERE id = ?", [&](Params& p) { p.flag(on).integer(id); });
+}
+
+void SiteRepo::set_min_password_score(long long id, int score) {
+  db_.execute("UPDATE svc_sites SET min_password_score = ? WHERE id = ?",
+              [&](Params& p) { p.integer(score).integer(id); });
 }
 
 }  // namespace svc::db

@@ -37,6 +37,9 @@ struct Site {
   // site set --new-device-mail on (sql/017): a sign-in from a device the
   // user's sessions have not shown mails `new-sign-in` (auth/session/new_device.hpp).
   bool new_device_mail = false;
+  // site set --min-password-score 0..4 (sql/027): the zxcvbn score a new
+  // password must reach (auth/password/policy.hpp); 0 = off.
+  int min_password_score = 0;
 };
 
 class SiteRepo {
@@ -53,6 +56,8 @@ class SiteRepo {
   void set_verify_email(long long id, bool verify);
   // svc-admin site set --new-device-mail on|off.
   void set_new_device_mail(long long id, bool on);
+  // svc-admin site set --min-password-score 0..4.
+  void set_min_password_score(long long id, int score);
 
  private:
   Database& db_;

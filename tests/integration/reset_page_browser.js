@@ -2,7 +2,7 @@
 // and prints what it saw as one JSON object. test_reset_page.py runs it and
 // asserts.
 //
-// usage: node reset_page_browser.js LINK OUT_DIR NEW_PASSWORD [QUERY_LINK [OLD_LINK]]
+// usage: node reset_page_browser.js LINK OUT_DIR NEW_PASSWORD [QUERY_LINK [OLD_LINK [GUESSABLE]]]
 //   LINK          the reset link of the e-mail (a fresh, unused token)
 //   OUT_DIR       where the screenshots of each state go
 //   NEW_PASSWORD  the strong password to set
@@ -11,18 +11,20 @@
 //                 server, no redirect); neither may honour the token
 //   OLD_LINK      the same token in a link without the site (as mailed
 //                 before issue 36): opened on the phone once LINK has spent it
+//   GUESSABLE     a password that passes the five rules but not the site's
+//                 minimum strength score: submitted before NEW_PASSWORD
 'use strict';
 
 const { runInChromium } = require('./page_browser');
 
-const [link, outDir, strong, queryLink, oldLink] = process.argv.slice(2);
+const [link, outDir, strong, queryLink, oldLink, guessable] = process.argv.slice(2);
 
 async function state(page) {
   return page.evaluate(() => {
     const visible = (id) => { const e = document.getElementById(id); return !!e && !e.hidden && e.offsetParent !== null; };
     const text = (id) => (document.getElementById(id) || {}).textContent || '';
     const rules = {};
-    document.querySelectorAll('#rules li').forEach((li) => {
+    document.querySelectorAll('#rules li:not([hidden])').forEach((li) => {
       rules[li.dataset.rule] = li.classList.contains('met') ? 'met' : li.classList.contains('missing') ? 'missing' : 'pending';
     });
     return {
@@ -97,6 +99,15 @@ runInChromium(outDir, async (page, out, shot) => {
   await page.type('#confirmPassword', 'weakpass');
   await page.click('#submit');
   out.states.weakSubmitted = await state(page);
+
+  if (guessable) {  // the server's verdict shows on its own line
+    await retype(page, '#password', guessable);
+    await retype(page, '#confirmPassword', guessable);
+    await page.click('#submit');
+    await page.waitForSelector('#rules li[data-rule="strongEnough"]:not([hidden])');
+    out.states.guessable = await state(page);
+    await shot('2b-guessable-1280');
+  }
 
   await retype(page, '#password', strong);
   await retype(page, '#confirmPassword', strong + 'x');

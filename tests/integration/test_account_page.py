@@ -58,6 +58,9 @@ class AccountPageTest(ApiTest):
                     "--email-from", "Centre <no-reply@centre.example>", "--rp-id", "localhost",
                     "--origins", ORIGIN).stdout
         site = int(out.strip().splitlines()[-1])
+        # Issue 41: NEW_PASSWORD scores 2 for this user (the e-mail's "centre"
+        # counts against it), Password1! 0.
+        admin("site", "set", "--site", str(site), "--min-password-score", "2")
         email, uid = create_user("centre", "--verified")
         other = post("/auth/login", {"email": email, "password": PASSWORD, "appID": site})
         self.assertReply(other, 200)  # a second session, which the page ends
@@ -71,6 +74,8 @@ class AccountPageTest(ApiTest):
         states = seen["states"]
         self.assertEqual(states["loaded"]["site"], SITE_NAME)
         self.assertEqual(len(states["signedIn"]["sessions"]), 2, states["signedIn"])
+        self.assertEqual(states["guessable"]["status"][1], "The new password is too weak. It needs: hard enough to "
+                                                          "guess (not a common word, name or pattern).")
         self.assertEqual(sum("This device" in s for s in states["signedIn"]["sessions"]), 1)
         self.assertTrue(states["totpOn"]["tfaState"].startswith("On"), states["totpOn"])
         self.assertEqual(states["totpOn"]["codes"], 10)

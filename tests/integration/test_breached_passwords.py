@@ -1,6 +1,6 @@
 """The breached-password list (issue 41) through nginx: `svc-admin passwords
 import-breached` turns a SHA1:COUNT file made here into [auth]
-breached_list; sign-up and reset refuse a listed password (400 with
+breached_list; sign-up, reset and change refuse a listed password (400 with
 requirements.notBreached false), a login with one succeeds and says
 "password_breached": true; a list replaced while the stack runs is picked up
 without a restart; a truncated or unsorted file is refused and the old list
@@ -118,6 +118,18 @@ class BreachedPasswordsTest(ApiTest):
         token, _ = fresh_token(email)
         self.assertRefused(reset(token, listed_password(7)))
         self.assertReply(reset(token, "Pw@1a-fresh-and-unlisted"), 200)
+
+    def test_change_refuses_a_listed_password(self):
+        _, email = create_user("breachchange", password="Pw@1a-current-one")
+        account = {"Authorization": "Bearer " + self.assertTokenReply(login(email, "Pw@1a-current-one"))[
+            "account_token"]}
+
+        def change(new):
+            return post("/auth/password/change", {"current_password": "Pw@1a-current-one", "password": new,
+                                                  "confirmPassword": new}, headers=account)
+
+        self.assertRefused(change(listed_password(13)))
+        self.assertExact(change("Pw@1a-changed-unlisted"), 200, {"status": "Success", "message": "Password changed"})
 
     def test_login_with_a_listed_password_succeeds_and_says_so(self):
         listed = listed_password(11)

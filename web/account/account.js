@@ -41,6 +41,23 @@
     'name must not contain control characters': 'Use letters, digits, spaces and punctuation only.',
   };
 
+  // The password requirements of a weak-password reply, as the reset page
+  // lists them; the last two only when the server judged them (issue 41:
+  // the breached list, the site's minimum strength score).
+  const REQUIREMENTS = {
+    minLength: 'at least 8 characters',
+    hasUpperCase: 'an upper-case letter (A–Z)',
+    hasLowerCase: 'a lower-case letter (a–z)',
+    hasNumber: 'a digit (0–9)',
+    hasSpecialChar: 'one of @ $ ! % * ? &',
+    notBreached: 'not in a list of leaked passwords',
+    strongEnough: 'hard enough to guess (not a common word, name or pattern)',
+  };
+
+  function missingRequirements(requirements) {
+    return Object.keys(REQUIREMENTS).filter((k) => requirements[k] === false).map((k) => REQUIREMENTS[k]);
+  }
+
   function words(reply) {
     const body = reply.body || {};
     if (reply.status === 0) return 'The server could not be reached. Check your connection and try again.';
@@ -48,7 +65,10 @@
     if (Array.isArray(body.errors) && body.errors.length) {
       return body.errors.map((e) => WORDS[e.message] || e.message).join(' ');
     }
-    if (body.requirements) return 'The new password is too weak: ' + (body.message || '');
+    if (body.requirements) {
+      const missing = missingRequirements(body.requirements);
+      return 'The new password is too weak. It needs: ' + (missing.length ? missing.join('; ') : body.message) + '.';
+    }
     return WORDS[body.message] || body.message || 'Something went wrong. Please try again later.';
   }
 

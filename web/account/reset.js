@@ -28,8 +28,20 @@
 
   const $ = (id) => document.getElementById(id);
 
+  // The lines marked data-server (the breached list, the site's strength
+  // score: issue 41) only the server can judge: shown once a reply names
+  // them, pending again while the user types.
   function showRules(r, typed) {
     document.querySelectorAll('#rules li').forEach((li) => {
+      if (li.hasAttribute('data-server')) {
+        const judged = typeof r[li.dataset.rule] === 'boolean';
+        if (judged) li.hidden = false;
+        if (!judged) {
+          li.classList.remove('met', 'missing');
+          li.setAttribute('aria-label', li.textContent);
+          return;
+        }
+      }
       const ok = r[li.dataset.rule];
       li.classList.toggle('met', ok);
       li.classList.toggle('missing', typed && !ok);

@@ -35,7 +35,7 @@ http::Response password_change(const http::Request& request, core::Context& ctx)
   auto password = password_field(fields, "password", false);
   auto confirm = fields.required_string("confirmPassword", kMaxPasswordBytes);
   fields.throw_if_errors();
-  require_strong_password(*password);
+  require_strong_password(*password, ctx, me.app_id, {me.user.email, me.user.first_name, me.user.last_name});
   if (*password != *confirm) throw http::ApiError::validation("confirmPassword", "Passwords do not match");
   require_own_password(request, ctx, me, *current, "password_change_failed");
   change_password(request, ctx, me, *password);

@@ -2,8 +2,10 @@
 
 #include "core/clock.hpp"
 #include "crypto/breached_list.hpp"
+#include "crypto/password_score.hpp"
 #include "http/api_error.hpp"
 #include "http/json.hpp"
+#include "http/site_cache.hpp"
 
 namespace svc::auth {
 
@@ -45,6 +47,7 @@ namespace {
       .kv("hasNumber", r.has_number)
       .kv("hasSpecialChar", r.has_special);
   if (r.not_breached) w.kv("notBreached", *r.not_breached);
+  if (r.strong_enough) w.kv("strongEnough", *r.strong_enough);
   w.close().close();
   throw http::ApiError(400, w.str());
 }
@@ -54,6 +57,16 @@ std::optional<bool> breached_verdict(std::string_view password, core::Context& c
   return ctx.breached->listed(password, ctx.clock.now());
 }
 
+// Whether the password reaches the site's minimum score; nullopt when the
+// site has none (or there is no site).
+std::optional<bool> strength_verdict(std::string_view password, core::Context& ctx, long long site_id,
+                                     const std::vector<std::string_view>& user_words) {
+  if (site_id <= 0) return std::nullopt;
+  const auto site = http::find_site(ctx, site_id);
+  if (!site || site->min_password_score <= 0) return std::nullopt;
+  return crypto::password_score(password, user_words) >= site->min_password_score;
+}
+
 }  // namespace
 
 void require_strong_password(std::string_view password) {
@@ -61,9 +74,11 @@ void require_strong_password(std::string_view password) {
   if (!r.all()) refuse(r);
 }
 
-void require_strong_password(std::string_view password, core::Context& ctx) {
+void require_strong_password(std::string_view password, core::Context& ctx, long long site_id,
+                             const std::vector<std::string_view>& user_words) {
   PasswordRequirements r = check_strength(password);
   if (auto listed = breached_verdict(password, ctx)) r.not_breached = !*listed;
+  r.strong_enough = strength_verdict(password, ctx, site_id, user_words);
   if (!r.all()) refuse(r);
 }
 

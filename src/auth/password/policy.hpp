@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/context.hpp"
 #include "http/validate.hpp"
@@ -27,8 +28,12 @@ struct PasswordRequirements {
   // Beyond the spec's five (issue 41), present only when checked: not in
   // the breached list ([auth] breached_list, when a usable one is mapped).
   std::optional<bool> not_breached;
+  // Present only when the site's minimum zxcvbn score is on (site set
+  // --min-password-score 1..4): the password's score reaches it.
+  std::optional<bool> strong_enough;
   bool all() const {
-    return min_length && has_upper && has_lower && has_number && has_special && not_breached.value_or(true);
+    return min_length && has_upper && has_lower && has_number && has_special && not_breached.value_or(true) &&
+           strong_enough.value_or(true);
   }
 };
 
@@ -41,11 +46,15 @@ size_t utf8_length(std::string_view s);
 // the requirements object when the rule is not met.
 void require_strong_password(std::string_view password);
 
-// The same, and the password must not be in the breached list of
-// ctx.breached when one is usable (else `requirements.notBreached`: false;
-// the key is there, true, whenever the list was consulted). The list is
-// consulted only when the five pass, so a weak password costs no lookup.
-void require_strong_password(std::string_view password, core::Context& ctx);
+// What sign-up, reset and change judge a new password by: the five, then
+// the breached list of ctx.breached when one is usable
+// (`requirements.notBreached`, present, true or false, whenever the list was
+// consulted), then the minimum zxcvbn score of site `site_id` when it has
+// one (`requirements.strongEnough`, present whenever the site's minimum is
+// on; `user_words`, the user's e-mail and names, count against the
+// password). site_id 0 (no site: a request without appID) has no minimum.
+void require_strong_password(std::string_view password, core::Context& ctx, long long site_id,
+                             const std::vector<std::string_view>& user_words);
 
 // Whether `password` is in the breached list; false when none is usable.
 bool is_breached(std::string_view password, core::Context& ctx);

@@ -33,7 +33,7 @@ http::Response reset_pass(const http::Request& request, core::Context& ctx) {
   auto token = fields.required_string("reset_password_token", 8192);
   auto table = requested_auth_table(fields, ctx);  // absent: the reset token's own table
   fields.throw_if_errors();
-  require_strong_password(*password, ctx);
+  require_strong_password(*password, ctx, reset_token_site(ctx, *token), {});
   if (*password != *confirm) throw http::ApiError::validation("confirmPassword", "Passwords do not match");
 
   reset_password(ctx, request, *token, table, *password);

@@ -156,6 +156,11 @@ void request_password_reset(core::Context& ctx, const http::Request& request, co
   audit(ctx, request, "reset_requested", table.str(), user_id, site->id, detail);
 }
 
+long long reset_token_site(core::Context& ctx, const std::string& token) {
+  auto verified = crypto::jwt_verify(token, reset_token_keys(ctx.config.keys.jwt), "reset", ctx.clock.now());
+  return verified.ok() ? verified.claims.app : 0;
+}
+
 void reset_password(core::Context& ctx, const http::Request& request, const std::string& token,
                     const std::optional<db::TableName>& requested, const std::string& password) {
   auto invalid = [] { return http::ApiError::failed(400, "Reset password token has expired or is invalid"); };

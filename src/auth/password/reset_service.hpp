@@ -31,6 +31,11 @@ namespace svc::auth {
 void request_password_reset(core::Context& ctx, const http::Request& request, const std::string& email,
                             long long app_id, const db::TableName& table, const std::optional<std::string>& url);
 
+// The site a reset token names (its `app` claim) when the token verifies
+// (signature, expiry, typ), else 0: whose minimum password score the new
+// password must reach (policy.hpp). Step 2 checks the token fully.
+long long reset_token_site(core::Context& ctx, const std::string& token);
+
 // Step 2: checks `token` (signature under reset_token_keys(), expiry, typ
 // "reset", aud "svc-reset", a table of [auth] tables that equals `table` when
 // one is given, that the user is active with a usable password column, and

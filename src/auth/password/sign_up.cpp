@@ -42,7 +42,7 @@ http::Response sign_up(const http::Request& request, core::Context& ctx) {
     fields.add("locale", "locale must be a BCP 47 language tag such as de or de-AT");
   }
   fields.throw_if_errors();
-  require_strong_password(*password, ctx);
+  require_strong_password(*password, ctx, *app_id, {*email, first.value_or(""), last.value_or("")});
 
   auto session = register_user({*email, *password, first.value_or(""), last.value_or(""), *table, *app_id,
                                 locale ? messaging::normalize_locale(*locale) : ""},

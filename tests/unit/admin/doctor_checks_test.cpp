@@ -8,9 +8,13 @@
 
 #include <boost/test/unit_test.hpp>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include "crypto/breached_file.hpp"
+#include "crypto/breached_import.hpp"
 
 using namespace svc::admin;
 using svc::config::Config;
@@ -212,6 +216,41 @@ BOOST_AUTO_TEST_CASE(table_and_exit_status) {
              "settings  warn    test_mode\n"
              "                  fix: not in production\n");
   BOOST_TEST(exit_status(warned) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(breached_list_row_warns_about_a_list_without_page_index) {
+  const std::string dir = "/tmp/svc-doctor-breached-" + std::to_string(::getpid());
+  ::mkdir(dir.c_str(), 0700);
+  {  // version 2, as the import writes it
+    svc::crypto::BreachedWriter writer(dir + "/v2.bin");
+    writer.add(42);
+    svc::crypto::BreachedHeader h{};
+    h.min_count = 1;
+    writer.commit(h);
+  }
+  {  // version 1: a 64-byte header and the entries
+    svc::crypto::BreachedHeader h{};
+    std::memcpy(h.magic, svc::crypto::kBreachedMagic, sizeof h.magic);
+    h.version = 1;
+    h.header_size = sizeof h;
+    h.count = 1;
+    h.min_count = 1;
+    const uint64_t key = 42;
+    std::ofstream out(dir + "/v1.bin", std::ios::binary);
+    out.write(reinterpret_cast<const char*>(&h), sizeof h);
+    out.write(reinterpret_cast<const char*>(&key), sizeof key);
+  }
+  const Check v2 = check_breached_list(dir + "/v2.bin", 86400 * 2);
+  BOOST_TEST((v2.status == Check::Status::Ok));
+  BOOST_TEST(v2.detail.find("1 entries (--min-count 1)") != std::string::npos, v2.detail);
+  const Check v1 = check_breached_list(dir + "/v1.bin", 86400 * 2);
+  BOOST_TEST((v1.status == Check::Status::Warn));
+  BOOST_TEST(v1.detail.find("format version 1 has no page index") != std::string::npos, v1.detail);
+  BOOST_TEST(v1.fix.find("import-breached") != std::string::npos, v1.fix);
+  BOOST_TEST((check_breached_list(dir + "/absent.bin", 0).status == Check::Status::Fail));
+  std::remove((dir + "/v1.bin").c_str());
+  std::remove((dir + "/v2.bin").c_str());
+  ::rmdir(dir.c_str());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -102,7 +103,11 @@ BOOST_AUTO_TEST_CASE(every_listed_password_is_found_and_others_are_not) {
   BOOST_TEST(list.header().count == kLines);
   BOOST_TEST(list.header().source_size == fs::file_size(dir.file("pwned.txt")));
   BOOST_TEST(list.header().created_at == 1700000000);
-  BOOST_TEST(fs::file_size(dir.file("list.bin")) == sizeof(BreachedHeader) + 8 * kLines);
+  // Version 2: a header page, the entries padded to whole pages, then the
+  // page index (one key per 512 entries).
+  BOOST_TEST(list.header().version == 2u);
+  BOOST_TEST(list.header().index_offset == 4096 + (8 * kLines + 4095) / 4096 * 4096);
+  BOOST_TEST(fs::file_size(dir.file("list.bin")) == list.header().index_offset + 8 * ((kLines + 511) / 512));
 
   // The first and the last lines of the file, then every one.
   BOOST_TEST(list.contains_password(corpus().front().password));
@@ -201,6 +206,121 @@ BOOST_AUTO_TEST_CASE(a_replaced_list_is_picked_up_within_a_second) {
   BreachedList none("");
   BOOST_TEST(!none.configured());
   BOOST_TEST(verdict(none.listed(first[0].password, 100)) == "no list");
+}
+
+// Keys written straight through BreachedWriter (no text): every count
+// around the page size, and keys bunched far from uniform, where the
+// interpolation guess is wrong and the galloping search must still land.
+BOOST_AUTO_TEST_CASE(a_lookup_reads_the_one_page_its_key_is_on_whatever_the_keys) {
+  TempDir dir;
+  const auto spread = [](size_t n) {
+    std::vector<uint64_t> keys;
+    for (size_t i = 0; i < n; ++i) keys.push_back(0x0100000000000000ULL + i * 0x0000100000000003ULL);
+    return keys;
+  };
+  const auto bunched = [](size_t n) {  // half packed at the bottom, half at the top
+    std::vector<uint64_t> keys;
+    for (size_t i = 0; i < n / 2; ++i) keys.push_back(1000 + 7 * i);
+    for (size_t i = n / 2; i < n; ++i) keys.push_back(~0ULL - 7 * (n - i));
+    return keys;
+  };
+  for (size_t n : {1u, 2u, 511u, 512u, 513u, 1024u, 1025u, 5000u}) {
+    for (const auto& keys : {spread(n), bunched(n)}) {
+      BOOST_TEST_CONTEXT("n " << n << ", first key " << keys.front()) {
+        {
+          BreachedWriter writer(dir.file("keys.bin"));
+          for (uint64_t k : keys) writer.add(k);
+          writer.commit(BreachedHeader{});
+        }
+        BreachedFile list = open_list(dir.file("keys.bin"));
+        BOOST_TEST(list.header().count == keys.size());
+        BOOST_TEST(fs::file_size(dir.file("keys.bin")) == breached_file_size(keys.size()));
+        size_t wrong_page = 0, missing = 0, false_hits = 0;
+        for (size_t i = 0; i < keys.size(); ++i) {
+          wrong_page += list.page_of(keys[i]) == std::optional<size_t>(i / 512) ? 0 : 1;
+          missing += list.contains(keys[i]) ? 0 : 1;
+          false_hits += list.contains(keys[i] + 1) ? 1 : 0;  // between two keys, or above the last
+        }
+        BOOST_TEST(wrong_page == 0u);
+        BOOST_TEST(missing == 0u);
+        BOOST_TEST(false_hits == 0u);
+        BOOST_TEST(!list.contains(keys.front() - 1));
+        BOOST_TEST(!list.page_of(keys.front() - 1).has_value());
+      }
+    }
+  }
+  BreachedWriter empty(dir.file("empty.bin"));
+  empty.commit(BreachedHeader{});
+  BOOST_TEST(!open_list(dir.file("empty.bin")).contains(0));
+}
+
+BOOST_AUTO_TEST_CASE(a_version_1_list_still_answers_and_a_damaged_file_is_refused) {
+  TempDir dir;
+  std::vector<uint64_t> keys;
+  for (size_t i = 0; i < 3000; ++i) keys.push_back(breached_key(corpus()[i].password));
+  std::sort(keys.begin(), keys.end());
+  {  // version 1: a 64-byte header, then the entries, nothing else
+    BreachedHeader h{};
+    std::memcpy(h.magic, kBreachedMagic, sizeof h.magic);
+    h.version = 1;
+    h.header_size = sizeof h;
+    h.count = keys.size();
+    std::ofstream out(dir.file("v1.bin"), std::ios::binary);
+    out.write(reinterpret_cast<const char*>(&h), sizeof h);
+    out.write(reinterpret_cast<const char*>(keys.data()), static_cast<std::streamsize>(keys.size() * 8));
+  }
+  BreachedFile v1 = open_list(dir.file("v1.bin"));
+  for (size_t i = 0; i < 3000; ++i) BOOST_TEST(v1.contains_password(corpus()[i].password));
+  BOOST_TEST(!v1.contains_password("unlisted"));
+
+  {
+    BreachedWriter writer(dir.file("v2.bin"));
+    for (uint64_t k : keys) writer.add(k);
+    writer.commit(BreachedHeader{});
+  }
+  fs::copy_file(dir.file("v2.bin"), dir.file("short.bin"));
+  fs::resize_file(dir.file("short.bin"), fs::file_size(dir.file("v2.bin")) - 8);  // the index cut short
+  fs::copy_file(dir.file("v2.bin"), dir.file("v3.bin"));
+  {
+    std::fstream f(dir.file("v3.bin"), std::ios::binary | std::ios::in | std::ios::out);
+    const uint32_t three = 3;
+    f.seekp(8);
+    f.write(reinterpret_cast<const char*>(&three), sizeof three);
+  }
+  for (const char* name : {"short.bin", "v3.bin"}) {
+    std::string error;
+    BOOST_TEST_CONTEXT(name) {
+      BOOST_TEST(!BreachedFile::open(dir.file(name), error).has_value());
+      BOOST_TEST(error.find("not a breached-password list") != std::string::npos, error);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(hashes_agreeing_in_64_bits_are_ordered_by_all_40_digits_and_kept_as_one) {
+  TempDir dir;
+  const std::string prefix = "0123456789ABCDEF";
+  {
+    std::ofstream out(dir.file("same.txt"), std::ios::binary);
+    out << prefix << "000000000000000000000001:5\n"
+        << prefix << "00000000000000000000000a:5\n"
+        << "F123456789ABCDEF000000000000000000000000:1\n";
+  }
+  const auto result = import_breached(dir.file("same.txt"), dir.file("list.bin"), options());
+  BOOST_TEST(result.lines == 3u);
+  BOOST_TEST(result.entries == 2u);
+  BOOST_TEST(open_list(dir.file("list.bin")).contains(0x0123456789ABCDEFULL));
+  {
+    std::ofstream out(dir.file("swapped.txt"), std::ios::binary);
+    out << prefix << "00000000000000000000000A:5\n" << prefix << "000000000000000000000001:5\n";
+  }
+  try {
+    import_breached(dir.file("swapped.txt"), dir.file("list.bin"), options());
+    BOOST_FAIL("imported");
+  } catch (const BreachedImportError& e) {
+    BOOST_TEST(std::string(e.what()) ==
+               "line 2: not ordered by hash (after 0123456789ABCDEF00000000000000000000000A): the download ordered "
+               "by hash is required");
+  }
 }
 
 BOOST_AUTO_TEST_CASE(keys_are_the_big_endian_first_eight_bytes) {

@@ -1,0 +1,108 @@
+"""The breached-password list's rows of `make bench` (issue 41), measured by
+bench/breached_bench.cpp with svc's own code (libsvc_core.a): a lookup in a
+list of BENCH_BREACHED_ENTRIES (100 million) entries, cold and warm, against
+one Argon2id verify of svc's hasher in the same process (target: under 2 %
+of it, both); and the import of a BENCH_BREACHED_LINES-line (10 million)
+SHA1:COUNT file against a plain sequential read of the same file, both from
+a cold page cache (target: at least 0.5 of its speed). The generated list
+and text are kept in bench/out/breached/ for the next run (about 0.8 GB and
+0.5 GB). Stdlib only.
+"""
+
+import os
+import sys
+
+from arms import json_lines
+from stack import log
+
+ENTRIES = int(os.environ.get("BENCH_BREACHED_ENTRIES", "100000000"))
+LINES = int(os.environ.get("BENCH_BREACHED_LINES", "10000000"))
+
+
+def measure_breached(helpers, out, rounds):
+    """{"lookup": {...}, "import": {...}} of bench/breached_bench.cpp; {} when the helper is missing."""
+    exe = helpers / "breached_bench"
+    if not exe.exists():
+        log("breached_bench was not built: no breached-list rows")
+        return {}
+    data = out / "breached"
+    result = {}
+    for mode, n in (("lookup", ENTRIES), ("import", LINES)):
+        lines = json_lines([str(exe), mode, str(data), str(n), str(rounds)])
+        result[mode] = lines[0] if lines else {"error": "breached_bench %s printed nothing" % mode}
+    lk, im = result["lookup"], result["import"]
+    if "error" not in lk:
+        log(f"  breached lookup in {lk['entries']:,} entries: warm {lk['warm_us']:.2f} us, cold {lk['cold_us']:.1f} us"
+            f" (p90 {lk['cold_p90_us']:.1f}, max {lk['cold_max_us']:.1f}), Argon2id verify {lk['verify_ms']:.2f} ms")
+    if "error" not in im:
+        log(f"  breached import of {im['lines']:,} lines: {im['import_mb_s']:.1f} MB/s, plain read "
+            f"{im['read_mb_s']:.1f} MB/s, ratio {im['ratio']:.2f} (rounds {im.get('ratios')}); CPU s: read "
+            f"{im.get('read_cpu_s', 0):.3f}, import {im.get('import_cpu_s', 0):.3f}")
+    return result
+
+
+def breached_ratios(b):
+    """The three ratio rows: lookup cold and warm in % of one Argon2id verify (≤ 2), import ÷ read (≥ 0.5)."""
+    rows = []
+    lk, im = b.get("lookup") or {}, b.get("import") or {}
+    if lk and "error" not in lk:
+        cold_ok = lk["resident_after_drop"] < 0.01
+        for kind, us in (("cold", lk["cold_us"]), ("warm", lk["warm_us"])):
+            value = 100 * us / (lk["verify_ms"] * 1000)
+            valid = cold_ok or kind == "warm"
+            rows.append({"ratio": f"breached-list lookup, {kind}, % of one argon2id verify ({lk['entries']:,} entries)",
+                         "value": value, "target": 2, "lower_is_better": True,
+                         "verdict": ("pass" if value <= 2 else "miss") if valid else "invalid",
+                         "note": "≤ target"})
+    if im and "error" not in im:
+        valid = im["resident_after_drop"] < 0.01
+        rows.append({"ratio": f"breached-list import ÷ sequential read of the same file ({im['lines']:,} lines)",
+                     "value": im["ratio"], "target": 0.5,
+                     "verdict": ("pass" if im["ratio"] >= 0.5 else "miss") if valid else "invalid", "note": ""})
+    return rows
+
+
+def markdown(b):
+    """The "Breached-password list (this run)" section of docs/benchmarks.md."""
+    lk, im = (b or {}).get("lookup"), (b or {}).get("import")
+    if not lk and not im:
+        return []
+    lines = ["", "## Breached-password list (this run)", "",
+             "bench/breached_bench.cpp, svc's own BreachedFile, BreachedWriter and import_breached from "
+             "libsvc_core.a (docs/decisions.md \"Issue 41\"). Lookups include the SHA-1 of the password; cold = "
+             "the list's entry pages dropped from the page cache (POSIX_FADV_DONTNEED while unmapped, checked "
+             "with mincore), its page index as open() left it; \"cold, whole file\" = the index dropped too, "
+             "open() plus one lookup. The Argon2id verify is svc's Argon2PasswordHasher (m = 19 MiB, t = 2) in "
+             "the same process and rounds. The import and the plain read (read(), 8 MiB buffer) both start "
+             "from a cold page cache, in alternating order; the import's time includes writing, fsync and "
+             "rename.", ""]
+    if lk and "error" not in lk:
+        lines += ["| lookup | value |", "|---|---:|",
+                  f"| entries | {lk['entries']:,} |",
+                  f"| file MB (page index MB) | {lk['file_bytes'] / 1e6:,.1f} ({lk['index_bytes'] / 1e6:,.2f}) |",
+                  f"| Argon2id verify ms (median) | {lk['verify_ms']:.2f} |",
+                  f"| warm lookup µs (mean) | {lk['warm_us']:.2f} |",
+                  f"| cold lookup µs (median; p90; max of {lk['cold_n']}) | {lk['cold_us']:.1f}; "
+                  f"{lk['cold_p90_us']:.1f}; {lk['cold_max_us']:.1f} |",
+                  f"| cold, whole file: open + first lookup µs (median) | {lk['cold_all_us']:.1f} |",
+                  f"| entry pages still cached after the drop | {lk['resident_after_drop'] * 100:.2f} % |",
+                  f"| false hits (keys are no password's) | {lk['false_hits']} |"]
+    elif lk:
+        lines += [f"Lookup: {lk['error']}"]
+    if im and "error" not in im:
+        lines += ["", "| import | value |", "|---|---:|",
+                  f"| lines (MB of text) | {im['lines']:,} ({im['text_mb']:,.1f}) |",
+                  f"| plain sequential read MB/s (median) | {im['read_mb_s']:.1f} |",
+                  f"| import MB/s (median) | {im['import_mb_s']:.1f} |",
+                  f"| import ns per line (wall) | {im['import_ns_per_line']:.1f} |",
+                  f"| import ÷ read (median of the rounds' ratios; each round) | {im['ratio']:.3f}; "
+                  f"{', '.join(f'{x:.2f}' for x in im.get('ratios', []))} |",
+                  f"| CPU seconds (user + system, all threads): read; import | {im.get('read_cpu_s', 0):.3f}; "
+                  f"{im.get('import_cpu_s', 0):.3f} |"]
+    elif im:
+        lines += ["", f"Import: {im['error']}"]
+    return lines
+
+
+if __name__ == "__main__":
+    sys.exit("run by bench/bench.py")
