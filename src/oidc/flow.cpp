@@ -50,7 +50,9 @@ bool needs_login(const Step& step, const std::optional<SsoSession>& sso, long lo
   // Signed in on the hosted page since this request was stored.
   if (!step.request.id.empty() && sso->session.auth_time >= step.request.created_at) return false;
   if (has_scope(step.request.prompt, "login")) return true;
-  return step.request.max_age && now - sso->session.auth_time > *step.request.max_age;
+  // A sign-in exactly max_age old counts as too old, so max_age=0 always
+  // asks again (as prompt=login), whatever second the two fall in.
+  return step.request.max_age && now - sso->session.auth_time >= *step.request.max_age;
 }
 
 // Whether every scope of `wanted` is in `given` (both space-separated).

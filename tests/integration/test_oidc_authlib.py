@@ -323,6 +323,72 @@ class OidcTest(ApiTest):
         self.assertEqual(bad.status_code, 400)
         self.assertNotIn("Location", bad.headers)
 
+    def test_prompt_login_max_age_and_login_hint_ask_again(self):
+        email, _ = new_user()
+        browser = Browser()
+        oauth, _, _ = self.code_flow(self.confidential, browser, email)
+        for extra in ({"prompt": "login"}, {"max_age": "0"}):
+            url, _, _ = self.authorize_url(oauth, generate_token(48), login_hint=email, **extra)
+            reply = browser.get(url)
+            self.assertTrue(reply.headers["Location"].startswith("/auth/oidc/sign-in?request="), extra)
+            page = browser.get(reply.headers["Location"])
+            self.assertEqual(Inputs(page.text).values["email"], email)  # login_hint
+            params, _ = callback_params(browser.submit(page, email=email, password=PASSWORD))
+            self.assertIn("code", params)
+        # Without them, the single sign-on session answers at once.
+        url, _, _ = self.authorize_url(oauth, generate_token(48))
+        self.assertIn("code", callback_params(browser.get(url))[0])
+
+    def test_svc_admin_lists_shows_rotates_and_deletes_clients(self):
+        client = new_client(name="Admin RP")
+        cid = client["client_id"]
+        self.assertEqual(client["issuer"], ISSUER)
+        self.assertRegex(admin("oauth-client", "list", "--site", "1").stdout, r"(?m)^%s\t1\tconfidential\t" % cid)
+        shown = admin("oauth-client", "show", cid).stdout
+        self.assertIn("redirect_uri %s\n" % CALLBACK, shown)
+        self.assertIn("post_logout_redirect_uri %s\n" % LOGOUT_TARGET, shown)
+        public = new_client("--public", name="Admin public")
+        self.assertNotIn("client_secret", public)
+        self.assertNotEqual(admin("oauth-client", "rotate-secret", public["client_id"], check=False).returncode, 0)
+        self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_oauth_clients WHERE secret_hash LIKE %s" %
+                                   q("%" + client["client_secret"][:8] + "%")), "0")  # stored hashed
+
+        email, _ = new_user()
+        browser = Browser()
+        _, token, _ = self.code_flow(client, browser, email)
+        rotated = json.loads(admin("oauth-client", "rotate-secret", cid, "--json").stdout)
+        self.assertNotEqual(rotated["client_secret"], client["client_secret"])
+        old = requests.post(self.meta["introspection_endpoint"], auth=(cid, client["client_secret"]),
+                            data={"token": token["access_token"]}, hooks={"response": check_reply})
+        self.assertEqual((old.status_code, old.json()["error"]), (401, "invalid_client"))
+        new = requests.post(self.meta["introspection_endpoint"], auth=(cid, rotated["client_secret"]),
+                            data={"token": token["access_token"]}, hooks={"response": check_reply})
+        self.assertTrue(new.json()["active"])
+        self.assertIn("1 session(s) ended", admin("oauth-client", "delete", cid).stdout)
+        gone = requests.post(self.meta["introspection_endpoint"], auth=(cid, rotated["client_secret"]),
+                             data={"token": token["access_token"]}, hooks={"response": check_reply})
+        self.assertEqual(gone.status_code, 401)
+        self.assertNotEqual(admin("oauth-client", "show", cid, check=False).returncode, 0)
+
+    def test_rs256_keys_rotate_like_the_access_token_keys(self):
+        # A rotation without --now publishes the key at once and lets it sign
+        # only after the JWKS max-age: within this test it is pending, so the
+        # other tests' ID tokens keep their signer on every worker.
+        def signers(text):
+            return sorted(line.split()[0] for line in text.splitlines() if " signing " in line)
+
+        before = admin("signing-keys", "list").stdout
+        current = [line.split()[0] for line in before.splitlines() if " RS256 " in line and " signing " in line]
+        self.assertEqual(len(current), 1, before)
+        kid = admin("signing-keys", "rotate", "--alg", "RS256").stdout.strip()
+        self.assertRegex(kid, r"^rs256-[0-9a-f]{12}$")
+        listing = admin("signing-keys", "list").stdout
+        self.assertRegex(listing, r"(?m)^%s\s+RS256\s+pending\s" % kid)
+        self.assertEqual(signers(listing), signers(before))  # access-token and ID-token signers unchanged
+        refused = admin("signing-keys", "retire", current[0], "--now", check=False)
+        self.assertIn("signs the ID tokens", refused.stderr)
+        admin("signing-keys", "retire", kid, "--now")
+        self.assertRegex(admin("signing-keys", "list").stdout, r"(?m)^%s\s+RS256\s+retired\s" % kid)
 
 class OidcBadInputTest(ApiTest):
     """Each bad input gets the standard error, never a 500, and nothing is issued."""
