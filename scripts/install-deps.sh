@@ -32,6 +32,9 @@ packages=(
   # the JWKS URL as a Python backend would (ES256/EdDSA need python3-cryptography,
   # only recommended by python3-jwt; the test signs its own keys with it too)
   python3-jwt python3-cryptography
+  # the OpenID Connect provider's independent relying party (issue 39):
+  # authlib's OAuth 2.0 client runs over requests and verifies the ID tokens
+  python3-authlib python3-requests
   # the second factor's tests: an independent RFC 6238 generator for every code
   oathtool
   # the TOTP setup reply's QR code (core/qr_svg.cpp), and zbarimg, the

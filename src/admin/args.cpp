@@ -25,7 +25,16 @@ Args::Args(int argc, char** argv, int first) {
     }
     if (name == "config") continue;
     options_[name] = value;
+    given_.emplace_back(name, value);
   }
+}
+
+std::vector<std::string> Args::all(const std::string& name) const {
+  std::vector<std::string> out;
+  for (const auto& [n, v] : given_) {
+    if (n == name) out.push_back(v);
+  }
+  return out;
 }
 
 std::optional<std::string> Args::get(const std::string& name) const {

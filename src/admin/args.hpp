@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace svc::admin {
@@ -22,6 +23,8 @@ class Args {
   Args(int argc, char** argv, int first);
   const std::vector<std::string>& words() const { return words_; }
   std::optional<std::string> get(const std::string& name) const;
+  // Every value of an option given several times, in order (get() has the last).
+  std::vector<std::string> all(const std::string& name) const;
   std::string required(const std::string& name) const;
   long long integer(const std::string& name, long long fallback) const;
   long long required_integer(const std::string& name) const;
@@ -32,6 +35,7 @@ class Args {
  private:
   std::vector<std::string> words_;
   std::map<std::string, std::string> options_;
+  std::vector<std::pair<std::string, std::string>> given_;  // every option, in order
 };
 
 // "90", "90s", "15m", "1h", "7d" → seconds; UsageError otherwise.

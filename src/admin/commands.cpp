@@ -11,6 +11,7 @@
 #include "admin/key_commands.hpp"
 #include "admin/mail_commands.hpp"
 #include "admin/merge_query_commands.hpp"
+#include "admin/oauth_client_commands.hpp"
 #include "admin/outbox_commands.hpp"
 #include "admin/password_commands.hpp"
 #include "admin/retention_commands.hpp"
@@ -77,6 +78,9 @@ int cmd_migrate(const Args& args, const std::string& config_path) {
   // The first access-token signing key, so a fresh install issues tokens.
   const std::string kid = ensure_signing_key(env.config, env.db);
   if (!kid.empty()) std::printf("signing key %s created (%s)\n", kid.c_str(), env.config.tokens.access_alg.c_str());
+  // The first ID-token key (RS256) of the OpenID Connect provider.
+  const std::string id_kid = ensure_id_token_key(env.config, env.db);
+  if (!id_kid.empty()) std::printf("signing key %s created (RS256)\n", id_kid.c_str());
   return 0;
 }
 
@@ -146,7 +150,7 @@ const std::vector<Command>& commands() {
        "signing-keys list                     the access-token signing keys and their state"},
       {{"signing-keys", "rotate"},
        cmd_signing_keys_rotate,
-       "signing-keys rotate [--alg ES256|EdDSA] [--now]   publish a new key; it signs after 300 s + the\n"
+       "signing-keys rotate [--alg ES256|EdDSA|RS256] [--now]   publish a new key; it signs after 300 s + the\n"
        "               workers' key cache (--now: at once); prints its kid"},
       {{"signing-keys", "retire"},
        cmd_signing_keys_retire,
@@ -237,6 +241,19 @@ const std::vector<Command>& commands() {
       {{"sessions", "purge"},
        cmd_sessions_purge,
        "sessions purge --older-than 30d [--batch 1000] [--pause-ms 20] [--dry-run]   delete ended sessions"},
+      {{"oauth-client", "create"},
+       cmd_oauth_client_create,
+       "oauth-client create --site N --name NAME --redirect-uri URI [--redirect-uri URI ...]\n"
+       "               [--post-logout-redirect-uri URI ...] [--public] [--first-party] [--json]\n"
+       "               an OpenID Connect client; prints client_id, client_secret (once) and issuer"},
+      {{"oauth-client", "list"}, cmd_oauth_client_list, "oauth-client list [--site N]     the OpenID Connect clients"},
+      {{"oauth-client", "show"}, cmd_oauth_client_show, "oauth-client show CLIENT_ID      a client's settings"},
+      {{"oauth-client", "rotate-secret"},
+       cmd_oauth_client_rotate_secret,
+       "oauth-client rotate-secret CLIENT_ID [--json]   a new secret at once; prints it"},
+      {{"oauth-client", "delete"},
+       cmd_oauth_client_delete,
+       "oauth-client delete CLIENT_ID    remove a client and end the sessions granted to it"},
       {{"webhook", "add"},
        cmd_webhook_add,
        "webhook add --site N --url URL --events E,E...   subscribe an endpoint; prints its whsec_ secret once"},

@@ -8,6 +8,7 @@
 
 #include "admin/command_env.hpp"
 #include "core/clock.hpp"
+#include "core/text.hpp"
 #include "crypto/encoding.hpp"
 #include "crypto/signing_key.hpp"
 #include "db/signing_key_repo.hpp"
@@ -35,7 +36,7 @@ db::SigningKeyRow new_key(const config::Config& config, crypto::SigningAlg alg, 
   crypto::SigningKeyMaterial m = crypto::generate_signing_key(alg);
   db::SigningKeyRow row;
   row.alg = std::string(crypto::alg_name(alg));
-  row.kid = (alg == crypto::SigningAlg::kES256 ? "es256-" : "eddsa-") + crypto::hex_encode(crypto::random_bytes(6));
+  row.kid = core::ascii_lower(crypto::alg_name(alg)) + "-" + crypto::hex_encode(crypto::random_bytes(6));
   row.public_key = crypto::base64url_encode(m.public_key);
   row.private_key_sealed =
       crypto::base64url_encode(crypto::seal_private_key(m.private_key, config.keys.signing_kek, row.kid));
@@ -49,15 +50,21 @@ crypto::SigningAlg alg_option(const Args& args, const config::Config& config) {
   const std::string name =
       args.get("alg").value_or(config.tokens.legacy_hs256() ? std::string("ES256") : config.tokens.access_alg);
   auto alg = crypto::parse_alg(name);
-  if (!alg) throw UsageError("--alg expects ES256 or EdDSA, got '" + name + "'");
+  if (!alg) throw UsageError("--alg expects ES256, EdDSA or RS256, got '" + name + "'");
   return *alg;
 }
 
-// The kid that signs at `t`: the newest activate_at <= t among keys not
-// retired at t (ties: the newest row), as workers pick it.
-std::string signer_at(const std::vector<db::SigningKeyRow>& keys, long long t) {
+// RS256 keys sign ID tokens, the others access tokens: two signers, each
+// chosen among the keys of its family (auth/tokens/signing_keys.hpp).
+bool signs_id_tokens(const std::string& alg) { return alg == "RS256"; }
+
+// The kid that signs at `t` among the keys of `family_of`'s family: the
+// newest activate_at <= t among keys not retired at t (ties: the newest
+// row), as workers pick it.
+std::string signer_at(const std::vector<db::SigningKeyRow>& keys, long long t, const std::string& family_of) {
   const db::SigningKeyRow* best = nullptr;
   for (const auto& k : keys) {  // oldest row first, so >= keeps the newest of a tie
+    if (signs_id_tokens(k.alg) != signs_id_tokens(family_of)) continue;
     if (k.activate_at <= t && (!k.retire_at || *k.retire_at > t) && (!best || k.activate_at >= best->activate_at)) {
       best = &k;
     }
@@ -74,18 +81,25 @@ std::string ensure_signing_key(const config::Config& config, db::Database& db) {
   return db::SigningKeyRepo(db).insert_if_empty(row) ? row.kid : "";
 }
 
+std::string ensure_id_token_key(const config::Config& config, db::Database& db) {
+  if (config.keys.signing_kek.empty()) return "";
+  db::SigningKeyRow row = new_key(config, crypto::SigningAlg::kRS256, now());
+  return db::SigningKeyRepo(db).insert_if_alg_absent(row) ? row.kid : "";
+}
+
 int cmd_signing_keys_list(const Args& args, const std::string& config_path) {
   args.allow_only({});
   CommandEnv env(config_path);
   const auto keys = db::SigningKeyRepo(env.db).all();
   const long long t = now();
-  const std::string signer = signer_at(keys, t);
+  const std::string signer = signer_at(keys, t, "ES256");
+  const std::string id_signer = signer_at(keys, t, "RS256");
   std::printf("%-20s %-6s %-10s %-21s %-21s %s\n", "kid", "alg", "state", "activate_at", "retire_at", "created_at");
   for (const auto& k : keys) {
-    const char* state = k.retire_at && *k.retire_at <= t ? "retired"
-                        : k.kid == signer                ? "signing"
-                        : k.activate_at > t              ? "pending"
-                                                         : "verifying";
+    const char* state = k.retire_at && *k.retire_at <= t        ? "retired"
+                        : k.kid == signer || k.kid == id_signer ? "signing"
+                        : k.activate_at > t                     ? "pending"
+                                                                : "verifying";
     std::printf("%-20s %-6s %-10s %-21s %-21s %s\n", k.kid.c_str(), k.alg.c_str(), state,
                 format_time(k.activate_at).c_str(), k.retire_at ? format_time(*k.retire_at).c_str() : "-",
                 format_time(k.created_at).c_str());
@@ -124,14 +138,16 @@ int cmd_signing_keys_retire(const Args& args, const std::string& config_path) {
   // until then (a worker may keep it key_cache_seconds longer) live access_ttl.
   long long stopped = -1;
   for (const auto& k : keys) {
-    if (k.kid != kid && k.activate_at >= key->activate_at && (stopped < 0 || k.activate_at < stopped)) {
+    if (k.kid != kid && signs_id_tokens(k.alg) == signs_id_tokens(key->alg) && k.activate_at >= key->activate_at &&
+        (stopped < 0 || k.activate_at < stopped)) {
       stopped = k.activate_at;
     }
   }
-  const bool signs_now = signer_at(keys, t) == kid;
+  const bool signs_now = signer_at(keys, t, key->alg) == kid;
   if (args.flag("now") ? signs_now : stopped < 0) {
     throw std::runtime_error("key " + kid +
-                             " signs the access tokens: svc-admin signing-keys rotate first (with --now to retire it "
+                             (signs_id_tokens(key->alg) ? " signs the ID tokens" : " signs the access tokens") +
+                             ": svc-admin signing-keys rotate first (with --now to retire it "
                              "at once)");
   }
   const long long retire_at =

@@ -8,6 +8,7 @@
 #include "core/log.hpp"
 #include "db/failure.hpp"
 #include "db/metrics_repo.hpp"
+#include "http/routes.hpp"
 #include "metrics/exposition.hpp"
 #include "metrics/metrics.hpp"
 
@@ -22,7 +23,7 @@ constexpr int kGauges = static_cast<int>(metrics::DbGauge::kCount);
 int route_slot(const std::string& path) {
   auto table = routes();
   for (size_t i = 0; i < table.size() && i < static_cast<size_t>(metrics::kOtherRoute); ++i) {
-    if (path == table[i].path) return static_cast<int>(i);
+    if (http::path_matches(table[i].path, path)) return static_cast<int>(i);
   }
   return metrics::kOtherRoute;
 }

@@ -4,6 +4,7 @@
 #include "auth/handlers.hpp"
 #include "http/health.hpp"
 #include "messaging/handlers.hpp"
+#include "oidc/handlers.hpp"
 #include "push/handlers.hpp"
 
 namespace svc::app {
@@ -15,6 +16,9 @@ using http::kMessageBodyLimit;
 using http::kNoFlags;
 using http::kOutbound;
 using http::Route;
+
+// Form bodies of the OpenID Connect endpoints and hosted pages (issue 39).
+constexpr size_t kFormLimit = 16 * 1024;
 
 // The one route table. Dispatch checks method, body limit, JSON body and site
 // authentication from these rows, so handlers never repeat those checks.
@@ -71,6 +75,26 @@ std::span<const Route> routes() {
       {"POST", "/auth/getFolderLimits", &auth::get_folder_limits, nullptr, kAuthBodyLimit, kJsonBody},
       // The name of an active site, which the ready pages (/account/) show (issue 36).
       {"GET", "/auth/site", &auth::site_info, nullptr, 0, kNoFlags},
+      // OpenID Connect provider (issue 39, docs/oidc.md): '*' is the site id,
+      // the issuer being {[tokens] oidc_issuer}/oidc/{site id}. Form bodies,
+      // OAuth 2.0 replies and errors; HTML pages where a browser is sent.
+      {"GET", "/oidc/*/.well-known/openid-configuration", &oidc::discovery, nullptr, 0, kNoFlags},
+      {"GET", "/oidc/*/jwks", &auth::jwks, nullptr, 0, kNoFlags},
+      {"GET", "/oidc/*/authorize", &oidc::authorize, nullptr, 0, kNoFlags},
+      {"POST", "/oidc/*/authorize", &oidc::authorize, nullptr, kFormLimit, kNoFlags},
+      {"POST", "/oidc/*/token", &oidc::token, nullptr, kFormLimit, kNoFlags},
+      {"GET", "/oidc/*/userinfo", &oidc::userinfo, nullptr, 0, kNoFlags},
+      {"POST", "/oidc/*/userinfo", &oidc::userinfo, nullptr, kFormLimit, kNoFlags},
+      {"POST", "/oidc/*/revoke", &oidc::revoke, nullptr, kFormLimit, kNoFlags},
+      {"POST", "/oidc/*/introspect", &oidc::introspect, nullptr, kFormLimit, kNoFlags},
+      {"GET", "/oidc/*/end-session", &oidc::end_session, nullptr, 0, kNoFlags},
+      {"POST", "/oidc/*/end-session", &oidc::end_session, nullptr, kFormLimit, kNoFlags},
+      // The hosted sign-in page and its form; nginx serves the path from the
+      // hashing pool (the POST runs Argon2id), so both rows carry the flag.
+      {"GET", "/auth/oidc/sign-in", &oidc::sign_in_form, nullptr, 0, kHashing},
+      {"POST", "/auth/oidc/sign-in", &oidc::sign_in_submit, nullptr, kFormLimit, kHashing},
+      {"POST", "/auth/oidc/second-factor", &oidc::second_factor_submit, nullptr, kFormLimit, kNoFlags},
+      {"POST", "/auth/oidc/consent", &oidc::consent_submit, nullptr, kFormLimit, kNoFlags},
       {"POST", "/message/notification", nullptr, &messaging::notification, kMessageBodyLimit, kJsonBody | kOutbound},
       {"POST", "/message/sendPush", nullptr, &push::send_push, kMessageBodyLimit, kJsonBody | kOutbound},
       // One-click unsubscribe (RFC 8058): the token in the query names site

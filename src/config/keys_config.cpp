@@ -41,11 +41,35 @@ void read_keys(Reader& r, KeySettings& keys) {
   keys.webhook_key = r.secret("keys.webhook_key", 32, 32, false);
 }
 
+namespace {
+
+// https://host[:port][/path], or http:// to a loopback host; no query,
+// fragment, space or final slash (the issuer is this + "/oidc/N").
+bool is_oidc_base(const std::string& url) {
+  if (url.find_first_of("#? \r\n\t\"<>") != std::string::npos || url.back() == '/') return false;
+  if (url.rfind("https://", 0) == 0) return url.size() > 8;
+  for (const char* host : {"http://127.0.0.1", "http://localhost", "http://[::1]"}) {
+    const std::string prefix(host);
+    if (url.rfind(prefix, 0) == 0 &&
+        (url.size() == prefix.size() || url[prefix.size()] == ':' || url[prefix.size()] == '/')) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void read_tokens(Reader& r, TokenSettings& tokens, const KeySettings& keys) {
   r.str("tokens.issuer", tokens.issuer);
   const std::string& iss = tokens.issuer;
   if (iss.rfind("https://", 0) != 0 || iss.size() <= 8 || iss.find_first_of("#? \r\n\t\"<>") != std::string::npos) {
     throw ConfigError("configuration key [tokens] issuer: '" + iss + "' is not an https URL without query or fragment");
+  }
+  r.str("tokens.oidc_issuer", tokens.oidc_issuer);
+  if (!tokens.oidc_issuer.empty() && !is_oidc_base(tokens.oidc_issuer)) {
+    throw ConfigError("configuration key [tokens] oidc_issuer: '" + tokens.oidc_issuer +
+                      "' is not an https URL (or http:// on a loopback host) without query, fragment or final /");
   }
   r.one_of("tokens.access_alg", tokens.access_alg, {"ES256", "EdDSA", "HS256"});
   r.integer("tokens.key_cache_seconds", tokens.key_cache_seconds, 0, 60);

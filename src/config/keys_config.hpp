@@ -40,6 +40,12 @@ struct KeySettings {
 struct TokenSettings {
   // The `iss` of every access token: an https URL without query or fragment.
   std::string issuer = "https://svc.localhost";
+  // Where the OpenID Connect issuers live (issue 39): site N's issuer is
+  // <oidc_issuer>/oidc/N. "" = `issuer`. An https URL, or http:// on a
+  // loopback host (127.0.0.1, [::1], localhost) for a development stack,
+  // whose browsers and relying parties must reach it.
+  std::string oidc_issuer;
+  const std::string& oidc_base() const { return oidc_issuer.empty() ? issuer : oidc_issuer; }
   // "ES256" (default) | "EdDSA": the algorithm of the first key
   // `svc-admin migrate` makes and of `signing-keys rotate` without --alg;
   // access tokens are signed by the newest active key of svc_signing_keys

@@ -19,6 +19,7 @@
 #include "crypto/encoding.hpp"
 #include "crypto/openssl_handles.hpp"
 #include "crypto/p256.hpp"
+#include "crypto/rsa_key.hpp"
 
 namespace svc::crypto {
 namespace {
@@ -154,11 +155,22 @@ constexpr std::size_t kMaxDerSignature = 72;  // SEQUENCE of two 33-byte INTEGER
 
 }  // namespace
 
-std::string_view alg_name(SigningAlg alg) { return alg == SigningAlg::kEdDSA ? "EdDSA" : "ES256"; }
+std::string_view alg_name(SigningAlg alg) {
+  switch (alg) {
+    case SigningAlg::kEdDSA:
+      return "EdDSA";
+    case SigningAlg::kRS256:
+      return "RS256";
+    case SigningAlg::kES256:
+      break;
+  }
+  return "ES256";
+}
 
 std::optional<SigningAlg> parse_alg(std::string_view name) {
   if (name == "ES256") return SigningAlg::kES256;
   if (name == "EdDSA") return SigningAlg::kEdDSA;
+  if (name == "RS256") return SigningAlg::kRS256;
   return std::nullopt;
 }
 
@@ -166,6 +178,10 @@ SigningKeyMaterial generate_signing_key(SigningAlg alg) {
   if (alg == SigningAlg::kES256) {
     PkeyPtr key = p256::generate();
     return {alg, p256::private_scalar(key.get()), p256::public_point(key.get())};
+  }
+  if (alg == SigningAlg::kRS256) {
+    PkeyPtr key = rsa::generate();
+    return {alg, rsa::private_der(key.get()), rsa::public_der(key.get())};
   }
   PkeyPtr key(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"));
   if (!key) throw std::runtime_error("Ed25519 key generation failed");
@@ -176,7 +192,9 @@ SigningKey::SigningKey(std::string kid, SigningAlg alg, std::string public_raw, 
     : kid_(std::move(kid)), alg_(alg), public_raw_(std::move(public_raw)), parsed_(std::move(parsed)) {}
 
 std::optional<SigningKey> SigningKey::load_public(std::string kid, SigningAlg alg, std::string_view public_raw) {
-  PkeyPtr key = alg == SigningAlg::kES256 ? p256::load_public(public_raw) : load_ed25519_public(public_raw);
+  PkeyPtr key = alg == SigningAlg::kES256   ? p256::load_public(public_raw)
+                : alg == SigningAlg::kRS256 ? rsa::load_public(public_raw)
+                                            : load_ed25519_public(public_raw);
   if (!key) return std::nullopt;
   return SigningKey(std::move(kid), alg, std::string(public_raw),
                     std::make_shared<const Parsed>(std::move(key), false));
@@ -184,8 +202,9 @@ std::optional<SigningKey> SigningKey::load_public(std::string kid, SigningAlg al
 
 std::optional<SigningKey> SigningKey::load_pair(std::string kid, SigningAlg alg, std::string_view private_raw,
                                                 std::string_view public_raw) {
-  PkeyPtr key = alg == SigningAlg::kES256 ? p256::load_keypair(private_raw, public_raw)
-                                          : load_ed25519_pair(private_raw, public_raw);
+  PkeyPtr key = alg == SigningAlg::kES256   ? p256::load_keypair(private_raw, public_raw)
+                : alg == SigningAlg::kRS256 ? rsa::load_pair(private_raw, public_raw)
+                                            : load_ed25519_pair(private_raw, public_raw);
   if (!key) return std::nullopt;
   return SigningKey(std::move(kid), alg, std::string(public_raw), std::make_shared<const Parsed>(std::move(key), true));
 }
@@ -205,9 +224,12 @@ std::string SigningKey::sign(std::string_view input) const {
     if (!ok) throw std::runtime_error("JWS signing failed");
     return der_to_raw(std::string_view(reinterpret_cast<const char*>(der), len));
   }
+  // Ed25519 signs the message itself (no digest); RS256 is PKCS#1 v1.5
+  // over SHA-256, OpenSSL's default padding for an RSA key.
+  const EVP_MD* digest = alg_ == SigningAlg::kRS256 ? sha256_md() : nullptr;
   MdCtxPtr md(EVP_MD_CTX_new());
   std::size_t len = 0;
-  if (!md || EVP_DigestSignInit(md.get(), nullptr, nullptr, nullptr, parsed_->pkey.get()) != 1 ||
+  if (!md || EVP_DigestSignInit(md.get(), nullptr, digest, nullptr, parsed_->pkey.get()) != 1 ||
       EVP_DigestSign(md.get(), nullptr, &len, byte_ptr(input), input.size()) != 1) {
     throw std::runtime_error("JWS signing failed");
   }
@@ -221,6 +243,12 @@ std::string SigningKey::sign(std::string_view input) const {
 }
 
 bool SigningKey::verify(std::string_view input, std::string_view signature) const {
+  if (alg_ == SigningAlg::kRS256) {
+    MdCtxPtr md(EVP_MD_CTX_new());
+    return signature.size() == static_cast<std::size_t>(EVP_PKEY_get_size(parsed_->pkey.get())) && md &&
+           EVP_DigestVerifyInit(md.get(), nullptr, sha256_md(), nullptr, parsed_->pkey.get()) == 1 &&
+           EVP_DigestVerify(md.get(), byte_ptr(signature), signature.size(), byte_ptr(input), input.size()) == 1;
+  }
   if (signature.size() != kSignatureSize) return false;
   if (alg_ == SigningAlg::kES256) {
     const std::string der = raw_to_der(signature);
@@ -246,6 +274,10 @@ std::string SigningKey::jwk() const {
     member(w, "crv", "P-256");
     member(w, "x", base64url_encode(point.substr(1, 32)));
     member(w, "y", base64url_encode(point.substr(33, 32)));
+  } else if (alg_ == SigningAlg::kRS256) {
+    member(w, "kty", "RSA");
+    member(w, "n", base64url_encode(rsa::modulus(parsed_->pkey.get())));
+    member(w, "e", base64url_encode(rsa::exponent(parsed_->pkey.get())));
   } else {
     member(w, "kty", "OKP");
     member(w, "crv", "Ed25519");

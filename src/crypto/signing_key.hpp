@@ -1,13 +1,16 @@
 #pragma once
-// Asymmetric JWS signing keys for access tokens (RFC 7515/7518/8037): ES256
-// (ECDSA P-256 with SHA-256) and EdDSA (Ed25519), their JWK form (RFC 7517)
-// and the sealing of private halves for storage.
+// Asymmetric JWS signing keys (RFC 7515/7518/8037): ES256 (ECDSA P-256 with
+// SHA-256) and EdDSA (Ed25519) for access tokens, RS256 (RSASSA-PKCS1-v1_5
+// with SHA-256, 2048-bit keys) for OpenID Connect ID tokens; their JWK form
+// (RFC 7517) and the sealing of private halves for storage.
 //
 // Raw forms, as the database keeps them (base64url):
 //   ES256: private = 32-byte scalar, public = 65-byte point 0x04 || X || Y
 //   EdDSA: private = 32-byte seed,   public = 32 bytes (RFC 8032)
+//   RS256: private = PKCS#8 DER,     public = SubjectPublicKeyInfo DER
 // Signatures are the JWS forms: ES256 the fixed 64-byte r || s (never DER),
-// EdDSA the 64-byte Ed25519 signature.
+// EdDSA the 64-byte Ed25519 signature, RS256 the modulus-sized PKCS#1 v1.5
+// signature.
 //
 // A SigningKey is parsed and checked once (what a worker keeps for its key
 // set, so no key is parsed per request). Copies share the parsed key and,
@@ -24,9 +27,9 @@
 
 namespace svc::crypto {
 
-enum class SigningAlg { kES256, kEdDSA };
+enum class SigningAlg { kES256, kEdDSA, kRS256 };
 
-// "ES256" | "EdDSA": the JWS `alg` and the name stored and typed by admins.
+// "ES256" | "EdDSA" | "RS256": the JWS `alg` and the name stored and typed by admins.
 std::string_view alg_name(SigningAlg alg);
 // The inverse of alg_name (exact, case-sensitive); nullopt for anything else.
 std::optional<SigningAlg> parse_alg(std::string_view name);
@@ -58,11 +61,13 @@ class SigningKey {
   // deterministic (fresh nonce); Ed25519 ones are.
   std::string sign(std::string_view input) const;
   // True when `signature` is a valid JWS signature of `input` by this key
-  // (ES256: exactly 64 bytes, r and s in range). Never throws.
+  // (ES256: exactly 64 bytes, r and s in range; RS256: the modulus size).
+  // Never throws.
   bool verify(std::string_view input, std::string_view signature) const;
   // The public JWK as one JSON object, members in this order:
   //   ES256: {"kty":"EC","crv":"P-256","x":…,"y":…,"kid":…,"alg":"ES256","use":"sig"}
   //   EdDSA: {"kty":"OKP","crv":"Ed25519","x":…,"kid":…,"alg":"EdDSA","use":"sig"}
+  //   RS256: {"kty":"RSA","n":…,"e":…,"kid":…,"alg":"RS256","use":"sig"}
   std::string jwk() const;
 
  private:

@@ -63,4 +63,15 @@ bool SigningKeyRepo::insert_if_empty(const SigningKeyRow& row) {
              [&](Params& p) { bind_key(p, row); }) > 0;
 }
 
+bool SigningKeyRepo::insert_if_alg_absent(const SigningKeyRow& row) {
+  return db_.execute(
+             "INSERT INTO svc_signing_keys (kid, alg, public_key, private_key_sealed, created_at, activate_at,"
+             " retire_at) SELECT ?, ?, ?, ?, ?, ?, ? FROM DUAL"
+             " WHERE NOT EXISTS (SELECT 1 FROM svc_signing_keys WHERE alg = ?)",
+             [&](Params& p) {
+               bind_key(p, row);
+               p.text(row.alg);
+             }) > 0;
+}
+
 }  // namespace svc::db

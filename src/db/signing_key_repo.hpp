@@ -13,7 +13,7 @@ namespace svc::db {
 
 struct SigningKeyRow {
   std::string kid;
-  std::string alg;                 // "ES256" | "EdDSA"
+  std::string alg;                 // "ES256" | "EdDSA" | "RS256"
   std::string public_key;          // base64url raw public key
   std::string private_key_sealed;  // base64url crypto::seal_private_key output
   long long created_at = 0;
@@ -36,6 +36,8 @@ class SigningKeyRepo {
   // Inserts `row` only when the table holds no key at all, in one statement
   // (two hosts running migrate at once make one key). True when inserted.
   bool insert_if_empty(const SigningKeyRow& row);
+  // The same when the table holds no key of row.alg (the first RS256 key).
+  bool insert_if_alg_absent(const SigningKeyRow& row);
 
  private:
   Database& db_;

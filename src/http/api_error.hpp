@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace svc::http {
@@ -25,6 +26,13 @@ class ApiError : public std::exception {
   // Seconds for the Retry-After header of a 429; 0 = none given (then 1).
   long long retry_after() const { return retry_after_; }
   const char* what() const noexcept override { return body_.c_str(); }
+  // Headers the reply carries beside the dispatcher's own (an OAuth 2.0
+  // error's WWW-Authenticate, an HTML page's Content-Type and policy).
+  const std::vector<std::pair<std::string, std::string>>& headers() const { return headers_; }
+  ApiError&& with_header(std::string name, std::string value) && {
+    headers_.emplace_back(std::move(name), std::move(value));
+    return std::move(*this);
+  }
 
   // {"status":"Failed","message":message}
   static ApiError failed(int status, std::string_view message);
@@ -44,6 +52,7 @@ class ApiError : public std::exception {
   int status_;
   std::string body_;
   long long retry_after_ = 0;
+  std::vector<std::pair<std::string, std::string>> headers_;
 };
 
 // The spec's generic message for unexpected failures.

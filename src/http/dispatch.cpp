@@ -18,13 +18,24 @@
 #include "http/site_auth.hpp"
 
 namespace svc::http {
+
+bool path_matches(std::string_view pattern, std::string_view path) {
+  const size_t star = pattern.find('*');
+  if (star == std::string_view::npos) return pattern == path;
+  // The segment in place of '*': one or more digits (a site id).
+  if (path.substr(0, star) != pattern.substr(0, star)) return false;
+  size_t end = star;
+  while (end < path.size() && path[end] >= '0' && path[end] <= '9') ++end;
+  return end > star && end - star <= 18 && path.substr(end) == pattern.substr(star + 1);
+}
+
 namespace {
 
 const Route* find_route(std::span<const Route> routes, const std::string& path, const std::string& method,
                         bool& path_known) {
   path_known = false;
   for (const auto& r : routes) {
-    if (path != r.path) continue;
+    if (!path_matches(r.path, path)) continue;
     path_known = true;
     if (method == r.method) return &r;
   }
@@ -34,7 +45,7 @@ const Route* find_route(std::span<const Route> routes, const std::string& path, 
 std::string allowed_methods(std::span<const Route> routes, const std::string& path) {
   std::string out;
   for (const auto& r : routes) {
-    if (path == r.path) out += (out.empty() ? "" : ", ") + std::string(r.method);
+    if (path_matches(r.path, path)) out += (out.empty() ? "" : ", ") + std::string(r.method);
   }
   return out;
 }
@@ -190,6 +201,7 @@ Response dispatch(std::span<const Route> routes, Request& request, BodySource& b
     return route_request(routes, request, body, ctx);
   } catch (const ApiError& e) {
     Response r = Response::json(e.status(), e.body());
+    r.headers = e.headers();
     // Every 429 says when to come back, in the header as well as the body.
     if (e.status() == 429) r.headers.emplace_back("Retry-After", std::to_string(std::max(1LL, e.retry_after())));
     return r;

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string_view>
 
 #include "core/context.hpp"
 #include "http/request.hpp"
@@ -30,7 +31,8 @@ enum RouteFlags : unsigned {
 };
 
 // One row of a route table (the API's is app::routes()). Exactly one of
-// handler / site_handler is set.
+// handler / site_handler is set. A '*' in `path` stands for one path
+// segment of 1 to 18 digits (the site id of /oidc/*/...; path_matches).
 struct Route {
   const char* method;
   const char* path;
@@ -39,5 +41,8 @@ struct Route {
   size_t body_limit;
   unsigned flags;
 };
+
+// Whether `path` is `pattern`, its '*' (at most one) matched by 1 to 18 digits.
+bool path_matches(std::string_view pattern, std::string_view path);
 
 }  // namespace svc::http

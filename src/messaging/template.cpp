@@ -9,30 +9,6 @@ bool is_field_char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
 }
 
-void append_html_escaped(std::string& out, std::string_view value) {
-  for (char c : value) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-}
-
 // The one merge loop. Scanning never looks at text that came from a value, so
 // substitution is single-pass by construction.
 template <typename AppendValue>
@@ -66,6 +42,30 @@ std::string merge(std::string_view tmpl, const MergeValues& values, AppendValue 
 }
 
 }  // namespace
+
+void append_html_escaped(std::string& out, std::string_view value) {
+  for (char c : value) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+}
 
 std::string merge_html(std::string_view tmpl, const MergeValues& values) {
   return merge(tmpl, values, append_html_escaped);

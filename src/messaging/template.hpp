@@ -23,4 +23,8 @@ std::string merge_html(std::string_view tmpl, const MergeValues& values);
 // and from the result (core::strip_controls), so no value can start a new header.
 std::string merge_plain_line(std::string_view tmpl, const MergeValues& values);
 
+// Appends `value` to `out` with & < > " ' as HTML entities (text and
+// quoted attribute values alike); the OpenID Connect pages use it too.
+void append_html_escaped(std::string& out, std::string_view value);
+
 }  // namespace svc::messaging

@@ -17,6 +17,7 @@ with jsonschema 4.10 (RefResolver) and with later ones (referencing).
 
 import atexit
 import json
+import re
 import os
 import sys
 import threading
@@ -72,13 +73,28 @@ def _resolve(doc, node, pointer):
     return node, pointer
 
 
+def _template_of(doc, path):
+    """The documented path template ("/oidc/{site}/token") that `path` is
+    an instance of, each {name} one non-empty segment; None when none."""
+    for template in doc["paths"]:
+        if "{" not in template:
+            continue
+        pattern = "^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template)) + "$"
+        if re.match(pattern, path):
+            return template
+    return None
+
+
 def _schema_pointer(doc, path, method, status):
     """The pointer of the body schema for (path, method, status); None when
     the path is not in the document; raises LookupError for an undocumented
     method or status."""
     item = doc["paths"].get(path)
     if item is None:
-        return None
+        template = _template_of(doc, path)
+        if template is None:
+            return None
+        path, item = template, doc["paths"][template]
     op = item.get(method.lower())
     if op is None:
         # A method the path does not serve: the application's 405, which any
@@ -93,6 +109,8 @@ def _schema_pointer(doc, path, method, status):
         raise LookupError("status %d is not documented (documented: %s)" % (status, ", ".join(sorted(responses))))
     pointer = "/paths/%s/%s/responses/%s" % (_escape(path), method.lower(), key)
     response, pointer = _resolve(doc, responses[key], pointer)
+    if not response.get("content"):
+        return ()  # a redirect: no body at all
     content = response.get("content", {}).get("application/json")
     if content is None and response.get("content"):
         return tuple(response["content"])  # a page (text/html): only its media type is checked
@@ -124,6 +142,10 @@ def check(method, path, status, headers, raw):
         return
     if method.upper() == "HEAD":
         return  # no body to check
+    if pointer == ():
+        if raw:
+            _fail(route, status, raw, "the document gives this status no body")
+        return
     if isinstance(pointer, tuple):
         if not headers.get("content-type", "").split(";")[0].strip() in pointer:
             _fail(route, status, raw, "Content-Type is %r, not one of %s" % (headers.get("content-type"), pointer))

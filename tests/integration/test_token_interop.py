@@ -225,6 +225,10 @@ class TokenInteropTest(ApiTest):
                     self.assertEqual((key["crv"], key["alg"]), ("P-256", "ES256"))
                     self.assertEqual(len(b64url_decode(key["x"])), 32)
                     self.assertEqual(len(b64url_decode(key["y"])), 32)
+                elif key["kty"] == "RSA":  # the ID tokens' key (issue 39)
+                    self.assertEqual(set(key), {"kty", "n", "e", "kid", "alg", "use"})
+                    self.assertEqual(key["alg"], "RS256")
+                    self.assertEqual(len(b64url_decode(key["n"])), 256)
                 else:
                     self.assertEqual(set(key), {"kty", "crv", "x", "kid", "alg", "use"})
                     self.assertEqual((key["kty"], key["crv"], key["alg"]), ("OKP", "Ed25519", "EdDSA"))

@@ -86,7 +86,7 @@ class BashCompletion(unittest.TestCase):
 
     def test_option_values(self):
         self.assertEqual(complete("outbox", "list", "--status", ""), ["Failed", "Pending", "Sent"])
-        self.assertEqual(complete("signing-keys", "rotate", "--alg", ""), ["ES256", "EdDSA"])
+        self.assertEqual(complete("signing-keys", "rotate", "--alg", ""), ["ES256", "EdDSA", "RS256"])
         self.assertEqual(complete("template", "priority", "--priority", "b"), ["bulk"])
         self.assertEqual(complete("site", "set", "--active", ""), ["false", "true"])
         with tempfile.TemporaryDirectory() as tmp:

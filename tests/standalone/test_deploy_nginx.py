@@ -315,7 +315,8 @@ class NginxFilesTest(unittest.TestCase):
         self.assertIn("limit_req zone=svc_message burst=50 nodelay;", blocks["/message/"])
         self.assertIn("error_page 429 = @svc_message_429;", blocks["/message/"])
         # The Argon2id routes: limited like /auth/, served by the hashing pool.
-        hashing = "~ ^/auth/(?:login|sign-up|reset-pass|mfa/disable|password/change|email/change|account/delete)$"
+        hashing = ("~ ^/auth/(?:login|sign-up|reset-pass|mfa/disable|password/change|email/change|account/delete|"
+                   "oidc/sign-in)$")
         self.assertIn("fastcgi_pass svc_fcgi_hashing;", blocks[hashing])
         for line in ("client_max_body_size 64k;", "limit_req zone=svc_auth burst=20 nodelay;",
                      "error_page 429 = @svc_429;"):

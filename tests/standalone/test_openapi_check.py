@@ -44,6 +44,16 @@ class OpenApiCheckTest(unittest.TestCase):
         check("GET", "/auth/login", 405, {"status": "Failed", "message": "Method not allowed"})
         check("GET", "/health", 200, {"status": "Success"})
 
+    def test_templated_paths_are_checked_per_instance(self):
+        # /oidc/{site}/token (issue 39): each site id is an instance.
+        check("POST", "/oidc/7/token", 400, {"error": "invalid_grant", "error_description": "x"})
+        self.assertRejected("POST", "/oidc/7/token", 400, {"status": "Failed"}, says=("POST /oidc/7/token -> 400",))
+        self.assertRejected("POST", "/oidc/7/token", 418, {"error": "x"}, says=("not documented",))
+        check("GET", "/oidc/7/x/token", 404, {"status": "Failed", "message": "Not found"})  # no template fits
+        # A redirect has no body.
+        check("GET", "/oidc/7/authorize", 302, b"")
+        self.assertRejected("GET", "/oidc/7/authorize", 302, {"error": "x"}, says=("no body",))
+
     def test_paths_outside_the_document_are_not_checked(self):
         check("GET", "/auth/log-in", 404, {"status": "Failed", "message": "Not found"})
         check("GET", "/account/reset", 200, b"<!doctype html>", {"content-type": "text/html"})

@@ -6,9 +6,12 @@
 //
 // From the rows published at `now` (retire_at NULL or later), newest
 // activate_at first:
-//   - signer: the first row with activate_at <= now, its private half opened
-//     with [keys] signing_kek (the only key whose private half is held);
-//   - published: every row, the JWKS and what svc verifies access tokens with.
+//   - signer: the first ES256/EdDSA row with activate_at <= now, its private
+//     half opened with [keys] signing_kek: it signs access tokens;
+//   - id_signer: the same among RS256 rows: it signs OpenID Connect ID
+//     tokens (issue 39), and never an access token;
+//   - published: every row, the JWKS and what svc verifies access tokens with
+//     (an RS256 key never verifies one: its tokens are typed "JWT").
 // A key whose activate_at is still ahead is published but does not sign yet.
 //
 // Not thread-safe: one SigningKeyCache per worker process, made after fork.
@@ -30,8 +33,9 @@ namespace svc::auth {
 
 struct KeySet {
   std::vector<crypto::SigningKey> published;
-  std::optional<crypto::SigningKey> signer;  // nullopt: no active key (tokens cannot be issued)
-  std::string jwks;                          // {"keys":[jwk, …]} of `published`, in that order
+  std::optional<crypto::SigningKey> signer;     // nullopt: no active key (tokens cannot be issued)
+  std::optional<crypto::SigningKey> id_signer;  // RS256; nullopt: no ID token can be issued
+  std::string jwks;                             // {"keys":[jwk, …]} of `published`, in that order
 };
 
 // Thrown when a row cannot be used (unknown alg, bad base64url, a sealed

@@ -27,6 +27,7 @@ TokenPair sign_pair(const db::User& user, const std::string& table, long long ap
   TokenPair pair;
   pair.access_token = issue_access_token(user, table, app_id, sign_in, ticket.id, ctx);
   pair.refresh_token = crypto::jwt_sign(c, ctx.config.keys.jwt.current);
+  pair.sid = ticket.id;
   return pair;
 }
 

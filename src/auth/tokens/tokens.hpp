@@ -18,6 +18,9 @@ struct TokenPair {
   // A sign-in's account token (auth/tokens/access_tokens.hpp issue_account_token);
   // "" in a refresh reply: the account routes want a recent sign-in anyway.
   std::string account_token;
+  // The session the pair belongs to (its `sid`): the OpenID Connect
+  // provider names its single sign-on session with it. Not sent to clients.
+  std::string sid;
 };
 
 // A signed-in user and the tokens just issued to them (login, sign-up).

@@ -22,7 +22,7 @@ Session sample() {
   s.user.role = "admin";
   s.user.password = "$argon2id$never-written";
   s.user.mobile = "+15550000000";
-  s.tokens = {"A.B.C", "D.E.F", ""};  // no account token: the members stay as the spec has them
+  s.tokens = {"A.B.C", "D.E.F", "", ""};  // no account token (nor sid): the members stay as the spec has them
   return s;
 }
 

@@ -46,7 +46,8 @@ BOOST_AUTO_TEST_SUITE(signing_key_test)
 
 BOOST_AUTO_TEST_CASE(alg_names_round_trip_exactly) {
   for (SigningAlg alg : kAlgs) BOOST_TEST((parse_alg(alg_name(alg)) == alg));
-  for (const char* bad : {"es256", "EDDSA", "HS256", "none", "", "RS256", "ES256 "}) {
+  BOOST_TEST((parse_alg("RS256") == SigningAlg::kRS256));
+  for (const char* bad : {"es256", "EDDSA", "HS256", "none", "", "rs256", "RS384", "PS256", "ES256 "}) {
     BOOST_TEST(!parse_alg(bad).has_value(), bad);
   }
 }
@@ -184,6 +185,44 @@ BOOST_AUTO_TEST_CASE(jwk_has_exactly_the_rfc_members) {
   BOOST_TEST(std::string(e["use"].GetString()) == "sig");
   BOOST_TEST((base64url_decode(e["x"].GetString()) == ed.public_key));
   BOOST_TEST(!e.HasMember("d"));
+}
+
+// RS256 (issue 39: OpenID Connect ID tokens): PKCS#8 / SubjectPublicKeyInfo
+// DER halves, PKCS#1 v1.5 signatures of the modulus size, the RSA JWK.
+BOOST_AUTO_TEST_CASE(rs256_signs_verifies_and_publishes_n_and_e) {
+  const auto m = generate_signing_key(SigningAlg::kRS256);
+  const SigningKey signer = pair_of(m, "rs-1");
+  const auto verifier = SigningKey::load_public("rs-1", SigningAlg::kRS256, m.public_key);
+  BOOST_REQUIRE(verifier.has_value());
+  const std::string sig = signer.sign("header.payload");
+  BOOST_TEST(sig.size() == 256u);  // 2048-bit modulus
+  BOOST_TEST(verifier->verify("header.payload", sig));
+  BOOST_TEST(!verifier->verify("header.payloaD", sig));
+  std::string bad = sig;
+  bad[100] = static_cast<char>(bad[100] ^ 0x01);
+  BOOST_TEST(!verifier->verify("header.payload", bad));
+  BOOST_TEST(!verifier->verify("header.payload", sig.substr(0, 64)));
+  // Another RSA key, or an ES256 key's signature, does not verify.
+  const SigningKey other = pair_of(generate_signing_key(SigningAlg::kRS256));
+  BOOST_TEST(!other.verify("header.payload", sig));
+  const SigningKey es = pair_of(generate_signing_key(SigningAlg::kES256));
+  BOOST_TEST(!verifier->verify("m", es.sign("m")));
+  // Halves of two pairs, and an EC key read as RSA, are refused.
+  const auto m2 = generate_signing_key(SigningAlg::kRS256);
+  BOOST_TEST(!SigningKey::load_pair("k", SigningAlg::kRS256, m.private_key, m2.public_key).has_value());
+  BOOST_TEST(!SigningKey::load_public("k", SigningAlg::kRS256, generate_signing_key(SigningAlg::kES256).public_key)
+                  .has_value());
+
+  rapidjson::Document d;
+  d.Parse(signer.jwk().c_str());
+  BOOST_REQUIRE(d.IsObject());
+  BOOST_TEST(d.MemberCount() == 6u);
+  BOOST_TEST(std::string(d["kty"].GetString()) == "RSA");
+  BOOST_TEST(std::string(d["alg"].GetString()) == "RS256");
+  BOOST_TEST(std::string(d["kid"].GetString()) == "rs-1");
+  BOOST_TEST(std::string(d["e"].GetString()) == "AQAB");  // 65537
+  BOOST_TEST(base64url_decode(d["n"].GetString())->size() == 256u);
+  BOOST_TEST(!d.HasMember("d"));
 }
 
 BOOST_AUTO_TEST_CASE(sealed_private_halves_open_only_with_their_kek_and_kid) {

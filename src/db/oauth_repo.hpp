@@ -1,0 +1,114 @@
+#pragma once
+// The OpenID Connect provider's rows (sql/025_oidc.sql, issue 39): clients,
+// authorization requests waiting on the hosted pages, codes, grants, single
+// sign-on cookies and consents. Every secret (client secret, code, cookie)
+// is stored only as the SHA-256 hex the caller computed. Times are unix
+// seconds.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/database.hpp"
+
+namespace svc::db {
+
+struct OAuthClient {
+  std::string client_id;
+  long long site_id = 0;
+  std::string name;
+  std::string secret_hash;  // "" for a public client
+  std::vector<std::string> redirect_uris;
+  std::vector<std::string> post_logout_uris;
+  bool is_public = false;
+  bool first_party = false;
+  long long created_at = 0;
+};
+
+// What the authorization endpoint accepted, waiting for the user.
+struct OAuthRequest {
+  std::string id;
+  long long site_id = 0;
+  std::string client_id;
+  std::string redirect_uri;
+  std::string scope;
+  std::string state;
+  std::string nonce;
+  std::string code_challenge;  // S256; "" = none
+  std::string prompt;
+  std::optional<long long> max_age;
+  std::string login_hint;
+  std::string ui_locales;
+  std::string browser_hash;
+  long long created_at = 0;
+  long long expires_at = 0;
+  std::optional<long long> done_at;
+};
+
+struct OAuthCode {
+  std::string code_hash;
+  long long site_id = 0;
+  std::string client_id;
+  std::string redirect_uri;
+  std::string code_challenge;
+  std::string scope;
+  std::string nonce;
+  std::string session_id;
+  long long created_at = 0;
+  long long expires_at = 0;
+  std::optional<long long> used_at;
+};
+
+struct OAuthGrant {
+  std::string session_id;
+  long long site_id = 0;
+  std::string client_id;
+  std::string scope;
+  std::string sso_session_id;
+  long long created_at = 0;
+};
+
+class OAuthRepo {
+ public:
+  explicit OAuthRepo(Database& db) : db_(db) {}
+
+  void insert_client(const OAuthClient& client);
+  std::optional<OAuthClient> find_client(const std::string& client_id);
+  // Every client of `site_id` (0 = every site), oldest first.
+  std::vector<OAuthClient> clients(long long site_id);
+  bool set_secret_hash(const std::string& client_id, const std::string& secret_hash);
+  // The client, its codes, consents and waiting requests; its grants' svc
+  // sessions are the caller's to end first (grant_sessions).
+  bool delete_client(const std::string& client_id);
+  std::vector<std::string> client_sessions(const std::string& client_id);
+
+  void insert_request(const OAuthRequest& request);
+  std::optional<OAuthRequest> find_request(const std::string& id);
+  // Marks it done; true when this call did (one conditional UPDATE).
+  bool finish_request(const std::string& id, long long now);
+
+  void insert_code(const OAuthCode& code);
+  std::optional<OAuthCode> find_code(const std::string& code_hash);
+  // Spends the code; true when this call did (of two callers only one can).
+  bool spend_code(const std::string& code_hash, long long now);
+
+  void insert_grant(const OAuthGrant& grant);
+  std::optional<OAuthGrant> find_grant(const std::string& session_id);
+  // The sessions granted from single sign-on session `sso_session_id`.
+  std::vector<std::string> sso_grant_sessions(const std::string& sso_session_id);
+
+  void insert_sso(const std::string& cookie_hash, long long site_id, const std::string& session_id, long long now);
+  // The svc session the cookie names on `site_id`; nullopt when none.
+  std::optional<std::string> find_sso(const std::string& cookie_hash, long long site_id);
+  void delete_sso(const std::string& cookie_hash);
+
+  // The scopes (space-separated, sorted) the user consented to for the client.
+  std::optional<std::string> consent(const std::string& table, long long user_id, const std::string& client_id);
+  void save_consent(const std::string& table, long long user_id, const std::string& client_id, const std::string& scope,
+                    long long now);
+
+ private:
+  Database& db_;
+};
+
+}  // namespace svc::db

@@ -1,0 +1,96 @@
+#include "oidc/clients.hpp"
+
+#include "core/text.hpp"
+#include "crypto/encoding.hpp"
+#include "http/json.hpp"
+#include "oidc/issuer.hpp"
+
+namespace svc::oidc {
+namespace {
+
+bool is_loopback_http(std::string_view uri) {
+  for (std::string_view host : {"http://127.0.0.1", "http://localhost", "http://[::1]"}) {
+    if (uri.rfind(host, 0) == 0 && (uri.size() == host.size() || uri[host.size()] == ':' || uri[host.size()] == '/')) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// client_id:secret of an "Authorization: Basic" header, each form-decoded;
+// false when there is no such header or it does not decode.
+bool basic_credentials(const http::Request& request, std::string& id, std::string& secret) {
+  std::string_view header = request.header("authorization");
+  if (header.size() < 6 || core::ascii_lower(header.substr(0, 6)) != "basic ") return false;
+  auto decoded = crypto::base64_decode(header.substr(6));
+  if (!decoded) return false;
+  const size_t colon = decoded->find(':');
+  if (colon == std::string::npos) return false;
+  auto i = form_decode(decoded->substr(0, colon));
+  auto s = form_decode(decoded->substr(colon + 1));
+  if (!i || !s) return false;
+  id = *i;
+  secret = *s;
+  return true;
+}
+
+}  // namespace
+
+http::ApiError oauth_error(int status, std::string_view error, std::string_view description) {
+  http::JsonWriter w;
+  w.open().kv("error", error).kv("error_description", description).close();
+  http::ApiError e(status, w.str());
+  if (error == "invalid_client") return std::move(e).with_header("WWW-Authenticate", "Basic realm=\"svc\"");
+  return e;
+}
+
+std::string new_client_id() { return crypto::base64url_encode(crypto::random_bytes(16)); }
+std::string new_client_secret() { return crypto::base64url_encode(crypto::random_bytes(32)); }
+
+std::string redirect_uri_problem(std::string_view uri) {
+  if (uri.empty() || uri.size() > 2048) return "must be 1 to 2048 characters";
+  for (char c : uri) {
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7F || c == '"' || c == '<' || c == '>' || c == '\\') {
+      return "must not hold spaces, quotes or control characters";
+    }
+  }
+  if (uri.find('#') != std::string_view::npos) return "must not have a fragment (RFC 6749 3.1.2)";
+  const size_t colon = uri.find(':');
+  if (colon == std::string_view::npos || colon == 0) return "must be an absolute URI";
+  const std::string scheme = core::ascii_lower(uri.substr(0, colon));
+  if (scheme == "https") return uri.size() > 8 && uri.substr(colon, 3) == "://" ? "" : "must be an absolute URI";
+  if (scheme == "http") return is_loopback_http(uri) ? "" : "http is only for loopback hosts; use https";
+  // A native app's private-use scheme is a reverse domain name (RFC 8252 7.1).
+  if (scheme.find('.') == std::string::npos) return "a custom scheme must be a reverse domain name (com.example.app)";
+  return "";
+}
+
+db::OAuthClient authenticate_client(const http::Request& request, const Params& params, long long site_id,
+                                    core::Context& ctx) {
+  std::string id;
+  std::string secret;
+  const bool basic = basic_credentials(request, id, secret);
+  const auto body_secret = params.get("client_secret");
+  if (basic && (body_secret || (params.get("client_id") && params.value("client_id") != id))) {
+    throw oauth_error(400, "invalid_request", "use one client authentication method");
+  }
+  if (!basic) {
+    id = params.value("client_id");
+    secret = body_secret.value_or("");
+  }
+  if (!basic && request.header("authorization").size() > 0) {
+    throw oauth_error(401, "invalid_client", "unsupported Authorization header");
+  }
+  auto client = id.empty() || id.size() > 64 ? std::nullopt : db::OAuthRepo(ctx.db).find_client(id);
+  if (!client || client->site_id != site_id) throw oauth_error(401, "invalid_client", "unknown client");
+  if (client->is_public) {
+    if (!secret.empty()) throw oauth_error(401, "invalid_client", "a public client has no secret");
+    return *client;
+  }
+  if (secret.empty() || !crypto::constant_time_equal(hash_hex(secret), client->secret_hash)) {
+    throw oauth_error(401, "invalid_client", "client authentication failed");
+  }
+  return *client;
+}
+
+}  // namespace svc::oidc

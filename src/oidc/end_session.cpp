@@ -1,0 +1,105 @@
+// GET and POST /oidc/N/end-session (OpenID Connect RP-Initiated Logout 1.0).
+// With a valid id_token_hint the sign-out happens at once; without one the
+// user is asked first (a form with a CSRF token), so a link on another site
+// cannot sign anyone out. post_logout_redirect_uri must be registered for
+// the client exactly, or the user sees a page instead: never an open
+// redirect.
+
+#include <algorithm>
+
+#include "auth/session/sessions.hpp"
+#include "auth/tokens/signing_keys.hpp"
+#include "core/clock.hpp"
+#include "crypto/encoding.hpp"
+#include "oidc/flow.hpp"
+#include "oidc/handlers.hpp"
+#include "oidc/id_token.hpp"
+#include "oidc/issuer.hpp"
+#include "oidc/pages.hpp"
+#include "oidc/params.hpp"
+
+namespace svc::oidc {
+namespace {
+
+constexpr std::string_view kLogoutPurpose = "end-session";
+
+void end(core::Context& ctx, const std::string& sid) {
+  auto session = db::SessionRepo(ctx.db).find(sid);
+  if (session) auth::end_session(ctx, session->table, session->user_id, sid, "oidc_logout");
+}
+
+// Ends the browser's single sign-on session, every session granted from it,
+// and `hint_sid` (the session the id_token_hint names).
+std::string sign_out(const http::Request& http, const db::Site& site, const std::string& hint_sid, core::Context& ctx) {
+  db::OAuthRepo repo(ctx.db);
+  const std::string cookie = request_cookie(http, sso_cookie_name(site.id));
+  if (cookie.size() == 43) {
+    const std::string hash = hash_hex(cookie);
+    if (auto sso_sid = repo.find_sso(hash, site.id)) {
+      for (const std::string& sid : repo.sso_grant_sessions(*sso_sid)) end(ctx, sid);
+      end(ctx, *sso_sid);
+    }
+    repo.delete_sso(hash);
+  }
+  if (!hint_sid.empty()) {
+    if (auto grant = repo.find_grant(hint_sid); grant && grant->site_id == site.id) end(ctx, hint_sid);
+  }
+  return set_cookie(ctx, sso_cookie_name(site.id), "", 0);
+}
+
+http::Response refuse(const std::string& message) {
+  return message_page(400, "Sign-out request not accepted", message);
+}
+
+}  // namespace
+
+http::Response end_session(const http::Request& http, core::Context& ctx) {
+  const db::Site site = path_site(http, ctx);
+  // A POST may carry parameters in its query too (the confirmation form
+  // posts back to the URL the page was shown at): one set, a name in both
+  // counts as repeated.
+  const Params p = parse_params(http.method == "POST" ? http.query + "&" + http.body : http.query);
+  if (!p.repeated.empty() || !p.malformed.empty()) return refuse("A parameter is repeated or not well-formed.");
+  std::optional<IdTokenHint> hint;
+  if (p.get("id_token_hint")) {
+    auto keys = auth::current_key_set(ctx);
+    hint = read_id_token_hint(p.value("id_token_hint"), keys->published, issuer_of(ctx.config, site.id));
+    if (!hint) return refuse("The id_token_hint is not an ID token of this provider.");
+  }
+  std::string client_id = p.value("client_id");
+  if (hint && !client_id.empty() && client_id != hint->aud) return refuse("client_id differs from the ID token's.");
+  if (hint) client_id = hint->aud;
+  std::string target;
+  if (p.get("post_logout_redirect_uri")) {
+    auto client = client_id.empty() ? std::nullopt : db::OAuthRepo(ctx.db).find_client(client_id);
+    const std::string uri = p.value("post_logout_redirect_uri");
+    if (!client || client->site_id != site.id ||
+        std::find(client->post_logout_uris.begin(), client->post_logout_uris.end(), uri) ==
+            client->post_logout_uris.end()) {
+      return refuse("The post_logout_redirect_uri is not registered for this client.");
+    }
+    target = p.get("state") ? append_query(uri, {{"state", p.value("state")}}) : uri;
+  }
+  // Without a hint, only the user's own press of the button signs out.
+  if (!hint) {
+    const std::string browser = request_cookie(http, kBrowserCookie);
+    const std::string expected = browser.size() == 43 ? csrf_token(browser, std::string(kLogoutPurpose)) : "";
+    const bool confirmed =
+        http.method == "POST" && !expected.empty() && crypto::constant_time_equal(p.value("csrf"), expected);
+    if (!confirmed) {
+      const std::string fresh = browser.size() == 43 ? browser : random_token();
+      http::Response page =
+          logout_page(site.name, std::string(http.path) + (http.query.empty() ? "" : "?" + http.query),
+                      csrf_token(fresh, std::string(kLogoutPurpose)));
+      if (fresh != browser) page.headers.emplace_back("Set-Cookie", set_cookie(ctx, kBrowserCookie, fresh, -1));
+      return page;
+    }
+  }
+  const std::string cleared = sign_out(http, site, hint ? hint->sid : "", ctx);
+  http::Response r = target.empty() ? message_page(200, "Signed out", "You are signed out of " + site.name + ".")
+                                    : http::Response{302, "", {{"Location", target}}};
+  r.headers.emplace_back("Set-Cookie", cleared);
+  return r;
+}
+
+}  // namespace svc::oidc

@@ -1,0 +1,32 @@
+#pragma once
+// The OpenID Connect provider's routes (issue 39, docs/oidc.md), registered
+// in src/app/routes.cpp. /oidc/N/... paths name the site (issuer) N; the
+// hosted pages' forms post to /auth/oidc/... (the sign-in runs Argon2id,
+// so nginx sends it to the hashing pool like /auth/login).
+
+#include <string_view>
+
+#include "core/context.hpp"
+#include "http/request.hpp"
+#include "http/response.hpp"
+
+namespace svc::oidc {
+
+http::Response discovery(const http::Request& request, core::Context& ctx);
+http::Response authorize(const http::Request& request, core::Context& ctx);
+http::Response token(const http::Request& request, core::Context& ctx);
+http::Response userinfo(const http::Request& request, core::Context& ctx);
+http::Response revoke(const http::Request& request, core::Context& ctx);
+http::Response introspect(const http::Request& request, core::Context& ctx);
+http::Response end_session(const http::Request& request, core::Context& ctx);
+
+// The hosted pages (oidc/sign_in.cpp).
+http::Response sign_in_form(const http::Request& request, core::Context& ctx);
+http::Response sign_in_submit(const http::Request& request, core::Context& ctx);
+http::Response second_factor_submit(const http::Request& request, core::Context& ctx);
+http::Response consent_submit(const http::Request& request, core::Context& ctx);
+
+// A PKCE code_verifier (RFC 7636 4.1): 43 to 128 unreserved characters.
+bool is_pkce_verifier(std::string_view verifier);
+
+}  // namespace svc::oidc

@@ -1,0 +1,71 @@
+#include "oidc/issuer.hpp"
+
+#include "config/config.hpp"
+#include "core/text.hpp"
+#include "crypto/encoding.hpp"
+#include "http/api_error.hpp"
+#include "http/site_cache.hpp"
+
+namespace svc::oidc {
+
+std::string issuer_of(const config::Config& config, long long site_id) {
+  return config.tokens.oidc_base() + "/oidc/" + std::to_string(site_id);
+}
+
+std::optional<db::Site> active_site(core::Context& ctx, long long site_id) {
+  auto site = http::find_site(ctx, site_id);
+  if (!site || !site->active) return std::nullopt;
+  return site;
+}
+
+db::Site path_site(const http::Request& request, core::Context& ctx) {
+  constexpr std::string_view kPrefix = "/oidc/";
+  std::string_view rest = std::string_view(request.path).substr(kPrefix.size());
+  const auto id = core::parse_id(rest.substr(0, rest.find('/')));
+  auto site = id ? active_site(ctx, *id) : std::nullopt;
+  if (!site) throw http::ApiError::failed(404, "Not found");
+  return *site;
+}
+
+bool secure_cookies(const core::Context& ctx) { return ctx.config.tokens.oidc_base().rfind("http://", 0) != 0; }
+
+std::string sso_cookie_name(long long site_id) { return "svc_sso_" + std::to_string(site_id); }
+
+std::string set_cookie(const core::Context& ctx, std::string_view name, std::string_view value, long long max_age) {
+  std::string out = std::string(name) + "=" + std::string(value) + "; Path=/; HttpOnly; SameSite=Lax";
+  if (max_age >= 0) out += "; Max-Age=" + std::to_string(max_age);
+  if (secure_cookies(ctx)) out += "; Secure";
+  return out;
+}
+
+std::string request_cookie(const http::Request& request, std::string_view name) {
+  std::string_view header = request.header("cookie");
+  while (!header.empty()) {
+    const size_t semi = header.find(';');
+    std::string_view item = header.substr(0, semi);
+    header = semi == std::string_view::npos ? std::string_view() : header.substr(semi + 1);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    const size_t eq = item.find('=');
+    if (eq != std::string_view::npos && item.substr(0, eq) == name) return std::string(item.substr(eq + 1));
+  }
+  return "";
+}
+
+std::string hash_hex(std::string_view secret) { return crypto::hex_encode(crypto::sha256(secret)); }
+
+std::string random_token() { return crypto::base64url_encode(crypto::random_bytes(32)); }
+
+std::vector<std::pair<std::string, std::string>> page_headers() {
+  return {
+      {"Content-Type", "text/html; charset=utf-8"},
+      // No form-action: after a sign-in the form's reply redirects the
+      // browser to the client's redirect URI, which form-action would block.
+      {"Content-Security-Policy",
+       "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'"},
+      {"X-Frame-Options", "DENY"},
+      {"X-Content-Type-Options", "nosniff"},
+      {"Referrer-Policy", "no-referrer"},
+  };
+}
+
+}  // namespace svc::oidc

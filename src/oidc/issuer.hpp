@@ -1,0 +1,55 @@
+#pragma once
+// Who the OpenID Connect provider is for a request (issue 39): each site is
+// an issuer, <[tokens] oidc_issuer or issuer>/oidc/<site id>, and its
+// endpoints live under that path. The cookies the provider sets, and the
+// policy headers of the pages it renders.
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "config/config.hpp"
+#include "core/context.hpp"
+#include "db/site_repo.hpp"
+#include "http/request.hpp"
+
+namespace svc::oidc {
+
+// The issuer of site `site_id`.
+std::string issuer_of(const config::Config& config, long long site_id);
+
+// The site of a /oidc/<id>/... path, active; ApiError 404 Not found when the
+// path names none (an unknown issuer is no issuer).
+db::Site path_site(const http::Request& request, core::Context& ctx);
+// An active site by id; nullopt when there is none.
+std::optional<db::Site> active_site(core::Context& ctx, long long site_id);
+
+// Cookies are Secure unless the issuer is a loopback http:// URL (a
+// development stack's browsers would drop a Secure cookie sent over http).
+bool secure_cookies(const core::Context& ctx);
+
+// The single sign-on cookie of a site ("svc_sso_<id>") and the browser
+// cookie that binds an authorization request to the browser that made it.
+std::string sso_cookie_name(long long site_id);
+inline constexpr std::string_view kBrowserCookie = "svc_oidc_browser";
+
+// A Set-Cookie value: host-only (no Domain), Path=/, HttpOnly,
+// SameSite=Lax, Secure per secure_cookies; max_age < 0 = a session cookie,
+// 0 = delete it.
+std::string set_cookie(const core::Context& ctx, std::string_view name, std::string_view value, long long max_age);
+
+// The value of a cookie the request carries; "" when absent.
+std::string request_cookie(const http::Request& request, std::string_view name);
+
+// SHA-256 hex: how codes, secrets and cookies are stored.
+std::string hash_hex(std::string_view secret);
+// 32 random bytes, base64url (43 characters).
+std::string random_token();
+
+// The headers of every page the provider renders: HTML, not cached, no
+// framing (clickjacking), no script, styles only from this origin, no
+// referrer.
+std::vector<std::pair<std::string, std::string>> page_headers();
+
+}  // namespace svc::oidc

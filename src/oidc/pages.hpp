@@ -1,0 +1,36 @@
+#pragma once
+// The provider's hosted pages (web/account/oidc-*.html, compiled in): the
+// sign-in form, the second step, the consent question, the sign-out
+// question and a plain message (an error that must not redirect, "signed
+// out"). Every value is HTML-escaped; every page goes out with
+// page_headers() (oidc/issuer.hpp): no framing, no script, not cached.
+
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "http/response.hpp"
+
+namespace svc::oidc {
+
+// What the sign-in, second-step and consent pages show and carry.
+struct PageFields {
+  std::string lang = "en";
+  std::string site;     // the site's name
+  std::string client;   // the client's name
+  std::string request;  // the authorization request's id
+  std::string csrf;
+  std::string error;  // "" = none shown
+};
+
+http::Response sign_in_page(int status, const PageFields& fields, const std::string& login_hint);
+http::Response second_factor_page(int status, const PageFields& fields, const std::string& mfa_token);
+http::Response consent_page(const PageFields& fields, const std::string& email, const std::string& scopes);
+http::Response logout_page(const std::string& site, const std::string& action, const std::string& csrf);
+http::Response message_page(int status, const std::string& title, const std::string& message);
+
+// `tmpl` with every {{name}} replaced by the HTML-escaped values[name]
+// ("" for a name without a value).
+std::string fill(std::string_view tmpl, const std::map<std::string, std::string>& values);
+
+}  // namespace svc::oidc

@@ -1,0 +1,150 @@
+// The hosted pages' forms (application/x-www-form-urlencoded, no script):
+// GET /auth/oidc/sign-in shows the sign-in form of a stored authorization
+// request; POST /auth/oidc/sign-in checks the password (the login service of
+// /auth/login: throttle, audit, second factor), /auth/oidc/second-factor the
+// TOTP or recovery code (that of /auth/mfa/verify), /auth/oidc/consent the
+// user's answer. Each form carries the request id and its CSRF token
+// (oidc/flow.hpp csrf_token), checked before anything else.
+
+#include "auth/mfa/login.hpp"
+#include "auth/mfa/totp_factor.hpp"
+#include "auth/password/login_service.hpp"
+#include "auth/password/policy.hpp"
+#include "config/config.hpp"
+#include "core/clock.hpp"
+#include "db/table_name.hpp"
+#include "oidc/flow.hpp"
+#include "oidc/handlers.hpp"
+#include "oidc/issuer.hpp"
+#include "oidc/pages.hpp"
+#include "oidc/params.hpp"
+
+namespace svc::oidc {
+namespace {
+
+http::Response expired_page() {
+  return message_page(400, "This sign-in has expired",
+                      "Go back to the application you came from and start signing in again.");
+}
+
+// A stored request with what its pages need: its site and client.
+struct Live {
+  db::OAuthRequest request;
+  db::Site site;
+  db::OAuthClient client;
+};
+
+std::optional<Live> live_request(const http::Request& http, const Params& p, const std::string& csrf,
+                                 core::Context& ctx) {
+  if (!p.repeated.empty() || !p.malformed.empty()) return std::nullopt;
+  auto request = form_request(http, p.value("request"), csrf, ctx);
+  if (!request) return std::nullopt;
+  auto site = active_site(ctx, request->site_id);
+  auto client = db::OAuthRepo(ctx.db).find_client(request->client_id);
+  if (!site || !client) return std::nullopt;
+  return Live{*request, *site, *client};
+}
+
+PageFields fields_of(const Live& live, const std::string& csrf, std::string error) {
+  PageFields f;
+  f.site = live.site.name;
+  f.client = live.client.name;
+  f.request = live.request.id;
+  f.csrf = csrf;
+  f.error = std::move(error);
+  return f;
+}
+
+// The user signed in on the page (session `sid` just opened): the single
+// sign-on cookie names it, then the flow goes on (consent or code).
+http::Response signed_in(Live& live, const std::string& sid, const http::Request& http, core::Context& ctx) {
+  auto sso = sso_of(ctx, sid);
+  if (!sso) return expired_page();
+  const std::string cookie = random_token();
+  db::OAuthRepo(ctx.db).insert_sso(hash_hex(cookie), live.site.id, sid, ctx.clock.now());
+  Step step{live.site, live.client, live.request,
+            false,     303,         {set_cookie(ctx, sso_cookie_name(live.site.id), cookie, -1)}};
+  return proceed(step, sso, http, ctx);
+}
+
+}  // namespace
+
+http::Response sign_in_form(const http::Request& http, core::Context& ctx) {
+  const Params p = parse_params(http.query);
+  const std::string browser = request_cookie(http, kBrowserCookie);
+  const std::string csrf = csrf_token(browser, p.value("request"));
+  auto live = live_request(http, p, csrf, ctx);
+  if (!live) return expired_page();
+  return sign_in_page(200, fields_of(*live, csrf, ""), live->request.login_hint);
+}
+
+http::Response sign_in_submit(const http::Request& http, core::Context& ctx) {
+  const Params p = parse_params(http.body);
+  auto live = live_request(http, p, p.value("csrf"), ctx);
+  if (!live) return expired_page();
+  const std::string csrf = p.value("csrf");
+  const std::string email = p.value("email");
+  const std::string password = p.value("password");
+  if (email.empty() || email.size() > 254 || password.empty() || password.size() > auth::kMaxPasswordBytes) {
+    return sign_in_page(400, fields_of(*live, csrf, "Enter your e-mail address and password."), email);
+  }
+  auto table = db::allowlisted(ctx.config.auth.tables.front(), ctx.config.auth.tables);
+  auth::LoginResult result = auth::log_in({email, password, *table, live->site.id}, http, ctx);
+  switch (result.outcome) {
+    case auth::LoginOutcome::kOk:
+      return signed_in(*live, result.session.tokens.sid, http, ctx);
+    case auth::LoginOutcome::kSecondFactor:
+      return second_factor_page(200, fields_of(*live, csrf, ""), result.mfa_token);
+    case auth::LoginOutcome::kThrottled:
+      return sign_in_page(429, fields_of(*live, csrf, "Too many attempts. Try again later."), email);
+    case auth::LoginOutcome::kEmailNotVerified:
+      return sign_in_page(403, fields_of(*live, csrf, "Verify your e-mail address first."), email);
+    case auth::LoginOutcome::kInvalidCredentials:
+      break;
+  }
+  return sign_in_page(401, fields_of(*live, csrf, "Invalid credentials"), email);
+}
+
+http::Response second_factor_submit(const http::Request& http, core::Context& ctx) {
+  const Params p = parse_params(http.body);
+  auto live = live_request(http, p, p.value("csrf"), ctx);
+  if (!live) return expired_page();
+  const std::string csrf = p.value("csrf");
+  const std::string token = p.value("mfa_token");
+  const std::string code = p.value("code");
+  const std::string recovery = p.value("recovery_code");
+  if (token.empty() || token.size() > 128 || code.empty() == recovery.empty() || recovery.size() > 64 ||
+      (!code.empty() && !auth::is_totp_code(code))) {
+    return second_factor_page(400, fields_of(*live, csrf, "Enter the 6-digit code or a recovery code."), token);
+  }
+  auth::MfaResult result = auth::verify_second_factor({token, code.empty() ? recovery : code, code.empty()}, http, ctx);
+  switch (result.outcome) {
+    case auth::MfaOutcome::kOk:
+      return signed_in(*live, result.session.tokens.sid, http, ctx);
+    case auth::MfaOutcome::kWrong:
+      return second_factor_page(401, fields_of(*live, csrf, "Invalid code"), token);
+    case auth::MfaOutcome::kThrottled:
+      return second_factor_page(429, fields_of(*live, csrf, "Too many attempts. Try again later."), token);
+    case auth::MfaOutcome::kExpired:
+      break;
+  }
+  return sign_in_page(401, fields_of(*live, csrf, "Second factor expired, sign in again."), live->request.login_hint);
+}
+
+http::Response consent_submit(const http::Request& http, core::Context& ctx) {
+  const Params p = parse_params(http.body);
+  auto live = live_request(http, p, p.value("csrf"), ctx);
+  if (!live) return expired_page();
+  Step step{live->site, live->client, live->request, false, 303, {}};
+  const std::string decision = p.value("decision");
+  if (decision == "deny") return error_redirect(step, "access_denied", "the user denied the request", ctx);
+  auto sso = current_sso(http, ctx, live->site.id);
+  if (decision == "allow" && sso) {
+    db::OAuthRepo(ctx.db).save_consent(sso->session.table, sso->user.id, live->client.client_id, live->request.scope,
+                                       ctx.clock.now());
+    step.consented_now = true;
+  }
+  return proceed(step, sso, http, ctx);
+}
+
+}  // namespace svc::oidc
