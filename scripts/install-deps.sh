@@ -55,6 +55,10 @@ packages=(
   # scripts/cluster.sh (make test-cluster): Galera, SST by mariabackup (which
   # streams through socat), network namespaces and bridges (iproute2)
   galera-4 mariadb-backup socat rsync iproute2
+  # the OpenID Connect provider's relying-party test: Apache with
+  # mod_auth_openidc protecting PHP pages, run on loopback ports in its own
+  # directory, never as the system service
+  apache2 libapache2-mod-auth-openidc libapache2-mod-php
 )
 
 # The web push test decrypts with node's built-in crypto (no npm packages).
@@ -82,7 +86,7 @@ export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 # The Debian packages start their daemons; svc runs its own instances.
-for svc in nginx mariadb prometheus php8.2-fpm; do
+for svc in nginx mariadb prometheus php8.2-fpm apache2; do
   if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$svc" 2>/dev/null; then
     "${sudo_cmd[@]}" systemctl stop "$svc" || true
   fi
