@@ -82,6 +82,9 @@ unsubscribe_url = http://127.0.0.1:$http_port/mail/unsubscribe" "$dir/svc.conf"
     # ... and the service's own sender of [smtp] (issue 36).
     grep -q '^from = ' "$dir/svc.conf" ||
       sed -i "/^backoff_seconds = /a from = svc <accounts@svc.localhost>" "$dir/svc.conf"
+    # ... and the OpenID Connect issuer of [tokens] (issue 39).
+    grep -q '^oidc_issuer' "$dir/svc.conf" ||
+      sed -i "/^key_cache_seconds = /a oidc_issuer = http://127.0.0.1:$http_port" "$dir/svc.conf"
     return
   fi
   local db_password merge_password
