@@ -50,6 +50,8 @@ def measure(stack, arm, seconds, conns, prefix, tail, roots, flood=None, timeout
     mysqld + hello, and the peak RSS of the workers that served it."""
     if arm.pool is not None:  # fresh sessions for this run, written before anything is timed
         arm.file = arm.pool.file_for(seconds, conns)
+        if not arm.pool.settle():
+            log(f"  {arm.name}: InnoDB had not purged the previous batch after 60 s (measured anyway)")
     tail.take()
     flood_proc = None
     if flood is not None:

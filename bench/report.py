@@ -158,7 +158,7 @@ def settings(args, stack, password_hash):
         "hello_workers": stack.workers,
         "nginx": "worker_processes 1; access_log off; production snippets (fastcgi_keep_conn on, "
                  "request buffering on); the main pool's upstream as nginx/stack.conf.in (keepalive 8); "
-                 "development rate-limit zones (10000 r/s per connection)",
+                 "development rate-limit zones (1000000 r/s per connection)",
         "mariadb": "innodb_buffer_pool_size=128M innodb_flush_log_at_trx_commit=2 skip-log-bin (scripts/stack.sh)",
         "sender_mails_per_run": args.mails, "smtp_batch": int(re.search(r"^batch = (\d+)", conf, re.M).group(1)),
         "build": "CMAKE_BUILD_TYPE=Release",

@@ -358,7 +358,7 @@ class NginxFilesTest(unittest.TestCase):
         self.assertRegex(code, r"limit_req_zone \$svc_site_key\s+zone=svc_message:10m\s+rate=50r/s;")
         self.assertRegex(code, r"limit_req_zone \$binary_remote_addr\s+zone=svc_health:1m\s+rate=5r/s;")
         self.assertIn("limit_req_status 429;", code)
-        self.assertRegex(strip_comments(dev), r"zone=svc_auth:10m\s+rate=10000r/s;")
+        self.assertRegex(strip_comments(dev), r"zone=svc_auth:10m\s+rate=1000000r/s;")
 
 
 class NginxConfigTestTest(unittest.TestCase):
