@@ -36,6 +36,16 @@ from stack import CLK_TCK, REPO, children, cpu_ticks, proc_table, scratch_stack
 ROUTES = ("notification", "login", "refresh-token", "getFolderLimits", "user-email")
 
 
+STATUS = ("Questions", "Com_select", "Com_insert", "Com_update", "Com_delete", "Com_commit", "Com_stmt_prepare",
+          "Com_stmt_execute", "Handler_commit")
+
+
+def server_status(stack):
+    """MariaDB's global counters of STATUS (statements, commits) now."""
+    text = stack.sql("SHOW GLOBAL STATUS WHERE Variable_name IN (%s);" % ", ".join("'%s'" % v for v in STATUS))
+    return {name: int(value) for name, value in (line.split("\t") for line in text.splitlines() if "\t" in line)}
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--bin", default=str(REPO / "build-test"))
@@ -80,9 +90,11 @@ def main():
                 recorder = subprocess.Popen(["perf", "record", "-g", "-q", "-o", f"{args.perf}/run-{number + 1}.data",
                                              "-p", ",".join(map(str, traced))],
                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            status0 = server_status(stack)
             before = {n: cpu_ticks([pid]) for n, pid in pids.items()}
             res = run(file)
             after = {n: cpu_ticks([pid]) for n, pid in pids.items()}
+            status1 = server_status(stack)
             if recorder is not None:
                 recorder.send_signal(2)
                 recorder.wait(60)
@@ -91,7 +103,10 @@ def main():
                               "req_per_s": round(res["rps"]), "unexpected": res["unexpected"],
                               "exhausted": res.get("exhausted", 0),
                               "cpu_us_per_request": {k: round((after[k] - before[k]) * 1e6 / CLK_TCK / n)
-                                                     for k in pids}}), flush=True)
+                                                     for k in pids},
+                              "statements_per_request": {k: round((status1[k] - status0[k]) / n, 2)
+                                                         for k in status0 if status1[k] != status0[k]}}),
+                  flush=True)
 
 
 if __name__ == "__main__":
