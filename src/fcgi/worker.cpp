@@ -43,6 +43,7 @@ sigset_t install_worker_signals() {
   ign.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ign, nullptr);
   sigaction(SIGHUP, &ign, nullptr);
+  sigaction(kRetiringSignal, &ign, nullptr);  // the master's, never a worker's
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigaction(SIGCHLD, &dfl, nullptr);
@@ -446,6 +447,9 @@ int run_worker(int listen_fd, const config::Config& config, const std::string& f
   while (!g_stop) {
     if (config.server.max_requests > 0 && served >= config.server.max_requests) {
       core::LogLine("info", "worker_recycle").num("served", served).emit();
+      // Draining its kept connections takes up to nginx's keepalive_time:
+      // the master starts the replacement now instead of at the exit.
+      if (!kept.empty()) ::kill(::getppid(), kRetiringSignal);
       break;
     }
     int conn = next_connection(sources, streak);

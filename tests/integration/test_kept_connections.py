@@ -17,7 +17,7 @@ import threading
 import fcgi_client
 import svc_stack
 from jsonio import log_events
-from procs import wait_until
+from procs import wait_until, worker_pids
 from svc_stack import ApiTest, request, site_headers
 
 MAIN_SOCKET = os.path.join(svc_stack.STACK_DIR, "svc-fcgi.sock")
@@ -86,6 +86,35 @@ class KeptConnectionsTest(ApiTest):
         finally:
             for sock in kept:
                 sock.close()
+
+    def test_a_recycling_worker_serves_its_kept_connection_and_is_replaced_at_once(self):
+        """[server] max_requests reached by the worker of a kept connection:
+        it keeps serving that connection (closing it could meet nginx's next
+        request: a 502), takes no new one, and the master starts its
+        replacement at once instead of at its exit; the pool is back to its
+        size, with no second replacement, once the connection is closed."""
+        master = svc_stack.stack_pid("svc-fcgi")
+        normal = len(wait_until(lambda: worker_pids(master), 5))
+        limit = int(svc_stack.config_value("server", "max_requests"))
+        replaced = None
+        with fcgi_client.connect(MAIN_SOCKET) as sock:
+            # Every request of this connection goes to its one worker: at most
+            # `limit` of them reach its recycle, wherever its count stood; it
+            # goes on serving this connection after that.
+            for i in range(limit + 200):
+                self.assertEqual(fcgi_client.exchange(sock, "GET", "/health").status, 200, "request %d" % i)
+                if i % 100 == 0 and len(worker_pids(master)) > normal:
+                    replaced = wait_until(lambda: worker_pids(master) if len(worker_pids(master)) > normal else None,
+                                          5)
+                    break
+            self.assertTrue(replaced, "no replacement while the recycling worker kept its connection")
+            reply = fcgi_client.exchange(sock, "GET", "/health")  # the retiring worker still answers
+            self.assertEqual((reply.status, reply.json), (200, HEALTHY), reply)
+            reply = fcgi_client.request(MAIN_SOCKET, "GET", "/health", timeout=5)  # and new connections are served
+            self.assertEqual(reply.status, 200, reply)
+        # Closed: the retiring worker exits, and the pool is its usual size.
+        self.assertTrue(wait_until(lambda: len(worker_pids(master)) == normal, 10),
+                        "workers now %d, usually %d" % (len(worker_pids(master)), normal))
 
     def test_nginx_holding_more_kept_connections_than_workers(self):
         """Through the stack's nginx (keepalive upstream, fastcgi_keep_conn
