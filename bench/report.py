@@ -157,7 +157,7 @@ def settings(args, stack, password_hash):
         "argon2id": re.search(r"\$argon2id\$v=\d+\$([^$]+)\$", password_hash).group(1),
         "hello_workers": stack.workers,
         "nginx": "worker_processes 1; access_log off; production snippets (fastcgi_keep_conn on, "
-                 "request buffering on); the main pool's upstream as nginx/stack.conf.in (keepalive 8); "
+                 "request buffering on); the main pool's upstream as nginx/stack.conf.in (keepalive 2); "
                  "development rate-limit zones (1000000 r/s per connection)",
         "mariadb": "innodb_buffer_pool_size=128M innodb_flush_log_at_trx_commit=2 skip-log-bin (scripts/stack.sh)",
         "sender_mails_per_run": args.mails, "smtp_batch": int(re.search(r"^batch = (\d+)", conf, re.M).group(1)),
@@ -404,7 +404,7 @@ def keep_conn_section(r):
                      fmt(k["max_ms"]), k["socket_errors"]["timeout"], bad_replies(k)])
     lines = ["", "## fastcgi_keep_conn", "",
              "Measured once: the production locations (`fastcgi_keep_conn on`, the main pool's upstream with",
-             "`keepalive 8`) against a bench-only server with `fastcgi_keep_conn off` and no keepalive pool",
+             "`keepalive 2`) against a bench-only server with `fastcgi_keep_conn off` and no keepalive pool",
              "(same FastCGI parameters and front secret, no rate limit); wrk --timeout 2s, so a stall shows up",
              "as a timeout.", ""]
     lines += table(["keep_conn", "request", "connections:", "req/s:", "p50 ms:", "p99 ms:", "max ms:", "timeouts:",
