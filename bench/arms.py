@@ -50,6 +50,8 @@ def measure(stack, arm, seconds, conns, prefix, tail, roots, flood=None, timeout
     mysqld + hello, and the peak RSS of the workers that served it."""
     if arm.pool is not None:  # fresh sessions for this run, written before anything is timed
         arm.file = arm.pool.file_for(seconds, conns)
+        if not arm.pool.settle():
+            log(f"  {arm.name}: InnoDB had not purged the previous batch after 60 s (measured anyway)")
     tail.take()
     flood_proc = None
     if flood is not None:
@@ -322,7 +324,7 @@ def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
     peer: the PHP-FPM peer (bench.py php_peer), whose refresh-token arm
     runs beside svc's when it is up."""
     def post(name, path, file=None, **kw):  # a POST arm, by default with the request file of its name
-        return Arm(name, path, "POST", file or files.get(name, "-"), port=stack.http_port, **kw)
+        return Arm(name, path, "POST", file or files.get(name, "-"), **{"port": stack.http_port, **kw})
 
     def rotating(tag):  # each run of a refresh arm presents tokens current at that moment (refresh_pool.py)
         return RefreshPool(stack.config, stack.sql, args.out, tag)
@@ -360,6 +362,11 @@ def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
         post("email-code-unknown", "/auth/email-code"),
         post("sign-up", "/auth/sign-up", floor="argon2-hash", **hashing),
         post("push", "/message/sendPush", floor="push-raw"),
+        # The same two routes with fastcgi_keep_conn off (one connection per request):
+        # only when named in --only (a full run has the keep_conn table instead).
+        *([Arm("health-nokeep", "/health", port=stack.nokeep_port, floor="hello"),
+           post("refresh-token-nokeep", "/auth/refresh-token", floor="hello", pool=rotating("bnok"),
+                port=stack.nokeep_port)] if args.only else []),
         post("refresh-token-under-login-flood", "/auth/refresh-token", floor="refresh-token", target=0.4,
              kind="flood", pool=rotating("bflood")),
         # Floors measured inside the rounds too, so they share the rounds' conditions.
@@ -375,14 +382,16 @@ def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
 
 
 def measure_keep_conn(stack, args, tail, roots):
-    """fastcgi_keep_conn: the production setting (off) against on + a
-    keepalive pool, once each."""
-    log("fastcgi_keep_conn on vs off (GET /health, POST /auth/sign-out)")
+    """fastcgi_keep_conn: the production setting (on, with the stack's
+    keepalive pool to the main socket) against off (one connection per
+    request, the bench-only server), once each."""
+    log("fastcgi_keep_conn on vs off (GET /health, POST /auth/sign-out, POST /auth/refresh-token)")
     keep = {}
+    pool = RefreshPool(stack.config, stack.sql, args.out, "bkeep")
     for conns in (args.conns, 128):
-        for path, method in (("/health", "GET"), ("/auth/sign-out", "POST")):
-            for label, port in (("off", stack.http_port), ("on", stack.keep_port)):
-                a = Arm(path, path, method, port=port)
+        for path, method in (("/health", "GET"), ("/auth/sign-out", "POST"), ("/auth/refresh-token", "POST")):
+            for label, port in (("on", stack.http_port), ("off", stack.nokeep_port)):
+                a = Arm(path, path, method, port=port, pool=pool if path == "/auth/refresh-token" else None)
                 keep[f"{label} {method} {path} c{conns}"] = measure(stack, a, min(args.seconds, 3), conns,
                                                                    f"k-{label}-{conns}", tail, roots, timeout="2s")
     return keep

@@ -42,8 +42,8 @@ def parse_args():
     p.add_argument("--helpers", required=True)
     p.add_argument("--hello-pid", required=True)
     p.add_argument("--bench-port", type=int, required=True)
-    p.add_argument("--keep-port", type=int, required=True)
-    p.add_argument("--keepalive", type=int, required=True)
+    # The bench-only server with fastcgi_keep_conn off (svc's own keep connections).
+    p.add_argument("--nokeep-port", type=int, required=True)
     p.add_argument("--seconds", type=float, default=5)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--conns", type=int, default=32)
@@ -197,7 +197,7 @@ def main():
     args = parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    stack = Stack(args.stack, args.bin, args.helpers, args.bench_port, args.keep_port, args.hello_pid)
+    stack = Stack(args.stack, args.bin, args.helpers, args.bench_port, args.nokeep_port, args.hello_pid)
     results = measure_all(stack, args, out)
     if not results:
         return None  # --only: nothing committed is rewritten

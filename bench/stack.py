@@ -43,14 +43,14 @@ class Stack:
     bench.py's stack also has the bench server blocks' ports, the helpers
     and the hello program (scripts/bench.sh)."""
 
-    def __init__(self, directory, bin_dir, helpers=None, bench_port=None, keep_port=None, hello_pid_file=None):
+    def __init__(self, directory, bin_dir, helpers=None, bench_port=None, nokeep_port=None, hello_pid_file=None):
         self.dir = Path(directory)
         self.env = read_env(self.dir / "env")
         self.http_port = int(self.env["SVC_HTTP_PORT"])
         self.smtp_port = int(self.env["SVC_SMTP_PORT"])
         self.push_port = int(self.env["SVC_PUSH_PORT"])
         self.site_key = self.env.get("SITE_KEY", "")  # the demo site 1's x-site-key
-        self.bench_port, self.keep_port = bench_port, keep_port
+        self.bench_port, self.nokeep_port = bench_port, nokeep_port
         self.bin = Path(bin_dir)
         self.helpers = Path(helpers) if helpers else None
         self.config = self.dir / "svc.conf"

@@ -137,12 +137,11 @@ trap 'exit 130' INT TERM
 
 free_port() { "$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 bench_port=$(free_port)
-keep_port=$(free_port)
+nokeep_port=$(free_port)
 php_port=$(free_port)
-keepalive=8
-sed -e "s|@SOURCE_DIR@|$repo|g" -e "s|@BENCH_PORT@|$bench_port|g" -e "s|@KEEP_PORT@|$keep_port|g" \
+sed -e "s|@SOURCE_DIR@|$repo|g" -e "s|@BENCH_PORT@|$bench_port|g" -e "s|@NOKEEP_PORT@|$nokeep_port|g" -e "s|@STACK_DIR@|$stack|g" \
   -e "s|@HELLO_SOCKET@|$stack/hello.sock|g" -e "s|@FCGI_SOCKET@|$stack/svc-fcgi.sock|g" \
-  -e "s|@KEEPALIVE@|$keepalive|g" -e "s|@PHP_PORT@|$php_port|g" -e "s|@PHP_SOCKET@|$stack/php-fpm.sock|g" \
+  -e "s|@PHP_PORT@|$php_port|g" -e "s|@PHP_SOCKET@|$stack/php-fpm.sock|g" \
   -e "s|@PHP_PEER_DIR@|$repo/bench/php-peer|g" "$repo/bench/nginx-bench.conf.in" >"$stack/bench-nginx.conf"
 
 "$helpers/hello" "$stack/hello.sock" "$workers" >"$stack/hello.log" 2>&1 &
@@ -189,7 +188,7 @@ if command -v openssl >/dev/null && openssl req -x509 -newkey ec -pkeyopt ec_par
 fi
 
 "$py" "$repo/bench/bench.py" --stack "$stack" --bin "$build" --helpers "$helpers" --hello-pid "$stack/hello.pid" \
-  --bench-port "$bench_port" --keep-port "$keep_port" --keepalive "$keepalive" \
+  --bench-port "$bench_port" --nokeep-port "$nokeep_port" \
   --seconds "${BENCH_SECONDS:-5}" --rounds "${BENCH_ROUNDS:-3}" --conns "${BENCH_CONNECTIONS:-32}" \
   --hash-conns "${BENCH_HASH_CONNECTIONS:-8}" --mails "${BENCH_MAILS:-1000}" --warmup "${BENCH_WARMUP:-1}" \
   --tls-smtp-port "$tls_port" --out "$out" ${BENCH_ONLY:+--only "$BENCH_ONLY"} \

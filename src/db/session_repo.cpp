@@ -46,18 +46,19 @@ std::optional<SessionRow> SessionRepo::find_legacy(const std::string& jti) {
       read_session);
 }
 
-bool SessionRepo::rotate(const std::string& id, long long from, long long now, long long expires_at,
-                         const std::string& ip, const std::string& user_agent) {
+bool SessionRepo::rotate(const SessionClaim& claim, long long now, long long expires_at, const std::string& ip,
+                         const std::string& user_agent) {
   // Not re-run after a lost connection (execute): the caller re-reads the
   // row and sees whether the generation moved. A Galera certification
   // loser (1213) is re-run by Database and then finds the generation moved.
   return db_.execute(
              "UPDATE svc_sessions SET generation = generation + 1, rotated_at = ?, last_seen_at = ?,"
              " expires_at = ?, ip = ?, user_agent = ?"
-             " WHERE id = ? AND generation = ? AND revoked_at IS NULL",
+             " WHERE id = ? AND generation = ? AND revoked_at IS NULL AND expires_at > ?"
+             " AND auth_table = ? AND user_id = ?",
              [&](Params& p) {
                p.integer(now).integer(now).integer(expires_at).text(ip).text(user_agent);
-               p.text(id).integer(from);
+               p.text(claim.id).integer(claim.generation).integer(now).text(claim.table).integer(claim.user_id);
              }) == 1;
 }
 

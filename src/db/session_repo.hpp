@@ -28,6 +28,15 @@ struct SessionRow {
   std::string revoked_reason;
 };
 
+// The session a refresh token names, as the rotation expects it: whose it
+// is and the generation the token carries.
+struct SessionClaim {
+  std::string id;
+  std::string table;
+  long long user_id = 0;
+  long long generation = 0;
+};
+
 // Which sessions of a user revoke_user() ends.
 struct SessionScope {
   std::string table;
@@ -48,11 +57,12 @@ class SessionRepo {
   // The session a pre-session refresh token with this jti opened.
   std::optional<SessionRow> find_legacy(const std::string& jti);
 
-  // The rotation: moves the generation from `from` to from + 1 and the
-  // times and device on, only while the session is not revoked and still
-  // at `from`. True when this call did it (one statement: of two callers,
-  // on one host or two, only one can).
-  bool rotate(const std::string& id, long long from, long long now, long long expires_at, const std::string& ip,
+  // The rotation: moves the generation from claim.generation to the next
+  // and the times and device on, only while the session is the claim's
+  // user's, not revoked, not expired at `now` and still at that generation.
+  // True when this call did it: one statement, and the only one a current
+  // token needs (of two callers, on one host or two, only one can win).
+  bool rotate(const SessionClaim& claim, long long now, long long expires_at, const std::string& ip,
               const std::string& user_agent);
 
   // Revokes one session (if not revoked yet); true when this call did.

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <map>
 #include <thread>
+#include <vector>
 
 #include "core/log.hpp"
 #include "fcgi/front_secret.hpp"
@@ -30,13 +31,28 @@ volatile sig_atomic_t g_child = 0;
 volatile sig_atomic_t g_reload = 0;
 volatile sig_atomic_t g_terminate = 0;
 
-void on_signal(int sig) {
-  if (sig == SIGCHLD)
+// Workers that said they retire (kRetiringSignal) and still serve their kept
+// connections: each is replaced at once, not when it exits. Handlers run
+// only inside the master's waits, with every signal it handles blocked, so
+// they never run at once.
+constexpr int kMaxRetiring = 64;
+volatile sig_atomic_t g_retiring[kMaxRetiring];
+volatile sig_atomic_t g_retiring_count = 0;
+
+void on_signal(int sig, siginfo_t* info, void*) {
+  if (sig == SIGCHLD) {
     g_child = 1;
-  else if (sig == SIGHUP)
+  } else if (sig == SIGHUP) {
     g_reload = 1;
-  else
+  } else if (sig == kRetiringSignal) {
+    // A full list drops the notice: that worker is then replaced when it exits.
+    if (info && g_retiring_count < kMaxRetiring) {
+      g_retiring[g_retiring_count] = info->si_pid;
+      g_retiring_count = g_retiring_count + 1;
+    }
+  } else {
     g_terminate = 1;
+  }
 }
 
 // Pool 0 serves [server] socket; pool 1 (optional) serves
@@ -69,6 +85,7 @@ struct WorkerInfo {
   int rank = 0;  // 0.. within its pool and generation
   long long started_ms = 0;
   int metrics_slot = -1;  // its busy/idle slot in the shared metrics block
+  bool replaced = false;  // retiring, and already replaced (replace_retiring)
 };
 
 int online_cpus() {
@@ -104,7 +121,7 @@ class Master {
     sigset_t empty;
     sigemptyset(&empty);
     while (!g_terminate) {
-      if (!g_child && !g_reload) {
+      if (!g_child && !g_reload && !g_retiring_count) {
         if (worker_count(kOutboundPool) > 0) {
           const timespec tick{0, kSizeEveryMs * 1000000L};
           ::ppoll(nullptr, 0, &tick, &empty);
@@ -113,6 +130,9 @@ class Master {
           sigsuspend(&empty);
         }
       }
+      // Before reaping: a worker that retired and exited at once is then
+      // replaced here and not a second time.
+      if (g_retiring_count) replace_retiring();
       if (g_child) {
         g_child = 0;
         reap_and_respawn();
@@ -189,6 +209,22 @@ class Master {
     workers_[pid] = WorkerInfo{generation_, pool, rank, now_ms(), slot};
   }
 
+  // Workers that reached [server] max_requests and wait for nginx to close
+  // their kept connections (fcgi/worker.cpp drain_kept) take no new
+  // connection meanwhile: each gets its replacement now.
+  void replace_retiring() {
+    std::vector<pid_t> pids;
+    for (int i = 0; i < g_retiring_count; ++i) pids.push_back(static_cast<pid_t>(g_retiring[i]));
+    g_retiring_count = 0;
+    for (pid_t pid : pids) {
+      auto it = workers_.find(pid);
+      if (it == workers_.end() || it->second.replaced || it->second.generation != generation_) continue;
+      it->second.replaced = true;
+      const WorkerInfo info = it->second;
+      spawn(info.pool, info.rank);
+    }
+  }
+
   void reap_and_respawn() {
     int status = 0;
     pid_t pid;
@@ -210,6 +246,7 @@ class Master {
             .emit();
       }
       if (info.generation != generation_ || g_terminate) continue;  // retired by a reload
+      if (info.replaced) continue;                                  // replaced when it retired
       // A worker that dies right after start (bad environment) is respawned
       // at most once per second, not in a tight loop.
       if (!clean && now_ms() - info.started_ms < 1000) std::this_thread::sleep_for(std::chrono::seconds(1));
@@ -341,11 +378,13 @@ int run_master(config::Config config, ApplicationFactory make_app) {
   unsetenv("LISTEN_FDS");
   unsetenv("LISTEN_FDNAMES");
 
+  constexpr int kHandled[] = {SIGCHLD, SIGHUP, SIGTERM, SIGINT, SIGQUIT, kRetiringSignal};
   struct sigaction sa {};
-  sa.sa_handler = on_signal;
+  sa.sa_sigaction = on_signal;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;
-  for (int sig : {SIGCHLD, SIGHUP, SIGTERM, SIGINT, SIGQUIT}) sigaction(sig, &sa, nullptr);
+  for (int sig : kHandled) sigaddset(&sa.sa_mask, sig);  // one handler at a time
+  sa.sa_flags = SA_SIGINFO;
+  for (int sig : kHandled) sigaction(sig, &sa, nullptr);
   struct sigaction ign {};
   ign.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ign, nullptr);
@@ -353,7 +392,7 @@ int run_master(config::Config config, ApplicationFactory make_app) {
   // between checking the flags and sleeping.
   sigset_t block;
   sigemptyset(&block);
-  for (int sig : {SIGCHLD, SIGHUP, SIGTERM, SIGINT, SIGQUIT}) sigaddset(&block, sig);
+  for (int sig : kHandled) sigaddset(&block, sig);
   sigprocmask(SIG_BLOCK, &block, nullptr);
 
   core::LogLine("info", "master_started")

@@ -4,10 +4,8 @@
 #include <fcgiapp.h>
 #include <malloc.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <sodium.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -20,6 +18,7 @@
 #include "core/log.hpp"
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"
+#include "fcgi/connection_set.hpp"
 #include "fcgi/front_secret.hpp"
 #include "metrics/metrics.hpp"
 
@@ -31,7 +30,7 @@ volatile sig_atomic_t g_stop = 0;
 void on_stop(int) { g_stop = 1; }
 
 // SIGTERM/SIGINT stay blocked while a request is served and are only
-// delivered inside ppoll() while the worker is idle, so a stop never
+// delivered inside the waits (epoll_pwait) while the worker is idle, so a stop never
 // interrupts a request half-read or half-written.
 sigset_t install_worker_signals() {
   struct sigaction sa {};
@@ -44,6 +43,7 @@ sigset_t install_worker_signals() {
   ign.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ign, nullptr);
   sigaction(SIGHUP, &ign, nullptr);
+  sigaction(kRetiringSignal, &ign, nullptr);  // the master's, never a worker's
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigaction(SIGCHLD, &dfl, nullptr);
@@ -179,39 +179,6 @@ void keep_heap_between_requests() {
   mallopt(M_MMAP_THRESHOLD, 128 << 10);
 }
 
-// An epoll instance of this worker watching the listening socket with
-// EPOLLEXCLUSIVE, made on first use (after fork); -1 where the kernel has
-// none (before Linux 4.5). With ppoll on the shared socket, every idle
-// worker of a pool woke for every new connection and all but one went back
-// to sleep after a failed accept: 16 wake-ups per request in a 16-worker
-// outbound pool on 2 cores. EPOLLEXCLUSIVE wakes one waiter (or a few).
-int exclusive_waiter(int listen_fd) {
-  static int epoll_fd = -2;
-  if (epoll_fd == -2) {
-    epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
-    epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLEXCLUSIVE;
-    ev.data.fd = listen_fd;
-    if (epoll_fd >= 0 && ::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, listen_fd, &ev) != 0) {
-      ::close(epoll_fd);
-      epoll_fd = -1;
-    }
-  }
-  return epoll_fd;
-}
-
-// Waits up to timeout_ms (signals unblocked) for a connection on
-// `listen_fd`; true when one may be there.
-bool wait_for_connection(int listen_fd, const sigset_t& idle_mask, int timeout_ms) {
-  if (const int epoll_fd = exclusive_waiter(listen_fd); epoll_fd >= 0) {
-    epoll_event ev{};
-    return ::epoll_pwait(epoll_fd, &ev, 1, timeout_ms, &idle_mask) > 0;
-  }
-  pollfd p{listen_fd, POLLIN, 0};
-  timespec timeout{timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
-  return ::ppoll(&p, 1, &timeout, &idle_mask) > 0;
-}
-
 // True when SIGTERM or SIGINT waits to be delivered (they are blocked
 // outside the waits): the worker then waits, which delivers it, instead of
 // taking another connection first.
@@ -222,58 +189,97 @@ bool stop_pending() {
 }
 
 // How many connections in a row a worker may take from the backlog without
-// waiting first (see accept_connection).
+// waiting first (see next_connection).
 constexpr int kAcceptStreak = 16;
 // How long a standby outbound worker waits for a connection before it looks
 // at the pool's active count again.
 constexpr int kStandbyWaitMs = 20;
 
-// Waits (signals unblocked) until a connection can be accepted; -1 when a
-// stop was requested. The listening socket is non-blocking, so losing the
-// race for a connection to another worker just means waiting again. A
-// worker that has just finished a request first tries to take the next one
-// at once: under load the backlog is rarely empty, and that saves the wait's
-// system call and a wake-up. Not when a stop signal is pending (it is only
-// delivered inside the wait, so a busy worker still stops after the request
-// in flight), and at most kAcceptStreak times in a row. Held log lines go
-// out before every wait.
+// Accepts a connection waiting on the non-blocking `listen_fd`; -1 when none
+// was there (another worker took it: streak = -1, wait next time) or its
+// peer was refused.
 // libfcgi's own accept checks FCGI_WEB_SERVER_ADDRS; this one replaces it:
 // a TCP peer outside [server] allowed_peers is closed before a byte is
 // read, since whoever can send FastCGI records sets REMOTE_ADDR and every
 // header the application trusts. Unix socket peers pass (file modes guard
 // those).
-int accept_connection(int listen_fd, const sigset_t& idle_mask, const std::vector<config::Cidr>& allowed,
-                      int standby_rank, int& streak) {
+int accept_allowed(int listen_fd, const std::vector<config::Cidr>& allowed, int& streak) {
+  sockaddr_storage peer{};
+  socklen_t length = sizeof peer;
+  int fd = ::accept4(listen_fd, reinterpret_cast<sockaddr*>(&peer), &length, SOCK_CLOEXEC);
+  if (fd < 0) {
+    streak = -1;
+    return -1;
+  }
+  ++streak;
+  if (config::peer_allowed(allowed, reinterpret_cast<const sockaddr*>(&peer))) return fd;
+  ::close(fd);
+  metrics::count(metrics::Counter::kPeerRefused);
+  log_refused(peer);
+  return -1;
+}
+
+// Where a worker's connections come from: the listening socket and the
+// connections it keeps (ConnectionSet).
+struct Sources {
+  int listen_fd;
+  ConnectionSet& kept;
+  const sigset_t& idle_mask;
+  const std::vector<config::Cidr>& allowed;
+  int standby_rank;  // >= 0: a standby outbound worker (run_worker)
+};
+
+// Closes kept connections idle past kKeptIdleLimit, at most once a second.
+void sweep_idle(ConnectionSet& kept) {
+  static std::chrono::steady_clock::time_point last{};
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last < std::chrono::seconds(1)) return;
+  last = now;
+  kept.close_idle(kKeptIdleLimit);
+}
+
+// Waits (signals unblocked) for the connection to read the next request
+// from: a new one, or one kept from an earlier request; -1 when a stop was
+// requested. The listening socket is non-blocking, so losing the race for a
+// connection to another worker just means waiting again. A worker that
+// keeps no connection and has just finished a request first tries to take
+// the next one at once: under load the backlog is rarely empty, and that
+// saves the wait's system call and a wake-up. Not when a stop signal is
+// pending (it is only delivered inside the wait, so a busy worker still
+// stops after the request in flight), and at most kAcceptStreak times in a
+// row. Held log lines go out before every wait.
+int next_connection(const Sources& from, int& streak) {
   while (!g_stop) {
     // A standby outbound worker takes connections only while the master
-    // counts it in (its rank below the active count); otherwise it sleeps.
-    if (standby_rank >= 0) {
-      if (const int active = metrics::outbound_active(); standby_rank >= active) {
-        core::flush_log_lines();
-        metrics::wait_outbound_active(active, idle_mask);
-        streak = -1;
-        continue;
+    // counts it in (its rank below the active count); otherwise it sleeps,
+    // or, while it keeps connections, serves only those.
+    bool may_accept = from.kept.size() < kMaxKeptConnections;
+    if (from.standby_rank >= 0) {
+      if (const int active = metrics::outbound_active(); from.standby_rank >= active) {
+        if (from.kept.empty()) {
+          core::flush_log_lines();
+          metrics::wait_outbound_active(active, from.idle_mask);
+          streak = -1;
+          continue;
+        }
+        may_accept = false;
       }
     }
-    if (streak >= kAcceptStreak || streak < 0 || stop_pending()) {
-      core::flush_log_lines();
-      streak = 0;
-      // A standby waits briefly, so it is back asleep soon after the
-      // demand that woke it has gone.
-      if (!wait_for_connection(listen_fd, idle_mask, standby_rank >= 0 ? kStandbyWaitMs : 1000)) continue;
-    }
-    sockaddr_storage peer{};
-    socklen_t length = sizeof peer;
-    int fd = ::accept4(listen_fd, reinterpret_cast<sockaddr*>(&peer), &length, SOCK_CLOEXEC);
-    if (fd < 0) {
-      streak = -1;  // nothing waiting (or lost the race): wait next time round
+    if (may_accept && from.kept.empty() && streak >= 0 && streak < kAcceptStreak && !stop_pending()) {
+      if (int fd = accept_allowed(from.listen_fd, from.allowed, streak); fd >= 0) return fd;
       continue;
     }
-    ++streak;
-    if (config::peer_allowed(allowed, reinterpret_cast<const sockaddr*>(&peer))) return fd;
-    ::close(fd);
-    metrics::count(metrics::Counter::kPeerRefused);
-    log_refused(peer);
+    core::flush_log_lines();
+    streak = 0;
+    from.kept.watch_listener(may_accept);
+    // A standby waits briefly, so it is back asleep soon after the demand
+    // that woke it has gone.
+    const Ready ready = from.kept.wait(from.standby_rank >= 0 ? kStandbyWaitMs : 1000, from.idle_mask);
+    sweep_idle(from.kept);
+    if (ready.kind == Ready::kConnection) return ready.fd;
+    if (ready.kind == Ready::kListener) {
+      if (int fd = accept_allowed(from.listen_fd, from.allowed, streak); fd >= 0) return fd;
+    }
   }
   return -1;
 }
@@ -308,33 +314,44 @@ void log_front_refused() {
   core::LogLine("warn", "fcgi_front_secret_refused").num("unlogged_before", unlogged).emit();
 }
 
-// Finishes the request in `fr` and closes its connection.
-void finish(FCGX_Request& fr) {
+// Finishes the request in `fr`. True when its connection stays open for the
+// next request: the peer asked for that (FCGI_KEEP_CONN) and the body was
+// read to its end. Otherwise the connection is closed. fr.ipcFd is -1 after.
+bool finish(FCGX_Request& fr) {
+  const bool peer_keeps = fr.keepConnection != 0;
   // libfcgi closes with a "lingering close" (shutdown, then up to 2 s of
   // waiting for the peer) unless the connection is kept. When the request
   // body has been read to its end there is nothing to linger for: finish as
   // "kept" and close here at once. A body left unread (a 413) keeps the
-  // lingering close, so the reply is not lost to a reset.
-  if (drain_input(fr.in)) fr.keepConnection = 1;
+  // lingering close, so the reply is not lost to a reset; that connection
+  // cannot carry another request.
+  const bool drained = drain_input(fr.in);
+  fr.keepConnection = drained ? 1 : 0;
   FCGX_Finish_r(&fr);
-  if (fr.ipcFd >= 0) {  // one request per connection: close it now
-    ::close(fr.ipcFd);
-    fr.ipcFd = -1;
-  }
+  const int fd = fr.ipcFd;  // -1: libfcgi closed it (lingering, or a failed write)
+  fr.ipcFd = -1;
+  if (fd < 0) return false;
+  if (peer_keeps) return true;
+  ::close(fd);
+  return false;
 }
 
 // The same 403 whether the secret was missing or wrong, and nothing of the
 // request is read or answered beyond it: a process that skipped nginx learns
 // only that it must not.
-void refuse_without_front_secret(FCGX_Request& fr) {
+// True when the connection is kept (finish).
+bool refuse_without_front_secret(FCGX_Request& fr) {
   const std::string out = http::serialize(http::Response::json(403, R"({"status":"Error","message":"Forbidden"})"));
   FCGX_PutStr(out.data(), static_cast<int>(out.size()), fr.out);
-  finish(fr);
+  const bool kept = finish(fr);
   log_front_refused();
+  return kept;
 }
 
-// Answers the request accepted into `fr`, closes its connection and logs it.
-void serve(FCGX_Request& fr, Application& app) {
+// Answers the request accepted into `fr` and logs it, with the request's
+// place on its connection (1 = the first). True when the connection is kept
+// (finish).
+bool serve(FCGX_Request& fr, Application& app, long connection_request) {
   auto started = std::chrono::steady_clock::now();
   record_queue_wait(fr.envp);
   http::Request request = build_request(fr);
@@ -342,7 +359,7 @@ void serve(FCGX_Request& fr, Application& app) {
   http::Response response = app.handle(request, body);
   std::string out = http::serialize(response);
   FCGX_PutStr(out.data(), static_cast<int>(out.size()), fr.out);
-  finish(fr);
+  const bool kept = finish(fr);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   core::LogLine(response.status >= 500 ? "error" : "info", "request")
       .str("request_id", request.request_id)
@@ -350,7 +367,57 @@ void serve(FCGX_Request& fr, Application& app) {
       .str("path", request.path)
       .num("status", response.status)
       .real("duration_ms", static_cast<double>(static_cast<long long>(ms * 1000)) / 1000.0)
+      .num("connection_request", connection_request)
       .emit();
+  return kept;
+}
+
+// Reads the request waiting on `conn` and answers it; keeps `conn` in `kept`
+// for the next request when the peer asked for that, else it is closed.
+void serve_connection(FCGX_Request& fr, int conn, ConnectionSet& kept, const std::string& front_secret,
+                      Application& app) {
+  metrics::set_busy(true);
+  const long earlier = kept.served(conn);
+  fr.ipcFd = conn;
+  fr.keepConnection = 1;  // so FCGX_Accept_r does not close the fd we just set
+  bool keep = false;
+  if (FCGX_Accept_r(&fr) < 0) {
+    fr.ipcFd = -1;  // a malformed FastCGI request: libfcgi has closed it
+  } else if (!front_secret.empty() && !front_secret_matches(front_secret, FCGX_GetParam(kFrontSecretParam, fr.envp))) {
+    keep = refuse_without_front_secret(fr);
+  } else {
+    keep = serve(fr, app, earlier + 1);
+  }
+  if (keep) {
+    kept.keep(conn);
+  } else {
+    kept.forget(conn);
+  }
+  metrics::set_busy(false);
+}
+
+// After a stop or a recycle: takes no new connection and serves the kept
+// ones until their peer closes them (nginx does, after its upstream
+// keepalive_timeout, keepalive_time or keepalive_requests), they idle past
+// kKeptIdleLimit, or `bound` has passed; then closes what is left. A worker
+// never closes a connection nginx may still use when it can wait instead:
+// nginx answers a POST that meets a closed kept connection with 502.
+void drain_kept(const Sources& from, FCGX_Request& fr, const std::string& front_secret, Application& app,
+                std::chrono::steady_clock::duration bound) {
+  if (from.kept.empty()) return;
+  const auto deadline = std::chrono::steady_clock::now() + bound;
+  from.kept.watch_listener(false);
+  while (!from.kept.empty() && std::chrono::steady_clock::now() < deadline) {
+    core::flush_log_lines();
+    const Ready ready = from.kept.wait(100, from.idle_mask);
+    if (ready.kind == Ready::kConnection) serve_connection(fr, ready.fd, from.kept, front_secret, app);
+    from.kept.close_idle(kKeptIdleLimit);
+  }
+  if (!from.kept.empty()) {
+    core::LogLine("warn", "worker_kept_connections_closed")
+        .num("connections", static_cast<long long>(from.kept.size()))
+        .emit();
+  }
 }
 
 }  // namespace
@@ -375,29 +442,25 @@ int run_worker(int listen_fd, const config::Config& config, const std::string& f
 
   long served = 0;
   int streak = -1;  // wait before the first accept
+  ConnectionSet kept(listen_fd);
+  const Sources sources{listen_fd, kept, idle_mask, config.server.allowed_peers, standby_rank};
   while (!g_stop) {
     if (config.server.max_requests > 0 && served >= config.server.max_requests) {
       core::LogLine("info", "worker_recycle").num("served", served).emit();
+      // Draining its kept connections takes up to nginx's keepalive_time:
+      // the master starts the replacement now instead of at the exit.
+      if (!kept.empty()) ::kill(::getppid(), kRetiringSignal);
       break;
     }
-    int conn = accept_connection(listen_fd, idle_mask, config.server.allowed_peers, standby_rank, streak);
+    int conn = next_connection(sources, streak);
     if (conn < 0) break;
-    metrics::set_busy(true);
-    fr.ipcFd = conn;
-    fr.keepConnection = 1;  // so FCGX_Accept_r does not close the fd we just set
-    if (FCGX_Accept_r(&fr) < 0) {
-      fr.ipcFd = -1;  // a malformed FastCGI request: libfcgi has closed it
-      metrics::set_busy(false);
-      continue;
-    }
-    if (!front_secret.empty() && !front_secret_matches(front_secret, FCGX_GetParam(kFrontSecretParam, fr.envp))) {
-      refuse_without_front_secret(fr);
-    } else {
-      serve(fr, *app);
-    }
-    metrics::set_busy(false);
+    serve_connection(fr, conn, kept, front_secret, *app);
     ++served;
   }
+  // Half of [server] drain_seconds (after which the master kills a stopping
+  // worker), at most 10 s.
+  drain_kept(sources, fr, front_secret, *app,
+             std::chrono::milliseconds(std::min(10000, config.server.drain_seconds * 500)));
   core::LogLine("info", "worker_exit").num("served", served).emit();
   core::hold_log_lines(false);
   return 0;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <signal.h>
+
 #include <memory>
 #include <string>
 
@@ -19,6 +21,11 @@ class Application {
   virtual http::Response handle(http::Request& request, http::BodySource& body) = 0;
 };
 using ApplicationFactory = std::unique_ptr<Application> (*)(const config::Config& config);
+
+// The signal a worker sends the master when it reaches [server]
+// max_requests while it keeps connections: it then takes no new connection
+// until nginx has closed those, and the master replaces it at once.
+inline constexpr int kRetiringSignal = SIGUSR1;
 
 // The body of one worker process, run right after fork: installs its signal
 // handlers (SIGTERM/SIGINT: finish the request in flight, then exit), builds

@@ -1,9 +1,12 @@
 """A tiny FastCGI client (responder role) for tests that talk to svc-fcgi's
 socket directly, without nginx: one request per connection, like nginx with
-fastcgi_keep_conn off.
+fastcgi_keep_conn off, or several over one kept connection (exchange()).
 
     reply = fcgi_client.request("/path/s.sock", "GET", "/health")
     reply.status, reply.headers["content-type"], reply.body, reply.json
+
+    sock = fcgi_client.connect("/path/s.sock")
+    reply = fcgi_client.exchange(sock, "GET", "/health")  # FCGI_KEEP_CONN set
 
 Standard library only.
 """
@@ -132,14 +135,9 @@ def stack_front_secret():
         return f.read().strip()
 
 
-def request(socket_path, method, uri, body=b"", params=None, request_id=None, content_length=True, timeout=10,
-            front_secret=STACK_SECRET):
-    """One complete request. `params` adds or overrides FastCGI parameters;
-    content_length=False leaves CONTENT_LENGTH out (the app must then rely on
-    the STDIN stream's end). Sends SVC_FRONT_SECRET as nginx does: by default
-    the stack's (stack_front_secret()), else `front_secret` (None = none)."""
-    if isinstance(body, str):
-        body = body.encode()
+def request_params(method, uri, body=b"", params=None, request_id=None, content_length=True,
+                   front_secret=STACK_SECRET):
+    """The FastCGI parameters nginx would send for this request (see request())."""
     p = {"REQUEST_METHOD": method, "REQUEST_URI": uri, "DOCUMENT_URI": uri.split("?")[0],
          "QUERY_STRING": uri.partition("?")[2], "SERVER_PROTOCOL": "HTTP/1.1", "GATEWAY_INTERFACE": "CGI/1.1",
          "REMOTE_ADDR": "127.0.0.1"}
@@ -153,6 +151,29 @@ def request(socket_path, method, uri, body=b"", params=None, request_id=None, co
         if content_length:
             p["CONTENT_LENGTH"] = str(len(body))
     p.update(params or {})
+    return p
+
+
+def exchange(sock, method, uri, body=b"", keep_conn=True, **options):
+    """One request over the open connection `sock`, as nginx sends it with
+    fastcgi_keep_conn on (keep_conn=False: off); `options` as request()'s.
+    The connection stays open for the next one."""
+    if isinstance(body, str):
+        body = body.encode()
+    send_begin(sock, request_params(method, uri, body, **options), keep_conn=keep_conn)
+    send_stdin(sock, body)
+    return read_reply(sock)
+
+
+def request(socket_path, method, uri, body=b"", params=None, request_id=None, content_length=True, timeout=10,
+            front_secret=STACK_SECRET):
+    """One complete request. `params` adds or overrides FastCGI parameters;
+    content_length=False leaves CONTENT_LENGTH out (the app must then rely on
+    the STDIN stream's end). Sends SVC_FRONT_SECRET as nginx does: by default
+    the stack's (stack_front_secret()), else `front_secret` (None = none)."""
+    if isinstance(body, str):
+        body = body.encode()
+    p = request_params(method, uri, body, params, request_id, content_length, front_secret)
     sock = connect(socket_path, timeout)
     try:
         send_begin(sock, p)

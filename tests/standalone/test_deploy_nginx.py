@@ -142,8 +142,8 @@ def shared_part(text):
 
 
 class EchoFastCGI:
-    """A minimal FastCGI responder on a unix socket (one request per
-    connection, as nginx sends them with fastcgi_keep_conn off). It answers
+    """A minimal FastCGI responder on a unix socket (several requests per
+    connection when nginx asks to keep it, as svc-fcgi). It answers
     with the status named by the header X-Echo-Status (default 200) and a JSON
     body holding the parameters, the BEGIN_REQUEST flags and the request body,
     so a test sees exactly what nginx hands the application."""
@@ -204,8 +204,15 @@ class EchoFastCGI:
 
         class Handler(socketserver.StreamRequestHandler):
             def handle(self):
+                # Requests until the connection ends, or after one that did
+                # not ask to keep it (FCGI_KEEP_CONN).
+                stream = records(self.rfile)
+                while self.answer(stream):
+                    pass
+
+            def answer(self, stream):
                 params, stdin, flags, rid = b"", b"", None, 1
-                for rtype, rid, content in records(self.rfile):
+                for rtype, rid, content in stream:
                     if rtype == 1:                       # BEGIN_REQUEST
                         flags = content[2]
                     elif rtype == 4:                     # PARAMS
@@ -214,6 +221,8 @@ class EchoFastCGI:
                         if not content:
                             break
                         stdin += content
+                if flags is None:
+                    return False
                 env = pairs(params)
                 if echo.hold is not None:
                     echo.arrived.release()
@@ -225,6 +234,8 @@ class EchoFastCGI:
                     self.wfile.write(record(6, rid, out[i:i + 65535]))
                 self.wfile.write(record(6, rid, b""))
                 self.wfile.write(record(3, rid, struct.pack("!IB3x", 0, 0)))   # END_REQUEST
+                self.wfile.flush()
+                return bool(flags & 1)
         return Handler
 
 
@@ -252,7 +263,7 @@ class NginxFilesTest(unittest.TestCase):
 
     def test_production_site_shape(self):
         code = strip_comments(read(NGINX_DIR / "svc.conf"))
-        self.assertRegex(code, r"upstream svc_fcgi \{\s*server unix:/run/svc/svc-fcgi.sock;\s*\}")
+        self.assertRegex(code, r"upstream svc_fcgi \{\s*server unix:/run/svc/svc-fcgi.sock;")
         self.assertRegex(code, r"upstream svc_fcgi_hashing \{\s*server unix:/run/svc/[a-z-]+\.sock;\s*\}")
         self.assertRegex(code, r"upstream svc_fcgi_outbound \{\s*server unix:/run/svc/[a-z-]+\.sock;\s*\}")
         self.assertRegex(code, r"listen 443 ssl http2;")
@@ -262,8 +273,22 @@ class NginxFilesTest(unittest.TestCase):
         for snippet in ("svc-fastcgi-params.conf", "svc-message-access.conf", "svc-locations.conf"):
             self.assertIn(f"include snippets/{snippet};", code)
         for name in ("svc.conf", "stack.conf.in"):
-            # A keepalive pool would park single-threaded workers on idle connections.
-            self.assertNotRegex(strip_comments(read(NGINX_DIR / name)), r"\bkeepalive\b", name)
+            text = strip_comments(read(NGINX_DIR / name))
+            # Kept connections (issue 42) to the main pool only: short-lived, so a
+            # retiring worker waits for nginx to close them (about 5 s), and idle
+            # for less than the workers' own limit (75 s), so nginx always closes
+            # an idle one first (a worker closing it races a POST: 502).
+            main = re.search(r"upstream svc_fcgi \{([^}]*)\}", text).group(1)
+            self.assertRegex(main, r"\bkeepalive \d+;", name)
+            timeout = int(re.search(r"\bkeepalive_timeout (\d+)s;", main).group(1))
+            lifetime = int(re.search(r"\bkeepalive_time (\d+)s;", main).group(1))
+            self.assertLess(timeout, 75, name)
+            self.assertLessEqual(lifetime, 10, name)
+            # A worker busy hashing or waiting on an outside party must not hold
+            # connections nginx would send the next request over.
+            for pool in ("svc_fcgi_hashing", "svc_fcgi_outbound"):
+                block = re.search(r"upstream %s \{([^}]*)\}" % pool, text).group(1)
+                self.assertNotRegex(block, r"\bkeepalive\b", (name, pool))
 
     def test_fastcgi_params(self):
         code = strip_comments(read(NGINX_DIR / "snippets" / "svc-fastcgi-params.conf"))
@@ -273,7 +298,7 @@ class NginxFilesTest(unittest.TestCase):
         self.assertRegex(code, r"fastcgi_param\s+REQUEST_ID\s+\$request_id;")
         self.assertRegex(code, r'fastcgi_param\s+HTTP_PROXY\s+"";')
         self.assertRegex(code, r"add_header X-Request-Id \$request_id always;")
-        self.assertRegex(code, r"fastcgi_keep_conn off;")
+        self.assertRegex(code, r"fastcgi_keep_conn on;")
 
     def test_upstream_failover_never_replays_a_request(self):
         # Issue 11: with several app hosts nginx tries the next one on a
@@ -344,7 +369,7 @@ class NginxFilesTest(unittest.TestCase):
         self.assertRegex(code, r"limit_req_zone \$svc_site_key\s+zone=svc_message:10m\s+rate=50r/s;")
         self.assertRegex(code, r"limit_req_zone \$binary_remote_addr\s+zone=svc_health:1m\s+rate=5r/s;")
         self.assertIn("limit_req_status 429;", code)
-        self.assertRegex(strip_comments(dev), r"zone=svc_auth:10m\s+rate=10000r/s;")
+        self.assertRegex(strip_comments(dev), r"zone=svc_auth:10m\s+rate=1000000r/s;")
 
 
 class NginxConfigTestTest(unittest.TestCase):
@@ -483,7 +508,7 @@ class NginxLiveTest(unittest.TestCase):
 
     def test_what_the_application_receives(self):
         """Through a stand-in FastCGI application: the parameters each location
-        passes, one request per connection, and the application's own error
+        passes, FCGI_KEEP_CONN asked for, and the application's own error
         bodies passed through untouched."""
         sock = self.tmp / "fcgi.sock"
         conf, prefix, port = render_stack(self.tmp, fcgi_socket=sock)
@@ -504,7 +529,7 @@ class NginxLiveTest(unittest.TestCase):
                 self.assertEqual(env["HTTP_SITE_ID"], "3")
                 self.assertEqual(env.get("HTTP_PROXY", ""), "", "httpoxy: client Proxy header passed on")
                 self.assertNotIn("HTTPS", env)
-                self.assertEqual(data["flags"] & 1, 0, "FCGI_KEEP_CONN must be off")
+                self.assertEqual(data["flags"] & 1, 1, "FCGI_KEEP_CONN must be on")
                 if body is not None:
                     self.assertEqual((env["CONTENT_LENGTH"], env["CONTENT_TYPE"], data["stdin"]),
                                      (str(len(body)), "application/json", body))

@@ -85,24 +85,25 @@ Rotation rotate_session(core::Context& ctx, const http::Request& request, const 
                         const std::string& table, long long user_id) {
   db::SessionRepo repo(ctx.db);
   const long long now = ctx.clock.now();
+  // A current token (nearly every refresh) is one statement: the UPDATE
+  // checks everything the row would be read for. Only a miss reads it.
+  const std::string agent = core::utf8_clean(request.user_agent(), kUserAgentChars);
+  if (repo.rotate({sid, table, user_id, gen}, now, now + ctx.config.auth.refresh_ttl, request.remote_addr.substr(0, 45),
+                  agent)) {
+    metrics::count(metrics::Counter::kSessionRefreshes);
+    return {RotateOutcome::kRotated, {sid, gen + 1}};
+  }
   auto row = repo.find(sid);
   if (!row) return {RotateOutcome::kRevoked, {}};
   if (row->table != table || row->user_id != user_id) return {RotateOutcome::kMismatch, {}};
   if (row->revoked_at || row->expires_at <= now) return {RotateOutcome::kRevoked, {}};
-  if (gen == row->generation) {
-    const long long expires_at = now + ctx.config.auth.refresh_ttl;
-    const std::string agent = core::utf8_clean(request.user_agent(), kUserAgentChars);
-    if (repo.rotate(sid, gen, now, expires_at, request.remote_addr.substr(0, 45), agent)) {
-      metrics::count(metrics::Counter::kSessionRefreshes);
-      return {RotateOutcome::kRotated, {sid, gen + 1}};
-    }
-    // Another refresh of the same token won (here or on another host): the
-    // session moved on, so this token is now the previous one.
-    row = repo.find(sid);
-    if (!row) return {RotateOutcome::kRevoked, {}};
-    if (row->revoked_at) return {RotateOutcome::kRevoked, {}};
-  }
+  // The UPDATE missed with the row as read: another refresh of the same
+  // token won (here or on another host), so this token is now the previous
+  // one, or it is older still. A generation the row has not reached is
+  // made up. The row's own cannot have missed (nothing moves a generation
+  // back), and fails closed.
   if (gen > row->generation) return {RotateOutcome::kMismatch, {}};
+  if (gen == row->generation) return {RotateOutcome::kRevoked, {}};
   if (gen == row->generation - 1 && now - row->rotated_at <= ctx.config.tokens.refresh_reuse_seconds) {
     metrics::count(metrics::Counter::kSessionRefreshes);
     return {RotateOutcome::kGrace, {sid, row->generation}};
