@@ -135,7 +135,7 @@ issuer = https://svc.localhost
 key_cache_seconds = 1
 # OpenID Connect (issue 39): browsers and relying parties must reach the
 # issuer, so it is this stack's own loopback URL (site N: .../oidc/N).
-oidc_issuer = http://127.0.0.1:$http_port
+oidc_issuer = http://localhost:$http_port
 
 [outbound]
 per_site = ${SVC_OUTBOUND_PER_SITE:-4}

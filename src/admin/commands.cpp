@@ -241,10 +241,15 @@ const std::vector<Command>& commands() {
       {{"sessions", "purge"},
        cmd_sessions_purge,
        "sessions purge --older-than 30d [--batch 1000] [--pause-ms 20] [--dry-run]   delete ended sessions"},
+      {{"oauth", "purge"},
+       cmd_oauth_purge,
+       "oauth purge --older-than 30d [--batch 1000] [--pause-ms 20] [--dry-run]\n"
+       "               delete expired OpenID Connect requests and codes, ended sign-on cookies and grants"},
       {{"oauth-client", "create"},
        cmd_oauth_client_create,
        "oauth-client create --site N --name NAME --redirect-uri URI [--redirect-uri URI ...]\n"
-       "               [--post-logout-redirect-uri URI ...] [--public] [--first-party] [--json]\n"
+       "               [--post-logout-redirect-uri URI ...] [--frontchannel-logout-uri URI]\n"
+       "               [--public] [--first-party] [--json]\n"
        "               an OpenID Connect client; prints client_id, client_secret (once) and issuer"},
       {{"oauth-client", "list"}, cmd_oauth_client_list, "oauth-client list [--site N]     the OpenID Connect clients"},
       {{"oauth-client", "show"}, cmd_oauth_client_show, "oauth-client show CLIENT_ID      a client's settings"},

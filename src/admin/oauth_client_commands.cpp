@@ -56,7 +56,8 @@ void print_credentials(bool json, const std::string& client_id, const std::strin
 }  // namespace
 
 int cmd_oauth_client_create(const Args& args, const std::string& config_path) {
-  args.allow_only({"site", "name", "redirect-uri", "post-logout-redirect-uri", "public", "first-party", "json"});
+  args.allow_only({"site", "name", "redirect-uri", "post-logout-redirect-uri", "frontchannel-logout-uri", "public",
+                   "first-party", "json"});
   const long long site_id = args.required_integer("site");
   db::OAuthClient client;
   client.name = args.required("name");
@@ -64,6 +65,12 @@ int cmd_oauth_client_create(const Args& args, const std::string& config_path) {
   client.redirect_uris = checked_uris(args, "redirect-uri");
   if (client.redirect_uris.empty()) throw UsageError("missing --redirect-uri (give one or more)");
   client.post_logout_uris = checked_uris(args, "post-logout-redirect-uri");
+  if (auto uri = args.get("frontchannel-logout-uri")) {
+    if (const std::string problem = oidc::frontchannel_uri_problem(*uri, client.redirect_uris); !problem.empty()) {
+      throw UsageError("--frontchannel-logout-uri " + *uri + ": " + problem);
+    }
+    client.frontchannel_logout_uri = *uri;
+  }
   client.is_public = args.flag("public");
   client.first_party = args.flag("first-party");
   CommandEnv env(config_path);
@@ -100,6 +107,8 @@ int cmd_oauth_client_show(const Args& args, const std::string& config_path) {
               oidc::issuer_of(env.config, c.site_id).c_str());
   for (const std::string& uri : c.redirect_uris) std::printf("redirect_uri %s\n", uri.c_str());
   for (const std::string& uri : c.post_logout_uris) std::printf("post_logout_redirect_uri %s\n", uri.c_str());
+  if (!c.frontchannel_logout_uri.empty())
+    std::printf("frontchannel_logout_uri %s\n", c.frontchannel_logout_uri.c_str());
   return 0;
 }
 

@@ -98,6 +98,15 @@ int cmd_sessions_purge(const Args& args, const std::string& config_path) {
   return purge_aged(args, config_path, "sessions purge", db::AgedTable::kSessions);
 }
 
+int cmd_oauth_purge(const Args& args, const std::string& config_path) {
+  const std::pair<const char*, db::AgedTable> tables[] = {{"oauth purge: requests", db::AgedTable::kOAuthRequests},
+                                                          {"oauth purge: codes", db::AgedTable::kOAuthCodes},
+                                                          {"oauth purge: sso", db::AgedTable::kOAuthSso},
+                                                          {"oauth purge: grants", db::AgedTable::kOAuthGrants}};
+  for (const auto& [label, table] : tables) purge_aged(args, config_path, label, table);
+  return 0;
+}
+
 int cmd_bounces_purge(const Args& args, const std::string& config_path) {
   return purge_aged(args, config_path, "bounces purge", db::AgedTable::kMailBounces);
 }

@@ -26,4 +26,9 @@ int cmd_bounces_purge(const Args& args, const std::string& config_path);
 // revoked) more than AGE ago, in batches (svc-purge.service).
 int cmd_sessions_purge(const Args& args, const std::string& config_path);
 
+// oauth purge --older-than AGE: the OpenID Connect provider's authorization
+// requests and codes expired, and single sign-on cookies and grants whose
+// session ended, more than AGE ago (svc-purge.service, after sessions purge).
+int cmd_oauth_purge(const Args& args, const std::string& config_path);
+
 }  // namespace svc::admin

@@ -94,6 +94,7 @@ std::span<const Route> routes() {
       {"GET", "/auth/oidc/sign-in", &oidc::sign_in_form, nullptr, 0, kHashing},
       {"POST", "/auth/oidc/sign-in", &oidc::sign_in_submit, nullptr, kFormLimit, kHashing},
       {"POST", "/auth/oidc/second-factor", &oidc::second_factor_submit, nullptr, kFormLimit, kNoFlags},
+      {"POST", "/auth/oidc/passkey", &oidc::passkey_submit, nullptr, kFormLimit, kNoFlags},
       {"POST", "/auth/oidc/consent", &oidc::consent_submit, nullptr, kFormLimit, kNoFlags},
       {"POST", "/message/notification", nullptr, &messaging::notification, kMessageBodyLimit, kJsonBody | kOutbound},
       {"POST", "/message/sendPush", nullptr, &push::send_push, kMessageBodyLimit, kJsonBody | kOutbound},

@@ -23,6 +23,8 @@ struct OAuthClient {
   bool is_public = false;
   bool first_party = false;
   long long created_at = 0;
+  // Front-Channel Logout 1.0: loaded in an iframe of the end-session page; "" = none.
+  std::string frontchannel_logout_uri;
 };
 
 // What the authorization endpoint accepted, waiting for the user.
@@ -94,8 +96,8 @@ class OAuthRepo {
 
   void insert_grant(const OAuthGrant& grant);
   std::optional<OAuthGrant> find_grant(const std::string& session_id);
-  // The sessions granted from single sign-on session `sso_session_id`.
-  std::vector<std::string> sso_grant_sessions(const std::string& sso_session_id);
+  // The grants from single sign-on session `sso_session_id` (oldest first).
+  std::vector<OAuthGrant> sso_grants(const std::string& sso_session_id);
 
   void insert_sso(const std::string& cookie_hash, long long site_id, const std::string& session_id, long long now);
   // The svc session the cookie names on `site_id`; nullopt when none.

@@ -48,6 +48,30 @@ AgedSql aged_sql(AgedTable t) {
           " < UNIX_TIMESTAMP() - ? LIMIT ?",
           "SELECT COUNT(*) FROM svc_sessions WHERE LEAST(expires_at, COALESCE(revoked_at, expires_at))"
           " < UNIX_TIMESTAMP() - ?"};
+    case AgedTable::kOAuthRequests:
+      return {"DELETE FROM svc_oauth_requests WHERE expires_at < UNIX_TIMESTAMP() - ? LIMIT ?",
+              "SELECT COUNT(*) FROM svc_oauth_requests WHERE expires_at < UNIX_TIMESTAMP() - ?"};
+    case AgedTable::kOAuthCodes:
+      return {"DELETE FROM svc_oauth_codes WHERE expires_at < UNIX_TIMESTAMP() - ? LIMIT ?",
+              "SELECT COUNT(*) FROM svc_oauth_codes WHERE expires_at < UNIX_TIMESTAMP() - ?"};
+    // A cookie or grant goes when no session it names is still open or
+    // ended less than the age ago (svc_sessions rows purged first count as gone).
+    case AgedTable::kOAuthSso:
+      return {
+          "DELETE FROM svc_oauth_sso WHERE NOT EXISTS (SELECT 1 FROM svc_sessions s"
+          " WHERE s.id = svc_oauth_sso.session_id"
+          " AND LEAST(s.expires_at, COALESCE(s.revoked_at, s.expires_at)) >= UNIX_TIMESTAMP() - ?) LIMIT ?",
+          "SELECT COUNT(*) FROM svc_oauth_sso WHERE NOT EXISTS (SELECT 1 FROM svc_sessions s"
+          " WHERE s.id = svc_oauth_sso.session_id"
+          " AND LEAST(s.expires_at, COALESCE(s.revoked_at, s.expires_at)) >= UNIX_TIMESTAMP() - ?)"};
+    case AgedTable::kOAuthGrants:
+      return {
+          "DELETE FROM svc_oauth_grants WHERE NOT EXISTS (SELECT 1 FROM svc_sessions s"
+          " WHERE s.id = svc_oauth_grants.session_id"
+          " AND LEAST(s.expires_at, COALESCE(s.revoked_at, s.expires_at)) >= UNIX_TIMESTAMP() - ?) LIMIT ?",
+          "SELECT COUNT(*) FROM svc_oauth_grants WHERE NOT EXISTS (SELECT 1 FROM svc_sessions s"
+          " WHERE s.id = svc_oauth_grants.session_id"
+          " AND LEAST(s.expires_at, COALESCE(s.revoked_at, s.expires_at)) >= UNIX_TIMESTAMP() - ?)"};
   }
   return {"", ""};
 }

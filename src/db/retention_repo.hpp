@@ -22,7 +22,10 @@ namespace svc::db {
 // complaint notes of `mail ingest` and svc-sender (svc_mail_bounces; the
 // bounce-rate guard reads only the last hour of them).
 // kSessions: sessions that ended (expired or revoked) that long ago.
-enum class AgedTable { kAudit, kMailBounces, kSessions };
+// The OpenID Connect provider's (issue 39): authorization requests and codes
+// expired that long ago, single sign-on cookies and grants whose session
+// ended that long ago (or is gone).
+enum class AgedTable { kAudit, kMailBounces, kSessions, kOAuthRequests, kOAuthCodes, kOAuthSso, kOAuthGrants };
 
 class RetentionRepo {
  public:

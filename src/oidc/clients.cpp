@@ -65,6 +65,25 @@ std::string redirect_uri_problem(std::string_view uri) {
   return "";
 }
 
+std::string origin_of(std::string_view uri) {
+  const size_t scheme_end = uri.find("://");
+  if (scheme_end == std::string_view::npos || scheme_end == 0) return "";
+  const size_t path = uri.find_first_of("/?", scheme_end + 3);
+  const std::string_view origin = uri.substr(0, path);
+  return origin.size() > scheme_end + 3 ? core::ascii_lower(origin) : "";
+}
+
+std::string frontchannel_uri_problem(std::string_view uri, const std::vector<std::string>& redirect_uris) {
+  if (std::string problem = redirect_uri_problem(uri); !problem.empty()) return problem;
+  const std::string origin = origin_of(uri);
+  const std::string_view scheme = std::string_view(origin).substr(0, origin.find(':'));
+  if (scheme != "https" && scheme != "http") return "must be an https URI (or http on a loopback host)";
+  for (const std::string& redirect : redirect_uris) {
+    if (origin_of(redirect) == origin) return "";
+  }
+  return "must have the origin of one of the client's redirect URIs";
+}
+
 db::OAuthClient authenticate_client(const http::Request& request, const Params& params, long long site_id,
                                     core::Context& ctx) {
   std::string id;

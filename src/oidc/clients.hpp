@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/context.hpp"
 #include "db/oauth_repo.hpp"
@@ -28,6 +29,16 @@ std::string new_client_secret();
 // it can: absolute, no fragment, no spaces or controls, https, or http on a
 // loopback host, or a private-use scheme (a native app, RFC 8252 7.1).
 std::string redirect_uri_problem(std::string_view uri);
+
+// The lower-cased scheme://host[:port] of an absolute hierarchical URI; ""
+// when it has none.
+std::string origin_of(std::string_view uri);
+
+// Why `uri` cannot be a client's front-channel logout URI (Front-Channel
+// Logout 1.0, 2); "" when it can: a redirect URI's rules, http(s) only, and
+// the origin of one of `redirect_uris` (the end-session page lets exactly
+// these origins be framed).
+std::string frontchannel_uri_problem(std::string_view uri, const std::vector<std::string>& redirect_uris);
 
 // The client calling an endpoint of `site_id` with `params` (a form body):
 // HTTP Basic (client_id and secret form-encoded, RFC 6749 2.3.1) or

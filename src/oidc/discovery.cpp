@@ -40,7 +40,9 @@ http::Response discovery(const http::Request& http, core::Context& ctx) {
          "name", "given_name", "family_name"});
   w.kv("authorization_response_iss_parameter_supported", true);
   w.kv("claims_parameter_supported", false).kv("request_parameter_supported", false);
-  w.kv("request_uri_parameter_supported", false).kv("frontchannel_logout_supported", false);
+  w.kv("request_uri_parameter_supported", false);
+  // Front-Channel Logout 1.0: the end-session page frames each client's URI with iss and sid.
+  w.kv("frontchannel_logout_supported", true).kv("frontchannel_logout_session_supported", true);
   w.kv("backchannel_logout_supported", false);
   w.close();
   http::Response r = http::Response::json(200, w.str());

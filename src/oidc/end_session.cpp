@@ -3,7 +3,9 @@
 // user is asked first (a form with a CSRF token), so a link on another site
 // cannot sign anyone out. post_logout_redirect_uri must be registered for
 // the client exactly, or the user sees a page instead: never an open
-// redirect.
+// redirect. Clients with a front-channel logout URI that this browser's
+// single sign-on session (or the hint) signed into are told by the iframes
+// of the page the sign-out answers with (Front-Channel Logout 1.0).
 
 #include <algorithm>
 
@@ -11,6 +13,7 @@
 #include "auth/tokens/signing_keys.hpp"
 #include "core/clock.hpp"
 #include "crypto/encoding.hpp"
+#include "oidc/clients.hpp"
 #include "oidc/flow.hpp"
 #include "oidc/handlers.hpp"
 #include "oidc/id_token.hpp"
@@ -28,23 +31,55 @@ void end(core::Context& ctx, const std::string& sid) {
   if (session) auth::end_session(ctx, session->table, session->user_id, sid, "oidc_logout");
 }
 
+// What a sign-out did: the cookie that clears the single sign-on cookie,
+// and the clients to tell (Front-Channel Logout 1.0): each one's logout URI
+// with iss and the sid of its ID tokens, and the origins to let be framed.
+struct SignedOut {
+  std::string cleared_cookie;
+  std::vector<std::string> frame_urls;
+  std::vector<std::string> frame_origins;
+};
+
+// Adds the front-channel logout frame of the grant's client, when it
+// registered a URI.
+void add_frame(SignedOut& out, db::OAuthRepo& repo, const db::OAuthGrant& grant, const std::string& issuer) {
+  auto client = repo.find_client(grant.client_id);
+  if (!client || client->frontchannel_logout_uri.empty()) return;
+  const std::string url = append_query(client->frontchannel_logout_uri, {{"iss", issuer}, {"sid", grant.session_id}});
+  if (std::find(out.frame_urls.begin(), out.frame_urls.end(), url) != out.frame_urls.end()) return;
+  out.frame_urls.push_back(url);
+  const std::string origin = origin_of(client->frontchannel_logout_uri);
+  if (std::find(out.frame_origins.begin(), out.frame_origins.end(), origin) == out.frame_origins.end()) {
+    out.frame_origins.push_back(origin);
+  }
+}
+
 // Ends the browser's single sign-on session, every session granted from it,
 // and `hint_sid` (the session the id_token_hint names).
-std::string sign_out(const http::Request& http, const db::Site& site, const std::string& hint_sid, core::Context& ctx) {
+SignedOut sign_out(const http::Request& http, const db::Site& site, const std::string& hint_sid, core::Context& ctx) {
   db::OAuthRepo repo(ctx.db);
+  SignedOut out;
+  const std::string issuer = issuer_of(ctx.config, site.id);
   const std::string cookie = request_cookie(http, sso_cookie_name(site.id));
   if (cookie.size() == 43) {
     const std::string hash = hash_hex(cookie);
     if (auto sso_sid = repo.find_sso(hash, site.id)) {
-      for (const std::string& sid : repo.sso_grant_sessions(*sso_sid)) end(ctx, sid);
+      for (const db::OAuthGrant& grant : repo.sso_grants(*sso_sid)) {
+        add_frame(out, repo, grant, issuer);
+        end(ctx, grant.session_id);
+      }
       end(ctx, *sso_sid);
     }
     repo.delete_sso(hash);
   }
   if (!hint_sid.empty()) {
-    if (auto grant = repo.find_grant(hint_sid); grant && grant->site_id == site.id) end(ctx, hint_sid);
+    if (auto grant = repo.find_grant(hint_sid); grant && grant->site_id == site.id) {
+      add_frame(out, repo, *grant, issuer);
+      end(ctx, hint_sid);
+    }
   }
-  return set_cookie(ctx, sso_cookie_name(site.id), "", 0);
+  out.cleared_cookie = set_cookie(ctx, sso_cookie_name(site.id), "", 0);
+  return out;
 }
 
 http::Response refuse(const std::string& message) {
@@ -95,10 +130,12 @@ http::Response end_session(const http::Request& http, core::Context& ctx) {
       return page;
     }
   }
-  const std::string cleared = sign_out(http, site, hint ? hint->sid : "", ctx);
-  http::Response r = target.empty() ? message_page(200, "Signed out", "You are signed out of " + site.name + ".")
-                                    : http::Response{302, "", {{"Location", target}}};
-  r.headers.emplace_back("Set-Cookie", cleared);
+  const SignedOut done = sign_out(http, site, hint ? hint->sid : "", ctx);
+  // Clients to tell: a page that frames them, then goes on to the target.
+  http::Response r = !done.frame_urls.empty() ? signed_out_page(site.name, target, done.frame_urls, done.frame_origins)
+                     : target.empty() ? message_page(200, "Signed out", "You are signed out of " + site.name + ".")
+                                      : http::Response{302, "", {{"Location", target}}};
+  r.headers.emplace_back("Set-Cookie", done.cleared_cookie);
   return r;
 }
 

@@ -24,6 +24,7 @@ http::Response end_session(const http::Request& request, core::Context& ctx);
 http::Response sign_in_form(const http::Request& request, core::Context& ctx);
 http::Response sign_in_submit(const http::Request& request, core::Context& ctx);
 http::Response second_factor_submit(const http::Request& request, core::Context& ctx);
+http::Response passkey_submit(const http::Request& request, core::Context& ctx);
 http::Response consent_submit(const http::Request& request, core::Context& ctx);
 
 // A PKCE code_verifier (RFC 7636 4.1): 43 to 128 unreserved characters.

@@ -55,16 +55,21 @@ std::string hash_hex(std::string_view secret) { return crypto::hex_encode(crypto
 
 std::string random_token() { return crypto::base64url_encode(crypto::random_bytes(32)); }
 
-std::vector<std::pair<std::string, std::string>> page_headers() {
+std::vector<std::pair<std::string, std::string>> page_headers(bool script,
+                                                              const std::vector<std::string>& frame_origins) {
+  // No form-action: after a sign-in the form's reply redirects the browser
+  // to the client's redirect URI, which form-action would block.
+  std::string policy = "default-src 'none'; style-src 'self'; img-src 'self'; ";
+  if (script) policy += "script-src 'self'; connect-src 'self'; ";
+  if (!frame_origins.empty()) {
+    policy += "frame-src";
+    for (const std::string& origin : frame_origins) policy += " " + origin;
+    policy += "; ";
+  }
+  policy += "base-uri 'none'; frame-ancestors 'none'";
   return {
-      {"Content-Type", "text/html; charset=utf-8"},
-      // No form-action: after a sign-in the form's reply redirects the
-      // browser to the client's redirect URI, which form-action would block.
-      {"Content-Security-Policy",
-       "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'"},
-      {"X-Frame-Options", "DENY"},
-      {"X-Content-Type-Options", "nosniff"},
-      {"Referrer-Policy", "no-referrer"},
+      {"Content-Type", "text/html; charset=utf-8"}, {"Content-Security-Policy", policy}, {"X-Frame-Options", "DENY"},
+      {"X-Content-Type-Options", "nosniff"},        {"Referrer-Policy", "no-referrer"},
   };
 }
 

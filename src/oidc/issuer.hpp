@@ -48,8 +48,11 @@ std::string hash_hex(std::string_view secret);
 std::string random_token();
 
 // The headers of every page the provider renders: HTML, not cached, no
-// framing (clickjacking), no script, styles only from this origin, no
-// referrer.
-std::vector<std::pair<std::string, std::string>> page_headers();
+// framing (clickjacking), styles only from this origin, no referrer; no
+// script unless `script` (then scripts and fetches of this origin only),
+// frames only of `frame_origins` (the end-session page's front-channel
+// logout frames).
+std::vector<std::pair<std::string, std::string>> page_headers(bool script = false,
+                                                              const std::vector<std::string>& frame_origins = {});
 
 }  // namespace svc::oidc

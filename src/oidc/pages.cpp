@@ -11,13 +11,24 @@ extern const std::string_view kPage_second_factor;
 extern const std::string_view kPage_consent;
 extern const std::string_view kPage_message;
 extern const std::string_view kPage_logout;
+extern const std::string_view kPage_signed_out;
 
 namespace {
 
-http::Response page(int status, std::string html) {
+http::Response page(int status, std::string html, bool script = false,
+                    const std::vector<std::string>& frame_origins = {}) {
   http::Response r{status, std::move(html), {}};
-  r.headers = page_headers();
+  r.headers = page_headers(script, frame_origins);
   return r;
+}
+
+// Names whose values are markup the page means, not text: an attribute
+// without a value (" hidden") or elements made here from escaped values.
+bool is_markup(const std::string& name) {
+  auto ends_with = [&](std::string_view tail) {
+    return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  return ends_with("_hidden") || ends_with("_markup");
 }
 
 std::map<std::string, std::string> common(const PageFields& f) {
@@ -44,8 +55,7 @@ std::string fill(std::string_view tmpl, const std::map<std::string, std::string>
     out.append(tmpl.substr(pos, open - pos));
     auto it = values.find(std::string(tmpl.substr(open + 2, close - open - 2)));
     if (it != values.end()) {
-      // " hidden" is markup the page means, not text.
-      if (it->first == "error_hidden") {
+      if (is_markup(it->first)) {
         out += it->second;
       } else {
         messaging::append_html_escaped(out, it->second);
@@ -60,7 +70,10 @@ std::string fill(std::string_view tmpl, const std::map<std::string, std::string>
 http::Response sign_in_page(int status, const PageFields& fields, const std::string& login_hint) {
   auto values = common(fields);
   values["login_hint"] = login_hint;
-  return page(status, fill(kPage_sign_in, values));
+  values["passkey_options"] = fields.passkey_options;
+  values["passkey_challenge"] = fields.passkey_challenge;
+  // The passkey button's script (web/account/oidc-sign-in.js).
+  return page(status, fill(kPage_sign_in, values), true);
 }
 
 http::Response second_factor_page(int status, const PageFields& fields, const std::string& mfa_token) {
@@ -78,6 +91,20 @@ http::Response consent_page(const PageFields& fields, const std::string& email, 
 
 http::Response logout_page(const std::string& site, const std::string& action, const std::string& csrf) {
   return page(200, fill(kPage_logout, {{"site", site}, {"action", action}, {"csrf", csrf}}));
+}
+
+http::Response signed_out_page(const std::string& site, const std::string& next,
+                               const std::vector<std::string>& frame_urls,
+                               const std::vector<std::string>& frame_origins) {
+  std::string frames;
+  for (const std::string& url : frame_urls) {
+    frames += fill(R"(<iframe src="{{src}}" title="sign-out" hidden></iframe>)", {{"src", url}});
+  }
+  return page(
+      200,
+      fill(kPage_signed_out,
+           {{"site", site}, {"next", next}, {"next_hidden", next.empty() ? " hidden" : ""}, {"frames_markup", frames}}),
+      true, frame_origins);
 }
 
 http::Response message_page(int status, const std::string& title, const std::string& message) {

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "http/response.hpp"
 
@@ -21,12 +22,23 @@ struct PageFields {
   std::string request;  // the authorization request's id
   std::string csrf;
   std::string error;  // "" = none shown
+  // The sign-in page's passkey ceremony (WebAuthn options JSON and its
+  // challenge_token); "" when the site has no passkeys.
+  std::string passkey_options;
+  std::string passkey_challenge;
 };
 
 http::Response sign_in_page(int status, const PageFields& fields, const std::string& login_hint);
 http::Response second_factor_page(int status, const PageFields& fields, const std::string& mfa_token);
 http::Response consent_page(const PageFields& fields, const std::string& email, const std::string& scopes);
 http::Response logout_page(const std::string& site, const std::string& action, const std::string& csrf);
+// The end-session page: signed out of `site`, each of `frame_urls` (the
+// clients' front-channel logout URIs with iss and sid) in a hidden iframe,
+// whose origins alone the page's policy lets it frame; its script then goes
+// on to `next` (the post_logout_redirect_uri; "" = stay).
+http::Response signed_out_page(const std::string& site, const std::string& next,
+                               const std::vector<std::string>& frame_urls,
+                               const std::vector<std::string>& frame_origins);
 http::Response message_page(int status, const std::string& title, const std::string& message);
 
 // `tmpl` with every {{name}} replaced by the HTML-escaped values[name]

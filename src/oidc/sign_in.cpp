@@ -2,17 +2,24 @@
 // GET /auth/oidc/sign-in shows the sign-in form of a stored authorization
 // request; POST /auth/oidc/sign-in checks the password (the login service of
 // /auth/login: throttle, audit, second factor), /auth/oidc/second-factor the
-// TOTP or recovery code (that of /auth/mfa/verify), /auth/oidc/consent the
+// TOTP or recovery code (that of /auth/mfa/verify), /auth/oidc/passkey a
+// passkey's answer to the ceremony the sign-in page carried (that of
+// /auth/passkey/login), /auth/oidc/consent the
 // user's answer. Each form carries the request id and its CSRF token
 // (oidc/flow.hpp csrf_token), checked before anything else.
 
 #include "auth/mfa/login.hpp"
 #include "auth/mfa/totp_factor.hpp"
+#include "auth/passkey/json.hpp"
+#include "auth/passkey/service.hpp"
 #include "auth/password/login_service.hpp"
 #include "auth/password/policy.hpp"
+#include "auth/session/sessions.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
+#include "db/passkey_repo.hpp"
 #include "db/table_name.hpp"
+#include "http/validate.hpp"
 #include "oidc/flow.hpp"
 #include "oidc/handlers.hpp"
 #include "oidc/issuer.hpp"
@@ -55,6 +62,34 @@ PageFields fields_of(const Live& live, const std::string& csrf, std::string erro
   return f;
 }
 
+// The sign-in page again, with a fresh passkey ceremony when the site has
+// passkeys (a discoverable credential: no e-mail asked first).
+http::Response sign_in_again(int status, const Live& live, const std::string& csrf, std::string error,
+                             const std::string& email, core::Context& ctx) {
+  PageFields f = fields_of(live, csrf, std::move(error));
+  if (db::PasskeyRepo(ctx.db).find_rp(live.site.id)) {
+    auto table = db::allowlisted(ctx.config.auth.tables.front(), ctx.config.auth.tables);
+    const auth::passkey::Ceremony ceremony = auth::passkey::open_login(ctx, live.site.id, std::nullopt, *table);
+    f.passkey_options = ceremony.options_json;
+    f.passkey_challenge = ceremony.challenge_token;
+  }
+  return sign_in_page(status, f, email);
+}
+
+// The passkey's answer as the API reads it: {"credential": <the form's JSON>}.
+std::optional<auth::passkey::AuthenticationResponse> read_credential(const std::string& text) {
+  rapidjson::Document body;
+  body.SetObject();
+  rapidjson::Document credential(&body.GetAllocator());
+  credential.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
+  if (credential.HasParseError() || !credential.IsObject()) return std::nullopt;
+  body.AddMember("credential", credential, body.GetAllocator());
+  http::Fields fields(body);
+  auto response = auth::passkey::read_authentication(fields);
+  if (!fields.ok()) return std::nullopt;
+  return response;
+}
+
 // The user signed in on the page (session `sid` just opened): the single
 // sign-on cookie names it, then the flow goes on (consent or code).
 http::Response signed_in(Live& live, const std::string& sid, const http::Request& http, core::Context& ctx) {
@@ -75,7 +110,7 @@ http::Response sign_in_form(const http::Request& http, core::Context& ctx) {
   const std::string csrf = csrf_token(browser, p.value("request"));
   auto live = live_request(http, p, csrf, ctx);
   if (!live) return expired_page();
-  return sign_in_page(200, fields_of(*live, csrf, ""), live->request.login_hint);
+  return sign_in_again(200, *live, csrf, "", live->request.login_hint, ctx);
 }
 
 http::Response sign_in_submit(const http::Request& http, core::Context& ctx) {
@@ -86,7 +121,7 @@ http::Response sign_in_submit(const http::Request& http, core::Context& ctx) {
   const std::string email = p.value("email");
   const std::string password = p.value("password");
   if (email.empty() || email.size() > 254 || password.empty() || password.size() > auth::kMaxPasswordBytes) {
-    return sign_in_page(400, fields_of(*live, csrf, "Enter your e-mail address and password."), email);
+    return sign_in_again(400, *live, csrf, "Enter your e-mail address and password.", email, ctx);
   }
   auto table = db::allowlisted(ctx.config.auth.tables.front(), ctx.config.auth.tables);
   auth::LoginResult result = auth::log_in({email, password, *table, live->site.id}, http, ctx);
@@ -96,13 +131,41 @@ http::Response sign_in_submit(const http::Request& http, core::Context& ctx) {
     case auth::LoginOutcome::kSecondFactor:
       return second_factor_page(200, fields_of(*live, csrf, ""), result.mfa_token);
     case auth::LoginOutcome::kThrottled:
-      return sign_in_page(429, fields_of(*live, csrf, "Too many attempts. Try again later."), email);
+      return sign_in_again(429, *live, csrf, "Too many attempts. Try again later.", email, ctx);
     case auth::LoginOutcome::kEmailNotVerified:
-      return sign_in_page(403, fields_of(*live, csrf, "Verify your e-mail address first."), email);
+      return sign_in_again(403, *live, csrf, "Verify your e-mail address first.", email, ctx);
     case auth::LoginOutcome::kInvalidCredentials:
       break;
   }
-  return sign_in_page(401, fields_of(*live, csrf, "Invalid credentials"), email);
+  return sign_in_again(401, *live, csrf, "Invalid credentials", email, ctx);
+}
+
+http::Response passkey_submit(const http::Request& http, core::Context& ctx) {
+  const Params p = parse_params(http.body);
+  auto live = live_request(http, p, p.value("csrf"), ctx);
+  if (!live) return expired_page();
+  const std::string csrf = p.value("csrf");
+  const std::string token = p.value("challenge_token");
+  auto response = token.empty() || token.size() > 128 ? std::nullopt : read_credential(p.value("credential"));
+  if (!response) return sign_in_again(400, *live, csrf, "Passkey not accepted", "", ctx);
+  auth::passkey::LoginResult result = auth::passkey::finish_login(token, *response, http, ctx);
+  switch (result.outcome) {
+    case auth::passkey::LoginOutcome::kOk: {
+      // The challenge was this page's, so of this site; a passkey of
+      // another site's ceremony opens nothing here.
+      auto session = db::SessionRepo(ctx.db).find(result.session.tokens.sid);
+      if (session && session->site_id == live->site.id) return signed_in(*live, session->id, http, ctx);
+      if (session) auth::end_session(ctx, session->table, session->user_id, session->id, "oidc_wrong_site");
+      break;
+    }
+    case auth::passkey::LoginOutcome::kThrottled:
+      return sign_in_again(429, *live, csrf, "Too many attempts. Try again later.", "", ctx);
+    case auth::passkey::LoginOutcome::kExpired:
+      return sign_in_again(401, *live, csrf, "The passkey request expired, try again.", "", ctx);
+    case auth::passkey::LoginOutcome::kRefused:
+      break;
+  }
+  return sign_in_again(401, *live, csrf, "Passkey not accepted", "", ctx);
 }
 
 http::Response second_factor_submit(const http::Request& http, core::Context& ctx) {
@@ -128,7 +191,7 @@ http::Response second_factor_submit(const http::Request& http, core::Context& ct
     case auth::MfaOutcome::kExpired:
       break;
   }
-  return sign_in_page(401, fields_of(*live, csrf, "Second factor expired, sign in again."), live->request.login_hint);
+  return sign_in_again(401, *live, csrf, "Second factor expired, sign in again.", live->request.login_hint, ctx);
 }
 
 http::Response consent_submit(const http::Request& http, core::Context& ctx) {

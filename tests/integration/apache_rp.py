@@ -104,6 +104,9 @@ class ApacheRP:
     OIDCRedirectURI {app.redirect_uri}
     OIDCCryptoPassphrase {os.urandom(16).hex()}
     OIDCScope "{app.scope}"
+    OIDCPKCEMethod S256
+    OIDCRemoteUserClaim sub
+    OIDCPassClaimsAs environment
     OIDCSessionType server-cache
     OIDCCookie rp_session_{i}
     OIDCStateCookiePrefix rp_state_{i}_

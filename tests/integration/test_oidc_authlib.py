@@ -36,7 +36,7 @@ from svc_stack import ApiTest, admin, post, q, sql, sql_value, unique_email  # n
 from test_mfa import settle, step_now, totp  # noqa: E402
 
 PASSWORD = "Oidc@Test2026"
-BASE = "http://127.0.0.1:%d" % svc_stack.HTTP_PORT
+BASE = "http://localhost:%d" % svc_stack.HTTP_PORT  # the stack's oidc_issuer
 ISSUER = BASE + "/oidc/1"
 CALLBACK = "http://127.0.0.1:9/callback"
 LOGOUT_TARGET = "http://127.0.0.1:9/signed-out"

@@ -137,6 +137,49 @@ class Purge(unittest.TestCase):
         finally:
             sql("DELETE FROM svc_sessions WHERE user_id = %d" % user)
 
+    def test_oauth_purge_takes_expired_requests_codes_and_ended_sign_ons(self):
+        now = int(sql_value("SELECT UNIX_TIMESTAMP()"))
+        day = 86400
+        user = 990018
+        sessions = [("oauthEndedLongAgo00000", now - 40 * day, None),
+                    ("oauthRevokedRecently00", now + 20 * day, now - 2 * day),
+                    ("oauthStillOpen00000000", now + 20 * day, None)]
+        for sid, expires, revoked in sessions:
+            sql("INSERT INTO svc_sessions (id, auth_table, user_id, created_at, last_seen_at, rotated_at, expires_at,"
+                " auth_time, revoked_at) VALUES ('%s', 'svc_users', %d, %d, %d, %d, %d, %d, %s)"
+                % (sid, user, now - 50 * day, now - 50 * day, now - 50 * day, expires, now - 50 * day,
+                   "NULL" if revoked is None else revoked))
+        # Requests and codes named by how long ago they expired.
+        for name, expired in (("old", 40 * day), ("recent", 2 * day), ("live", -300)):
+            sql("INSERT INTO svc_oauth_requests (id, site_id, client_id, redirect_uri, scope, browser_hash,"
+                " created_at, expires_at) VALUES ('purge-%s', %d, 'c', 'https://x', 'openid', '', %d, %d)"
+                % (name, SITE, now - expired - 600, now - expired))
+            sql("INSERT INTO svc_oauth_codes (code_hash, site_id, client_id, redirect_uri, scope, session_id,"
+                " created_at, expires_at) VALUES ('purge-%s', %d, 'c', 'https://x', 'openid', 'x', %d, %d)"
+                % (name, SITE, now - expired - 60, now - expired))
+        # Cookies and grants of the three sessions and of one that is gone.
+        for sid in [s[0] for s in sessions] + ["oauthGoneSession000000"]:
+            sql("INSERT INTO svc_oauth_sso (cookie_hash, site_id, session_id, created_at)"
+                " VALUES ('purge-%s', %d, '%s', %d)" % (sid, SITE, sid, now))
+            sql("INSERT INTO svc_oauth_grants (session_id, site_id, client_id, scope, created_at)"
+                " VALUES ('%s', %d, 'c', 'openid', %d)" % (sid, SITE, now))
+        try:
+            result = admin("oauth", "purge", "--older-than", "30d", "--batch", "1", "--pause-ms", "0")
+            self.assertIn("oauth purge: grants: done", result.stdout.splitlines()[-1])
+            self.assertEqual(sql("SELECT id FROM svc_oauth_requests WHERE site_id = %d ORDER BY id" % SITE),
+                             [["purge-live"], ["purge-recent"]])
+            self.assertEqual(sql("SELECT code_hash FROM svc_oauth_codes WHERE site_id = %d ORDER BY 1" % SITE),
+                             [["purge-live"], ["purge-recent"]])
+            kept = [["oauthRevokedRecently00"], ["oauthStillOpen00000000"]]
+            self.assertEqual(sql("SELECT session_id FROM svc_oauth_sso WHERE site_id = %d ORDER BY 1" % SITE), kept)
+            self.assertEqual(sql("SELECT session_id FROM svc_oauth_grants WHERE site_id = %d ORDER BY 1" % SITE), kept)
+            dry = admin("oauth", "purge", "--older-than", "30d", "--dry-run").stdout
+            self.assertIn("oauth purge: requests: ", dry)
+        finally:
+            for table in ("svc_oauth_requests", "svc_oauth_codes", "svc_oauth_sso", "svc_oauth_grants"):
+                sql("DELETE FROM %s WHERE site_id = %d" % (table, SITE))
+            sql("DELETE FROM svc_sessions WHERE user_id = %d" % user)
+
 
 if __name__ == "__main__":
     runner.main()
