@@ -83,8 +83,8 @@ unsubscribe_url = http://127.0.0.1:$http_port/mail/unsubscribe" "$dir/svc.conf"
     grep -q '^from = ' "$dir/svc.conf" ||
       sed -i "/^backoff_seconds = /a from = svc <accounts@svc.localhost>" "$dir/svc.conf"
     # ... and the OpenID Connect issuer of [tokens] (issue 39).
-    grep -q '^oidc_issuer' "$dir/svc.conf" ||
-      sed -i "/^key_cache_seconds = /a oidc_issuer = http://127.0.0.1:$http_port" "$dir/svc.conf"
+    grep -q "^oidc_issuer = http://localhost:$http_port\$" "$dir/svc.conf" ||
+      sed -i -e '/^oidc_issuer = /d' -e "/^key_cache_seconds = /a oidc_issuer = http://localhost:$http_port" "$dir/svc.conf"
     return
   fi
   local db_password merge_password
