@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "db/webhook_repo.hpp"
 
 namespace svc::admin {
 
@@ -63,6 +64,12 @@ Check check_protective_settings(const config::Config& c);
 // list (its entry count, its age at `now` and the --min-count it was made
 // with), else a failure: the password rule then goes without it.
 Check check_breached_list(const std::string& path, long long now);
+
+// Webhook endpoints that keep failing (db::WebhookRepo::failing_endpoints:
+// enabled, at least `failing_after` failed attempts since their last
+// success, [webhooks] failing_after): ok when there is none, else a failure
+// naming each (id, site, failures, URL).
+Check check_webhooks(const std::vector<db::WebhookEndpoint>& failing, int failing_after);
 
 // The table: one line per row (name, ok/FAIL/skip, detail), then an indented
 // "fix:" line under every row that did not pass.

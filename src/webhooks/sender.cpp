@@ -65,6 +65,18 @@ WebhookCounts WebhookSender::run_pass() {
   return counts;
 }
 
+long long WebhookSender::purge_finished() {
+  const long long keep = config_.webhooks.keep_finished_seconds;
+  if (keep <= 0) return 0;
+  long long total = 0;
+  for (int i = 0; i < kPurgeBatches && !stopping(); ++i) {
+    const int n = repo_.purge_finished(keep, kPurgeBatch);
+    total += n;
+    if (n < kPurgeBatch) break;
+  }
+  return total;
+}
+
 void WebhookSender::serve(WebhookClient& client, const std::vector<db::WebhookDelivery>& rows, WebhookCounts& counts) {
   long long defer = 0;
   for (const auto& row : rows) {

@@ -44,6 +44,14 @@ class WebhookSender {
   // without [keys] webhook_key.
   WebhookCounts run_pass();
 
+  // Retention: deletes finished deliveries older than [webhooks]
+  // keep_finished_seconds (nothing when 0), in batches of kPurgeBatch rows,
+  // at most kPurgeBatches per call (the rest waits for the next pass);
+  // returns how many.
+  long long purge_finished();
+  static constexpr int kPurgeBatch = 1000;
+  static constexpr int kPurgeBatches = 10;
+
  private:
   void serve(WebhookClient& client, const std::vector<db::WebhookDelivery>& rows, WebhookCounts& counts);
   // Records one attempt's result; returns the delay the endpoint's other
