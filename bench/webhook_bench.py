@@ -215,7 +215,7 @@ def sign_up_arm(receiver, seconds, conns, rounds):
                     delete_endpoints(endpoints)
                     endpoints = []
                 runs[side].append(sign_up_run(path, seconds, conns, "wh%s%d" % (side[0], rnd)))
-                log("sign-up round %d, %s endpoints: %.1f/s" % (rnd, side, runs[side][-1]["rps"]))
+                log("sign-up round %d, endpoints: %s, %.1f/s" % (rnd, side, runs[side][-1]["rps"]))
         queued = int(S.sql_value("SELECT COUNT(*) FROM svc_webhook_deliveries WHERE endpoint_id IN (%s)"
                                  % ",".join(map(str, endpoints)))) if endpoints else None
     finally:

@@ -128,7 +128,9 @@ class WebhookRepo {
   // `claimer` for `lease_seconds`, oldest due first, and returns them.
   std::vector<WebhookDelivery> claim(int limit, int lease_seconds, const std::string& claimer);
   // Outcomes of a claimed row; each false when the claim was lost.
-  bool mark_delivered(long long id, const std::string& claimer, int http_status);
+  // mark_delivered takes the rows an endpoint answered with the same
+  // status in one statement and returns how many it marked.
+  int mark_delivered(const std::vector<long long>& ids, const std::string& claimer, int http_status);
   bool mark_retry(long long id, const std::string& claimer, int http_status, const std::string& error,
                   long long delay_seconds);
   bool mark_failed(long long id, const std::string& claimer, int http_status, const std::string& error);
