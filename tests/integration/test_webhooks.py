@@ -433,6 +433,20 @@ class WebhookTest(S.ApiTest):
         self.assertTrue(wait_until(lambda: (metric(failed) or [0])[0] >= 1, 15, 0.2), metric(failed))
         self.assertTrue(metric('svc_webhook_endpoints{state="disabled"}')[0] >= 1)
 
+    def test_deliveries_before_a_failure_are_recorded_before_it(self):
+        """Delivered rows are marked in batches: those before a failure go
+        first, so the endpoint's tally ends at the failure."""
+        endpoint, _ = self.endpoint(events="user.created")
+        self.receiver.script = [(204, {}, b""), (200, {}, b"ok"), (500, {}, b"boom")]
+        for _ in range(4):
+            sign_up()
+        run_sender()
+        rows = deliveries(endpoint)
+        self.assertEqual([(r["status"], r["attempts"], r["last_status"]) for r in rows],
+                         [("delivered", "1", "204"), ("delivered", "1", "200"), ("pending", "1", "500"),
+                          ("pending", "0", "0")])
+        self.assertEqual(sql_value("SELECT failures FROM svc_webhook_endpoints WHERE id = %d" % endpoint), "1")
+
     # --- at least once ------------------------------------------------------------
 
     def test_kill_9_mid_batch_loses_no_event_and_resends_the_same_webhook_id(self):
