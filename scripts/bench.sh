@@ -98,6 +98,7 @@ g++ -std=c++20 -O2 -Wall -Wextra -o "$helpers/argon2_impls" bench/argon2_impls.c
 core_libs=("$build/libsvc_core.a" -lsodium -lcurl -lssl -lcrypto -lPocoNetSSL -lPocoNet -lPocoUtil
   -lPocoFoundation -lmysqlcppconn -lfcgi -lcrypt -lopendkim -lcbor -lqrencode -lzxcvbn)
 g++ -std=c++20 -O2 -Wall -Wextra -o "$helpers/mix_load" bench/mix_load.cpp
+gcc -O2 -Wall -Wextra -o "$helpers/webhook_raw" bench/webhook_raw.c -lcurl
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/push_raw" bench/push_raw.cpp "${core_libs[@]}"
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/token_sign" bench/token_sign.cpp "${core_libs[@]}"
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/breached_bench" bench/breached_bench.cpp "${core_libs[@]}"
@@ -211,6 +212,13 @@ say "outbound pool arms (bench/outbound_bench.py)"
 SVC_STACK_DIR="$stack" "$py" "$repo/bench/outbound_bench.py" --seconds "${BENCH_SECONDS:-5}" \
   --rounds "${BENCH_ROUNDS:-3}" --conns "${BENCH_CONNECTIONS:-32}" --out "$out" >"$out/outbound.json"
 "$py" "$repo/bench/outbound_bench.py" --markdown "$out/outbound.json" >>"$repo/docs/benchmarks.md"
+# Webhooks (issue 40): svc-sender deliveries ÷ a bare libcurl POST loop to
+# the same loopback receiver; sign-up with three subscribed endpoints ÷ none.
+# Alone: SVC_STACK_DIR=... bench/webhook_bench.py --only deliveries|sign-up
+say "webhook arms (bench/webhook_bench.py)"
+SVC_STACK_DIR="$stack" "$py" "$repo/bench/webhook_bench.py" --seconds "${BENCH_SECONDS:-5}" \
+  --rounds "${BENCH_ROUNDS:-3}" --conns "${BENCH_HASH_CONNECTIONS:-8}" >"$out/webhooks.json"
+"$py" "$repo/bench/webhook_bench.py" --markdown "$out/webhooks.json" >>"$repo/docs/benchmarks.md"
 # Cluster arm (bench/cluster_bench.py, docs/cluster.md): refresh-token and
 # notification through two app hosts vs one, on a local Galera cluster of
 # its own (names and subnet apart from a developer's .cluster/). Needs root;

@@ -21,6 +21,7 @@
 #include "db/outbox_repo.hpp"
 #include "db/signing_key_repo.hpp"
 #include "db/suppression_repo.hpp"
+#include "db/webhook_repo.hpp"
 
 // Every check catches its own exceptions and turns them into a failed row:
 // the point of the command is to report all that is wrong in one run.
@@ -252,6 +253,12 @@ void outbox_rows(std::vector<Check>& rows, db::Database& db, const config::Confi
     rows.push_back(fail("sender", e.what(), "check the database account"));
     rows.push_back(skip("pending", "outbox unreadable"));
   }
+  try {
+    const int after = c.webhooks.failing_after;
+    rows.push_back(check_webhooks(db::WebhookRepo(db).failing_endpoints(after), after));
+  } catch (const std::exception& e) {
+    rows.push_back(fail("webhooks", e.what(), "check the database account"));
+  }
 }
 
 void database_rows(std::vector<Check>& rows, const config::Config& c, const Options& o) {
@@ -260,7 +267,7 @@ void database_rows(std::vector<Check>& rows, const config::Config& c, const Opti
   rows.push_back(check_merge_account(c));
   if (rows[rows.size() - 2].status != Check::Status::Ok) {
     for (const char* name :
-         {"migrations", "signing keys", "site keys", "site senders", "templates", "sender", "pending"}) {
+         {"migrations", "signing keys", "site keys", "site senders", "templates", "sender", "pending", "webhooks"}) {
       rows.push_back(skip(name, "database unreachable"));
     }
     return;

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <utility>
 
+#include "core/text.hpp"
 #include "crypto/breached_file.hpp"
 #include "fcgi/front_secret.hpp"
 
@@ -205,6 +206,19 @@ Check check_breached_list(const std::string& path, long long now) {
                 "svc-admin passwords import-breached FILE again (docs/decisions.md \"Issue 41\")");
   }
   return ok(name, detail);
+}
+
+Check check_webhooks(const std::vector<db::WebhookEndpoint>& failing, int failing_after) {
+  const std::string n = std::to_string(failing_after);
+  if (failing.empty()) return ok("webhooks", "no enabled endpoint has failed " + n + " attempts in a row");
+  std::string list;
+  for (const auto& e : failing) {
+    list += (list.empty() ? "" : ", ") + std::to_string(e.id) + " (site " + std::to_string(e.site_id) + ", " +
+            std::to_string(e.failures) + " failures, " + core::mask_controls(e.url) + ")";
+  }
+  return fail("webhooks", "endpoints failing " + n + " or more attempts in a row: " + list,
+              "svc-admin webhook deliveries --site N shows the errors; fix the receiver, or svc-admin webhook "
+              "disable ID");
 }
 
 int exit_status(const std::vector<Check>& rows) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "db/webhook_repo.hpp"
 
 namespace svc::admin {
 
@@ -64,6 +65,12 @@ Check check_protective_settings(const config::Config& c);
 // with; a warning for a version-1 file, which has no page index), else a
 // failure: the password rule then goes without it.
 Check check_breached_list(const std::string& path, long long now);
+
+// Webhook endpoints that keep failing (db::WebhookRepo::failing_endpoints:
+// enabled, at least `failing_after` failed attempts since their last
+// success, [webhooks] failing_after): ok when there is none, else a failure
+// naming each (id, site, failures, URL).
+Check check_webhooks(const std::vector<db::WebhookEndpoint>& failing, int failing_after);
 
 // The table: one line per row (name, ok/FAIL/skip, detail), then an indented
 // "fix:" line under every row that did not pass.

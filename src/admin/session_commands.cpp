@@ -6,6 +6,8 @@
 
 #include "admin/command_env.hpp"
 #include "admin/listing.hpp"
+#include "app/services.hpp"
+#include "auth/session/sessions.hpp"
 #include "core/clock.hpp"
 #include "db/audit_repo.hpp"
 #include "db/session_repo.hpp"
@@ -49,19 +51,21 @@ int cmd_sessions_revoke(const Args& args, const std::string& config_path) {
   const bool by_id = args.get("id").has_value();
   if (by_id == args.get("email").has_value()) throw UsageError("sessions revoke takes --email E or --id ID");
   CommandEnv env(config_path);
-  db::SessionRepo repo(env.db);
-  const long long now = std::time(nullptr);
+  // Through auth/session's end_session(s): the session.revoked webhook
+  // events go with the revocations.
+  app::Services services(env.config);
+  core::Context& ctx = services.context();
   if (by_id) {
     const std::string id = *args.get("id");
-    auto row = repo.find(id);
+    auto row = db::SessionRepo(env.db).find(id);
     if (!row) throw std::runtime_error("no session with id " + id);
-    const bool ended = repo.revoke(id, now, "operator");
+    const bool ended = auth::end_session(ctx, row->table, row->user_id, id, "operator");
     if (ended) audit(env, row->table, row->user_id, "svc-admin sessions revoke --id " + id);
     std::printf("%s\n", ended ? "session revoked" : "session had already ended");
     return 0;
   }
   NamedUser who = named_user(args, env);
-  const int ended = repo.revoke_user(db::SessionScope{who.table.str(), who.user.id, ""}, now, "operator");
+  const int ended = auth::end_sessions(ctx, who.table.str(), who.user.id, "operator");
   audit(env, who.table.str(), who.user.id, "svc-admin sessions revoke --email: " + std::to_string(ended));
   std::printf("%d session(s) revoked\n", ended);
   return 0;

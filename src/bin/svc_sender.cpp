@@ -173,10 +173,13 @@ int dry_run(svc::db::OutboxRepo& repo, int batch) {
   }
 }
 
-// The webhooks that are due, after the mail (webhooks/sender.hpp); one log
-// line when it did anything.
+// The webhooks that are due, after the mail (webhooks/sender.hpp), then the
+// retention of finished deliveries; one log line when either did anything.
 void webhook_pass(svc::webhooks::WebhookSender& webhooks) {
   const auto counts = webhooks.run_pass();
+  if (const long long purged = webhooks.purge_finished(); purged > 0) {
+    svc::core::LogLine("info", "webhook_purge").num("deleted", purged).emit();
+  }
   if (counts.claimed == 0) return;
   svc::core::LogLine line("info", "webhook_pass");
   line.num("claimed", counts.claimed).num("deferred", counts.deferred).num("failed", counts.failed);

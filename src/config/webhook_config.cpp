@@ -12,6 +12,7 @@ void read_webhooks(Reader& r, WebhookSettings& webhooks) {
   r.integer("webhooks.lease_seconds", webhooks.lease_seconds, 5, 86400);
   r.integer("webhooks.secret_overlap_seconds", webhooks.secret_overlap_seconds, 0, 30LL * 86400);
   r.integer("webhooks.failing_after", webhooks.failing_after, 1, 1000);
+  r.integer("webhooks.keep_finished_seconds", webhooks.keep_finished_seconds, 0, 3650LL * 86400);
 }
 
 }  // namespace svc::config

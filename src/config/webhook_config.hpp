@@ -15,7 +15,8 @@ struct WebhookSettings {
   int concurrency = 8;                       // endpoints delivered to at once
   int lease_seconds = 300;                   // how long a claim holds before another run may take the row
   long long secret_overlap_seconds = 86400;  // rotate-secret: the old secret signs beside the new one this long
-  int failing_after = 5;                     // failures in a row that make an endpoint "failing" (/metrics)
+  int failing_after = 5;                     // failures in a row that make an endpoint "failing" (/metrics, doctor)
+  long long keep_finished_seconds = 604800;  // svc-sender deletes finished deliveries this old (0 = keeps them)
 };
 
 // Reads and checks [webhooks]; throws ConfigError naming the first bad key.

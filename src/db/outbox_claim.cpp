@@ -102,12 +102,10 @@ std::vector<OutboxMessage> take_rows(Database& db, int priority, long long site_
   // statement for the lot (its text varies with the count, at most `limit`
   // variants in the connection's statement cache).
   if (rows.empty()) return rows;
-  std::string ids = "?";
-  for (std::size_t i = 1; i < rows.size(); ++i) ids += ", ?";
   const int claimed = db.execute(
       "UPDATE svc_notification_log SET claimed_until = DATE_ADD(NOW(), INTERVAL ? SECOND), claimed_by = ?"
       " WHERE id IN (" +
-          ids + ") AND status = 'Pending' AND (claimed_until IS NULL OR claimed_until < NOW())",
+          placeholders(rows.size()) + ") AND status = 'Pending' AND (claimed_until IS NULL OR claimed_until < NOW())",
       [&](Params& p) {
         p.integer(lease_seconds).text(claimer);
         for (const auto& row : rows) p.integer(row.id);

@@ -42,4 +42,13 @@ class Params {
 // The binder for a statement without placeholders.
 inline constexpr auto kNoParams = [](Params&) {};
 
+// "?, ?, ?" for an IN list of n values (n >= 1). The statement's text then
+// varies with n: at most as many variants in a connection's statement
+// cache as the caller has list lengths.
+inline std::string placeholders(std::size_t n) {
+  std::string s;
+  for (std::size_t i = 0; i < n; ++i) s += i == 0 ? "?" : ", ?";
+  return s;
+}
+
 }  // namespace svc::db

@@ -18,12 +18,6 @@ std::vector<std::string> reasons_blocking(int priority) {
   return r;
 }
 
-std::string placeholders(std::size_t n) {
-  std::string s;
-  for (std::size_t i = 0; i < n; ++i) s += i == 0 ? "?" : ", ?";
-  return s;
-}
-
 }  // namespace
 
 bool is_suppression_reason(const std::string& reason) {

@@ -82,6 +82,21 @@ int WebhookRepo::enqueue_message(long long outbox_id, const std::string& type, c
       [&](Params& p) { p.text(new_msg_id()).text(type).text(reason).text(reason).integer(outbox_id).text(type); });
 }
 
+int WebhookRepo::enqueue_sessions_revoked(const SessionScope& scope, const std::string& reason) {
+  // The data as WebhookData::json() writes it for one session (no email).
+  const std::string prefix = crypto::base64url_encode(crypto::random_bytes(6)).substr(0, 6);
+  return db_.execute(
+      "INSERT INTO svc_webhook_deliveries (endpoint_id, site_id, msg_id, event_type, data, created_at,"
+      " next_attempt_at) SELECT e.id, e.site_id, CONCAT('msg_', ?, s.id), 'session.revoked',"
+      " JSON_COMPACT(JSON_OBJECT('site_id', s.site_id, 'table', s.auth_table, 'user_id', s.user_id,"
+      "  'session_id', s.id, 'reason', ?)),"
+      " UNIX_TIMESTAMP(), UNIX_TIMESTAMP()"
+      " FROM svc_sessions s JOIN svc_webhook_endpoints e ON e.site_id = s.site_id"
+      " WHERE s.auth_table = ? AND s.user_id = ? AND s.revoked_at IS NULL AND s.id <> ?"
+      " AND e.enabled = 1 AND FIND_IN_SET('session.revoked', e.events) > 0",
+      [&](Params& p) { p.text(prefix).text(reason).text(scope.table).integer(scope.user_id).text(scope.keep_id); });
+}
+
 long long WebhookRepo::add_endpoint(long long site_id, const std::string& url, const std::string& events,
                                     const std::string& sealed_secret) {
   db_.execute(
@@ -160,7 +175,9 @@ std::vector<WebhookDelivery> WebhookRepo::claim(int limit, int lease_seconds, co
       " WHERE status = 'pending' AND next_attempt_at <= UNIX_TIMESTAMP()"
       " AND (claimed_until IS NULL OR claimed_until < UNIX_TIMESTAMP())"
       " AND endpoint_id IN (SELECT id FROM svc_webhook_endpoints WHERE enabled = 1)"
-      " ORDER BY next_attempt_at, id LIMIT ?",
+      // The index's own order (status is constant here, ties in id order):
+      // "next_attempt_at, id" made MariaDB sort every due row per batch.
+      " ORDER BY status, next_attempt_at LIMIT ?",
       [&](Params& p) { p.text(claimer).integer(lease_seconds).integer(limit); });
   return db_.rows(
       "SELECT d.id, d.endpoint_id, d.site_id, d.msg_id, d.event_type, d.data, d.created_at, d.attempts, e.url,"
@@ -174,12 +191,18 @@ std::vector<WebhookDelivery> WebhookRepo::claim(int limit, int lease_seconds, co
                   &WebhookDelivery::secret, &WebhookDelivery::previous_secret, &WebhookDelivery::previous_until>);
 }
 
-bool WebhookRepo::mark_delivered(long long id, const std::string& claimer, int http_status) {
+int WebhookRepo::mark_delivered(const std::vector<long long>& ids, const std::string& claimer, int http_status) {
+  if (ids.empty()) return 0;
   return db_.execute(
-             "UPDATE svc_webhook_deliveries SET status = 'delivered', attempts = attempts + 1, last_status = ?,"
-             " last_error = '', finished_at = UNIX_TIMESTAMP(), claimed_by = NULL, claimed_until = NULL"
-             " WHERE id = ? AND claimed_by = ? AND status = 'pending'",
-             [&](Params& p) { p.integer(http_status).integer(id).text(claimer); }) == 1;
+      "UPDATE svc_webhook_deliveries SET status = 'delivered', attempts = attempts + 1, last_status = ?,"
+      " last_error = '', finished_at = UNIX_TIMESTAMP(), claimed_by = NULL, claimed_until = NULL"
+      " WHERE id IN (" +
+          placeholders(ids.size()) + ") AND claimed_by = ? AND status = 'pending'",
+      [&](Params& p) {
+        p.integer(http_status);
+        for (long long id : ids) p.integer(id);
+        p.text(claimer);
+      });
 }
 
 bool WebhookRepo::mark_retry(long long id, const std::string& claimer, int http_status, const std::string& error,
@@ -226,6 +249,14 @@ void WebhookRepo::record_attempt(long long endpoint_id, bool success, bool gone)
       "UPDATE svc_webhook_endpoints SET failures = failures + 1, last_failure_at = UNIX_TIMESTAMP(),"
       " enabled = IF(?, 0, enabled), disabled_reason = IF(?, 'gone (HTTP 410)', disabled_reason) WHERE id = ?",
       [&](Params& p) { p.flag(gone).flag(gone).integer(endpoint_id); });
+}
+
+int WebhookRepo::purge_finished(long long older_than_seconds, int limit) {
+  // DELETE ... LIMIT without ORDER BY, as db/retention_repo.cpp does.
+  return db_.execute(
+      "DELETE FROM svc_webhook_deliveries WHERE status IN ('delivered', 'failed', 'dropped')"
+      " AND next_attempt_at < UNIX_TIMESTAMP() - ? AND finished_at < UNIX_TIMESTAMP() - ? LIMIT ?",
+      [&](Params& p) { p.integer(older_than_seconds).integer(older_than_seconds).integer(limit); });
 }
 
 }  // namespace svc::db

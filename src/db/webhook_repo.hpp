@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "db/database.hpp"
+#include "db/session_repo.hpp"
 
 namespace svc::db {
 
@@ -96,6 +97,12 @@ class WebhookRepo {
   // event and recipient come from svc_notification_log row `outbox_id`;
   // `reason` (a bounce's status, "" for none) joins them.
   int enqueue_message(long long outbox_id, const std::string& type, const std::string& reason = "");
+  // session.revoked for every session SessionRepo::revoke_user(scope, ...)
+  // is about to end, each to the endpoints of its own site, with `reason`:
+  // one INSERT ... SELECT (nothing when no site of theirs subscribed). Run
+  // it just before revoke_user, in the same transaction. Each session's
+  // event has its own webhook-id ("msg_", 6 random characters, the session id).
+  int enqueue_sessions_revoked(const SessionScope& scope, const std::string& reason);
 
   long long add_endpoint(long long site_id, const std::string& url, const std::string& events,
                          const std::string& sealed_secret);
@@ -121,7 +128,9 @@ class WebhookRepo {
   // `claimer` for `lease_seconds`, oldest due first, and returns them.
   std::vector<WebhookDelivery> claim(int limit, int lease_seconds, const std::string& claimer);
   // Outcomes of a claimed row; each false when the claim was lost.
-  bool mark_delivered(long long id, const std::string& claimer, int http_status);
+  // mark_delivered takes the rows an endpoint answered with the same
+  // status in one statement and returns how many it marked.
+  int mark_delivered(const std::vector<long long>& ids, const std::string& claimer, int http_status);
   bool mark_retry(long long id, const std::string& claimer, int http_status, const std::string& error,
                   long long delay_seconds);
   bool mark_failed(long long id, const std::string& claimer, int http_status, const std::string& error);
@@ -130,6 +139,12 @@ class WebhookRepo {
   bool defer(long long id, const std::string& claimer, long long delay_seconds);
   // The endpoint's tally after an attempt; gone: a 410 disables it.
   void record_attempt(long long endpoint_id, bool success, bool gone);
+  // Retention ([webhooks] keep_finished_seconds): deletes up to `limit`
+  // delivered, failed and dropped rows that finished more than
+  // `older_than_seconds` ago; returns how many. One autocommit DELETE on
+  // the (status, next_attempt_at) index (a finished row was due before it
+  // finished; a dropped one may wait until its due time has passed too).
+  int purge_finished(long long older_than_seconds, int limit);
 
  private:
   Database& db_;

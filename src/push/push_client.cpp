@@ -34,13 +34,9 @@ namespace {
 
 constexpr std::size_t kMaxDetailBody = 256;
 
-struct CurlFree {
-  void operator()(CURL* h) const { curl_easy_cleanup(h); }
-};
 struct SlistFree {
   void operator()(curl_slist* l) const { curl_slist_free_all(l); }
 };
-using CurlPtr = std::unique_ptr<CURL, CurlFree>;
 using SlistPtr = std::unique_ptr<curl_slist, SlistFree>;
 
 // Keeps the start of the response body for the log detail; drops the rest.
@@ -115,14 +111,9 @@ PushResult transfer_failed(CURLcode rc, const char* error_buffer, const SocketGu
 
 }  // namespace
 
-CurlPushClient::CurlPushClient(PushOptions options) : options_(options) {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
+CurlPushClient::CurlPushClient(PushOptions options) : options_(options) {}
 
-CurlPushClient::~CurlPushClient() {
-  if (handle_ != nullptr) curl_easy_cleanup(static_cast<CURL*>(handle_));
-}
+CurlPushClient::~CurlPushClient() = default;
 
 PushResult CurlPushClient::send(const PushRequest& request) {
   const bool insecure = options_.allow_insecure_endpoints;
@@ -134,16 +125,10 @@ PushResult CurlPushClient::send(const PushRequest& request) {
     return {PushOutcome::Rejected, 0, std::string("not sent: ") + reason};
   }
   std::unique_lock<std::mutex> reuse(reuse_lock_, std::try_to_lock);
-  if (!reuse.owns_lock()) {  // another thread is sending: a handle of its own
-    CurlPtr fresh(curl_easy_init());
-    if (!fresh) return {PushOutcome::NetworkError, 0, "curl_easy_init failed"};
-    return perform(fresh.get(), request);
-  }
-  if (handle_ == nullptr) handle_ = curl_easy_init();
-  if (handle_ == nullptr) return {PushOutcome::NetworkError, 0, "curl_easy_init failed"};
-  // Options back to their defaults; the connection and DNS caches stay.
-  curl_easy_reset(static_cast<CURL*>(handle_));
-  return perform(handle_, request);
+  CurlHandle fresh_if_busy;  // another thread is sending: a handle of its own
+  void* handle = (reuse.owns_lock() ? handle_ : fresh_if_busy).reset();
+  if (handle == nullptr) return {PushOutcome::NetworkError, 0, "curl_easy_init failed"};
+  return perform(handle, request);
 }
 
 // One transfer on `handle` (freshly reset or new).
@@ -155,18 +140,9 @@ PushResult CurlPushClient::perform(void* handle, const PushRequest& request) {
   SocketGuard guard{!insecure, false, &options_.allowed_ports};
   std::string response_start;
   std::array<char, CURL_ERROR_SIZE> error{};
-  const char* protocols = insecure ? "http,https" : "https";
   CURL* h = static_cast<CURL*>(handle);
   curl_easy_setopt(h, CURLOPT_URL, request.endpoint.c_str());
-  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, protocols);
-  curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, protocols);
-  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(h, CURLOPT_PROXY, "");
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, options_.total_timeout_ms);
-  curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, guarded_open_socket);
-  curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &guard);
+  guard_transfer(h, guard, options_.connect_timeout_ms, options_.total_timeout_ms);
   curl_easy_setopt(h, CURLOPT_POST, 1L);
   curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
   curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));

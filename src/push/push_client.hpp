@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "push/curl_handle.hpp"
+
 namespace svc::push {
 
 struct PushRequest {
@@ -74,8 +76,8 @@ class CurlPushClient final : public PushClient {
   PushResult perform(void* handle, const PushRequest& request);
 
   PushOptions options_;
-  std::mutex reuse_lock_;   // held while handle_ is in use
-  void* handle_ = nullptr;  // CURL*, kept between sends
+  std::mutex reuse_lock_;  // held while handle_ is in use
+  CurlHandle handle_;      // kept between sends
 };
 
 }  // namespace svc::push

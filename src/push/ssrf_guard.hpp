@@ -21,4 +21,11 @@ struct SocketGuard {
 // The open-socket callback; `clientp` is a SocketGuard.
 curl_socket_t guarded_open_socket(void* clientp, curlsocktype purpose, curl_sockaddr* address);
 
+// The options every transfer to a URL a site gave svc needs: https only
+// (http too when the guard does not enforce: tests), also after a redirect,
+// which is never followed; no proxy (through one the callback would only
+// see the proxy's address); no signals; the timeouts; `guard` on every
+// socket curl opens. `guard` must outlive the transfer.
+void guard_transfer(CURL* handle, SocketGuard& guard, long connect_timeout_ms, long timeout_ms);
+
 }  // namespace svc::push

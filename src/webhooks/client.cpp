@@ -11,8 +11,8 @@
 #include <sys/socket.h>
 
 #include <array>
+#include <ctime>
 #include <memory>
-#include <mutex>
 
 #include "core/printable.hpp"
 #include "core/text.hpp"
@@ -136,39 +136,24 @@ std::string url_problem(const std::string& url, const WebhookOptions& options) {
   return problem;
 }
 
-WebhookClient::WebhookClient(WebhookOptions options) : options_(std::move(options)) {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
+WebhookClient::WebhookClient(WebhookOptions options) : options_(std::move(options)) {}
 
-WebhookClient::~WebhookClient() {
-  if (handle_ != nullptr) curl_easy_cleanup(static_cast<CURL*>(handle_));
-}
+WebhookClient::~WebhookClient() = default;
 
 WebhookResult WebhookClient::post(const WebhookRequest& request) {
   const bool insecure = options_.allow_insecure;
   const std::string scheme = core::ascii_lower(request.url.substr(0, request.url.find(':')));
   if (scheme != "https" && !(insecure && scheme == "http")) return {WebhookOutcome::kBlocked, 0, {}, "not https"};
-  if (handle_ == nullptr) handle_ = curl_easy_init();
-  if (handle_ == nullptr) return {WebhookOutcome::kNetwork, 0, {}, "curl_easy_init failed"};
-  CURL* h = static_cast<CURL*>(handle_);
-  curl_easy_reset(h);  // options to defaults; connections and DNS cache stay
+  CURL* h = static_cast<CURL*>(handle_.reset());
+  if (h == nullptr) return {WebhookOutcome::kNetwork, 0, {}, "curl_easy_init failed"};
   auto headers = headers_of(request);
   if (!headers) return {WebhookOutcome::kNetwork, 0, {}, "out of memory"};
 
   push::SocketGuard guard{!insecure, false, &options_.allowed_ports};
   Reply reply;
   std::array<char, CURL_ERROR_SIZE> error{};
-  const char* protocols = insecure ? "http,https" : "https";
   curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, protocols);
-  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(h, CURLOPT_PROXY, "");
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, std::min(options_.connect_timeout_ms, options_.timeout_ms));
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, options_.timeout_ms);
-  curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, push::guarded_open_socket);
-  curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &guard);
+  push::guard_transfer(h, guard, std::min(options_.connect_timeout_ms, options_.timeout_ms), options_.timeout_ms);
   curl_easy_setopt(h, CURLOPT_POST, 1L);
   curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
   curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));

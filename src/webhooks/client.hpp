@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "push/curl_handle.hpp"
+
 namespace svc::webhooks {
 
 inline constexpr std::size_t kMaxReplyBody = 1024;
@@ -64,7 +66,7 @@ class WebhookClient {
 
  private:
   WebhookOptions options_;
-  void* handle_ = nullptr;  // CURL*
+  push::CurlHandle handle_;
 };
 
 }  // namespace svc::webhooks

@@ -30,21 +30,28 @@ inline int enqueue(db::Database& db, long long site_id, const std::string& type,
   return db::WebhookRepo(db).enqueue(site_id, type, data);
 }
 
-// Runs change() and enqueues the event in one transaction: the caller's
-// when one is open, else one of its own (re-run whole after a failure that
-// committed nothing). For a change that is one statement of its own.
-// `change` returns whether the change happened (no event otherwise).
+// Runs fn() in the caller's transaction when one is open, else in one of
+// its own (re-run whole after a failure that committed nothing); returns
+// what fn returns. For a change and its event that must commit together.
+template <class Fn>
+auto atomically(db::Database& db, Fn&& fn) -> decltype(fn()) {
+  if (db.in_transaction()) return fn();
+  return db::with_transaction_retry(db, [&] {
+    db::Transaction tx(db);
+    auto result = fn();
+    tx.commit();
+    return result;
+  });
+}
+
+// Runs change() and enqueues the event in one transaction (atomically).
+// For a change that is one statement of its own. `change` returns whether
+// the change happened (no event otherwise; a change that did not happen
+// commits nothing either).
 template <class Change>
 bool change_with_event(db::Database& db, long long site_id, const std::string& type, const db::WebhookData& data,
                        Change&& change) {
-  if (db.in_transaction()) return change() && (enqueue(db, site_id, type, data), true);
-  return db::with_transaction_retry(db, [&] {
-    db::Transaction tx(db);
-    if (!change()) return false;
-    enqueue(db, site_id, type, data);
-    tx.commit();
-    return true;
-  });
+  return atomically(db, [&] { return change() && (enqueue(db, site_id, type, data), true); });
 }
 
 }  // namespace svc::webhooks

@@ -65,8 +65,22 @@ WebhookCounts WebhookSender::run_pass() {
   return counts;
 }
 
+long long WebhookSender::purge_finished() {
+  const long long keep = config_.webhooks.keep_finished_seconds;
+  if (keep <= 0) return 0;
+  long long total = 0;
+  for (int i = 0; i < kPurgeBatches && !stopping(); ++i) {
+    const int n = repo_.purge_finished(keep, kPurgeBatch);
+    total += n;
+    if (n < kPurgeBatch) break;
+  }
+  return total;
+}
+
 void WebhookSender::serve(WebhookClient& client, const std::vector<db::WebhookDelivery>& rows, WebhookCounts& counts) {
   long long defer = 0;
+  Delivered done;
+  std::size_t pending = 0;  // rows in `done`
   for (const auto& row : rows) {
     if (stopping() || defer != 0) {
       std::lock_guard<std::mutex> held(lock_);
@@ -91,24 +105,44 @@ void WebhookSender::serve(WebhookClient& client, const std::vector<db::WebhookDe
       request.signature = signature_header(keys, row.msg_id, now, request.body);
       result = client.post(request);
     }
+    note(row, result, counts);
+    if (result.outcome == WebhookOutcome::kDelivered) {
+      done[result.http_status].push_back(row.id);
+      if (++pending >= kRecordBatch) {
+        flush(row.endpoint_id, done);
+        pending = 0;
+      }
+      continue;
+    }
+    flush(row.endpoint_id, done);  // the successes before this failure first
+    pending = 0;
     defer = record(row, result, counts);
   }
+  if (!rows.empty()) flush(rows.front().endpoint_id, done);
 }
 
-long long WebhookSender::record(const db::WebhookDelivery& row, const WebhookResult& result, WebhookCounts& counts) {
+void WebhookSender::note(const db::WebhookDelivery& row, const WebhookResult& result, WebhookCounts& counts) {
   std::lock_guard<std::mutex> held(lock_);
   ++counts.outcomes[outcome_name(result.outcome)];
   core::LogLine line(result.outcome == WebhookOutcome::kDelivered ? "info" : "warn", "webhook_attempt");
   line.num("delivery", row.id).num("endpoint", row.endpoint_id).num("site", row.site_id);
   line.str("webhook_id", row.msg_id).str("type", row.event_type).str("outcome", outcome_name(result.outcome));
   line.num("status", result.http_status).str("detail", result.detail).emit();
-  const bool delivered = result.outcome == WebhookOutcome::kDelivered;
+}
+
+void WebhookSender::flush(long long endpoint_id, Delivered& done) {
+  if (done.empty()) return;
+  std::lock_guard<std::mutex> held(lock_);
+  repo_.record_attempt(endpoint_id, true, false);
+  for (const auto& [status, ids] : done) repo_.mark_delivered(ids, claimer_, status);
+  done.clear();
+}
+
+// A failed attempt (the delivered ones go through flush).
+long long WebhookSender::record(const db::WebhookDelivery& row, const WebhookResult& result, WebhookCounts& counts) {
+  std::lock_guard<std::mutex> held(lock_);
   const bool gone = result.outcome == WebhookOutcome::kGone;
-  repo_.record_attempt(row.endpoint_id, delivered, gone);
-  if (delivered) {
-    repo_.mark_delivered(row.id, claimer_, result.http_status);
-    return 0;
-  }
+  repo_.record_attempt(row.endpoint_id, false, gone);
   if (gone) {
     // The endpoint is disabled: its rows stay pending (an operator's
     // `webhook enable` sends them), this one is failed.

@@ -9,8 +9,11 @@
 // each by a thread of its own with its own curl handle, one row at a time;
 // the first failure of an endpoint defers the rest of its rows by the same
 // delay (without counting an attempt), so an endpoint that times out costs
-// one timeout per pass, not one per row. One WebhookSender per process;
-// call it from one thread.
+// one timeout per pass, not one per row. Rows delivered in a row are marked
+// together (one UPDATE per kRecordBatch rows and status, and one for the
+// endpoint's tally) before the next failure is recorded and at the group's
+// end; a run that dies in between sends them again (at least once). One
+// WebhookSender per process; call it from one thread.
 
 #include <csignal>
 #include <map>
@@ -44,9 +47,26 @@ class WebhookSender {
   // without [keys] webhook_key.
   WebhookCounts run_pass();
 
+  // Retention: deletes finished deliveries older than [webhooks]
+  // keep_finished_seconds (nothing when 0), in batches of kPurgeBatch rows,
+  // at most kPurgeBatches per call (the rest waits for the next pass);
+  // returns how many.
+  long long purge_finished();
+  static constexpr int kPurgeBatch = 1000;
+  static constexpr int kPurgeBatches = 10;
+  // Delivered rows of one endpoint marked per statement at most.
+  static constexpr std::size_t kRecordBatch = 50;
+
  private:
+  // Delivered rows of one endpoint not marked yet, by HTTP status.
+  using Delivered = std::map<int, std::vector<long long>>;
+
   void serve(WebhookClient& client, const std::vector<db::WebhookDelivery>& rows, WebhookCounts& counts);
-  // Records one attempt's result; returns the delay the endpoint's other
+  // Counts and logs one attempt's outcome.
+  void note(const db::WebhookDelivery& row, const WebhookResult& result, WebhookCounts& counts);
+  // Marks `done` delivered and resets the endpoint's failure tally; empties it.
+  void flush(long long endpoint_id, Delivered& done);
+  // Records one failed attempt; returns the delay the endpoint's other
   // rows of the batch wait (0: go on; -1: release them, the endpoint is
   // disabled).
   long long record(const db::WebhookDelivery& row, const WebhookResult& result, WebhookCounts& counts);

@@ -111,7 +111,7 @@ class Doctor(unittest.TestCase):
         expected = {"config", "keys", "settings", "front secret", "access tokens", "database", "database.merge",
                     "migrations", "signing keys", "site keys", "site senders", "templates", "sender",
                     "pending", "bounces", "smtp", "sms", "nginx", "fastcgi", "fastcgi hashing",
-                    "fastcgi outbound", "breached list"}
+                    "fastcgi outbound", "breached list", "webhooks"}
         self.assertEqual(set(rows), expected, out)
         self.assertEqual({k for k, (status, _) in rows.items() if status != "ok"}, set(), out)
         self.assertEqual(code, 0, out)
@@ -187,6 +187,24 @@ class Doctor(unittest.TestCase):
             self.assertRegex(rows["sender"][1], r"last run ended \d+s ago")
         finally:
             sql("DELETE FROM svc_sender_status", database=DB)
+
+    def test_a_webhook_endpoint_that_keeps_failing(self):
+        """Issue 40: an enabled endpoint with [webhooks] failing_after (5)
+        failed attempts since its last success fails the row; fewer, or a
+        disabled one, do not."""
+        sql("INSERT INTO svc_webhook_endpoints (id, site_id, url, events, secret, enabled, failures, created_at)"
+            " VALUES (77, 1, 'https://hooks.example/svc', 'user.created', 'x', 1, 4, UNIX_TIMESTAMP()),"
+            " (78, 1, 'https://gone.example/svc', 'user.created', 'x', 0, 50, UNIX_TIMESTAMP())", database=DB)
+        try:
+            code, rows, out = self.doctor()
+            self.assertEqual(rows["webhooks"], ("ok", "no enabled endpoint has failed 5 attempts in a row"), out)
+            self.assertEqual(code, 0, out)
+            sql("UPDATE svc_webhook_endpoints SET failures = 5 WHERE id = 77", database=DB)
+            self.assert_only_failure("webhooks", r"^endpoints failing 5 or more attempts in a row: "
+                                                 r"77 \(site 1, 5 failures, https://hooks\.example/svc\)$")
+            self.assertIn("fix: svc-admin webhook deliveries --site N", self.doctor()[2])
+        finally:
+            sql("DELETE FROM svc_webhook_endpoints WHERE id IN (77, 78)", database=DB)
 
     def test_migration_missing(self):
         row = sql("SELECT version, name, checksum FROM svc_schema_migrations ORDER BY version DESC LIMIT 1",

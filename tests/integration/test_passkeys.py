@@ -198,6 +198,12 @@ class PasskeyTest(ApiTest):
         config = {"origin": ORIGIN, "bOrigin": B_ORIGIN, "bRpId": "b.localhost", "siteA": self.site_a,
                   "siteB": self.site_b, "user": {"email": email, "access": access},
                   "mfaUser": {"email": mfa_email, "password": PASSWORD, "access": mfa_access}}
+        # Site A's webhook endpoint for the passkey events (issue 40): what is queued is checked below
+        # (a closed port: nothing is delivered; deleting the endpoint drops them).
+        from test_webhooks import add_endpoint, added
+        hook, _ = added(add_endpoint("http://127.0.0.1:9/passkeys", "user.passkey_added,user.passkey_removed",
+                                     site=self.site_a))
+        self.addCleanup(admin, "webhook", "delete", str(hook))
         run = subprocess.run(["node", BROWSER_SCRIPT, "run", json.dumps(config)], capture_output=True, text=True,
                              timeout=300, cwd=ROOT)
         self.assertEqual(run.returncode, 0, run.stderr)
@@ -271,6 +277,14 @@ class PasskeyTest(ApiTest):
                             " last_used_at IS NOT NULL FROM svc_passkeys WHERE site_id = %d AND user_id = %d"
                             % (self.site_a, mfa_uid))
         self.assertEqual(row, [["-7", "3", "none", "internal", "0", "1"]])
+
+        # The webhook events, each in the transaction of its change: two registrations, one removal.
+        queued = [(t, json.loads(d)) for t, d in svc_stack.sql(
+            "SELECT event_type, data FROM svc_webhook_deliveries WHERE endpoint_id = %d ORDER BY id" % hook)]
+        user = {"site_id": self.site_a, "table": "svc_users"}
+        self.assertEqual(queued, [("user.passkey_added", dict(user, user_id=uid, email=email)),
+                                  ("user.passkey_removed", dict(user, user_id=uid, email=email)),
+                                  ("user.passkey_added", dict(user, user_id=mfa_uid, email=mfa_email))])
 
         # Every reply the browser and the script saw is what the document says.
         self.assertGreater(len(out["replies"]), 20)

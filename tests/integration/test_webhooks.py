@@ -12,6 +12,7 @@ the past, never by sleeping.
 
 import json
 import os
+import re
 import signal
 import subprocess
 import tempfile
@@ -212,6 +213,186 @@ class WebhookTest(S.ApiTest):
         sign_up()
         self.assertEqual(deliveries(endpoint), [])
 
+    # --- account self-service and bulk session ends ------------------------------
+
+    def queued(self, endpoint, since=0):
+        """(type, data) of the endpoint's rows after row id `since`, in order."""
+        return [(r[0], json.loads(r[1])) for r in sql(
+            "SELECT event_type, data FROM svc_webhook_deliveries WHERE endpoint_id = %d AND id > %d ORDER BY id"
+            % (endpoint, since))]
+
+    def last_row(self, endpoint):
+        return int(sql_value("SELECT COALESCE(MAX(id), 0) FROM svc_webhook_deliveries WHERE endpoint_id = %d"
+                             % endpoint))
+
+    def test_password_change_email_change_deletion_and_bulk_session_ends_are_queued(self):
+        import test_account_self_service as A
+        from test_email_identity import claims, create_user
+        endpoint, secret = self.endpoint(
+            events="user.password_changed,user.email_changed,user.deleted,session.revoked")
+        email, uid = create_user("webhook-self", "--verified")
+
+        def sign_in(password=A.PASSWORD):
+            reply = post("/auth/login", {"email": email, "password": password, "appID": SITE})
+            self.assertEqual(reply.status, 200, reply)
+            return reply.json["token"]
+
+        def sid(token):
+            return claims(token["refresh_token"])["sid"]
+
+        here, there = sign_in(), sign_in()
+        user = {"site_id": SITE, "table": "svc_users", "user_id": uid}
+        # Password change: the other session ends (session.revoked), then the change itself.
+        self.assertEqual(post("/auth/password/change", {"current_password": A.PASSWORD, "password": A.NEW_PASSWORD,
+                                                        "confirmPassword": A.NEW_PASSWORD},
+                              headers=A.bearer(here)).status, 200)
+        self.assertEqual(self.queued(endpoint), [
+            ("session.revoked", dict(user, session_id=sid(there), reason="password_changed")),
+            ("user.password_changed", dict(user, email=email))])
+        # E-mail change: confirmed by the new address; the sessions but the requesting one end.
+        mark, third = self.last_row(endpoint), sign_in(A.NEW_PASSWORD)
+        fresh = unique_email("webhook-new")
+        self.assertEqual(post("/auth/email/change", {"new_email": fresh, "password": A.NEW_PASSWORD},
+                              headers=A.bearer(here)).status, 200)
+        run_sender()  # the confirmation mail (the background sender is stopped)
+        self.assertEqual(post("/auth/email/change/confirm", {"token": A.link_token(fresh, "email-change-confirm")})
+                         .status, 200)
+        self.assertEqual(self.queued(endpoint, mark), [
+            ("session.revoked", dict(user, session_id=sid(third), reason="email_changed")),
+            ("user.email_changed", dict(user, email=fresh))])
+        # A refresh token presented again after the grace: its session ends.
+        mark, fourth = self.last_row(endpoint), post("/auth/login", {"email": fresh, "password": A.NEW_PASSWORD,
+                                                                      "appID": SITE}).json["token"]
+        self.assertEqual(A.refresh(fourth).status, 200)
+        sql("UPDATE svc_sessions SET rotated_at = rotated_at - 3600 WHERE id = %s" % S.q(sid(fourth)))
+        self.assertEqual(A.refresh(fourth).status, 401)
+        self.assertEqual(self.queued(endpoint, mark), [
+            ("session.revoked", dict(user, session_id=sid(fourth), reason="reuse"))])
+        # The operator ends every session at once: one event per session.
+        mark, fifth = self.last_row(endpoint), post("/auth/login", {"email": fresh, "password": A.NEW_PASSWORD,
+                                                                     "appID": SITE}).json["token"]
+        S.admin("sessions", "revoke", "--email", fresh)
+        self.assertEqual(sorted((t, d["session_id"], d["reason"]) for t, d in self.queued(endpoint, mark)),
+                         sorted(("session.revoked", s, "operator") for s in (sid(here), sid(fifth))))
+        # Deletion: user.deleted with the address the user had.
+        mark = self.last_row(endpoint)
+        S.admin("user", "delete", "--email", fresh, "--site", str(SITE))
+        self.assertEqual(self.queued(endpoint, mark), [("user.deleted", dict(user, email=fresh))])
+        # Delivered as queued, every one verified by the reference library.
+        run_sender()
+        self.assertEqual({d["status"] for d in deliveries(endpoint)}, {"delivered"})
+        self.assertEqual(len(self.receiver.requests), len(deliveries(endpoint)))
+        self.assertAllVerify(secret)
+
+    def test_verification_second_factor_and_reset_events_are_queued(self):
+        import test_password_reset as R
+        from test_email_identity import claims
+        from test_mfa import settle, step_now, totp
+        site = int(S.admin("site", "create", "--name", "Webhook events", "--domain", "hooks.example",
+                           "--email-from", "Hooks <no-reply@hooks.example>", "--verify-email",
+                           "--reset-url", R.SITE1_RESET_URL).stdout.strip().splitlines()[-1])
+        endpoint, secret = added(add_endpoint(
+            self.receiver.url, "user.email_verified,user.mfa_enabled,user.mfa_disabled,user.password_reset,"
+                               "session.revoked", site=site))
+        self.endpoints.append(endpoint)
+        email, uid = sign_up(site)
+        user = {"site_id": site, "table": "svc_users", "user_id": uid}
+        # The verification link (mailed at sign-up).
+        run_sender()
+        link = R.delivered_link(S.newest_outbox_id(email))
+        self.assertEqual(post("/auth/verify-email", {"token": link.split("#token=", 1)[1]}).status, 200)
+        self.assertEqual(self.queued(endpoint), [("user.email_verified", dict(user, email=email))])
+        # The second factor on, then off (with the password).
+        mark = self.last_row(endpoint)
+        login = post("/auth/login", {"email": email, "password": PASSWORD, "appID": site})
+        self.assertEqual(login.status, 200, login)
+        auth = {"Authorization": "Bearer " + login.json["token"]["account_token"]}
+        setup = post("/auth/mfa/totp/setup", headers=auth)
+        self.assertEqual(setup.status, 200, setup)
+        settle()
+        confirm = post("/auth/mfa/totp/confirm", {"code": totp(setup.json["secret"], step_now())}, headers=auth)
+        self.assertEqual(confirm.status, 200, confirm)
+        self.assertEqual(post("/auth/mfa/disable", {"password": PASSWORD}, headers=auth).status, 200)
+        # (the sign-up's session ended when the factor went on)
+        self.assertEqual([t for t, _ in self.queued(endpoint, mark)],
+                         ["session.revoked", "user.mfa_enabled", "user.mfa_disabled"])
+        self.assertEqual(self.queued(endpoint, mark)[0][1]["reason"], "mfa_enabled")
+        self.assertEqual(self.queued(endpoint, mark)[1:], [("user.mfa_enabled", dict(user, email=email)),
+                                                           ("user.mfa_disabled", dict(user, email=email))])
+        # A password reset ends the open session.
+        mark = self.last_row(endpoint)
+        self.assertEqual(R.request_pass(email, app=site).status, 200)
+        run_sender()
+        link = R.delivered_link(S.newest_outbox_id(email))
+        self.assertEqual(R.reset(R.token_of(link)).status, 200)
+        self.assertEqual(self.queued(endpoint, mark), [
+            ("session.revoked", dict(user, session_id=claims(login.json["token"]["refresh_token"])["sid"],
+                                     reason="password_reset")),
+            ("user.password_reset", dict(user, email=email))])
+        run_sender()
+        self.assertEqual({d["status"] for d in deliveries(endpoint)}, {"delivered"})
+        self.assertAllVerify(secret)
+
+    def test_message_events_are_queued_with_the_outbox_outcome(self):
+        import test_deliverability as D
+        endpoint, secret = self.endpoint(
+            events="message.sent,message.failed,message.bounced,message.complained,message.unsubscribed")
+        dead, angry, reader = (unique_email(p) for p in ("hook-dead", "hook-angry", "hook-reader"))
+        first = [D.insert_row(dead), D.insert_row(angry), D.insert_row(reader, priority=2)]
+        run_sender()
+        self.assertEqual(sorted((t, d["message_id"], d["email"]) for t, d in self.queued(endpoint)),
+                         [("message.sent", i, a) for i, a in zip(first, (dead, angry, reader))])
+        mark = self.last_row(endpoint)
+        verp = D.copies(first[0])[dead.lower()][1]
+        self.assertEqual(D.ingest(D.dsn(verp, dead, "failed", "5.1.1", "550 5.1.1 Mailbox unavailable")).returncode, 0)
+        verp = D.copies(first[1])[angry.lower()][1]
+        self.assertEqual(D.ingest(D.arf("fbl@bounces.localhost", verp, angry), "--recipient",
+                                  "fbl@bounces.localhost").returncode, 0)
+        again = D.insert_row(dead)  # suppressed now: failed without an SMTP attempt
+        run_sender()
+        unsubscribe = re.fullmatch(r"<https?://[^/]+(/mail/unsubscribe\?t=[A-Za-z0-9_.-]+)>",
+                                   str(D.sink_mail(first[2])[0][0]["List-Unsubscribe"]))
+        self.assertIsNotNone(unsubscribe)
+        done = S.request("POST", unsubscribe.group(1), raw="List-Unsubscribe=One-Click",
+                         headers={"Content-Type": "application/x-www-form-urlencoded"})
+        self.assertEqual(done.status, 200)
+        got = self.queued(endpoint, mark)
+        self.assertEqual([t for t, _ in got], ["message.bounced", "message.complained", "message.failed",
+                                               "message.unsubscribed"])
+        self.assertEqual((got[0][1]["message_id"], got[0][1]["email"], got[0][1]["reason"]),
+                         (first[0], dead.lower(), "hard 5.1.1"))
+        self.assertEqual((got[1][1]["message_id"], got[1][1]["reason"].split()[0]), (first[1], "complaint"))
+        self.assertEqual((got[2][1]["message_id"], got[2][1]["email"]), (again, dead))
+        self.assertEqual(got[3][1], {"site_id": SITE, "email": reader.lower()})
+        run_sender()
+        self.assertEqual({d["status"] for d in deliveries(endpoint)}, {"delivered"})
+        self.assertAllVerify(secret)
+
+    # --- retention ------------------------------------------------------------------
+
+    def test_the_sender_purges_finished_deliveries_after_keep_finished_seconds(self):
+        endpoint, _ = self.endpoint(events="user.created")
+        for _ in range(4):
+            sign_up()
+        run_sender()
+        rows = deliveries(endpoint)
+        self.assertEqual([r["status"] for r in rows], ["delivered"] * 4)
+        keep = int(S.config_value("webhooks", "keep_finished_seconds", "604800"))
+        old, failed, recent, waiting = (int(r["id"]) for r in rows)
+        # Finished longer ago than the retention: a delivered and a failed row.
+        sql("UPDATE svc_webhook_deliveries SET status = IF(id = %d, 'failed', status), created_at = created_at - %d,"
+            " next_attempt_at = next_attempt_at - %d, finished_at = finished_at - %d WHERE id IN (%d, %d)"
+            % (failed, keep + 60, keep + 60, keep + 60, old, failed))
+        # As old, but still pending (its endpoint disabled): never purged.
+        sql("UPDATE svc_webhook_deliveries SET status = 'pending', finished_at = NULL, created_at = created_at - %d,"
+            " next_attempt_at = next_attempt_at - %d WHERE id = %d" % (keep + 60, keep + 60, waiting))
+        S.admin("webhook", "disable", str(endpoint))
+        out = run_sender()
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual([(int(r["id"]), r["status"]) for r in deliveries(endpoint)],
+                         [(recent, "delivered"), (waiting, "pending")])
+        self.assertIn('"webhook_purge"', out.stdout + out.stderr)
+
     # --- retries, Retry-After, 410 ------------------------------------------------
 
     def test_500_then_429_with_retry_after_then_410_disables_the_endpoint(self):
@@ -251,6 +432,20 @@ class WebhookTest(S.ApiTest):
         failed = 'svc_webhook_deliveries{status="failed"}'
         self.assertTrue(wait_until(lambda: (metric(failed) or [0])[0] >= 1, 15, 0.2), metric(failed))
         self.assertTrue(metric('svc_webhook_endpoints{state="disabled"}')[0] >= 1)
+
+    def test_deliveries_before_a_failure_are_recorded_before_it(self):
+        """Delivered rows are marked in batches: those before a failure go
+        first, so the endpoint's tally ends at the failure."""
+        endpoint, _ = self.endpoint(events="user.created")
+        self.receiver.script = [(204, {}, b""), (200, {}, b"ok"), (500, {}, b"boom")]
+        for _ in range(4):
+            sign_up()
+        run_sender()
+        rows = deliveries(endpoint)
+        self.assertEqual([(r["status"], r["attempts"], r["last_status"]) for r in rows],
+                         [("delivered", "1", "204"), ("delivered", "1", "200"), ("pending", "1", "500"),
+                          ("pending", "0", "0")])
+        self.assertEqual(sql_value("SELECT failures FROM svc_webhook_endpoints WHERE id = %d" % endpoint), "1")
 
     # --- at least once ------------------------------------------------------------
 

@@ -16,6 +16,7 @@
 #include "http/json.hpp"
 #include "http/reset_url.hpp"
 #include "messaging/outbox.hpp"
+#include "webhooks/events.hpp"
 
 namespace svc::auth {
 namespace {
@@ -100,6 +101,8 @@ void change_password(const http::Request& request, core::Context& ctx, const Sig
     }
     record_user_version(ctx, me.table, *stored, "update");
     end_sessions(ctx, me.table.str(), me.user.id, "password_changed", me.sid);
+    webhooks::enqueue(ctx.db, me.app_id, "user.password_changed",
+                      db::user_data(me.table.str(), me.user.id, stored->email));
     tx.commit();
   });
   audit(ctx, request, "password_changed", me.table.str(), me.user.id, me.app_id);
@@ -167,6 +170,7 @@ void confirm_email_change(const http::Request& request, core::Context& ctx, cons
     if (!user) throw invalid_link();
     record_user_version(ctx, table, *user, "update");
     end_sessions(ctx, table.str(), user->id, "email_changed", change.session_id);
+    webhooks::enqueue(ctx.db, change.site_id, "user.email_changed", db::user_data(table.str(), user->id, user->email));
     audit(ctx, request, "email_changed", table.str(), user->id, change.site_id, "change " + std::to_string(change.id));
     tx.commit();
   });
@@ -191,7 +195,11 @@ void undo_email_change(const http::Request& request, core::Context& ctx, const s
     }
     auto user = users.find_by_id(change.user_id);
     if (!user) throw invalid_link();
-    if (change.confirmed_at) record_user_version(ctx, table, *user, "update");
+    if (change.confirmed_at) {
+      record_user_version(ctx, table, *user, "update");
+      webhooks::enqueue(ctx.db, change.site_id, "user.email_changed",
+                        db::user_data(table.str(), user->id, user->email));
+    }
     end_sessions(ctx, table.str(), user->id, "email_restored");
     audit(ctx, request, "email_restored", table.str(), user->id, change.site_id, "change " + std::to_string(change.id));
     tx.commit();
@@ -206,6 +214,7 @@ void delete_account(const http::Request& request, core::Context& ctx, const db::
     db::Transaction tx(ctx.db);
     db::AccountRepo(ctx.db).erase_user_rows(table.str(), user.id, user.email);
     db::AccountRepo(ctx.db).remove_user(table, user.id);
+    webhooks::enqueue(ctx.db, site_id, "user.deleted", db::user_data(table.str(), user.id, user.email));
     if (notice) messaging::enqueue(ctx, *notice);
     audit(ctx, request, "account_deleted", table.str(), 0, site_id,
           std::string("by ") + actor + ", user " + hashed_user(ctx, table.str(), user.id));

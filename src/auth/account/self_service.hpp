@@ -30,7 +30,8 @@ void require_own_password(const http::Request& request, core::Context& ctx, cons
 
 // POST /auth/password/change after the password checks: stores the hash of
 // `fresh`, writes the version row and ends every other session, in one
-// transaction; then the audit row and the `password-changed` notice.
+// transaction with the webhook event user.password_changed (and a
+// session.revoked each); then the audit row and the `password-changed` notice.
 void change_password(const http::Request& request, core::Context& ctx, const SignedInUser& me,
                      const std::string& fresh);
 
@@ -44,7 +45,9 @@ void request_email_change(const http::Request& request, core::Context& ctx, cons
 // POST /auth/email/change/confirm and /undo. Throw 400 Email change token
 // has expired or is invalid for a bad, expired or used token, 409 User with
 // this email already exists when the address to set was taken meanwhile
-// (nothing changes then).
+// (nothing changes then). A confirmation, and an undo of a confirmed
+// change, queue user.email_changed (the address now set) in their
+// transaction.
 void confirm_email_change(const http::Request& request, core::Context& ctx, const std::string& token);
 void undo_email_change(const http::Request& request, core::Context& ctx, const std::string& token);
 
@@ -53,6 +56,9 @@ void undo_email_change(const http::Request& request, core::Context& ctx, const s
 // whose detail names the user by a keyed hash only, and the
 // `account-deleted` notice from `site_id` (0: svc itself). `actor` goes into
 // the detail ("user" or "operator"). `request` may be a blank one (svc-admin).
+// The webhook event user.deleted goes to `site_id`'s endpoints in the same
+// transaction (none for site 0); the sessions go with the user's rows,
+// without a session.revoked each.
 void delete_account(const http::Request& request, core::Context& ctx, const db::TableName& table, const db::User& user,
                     long long site_id, const char* actor);
 

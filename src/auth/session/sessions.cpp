@@ -43,7 +43,11 @@ db::SessionRow new_row(core::Context& ctx, const http::Request& request, const d
 
 // The reuse of an old refresh token: the whole session ends.
 Rotation reused(core::Context& ctx, const http::Request& request, const db::SessionRow& row) {
-  db::SessionRepo(ctx.db).revoke(row.id, ctx.clock.now(), "reuse");
+  db::WebhookData data = db::user_data(row.table, row.user_id, "");
+  data.session_id = row.id;
+  data.reason = "reuse";
+  webhooks::change_with_event(ctx.db, row.site_id, "session.revoked", data,
+                              [&] { return db::SessionRepo(ctx.db).revoke(row.id, ctx.clock.now(), "reuse"); });
   metrics::count(metrics::Counter::kSessionReuses);
   metrics::count(metrics::Counter::kSessionRevocations);
   audit(ctx, request, "refresh_reuse", row.table, row.user_id, row.site_id, "session " + row.id);
@@ -126,8 +130,11 @@ Rotation adopt_legacy_token(core::Context& ctx, const http::Request& request, co
 
 int end_sessions(core::Context& ctx, const std::string& table, long long user_id, const std::string& reason,
                  const std::string& keep_sid) {
-  const int ended =
-      db::SessionRepo(ctx.db).revoke_user(db::SessionScope{table, user_id, keep_sid}, ctx.clock.now(), reason);
+  const db::SessionScope scope{table, user_id, keep_sid};
+  const int ended = webhooks::atomically(ctx.db, [&] {
+    db::WebhookRepo(ctx.db).enqueue_sessions_revoked(scope, reason);
+    return db::SessionRepo(ctx.db).revoke_user(scope, ctx.clock.now(), reason);
+  });
   for (int i = 0; i < ended; ++i) metrics::count(metrics::Counter::kSessionRevocations);
   return ended;
 }

@@ -69,6 +69,8 @@ Rotation adopt_legacy_token(core::Context& ctx, const http::Request& request, co
 // reset or change, factor on or off, passkey removed, operator). Revokes
 // every open session of the user of `table` but `keep_sid` ("" = all) with
 // `reason`, counts them in the revocation metric and returns how many.
+// Queues a session.revoked webhook event per session ended, in the
+// caller's transaction (or one of its own).
 int end_sessions(core::Context& ctx, const std::string& table, long long user_id, const std::string& reason,
                  const std::string& keep_sid = "");
 

@@ -195,6 +195,30 @@ BOOST_AUTO_TEST_CASE(protective_settings) {
              "guard); [server] front_secret_file = none");
 }
 
+BOOST_AUTO_TEST_CASE(failing_webhook_endpoints) {
+  BOOST_TEST((check_webhooks({}, 5).status == Check::Status::Ok));
+  BOOST_TEST(check_webhooks({}, 5).detail == "no enabled endpoint has failed 5 attempts in a row");
+  svc::db::WebhookEndpoint a;
+  a.id = 4;
+  a.site_id = 1;
+  a.url = "https://shop.example/hooks";
+  a.failures = 7;
+  svc::db::WebhookEndpoint b = a;
+  b.id = 9;
+  b.site_id = 3;
+  b.url = "https://other.example/x";
+  b.failures = 12;
+  const Check row = check_webhooks({a, b}, 5);
+  BOOST_TEST(row.name == "webhooks");
+  BOOST_TEST((row.status == Check::Status::Fail));
+  BOOST_TEST(row.detail ==
+             "endpoints failing 5 or more attempts in a row: 4 (site 1, 7 failures, https://shop.example/hooks), "
+             "9 (site 3, 12 failures, https://other.example/x)");
+  BOOST_TEST(row.fix ==
+             "svc-admin webhook deliveries --site N shows the errors; fix the receiver, or svc-admin webhook "
+             "disable ID");
+}
+
 BOOST_AUTO_TEST_CASE(table_and_exit_status) {
   const std::vector<Check> rows = {ok("config", "valid"), fail("site keys", "1 Demo", "set a key"),
                                    skip("pending", "database unreachable")};
