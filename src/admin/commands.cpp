@@ -244,7 +244,8 @@ const std::vector<Command>& commands() {
       {{"oauth-client", "create"},
        cmd_oauth_client_create,
        "oauth-client create --site N --name NAME --redirect-uri URI [--redirect-uri URI ...]\n"
-       "               [--post-logout-redirect-uri URI ...] [--public] [--first-party] [--json]\n"
+       "               [--post-logout-redirect-uri URI ...] [--public] [--first-party]\n"
+       "               [--id-token-alg RS256|ES256|EdDSA] [--json]\n"
        "               an OpenID Connect client; prints client_id, client_secret (once) and issuer"},
       {{"oauth-client", "list"}, cmd_oauth_client_list, "oauth-client list [--site N]     the OpenID Connect clients"},
       {{"oauth-client", "show"}, cmd_oauth_client_show, "oauth-client show CLIENT_ID      a client's settings"},

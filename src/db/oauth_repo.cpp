@@ -22,13 +22,15 @@ std::vector<std::string> split_lines(const std::string& text) {
 }
 
 constexpr const char* kClientColumns =
-    "client_id, site_id, name, secret_hash, redirect_uris, post_logout_uris, is_public, first_party, created_at";
+    "client_id, site_id, name, secret_hash, redirect_uris, post_logout_uris, is_public, first_party, created_at,"
+    " id_token_alg";
 
 OAuthClient read_client(RowReader& r) {
   OAuthClient c;
   std::string redirects;
   std::string logouts;
-  r.read(c.client_id, c.site_id, c.name, c.secret_hash, redirects, logouts, c.is_public, c.first_party, c.created_at);
+  r.read(c.client_id, c.site_id, c.name, c.secret_hash, redirects, logouts, c.is_public, c.first_party, c.created_at,
+         c.id_token_alg);
   c.redirect_uris = split_lines(redirects);
   c.post_logout_uris = split_lines(logouts);
   return c;
@@ -63,12 +65,13 @@ std::string read_text(RowReader& r) { return r.text(); }
 }  // namespace
 
 void OAuthRepo::insert_client(const OAuthClient& c) {
-  db_.execute(std::string("INSERT INTO svc_oauth_clients (") + kClientColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-              [&](Params& p) {
-                p.text(c.client_id).integer(c.site_id).text(c.name).text(c.secret_hash);
-                p.text(join_lines(c.redirect_uris)).text(join_lines(c.post_logout_uris));
-                p.flag(c.is_public).flag(c.first_party).integer(c.created_at);
-              });
+  db_.execute(
+      std::string("INSERT INTO svc_oauth_clients (") + kClientColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      [&](Params& p) {
+        p.text(c.client_id).integer(c.site_id).text(c.name).text(c.secret_hash);
+        p.text(join_lines(c.redirect_uris)).text(join_lines(c.post_logout_uris));
+        p.flag(c.is_public).flag(c.first_party).integer(c.created_at).text(c.id_token_alg);
+      });
 }
 
 std::optional<OAuthClient> OAuthRepo::find_client(const std::string& client_id) {

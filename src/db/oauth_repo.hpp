@@ -23,6 +23,7 @@ struct OAuthClient {
   bool is_public = false;
   bool first_party = false;
   long long created_at = 0;
+  std::string id_token_alg = "RS256";  // "RS256" | "ES256" | "EdDSA" (crypto::alg_name)
 };
 
 // What the authorization endpoint accepted, waiting for the user.
