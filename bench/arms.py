@@ -13,6 +13,7 @@ import time
 
 from dataset import PASSWORD
 from load import SOCKET_ERRORS, parse_wrk, wrk_cmd
+from oidc_pool import CodePool
 from refresh_pool import RefreshPool
 from sign_in_arms import MfaArm, PasskeyArm
 from smtp_loop import smtp_replay
@@ -27,8 +28,8 @@ class Arm:
     flows wrk cannot script: sign_in_arms.py). paired_with (a "raw" floor
     only): the arm measured against it; the two then run in alternating
     slices of one turn (run_paired) instead of each in its own. pool: a
-    refresh_pool.RefreshPool: each run gets a request file of fresh
-    sessions, each line sent once (arm.lua "once"), instead of `file`.
+    refresh_pool.FreshPool (RefreshPool, oidc_pool.CodePool): each run gets
+    a request file of fresh sessions or codes, each line sent once (arm.lua "once"), instead of `file`.
     versus: (arm name, target): a second ratio row, this arm ÷ that one
     (another implementation of the same route, e.g. the PHP-FPM peer's)."""
 
@@ -367,6 +368,13 @@ def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
         *([Arm("health-nokeep", "/health", port=stack.nokeep_port, floor="hello"),
            post("refresh-token-nokeep", "/auth/refresh-token", floor="hello", pool=rotating("bnok"),
                 port=stack.nokeep_port)] if args.only else []),
+        # OpenID Connect (issue 39): discovery and JWKS are cached-key JSON; the code exchange signs an
+        # ES256 access token and an RS256 ID token, each request a fresh code (bench/oidc_pool.py).
+        Arm("oidc-discovery", "/oidc/1/.well-known/openid-configuration", port=stack.http_port, floor="hello",
+            target=0.7),
+        Arm("oidc-jwks", "/oidc/1/jwks", port=stack.http_port, floor="hello", target=0.7),
+        post("oidc-token-code", "/oidc/1/token", floor="rs256-sign-verify", target=0.5,
+             pool=CodePool(stack.sql, args.out, "boidc")),
         post("refresh-token-under-login-flood", "/auth/refresh-token", floor="refresh-token", target=0.4,
              kind="flood", pool=rotating("bflood")),
         # Floors measured inside the rounds too, so they share the rounds' conditions.
@@ -374,6 +382,7 @@ def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
         floor_arm(stack, nproc, "argon2-verify-fastest", *fastest_loop, password_hash, PASSWORD, paired_with="login"),
         floor_arm(stack, nproc, "argon2-hash", "argon2_raw", "hash", password_hash, PASSWORD),
         floor_arm(stack, nproc, "push-raw", "push_raw", "loop"),
+        floor_arm(stack, nproc, "rs256-sign-verify", "rs256_raw", "loop"),
         # Whole passkey sign-ins (options, then login with a fresh ES256 assertion): two requests
         # and a signature per iteration, so well below refresh-token.
         post("passkey-sign-in", "/auth/passkey/login", floor="refresh-token", kind="client",

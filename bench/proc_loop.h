@@ -4,6 +4,7 @@
  * summed through a pipe. Header only; C and C++. */
 #pragma once
 
+#include <stdio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,4 +42,20 @@ static inline long proc_loop(int procs, double seconds, long (*work)(void*, doub
   }
   *elapsed = bench_now_s() - started;
   return failed ? -1 : total;
+}
+
+/* proc_loop, then its result as one JSON line on stdout
+ * ({"procs","ops","seconds","ops_per_s"}), what bench/arms.py measure_raw
+ * reads; a failed child: `failure` on stderr and exit status 1. */
+static inline int proc_loop_report(int procs, double seconds, long (*work)(void*, double), void* arg,
+                                   const char* failure) {
+  double elapsed = 0;
+  const long total = proc_loop(procs, seconds, work, arg, &elapsed);
+  if (total < 0) {
+    fprintf(stderr, "%s\n", failure);
+    return 1;
+  }
+  printf("{\"procs\":%d,\"ops\":%ld,\"seconds\":%.3f,\"ops_per_s\":%.2f}\n", procs, total, elapsed,
+         (double)total / elapsed);
+  return 0;
 }

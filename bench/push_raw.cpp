@@ -63,13 +63,5 @@ int main(int argc, char** argv) {
   }
   const double seconds = std::atof(argv[2]);
   const int procs = std::max(1, std::atoi(argv[3]));
-  double elapsed = 0;
-  const long total = proc_loop(procs, seconds, loop, nullptr, &elapsed);
-  if (total < 0) {
-    std::fprintf(stderr, "push_raw: encryption or signing failed\n");
-    return 1;
-  }
-  std::printf("{\"procs\":%d,\"ops\":%ld,\"seconds\":%.3f,\"ops_per_s\":%.2f}\n", procs, total, elapsed,
-              static_cast<double>(total) / elapsed);
-  return 0;
+  return proc_loop_report(procs, seconds, loop, nullptr, "push_raw: encryption or signing failed");
 }

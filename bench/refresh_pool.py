@@ -47,7 +47,84 @@ def jwt_key(config_path):
     return conf["keys"]["jwt_kid"].strip(), base64.urlsafe_b64decode(secret + "=" * (-len(secret) % 4))
 
 
-class RefreshPool:
+def insert_sessions(sql, tag, batch, count, users, site_id, now):
+    """`count` open sessions (generation 1, amr "pwd") of the users (first id, count) in turn, ids
+    session_id(tag, batch, 1..count); first deletes every session whose id starts with `tag`."""
+    head = f"{tag}{batch:04d}"
+    first, n = users
+    sql(f"""
+DELETE FROM svc_sessions WHERE id LIKE '{tag}%';
+INSERT INTO svc_sessions (id, site_id, auth_table, user_id, generation, created_at, last_seen_at, rotated_at,
+                          expires_at, auth_time, amr, ip, user_agent)
+  SELECT CONCAT('{head}', LPAD(seq, {ID_CHARS - len(head)}, '0')), {site_id}, 'svc_users', {first} + (seq - 1) % {n},
+         1, {now}, {now}, {now}, {now + REFRESH_TTL}, {now}, 'pwd', '127.0.0.1', 'bench'
+  FROM seq_1_to_{count};
+""")
+
+
+def session_id(tag, batch, n):
+    """The id insert_sessions gave session n of a batch."""
+    head = f"{tag}{batch:04d}"
+    return head + str(n).zfill(ID_CHARS - len(head))
+
+
+class FreshPool:
+    """Batches of request lines that are good once, for one arm (a rotating
+    refresh token, an authorization code: bench/oidc_pool.py). A subclass
+    gives new_batch(count): the bodies of `count` fresh requests, each
+    consumed by its use, and `headers` (arm.lua's "name: value|..." part of
+    every line). Each run gets a batch sized from the fastest rate seen."""
+
+    headers = ""
+    start_rate = START_RATE
+
+    def __init__(self, out_dir, tag):
+        assert tag.isalpha() and 2 <= len(tag) <= 6, tag
+        self.out_dir, self.tag = Path(out_dir), tag
+        self.batch = 0
+        self.fastest = 0.0
+
+    def lines_for(self, seconds, conns):
+        """How many lines a run of `seconds` at `conns` connections may use: HEADROOM times the fastest
+        rate seen (start_rate before any), plus what the connections hold in flight."""
+        return int(math.ceil(max(self.fastest * HEADROOM, self.start_rate) * float(seconds))) + 4 * conns
+
+    def file_for(self, seconds, conns):
+        """A request file (arm.lua's format) of a new batch sized for the run; its path."""
+        path = self.out_dir / f"fresh-{self.tag}.txt"
+        path.write_text("".join(self.headers + "\t" + body + "\n"
+                                for body in self.new_batch(self.lines_for(seconds, conns))))
+        return str(path)
+
+    def observe(self, result):
+        """A run's result: the next batch is sized from the fastest rate so far (a run that used up its
+        batch, whose rate is then too low: twice as large)."""
+        rate = result.get("rps") or 0.0
+        if result.get("exhausted"):
+            rate = 2 * max(self.fastest, self.start_rate / HEADROOM, rate)
+        self.fastest = max(self.fastest, rate)
+
+    def new_batch(self, count):
+        raise NotImplementedError
+
+    def settle(self, most=1000, bound=60.0):
+        """Waits (at most `bound` seconds) until InnoDB has purged what the
+        batch's DELETE of the previous one left (history list length at most
+        `most`), so that purging tens of thousands of rows is not counted as
+        the measured route's database CPU. False when the bound passed. Needs
+        self.sql (a subclass sets it)."""
+        deadline = time.monotonic() + bound
+        while True:
+            status = self.sql("SHOW ENGINE INNODB STATUS;")
+            found = re.search(r"History list length (\d+)", status.replace("\\n", "\n"))
+            if not found or int(found.group(1)) <= most:
+                return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.2)
+
+
+class RefreshPool(FreshPool):
     """Batches of fresh sessions and their request lines for one arm.
 
     sql: a callable running SQL text on the stack's database (Stack.sql);
@@ -56,18 +133,12 @@ class RefreshPool:
     sessions go round, by default the data set's bench users."""
 
     def __init__(self, config_path, sql, out_dir, tag, users=(USER_ID_BASE + 1, USERS)):
-        assert tag.isalpha() and 2 <= len(tag) <= 6, tag
+        super().__init__(out_dir, tag)
         self.kid, self.secret = jwt_key(config_path)
-        self.sql, self.out_dir, self.tag = sql, Path(out_dir), tag
+        self.sql = sql
         self.first_user, self.user_count = users
-        self.batch = 0
-        self.fastest = 0.0
         self.header = b64url(json.dumps({"alg": "HS256", "typ": "JWT", "kid": self.kid},
                                         separators=(",", ":")).encode())
-
-    def session_id(self, batch, n):
-        head = f"{self.tag}{batch:04d}"
-        return head + str(n).zfill(ID_CHARS - len(head))
 
     def mint(self, sid, user_id, now):
         claims = {"sub": str(user_id), "typ": "refresh", "aud": "svc-refresh", "tbl": "svc_users", "ver": 0,
@@ -80,53 +151,9 @@ class RefreshPool:
         """`count` fresh sessions (the previous batch deleted); their request bodies as JSON texts, in order."""
         self.batch += 1
         now = int(time.time())
-        head = f"{self.tag}{self.batch:04d}"
-        width = ID_CHARS - len(head)
-        user = f"{self.first_user} + (seq - 1) % {self.user_count}"
-        self.sql(f"""
-DELETE FROM svc_sessions WHERE id LIKE '{self.tag}%';
-INSERT INTO svc_sessions (id, site_id, auth_table, user_id, generation, created_at, last_seen_at, rotated_at,
-                          expires_at, auth_time, amr, ip, user_agent)
-  SELECT CONCAT('{head}', LPAD(seq, {width}, '0')), 0, 'svc_users', {user}, 1, {now}, {now}, {now},
-         {now + REFRESH_TTL}, {now}, 'pwd', '127.0.0.1', 'bench'
-  FROM seq_1_to_{count};
-""")
+        insert_sessions(self.sql, self.tag, self.batch, count, (self.first_user, self.user_count), 0, now)
         return [json.dumps({"payload": {"access_token": ACCESS_PLACEHOLDER,
-                                        "refresh_token": self.mint(self.session_id(self.batch, n),
+                                        "refresh_token": self.mint(session_id(self.tag, self.batch, n),
                                                                    self.first_user + (n - 1) % self.user_count,
                                                                    now)}})
                 for n in range(1, count + 1)]
-
-    def settle(self, most=1000, bound=60.0):
-        """Waits (at most `bound` seconds) until InnoDB has purged what the
-        batch's DELETE of the previous one left (history list length at most
-        `most`), so that purging tens of thousands of rows is not counted as
-        the measured route's database CPU. False when the bound passed."""
-        deadline = time.monotonic() + bound
-        while True:
-            status = self.sql("SHOW ENGINE INNODB STATUS;")
-            found = re.search(r"History list length (\d+)", status.replace("\\n", "\n"))
-            if not found or int(found.group(1)) <= most:
-                return True
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.2)
-
-    def lines_for(self, seconds, conns):
-        """How many tokens a run of `seconds` at `conns` connections may use: HEADROOM times the fastest
-        rate seen (START_RATE before any), plus what the connections hold in flight."""
-        return int(math.ceil(max(self.fastest * HEADROOM, START_RATE) * float(seconds))) + 4 * conns
-
-    def file_for(self, seconds, conns):
-        """A request file (arm.lua's format, no headers) of a new batch sized for the run; its path."""
-        path = self.out_dir / f"refresh-{self.tag}.txt"
-        path.write_text("".join("\t" + body + "\n" for body in self.new_batch(self.lines_for(seconds, conns))))
-        return str(path)
-
-    def observe(self, result):
-        """A run's result: the next batch is sized from the fastest rate so far (a run that used up its
-        batch, whose rate is then too low: twice as large)."""
-        rate = result.get("rps") or 0.0
-        if result.get("exhausted"):
-            rate = 2 * max(self.fastest, START_RATE / HEADROOM, rate)
-        self.fastest = max(self.fastest, rate)

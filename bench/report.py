@@ -282,7 +282,7 @@ BENCH_SECONDS=2 BENCH_ROUNDS=1 make bench     # smoke run
 
 `scripts/bench.sh` builds `build-release/` (Release, no tests) and the helpers in `bench/out/bin/`
 (`bench/hello.c`, `bench/argon2_raw.c`, `bench/argon2_impls.cpp`, `bench/push_raw.cpp`, `bench/sender_pass.cpp`,
-`bench/breached_bench.cpp`), starts its own
+`bench/breached_bench.cpp`, `bench/rs256_raw.cpp`), starts its own
 stack in `/tmp/svc-bench.*` (`scripts/stack.sh` with `SVC_ACCESS_LOG=off`, `SVC_SENDER_LOOP=0` and the
 bench server blocks of `bench/nginx-bench.conf.in` in the same nginx) and always stops it. Settings:
 `BENCH_SECONDS` (5), `BENCH_ROUNDS` (3), `BENCH_CONNECTIONS` (32), `BENCH_HASH_CONNECTIONS` (8),
@@ -353,6 +353,16 @@ def arms_section(r):
                   "reply is a rotation, none a replay within the grace, and any 401 makes the arm invalid. "
                   "php-refresh-token is the PHP-FPM peer (bench/php-peer/) beside it, stateless HS256 "
                   "tokens with no rotation (16 of its own logins, replayed): it does less per request."]
+    if "oidc-token-code" in r["arms"]:
+        lines += ["", "oidc-token-code is the OpenID Connect code-for-token exchange (POST /oidc/1/token, "
+                      "grant_type=authorization_code, a confidential client with client_secret_basic, scope "
+                      "\"openid email profile\"): each request a fresh code, sent once. The authorize flow "
+                      "(hosted sign-in, an Argon2id verify) would cost far more than the exchange, so before each "
+                      "run bench/oidc_pool.py inserts a svc session and an svc_oauth_codes row per request "
+                      "straight into the database, as src/oidc/flow.cpp issue_code stores them (the code's "
+                      "SHA-256, client, redirect URI, scope, nonce; no PKCE). A reply signs an ES256 access "
+                      "token, an HS256 refresh token and an RS256 ID token; its floor is one RS256 sign + "
+                      "verify (bench/rs256_raw.cpp)."]
     exhausted = {n: a["exhausted"] for n, a in r["arms"].items() if a.get("exhausted")}
     if exhausted:
         lines += ["", "Runs that used up their fresh tokens before their end (invalid): " +
@@ -368,6 +378,8 @@ FLOOR_HOW = {
                              "login arm's (bench/arms.py run_paired)",
     "push-raw": "encrypt_push_payload + vapid_jwt + header from libsvc_core.a, one process per core "
                 "(bench/push_raw.cpp)",
+    "rs256-sign-verify": "one RS256 sign + verify of an ID token's signing input with svc's SigningKey "
+                         "(2048-bit key, OpenSSL 3), one process per core (bench/rs256_raw.cpp)",
     "static": "nginx `return 200` with the same JSON body",
     "hello": "bench/hello.c behind the same nginx and FastCGI settings",
 }

@@ -102,6 +102,7 @@ gcc -O2 -Wall -Wextra -o "$helpers/webhook_raw" bench/webhook_raw.c -lcurl
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/push_raw" bench/push_raw.cpp "${core_libs[@]}"
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/token_sign" bench/token_sign.cpp "${core_libs[@]}"
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/breached_bench" bench/breached_bench.cpp "${core_libs[@]}"
+g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/rs256_raw" bench/rs256_raw.cpp "${core_libs[@]}"
 # Session reuse on/off needs SmtpMailer's reuse_session: measured only if this builds.
 rm -f "$helpers/sender_pass"
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/sender_pass" bench/sender_pass.cpp "${core_libs[@]}" \

@@ -4,7 +4,8 @@
 --   wrk ... -s bench/wrk/arm.lua URL -- METHOD REQUEST_FILE EXPECT UNIQUE_PREFIX [ORDER]
 --
 -- REQUEST_FILE: "-" (no body) or one request per line, "HEADERS<TAB>BODY",
--- HEADERS being "" or "name: value|name: value". ORDER "random" (the
+-- HEADERS being "" or "name: value|name: value" (a body is sent as
+-- application/json unless HEADERS give a Content-Type). ORDER "random" (the
 -- default): each request picks a random line. ORDER "once": the lines in
 -- order, each once (refresh tokens that rotate: bench/refresh_pool.py); when
 -- they run out the thread stops and "exhausted" in the summary says so: wrk
@@ -56,7 +57,7 @@ function init(args)
       local hdrs, body = line:match("^(.-)\t(.*)$")
       if not hdrs then hdrs, body = "", line end
       local h = parse_headers(hdrs)
-      if body ~= "" then h["Content-Type"] = "application/json" else body = nil end
+      if body ~= "" then h["Content-Type"] = h["Content-Type"] or "application/json" else body = nil end
       if body and body:find("{uniq}", 1, true) then
         table.insert(reqs, {h = h, body = body})
       else

@@ -249,7 +249,7 @@ const std::vector<Command>& commands() {
        cmd_oauth_client_create,
        "oauth-client create --site N --name NAME --redirect-uri URI [--redirect-uri URI ...]\n"
        "               [--post-logout-redirect-uri URI ...] [--frontchannel-logout-uri URI]\n"
-       "               [--public] [--first-party] [--json]\n"
+       "               [--public] [--first-party] [--id-token-alg RS256|ES256|EdDSA] [--json]\n"
        "               an OpenID Connect client; prints client_id, client_secret (once) and issuer"},
       {{"oauth-client", "list"}, cmd_oauth_client_list, "oauth-client list [--site N]     the OpenID Connect clients"},
       {{"oauth-client", "show"}, cmd_oauth_client_show, "oauth-client show CLIENT_ID      a client's settings"},

@@ -6,8 +6,10 @@
 
 #include "admin/command_env.hpp"
 #include "admin/listing.hpp"
+#include "crypto/signing_key.hpp"
 #include "db/oauth_repo.hpp"
 #include "db/session_repo.hpp"
+#include "db/signing_key_repo.hpp"
 #include "http/json.hpp"
 #include "oidc/clients.hpp"
 #include "oidc/issuer.hpp"
@@ -53,11 +55,23 @@ void print_credentials(bool json, const std::string& client_id, const std::strin
   std::printf("issuer %s\n", issuer_url.c_str());
 }
 
+// An ID token of `alg` is signed with the newest active key of that
+// algorithm; without one the token endpoint cannot answer this client.
+void warn_without_key(CommandEnv& env, const std::string& alg, long long now) {
+  for (const db::SigningKeyRow& row : db::SigningKeyRepo(env.db).published(now)) {
+    if (row.alg == alg && row.activate_at <= now) return;
+  }
+  std::fprintf(stderr,
+               "warning: no active %s signing key: this client's token requests fail until one is "
+               "(svc-admin signing-keys rotate --alg %s --now)\n",
+               alg.c_str(), alg.c_str());
+}
+
 }  // namespace
 
 int cmd_oauth_client_create(const Args& args, const std::string& config_path) {
   args.allow_only({"site", "name", "redirect-uri", "post-logout-redirect-uri", "frontchannel-logout-uri", "public",
-                   "first-party", "json"});
+                   "first-party", "id-token-alg", "json"});
   const long long site_id = args.required_integer("site");
   db::OAuthClient client;
   client.name = args.required("name");
@@ -73,6 +87,10 @@ int cmd_oauth_client_create(const Args& args, const std::string& config_path) {
   }
   client.is_public = args.flag("public");
   client.first_party = args.flag("first-party");
+  client.id_token_alg = args.get("id-token-alg").value_or("RS256");
+  if (!crypto::parse_alg(client.id_token_alg)) {
+    throw UsageError("--id-token-alg expects RS256, ES256 or EdDSA, got '" + client.id_token_alg + "'");
+  }
   CommandEnv env(config_path);
   env.site(site_id);
   client.site_id = site_id;
@@ -81,6 +99,7 @@ int cmd_oauth_client_create(const Args& args, const std::string& config_path) {
   client.secret_hash = secret.empty() ? "" : oidc::hash_hex(secret);
   client.created_at = static_cast<long long>(std::time(nullptr));
   db::OAuthRepo(env.db).insert_client(client);
+  warn_without_key(env, client.id_token_alg, client.created_at);
   print_credentials(args.flag("json"), client.client_id, secret, oidc::issuer_of(env.config, site_id));
   return 0;
 }
@@ -102,9 +121,9 @@ int cmd_oauth_client_show(const Args& args, const std::string& config_path) {
   CommandEnv env(config_path);
   db::OAuthRepo repo(env.db);
   const db::OAuthClient c = existing(repo, client_id);
-  std::printf("client_id %s\nsite %lld\nname %s\ntype %s\nfirst_party %s\nissuer %s\n", c.client_id.c_str(), c.site_id,
-              c.name.c_str(), c.is_public ? "public" : "confidential", c.first_party ? "yes" : "no",
-              oidc::issuer_of(env.config, c.site_id).c_str());
+  std::printf("client_id %s\nsite %lld\nname %s\ntype %s\nfirst_party %s\nid_token_alg %s\nissuer %s\n",
+              c.client_id.c_str(), c.site_id, c.name.c_str(), c.is_public ? "public" : "confidential",
+              c.first_party ? "yes" : "no", c.id_token_alg.c_str(), oidc::issuer_of(env.config, c.site_id).c_str());
   for (const std::string& uri : c.redirect_uris) std::printf("redirect_uri %s\n", uri.c_str());
   for (const std::string& uri : c.post_logout_uris) std::printf("post_logout_redirect_uri %s\n", uri.c_str());
   if (!c.frontchannel_logout_uri.empty())

@@ -10,9 +10,11 @@ namespace svc::admin {
 
 // oauth-client create --site N --name NAME --redirect-uri URI [--redirect-uri
 // URI …] [--post-logout-redirect-uri URI …] [--public] [--first-party]
-// [--json]: prints client_id, client_secret (none for --public) and the
-// site's issuer, one "name value" a line, or with --json one object
-// {"client_id","client_secret","issuer"}.
+// [--id-token-alg RS256|ES256|EdDSA] [--json]: prints client_id,
+// client_secret (none for --public) and the site's issuer, one "name value"
+// a line, or with --json one object {"client_id","client_secret","issuer"}.
+// Its ID tokens are signed with the newest active key of --id-token-alg
+// (RS256 by default); a warning on stderr when there is none yet.
 int cmd_oauth_client_create(const Args& args, const std::string& config_path);
 // oauth-client list [--site N]: one line per client, client_id first.
 int cmd_oauth_client_list(const Args& args, const std::string& config_path);

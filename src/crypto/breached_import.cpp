@@ -301,7 +301,7 @@ BreachedImportResult import_breached(const std::string& source, const std::strin
     const size_t n = chunk.size;
     progress.bytes += n;
     if (n == 0) break;
-    std::memcpy(chunk.data() - kept, tail, kept);  // the unfinished line goes in front
+    if (kept != 0) std::memcpy(chunk.data() - kept, tail, kept);  // the unfinished line goes in front
     const char* p = chunk.data() - kept;
     if (before) ahead.release(*before);
     before = &chunk;

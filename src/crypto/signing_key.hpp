@@ -20,6 +20,7 @@
 // concurrent use of one EVP_PKEY, so a SigningKey is thread-safe. Made after
 // fork.
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +29,7 @@
 namespace svc::crypto {
 
 enum class SigningAlg { kES256, kEdDSA, kRS256 };
+inline constexpr size_t kSigningAlgs = 3;
 
 // "ES256" | "EdDSA" | "RS256": the JWS `alg` and the name stored and typed by admins.
 std::string_view alg_name(SigningAlg alg);

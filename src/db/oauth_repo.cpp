@@ -23,14 +23,14 @@ std::vector<std::string> split_lines(const std::string& text) {
 
 constexpr const char* kClientColumns =
     "client_id, site_id, name, secret_hash, redirect_uris, post_logout_uris, is_public, first_party, created_at,"
-    " frontchannel_logout_uri";
+    " frontchannel_logout_uri, id_token_alg";
 
 OAuthClient read_client(RowReader& r) {
   OAuthClient c;
   std::string redirects;
   std::string logouts;
   r.read(c.client_id, c.site_id, c.name, c.secret_hash, redirects, logouts, c.is_public, c.first_party, c.created_at,
-         c.frontchannel_logout_uri);
+         c.frontchannel_logout_uri, c.id_token_alg);
   c.redirect_uris = split_lines(redirects);
   c.post_logout_uris = split_lines(logouts);
   return c;
@@ -66,11 +66,15 @@ std::string read_text(RowReader& r) { return r.text(); }
 
 void OAuthRepo::insert_client(const OAuthClient& c) {
   db_.execute(
-      std::string("INSERT INTO svc_oauth_clients (") + kClientColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      std::string("INSERT INTO svc_oauth_clients (") + kClientColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       [&](Params& p) {
         p.text(c.client_id).integer(c.site_id).text(c.name).text(c.secret_hash);
         p.text(join_lines(c.redirect_uris)).text(join_lines(c.post_logout_uris));
-        p.flag(c.is_public).flag(c.first_party).integer(c.created_at).text(c.frontchannel_logout_uri);
+        p.flag(c.is_public)
+            .flag(c.first_party)
+            .integer(c.created_at)
+            .text(c.frontchannel_logout_uri)
+            .text(c.id_token_alg);
       });
 }
 

@@ -25,6 +25,7 @@ struct OAuthClient {
   long long created_at = 0;
   // Front-Channel Logout 1.0: loaded in an iframe of the end-session page; "" = none.
   std::string frontchannel_logout_uri;
+  std::string id_token_alg = "RS256";  // "RS256" | "ES256" | "EdDSA" (crypto::alg_name)
 };
 
 // What the authorization endpoint accepted, waiting for the user.

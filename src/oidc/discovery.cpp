@@ -29,7 +29,8 @@ http::Response discovery(const http::Request& http, core::Context& ctx) {
   array(w, "response_modes_supported", {"query"});
   array(w, "grant_types_supported", {"authorization_code", "refresh_token"});
   array(w, "subject_types_supported", {"public"});
-  array(w, "id_token_signing_alg_values_supported", {"RS256"});
+  // Per client (svc-admin oauth-client create --id-token-alg); RS256 by default.
+  array(w, "id_token_signing_alg_values_supported", {"RS256", "ES256", "EdDSA"});
   array(w, "token_endpoint_auth_methods_supported", {"client_secret_basic", "client_secret_post", "none"});
   array(w, "revocation_endpoint_auth_methods_supported", {"client_secret_basic", "client_secret_post", "none"});
   array(w, "introspection_endpoint_auth_methods_supported", {"client_secret_basic", "client_secret_post"});

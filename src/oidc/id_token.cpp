@@ -1,6 +1,7 @@
 #include "oidc/id_token.hpp"
 
 #include <rapidjson/document.h>
+#include <sodium.h>
 
 #include "crypto/encoding.hpp"
 #include "crypto/json_object.hpp"
@@ -29,8 +30,11 @@ bool has_scope(const std::string& scope, std::string_view name) {
   return false;
 }
 
-std::string at_hash(const std::string& access_token) {
-  return crypto::base64url_encode(crypto::sha256(access_token).substr(0, 16));
+std::string at_hash(const std::string& access_token, crypto::SigningAlg alg) {
+  if (alg != crypto::SigningAlg::kEdDSA) return crypto::base64url_encode(crypto::sha256(access_token).substr(0, 16));
+  unsigned char digest[crypto_hash_sha512_BYTES];
+  crypto_hash_sha512(digest, reinterpret_cast<const unsigned char*>(access_token.data()), access_token.size());
+  return crypto::base64url_encode(std::string_view(reinterpret_cast<const char*>(digest), sizeof digest / 2));
 }
 
 std::string sign_id_token(const IdClaims& c, const db::User& user, const std::string& scope,

@@ -1,7 +1,8 @@
 #pragma once
-// OpenID Connect ID tokens (Core 1.0 section 2): JWS compact, RS256 by the
-// key set's ID-token key (auth/tokens/signing_keys.hpp), header
-// {"alg":"RS256","typ":"JWT","kid":K}.
+// OpenID Connect ID tokens (Core 1.0 section 2): JWS compact, signed with
+// the key set's current key of the client's algorithm (RS256 by default,
+// ES256 or EdDSA per client: auth/tokens/signing_keys.hpp KeySet::current),
+// header {"alg":ALG,"typ":"JWT","kid":K}.
 
 #include <optional>
 #include <span>
@@ -27,8 +28,9 @@ struct IdClaims {
 };
 
 // at_hash of an access token (Core 3.1.3.6): base64url of the left half of
-// its SHA-256.
-std::string at_hash(const std::string& access_token);
+// its hash by the ID token's alg: SHA-256 for RS256 and ES256, SHA-512 for
+// EdDSA (Ed25519; OpenID Connect issue 1125's resolution).
+std::string at_hash(const std::string& access_token, crypto::SigningAlg alg);
 
 // The claims above, then by scope: "email" adds email and email_verified,
 // "profile" name, given_name and family_name (of `user`).

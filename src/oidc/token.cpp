@@ -49,13 +49,17 @@ http::Response token_reply(const Issued& issued, bool with_refresh, core::Contex
   return r;
 }
 
-// The ID token of a pair of session `sid`.
+// The ID token of a pair of session `sid`, signed with the site's current key of the client's algorithm.
 std::string id_token_for(const db::Site& site, const db::OAuthClient& client, const SsoSession& s,
                          const std::string& scope, const std::string& nonce, const std::string& access_token,
                          core::Context& ctx) {
   auto keys = auth::current_key_set(ctx);
-  if (!keys->id_signer)
-    throw auth::KeySetError("no active RS256 key (svc-admin signing-keys rotate --alg RS256 --now)");
+  const auto alg = crypto::parse_alg(client.id_token_alg);
+  const crypto::SigningKey* key = alg ? keys->current(*alg) : nullptr;
+  if (!key) {
+    throw auth::KeySetError("no active " + client.id_token_alg + " key for client " + client.client_id +
+                            " (svc-admin signing-keys rotate --alg " + client.id_token_alg + " --now)");
+  }
   IdClaims c;
   c.iss = issuer_of(ctx.config, site.id);
   c.sub = subject_of(ctx, s.session.table, s.user.id);
@@ -65,9 +69,9 @@ std::string id_token_for(const db::Site& site, const db::OAuthClient& client, co
   c.auth_time = s.session.auth_time;
   c.nonce = nonce;
   c.amr = amr_of(s.session);
-  c.at_hash = at_hash(access_token);
+  c.at_hash = at_hash(access_token, key->alg());
   c.sid = s.session.id;
-  return sign_id_token(c, s.user, scope, *keys->id_signer);
+  return sign_id_token(c, s.user, scope, *key);
 }
 
 // Revokes what a code issued when it comes back (RFC 6749 4.1.2: SHOULD).

@@ -18,8 +18,8 @@ const crypto::SigningKey* reusable(const KeySet* reuse, const db::SigningKeyRow&
     return k.kid() == row.kid && k.alg() == alg && k.public_raw() == public_raw;
   };
   if (signs) {
-    const auto& held = alg == crypto::SigningAlg::kRS256 ? reuse->id_signer : reuse->signer;
-    return held && same(*held) ? &*held : nullptr;
+    const crypto::SigningKey* held = reuse->current(alg);
+    return held && same(*held) ? held : nullptr;
   }
   for (const crypto::SigningKey& k : reuse->published) {
     if (same(k)) return &k;
@@ -55,8 +55,8 @@ KeySet build_key_set(const std::vector<db::SigningKeyRow>& rows, long long now, 
     const auto alg = crypto::parse_alg(row.alg);
     const auto public_raw = crypto::base64url_decode(row.public_key);
     if (!alg || !public_raw) throw KeySetError("signing key " + row.kid + ": unknown alg or bad public key");
-    auto& slot = *alg == crypto::SigningAlg::kRS256 ? set.id_signer : set.signer;
-    const bool signs = !slot && row.activate_at <= now;
+    auto& newest = set.newest[static_cast<size_t>(*alg)];
+    const bool signs = !newest && row.activate_at <= now;
     std::optional<crypto::SigningKey> key;
     if (const crypto::SigningKey* old = reusable(reuse, row, *alg, *public_raw, signs)) {
       key = *old;
@@ -66,7 +66,10 @@ KeySet build_key_set(const std::vector<db::SigningKeyRow>& rows, long long now, 
       key = crypto::SigningKey::load_public(row.kid, *alg, *public_raw);
       if (!key) throw KeySetError("signing key " + row.kid + ": the stored public key is not valid");
     }
-    if (signs) slot = key;
+    if (signs) {
+      newest = key;
+      if (!set.signer && *alg != crypto::SigningAlg::kRS256) set.signer = key;
+    }
     set.published.push_back(*key);
     append_jwk(set.jwks, *key);
   }

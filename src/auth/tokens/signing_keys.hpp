@@ -8,8 +8,10 @@
 // activate_at first:
 //   - signer: the first ES256/EdDSA row with activate_at <= now, its private
 //     half opened with [keys] signing_kek: it signs access tokens;
-//   - id_signer: the same among RS256 rows: it signs OpenID Connect ID
-//     tokens (issue 39), and never an access token;
+//   - current(alg): the first row of each algorithm with activate_at <= now,
+//     private half opened: the key an OpenID Connect ID token of that
+//     algorithm is signed with (issue 39: RS256 by default, ES256 or EdDSA
+//     per client); an RS256 key never signs an access token;
 //   - published: every row, the JWKS and what svc verifies access tokens with
 //     (an RS256 key never verifies one: its tokens are typed "JWT").
 // A key whose activate_at is still ahead is published but does not sign yet.
@@ -19,6 +21,7 @@
 // never stretches it. Keys already parsed are reused across reloads while
 // their row is unchanged.
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -33,9 +36,16 @@ namespace svc::auth {
 
 struct KeySet {
   std::vector<crypto::SigningKey> published;
-  std::optional<crypto::SigningKey> signer;     // nullopt: no active key (tokens cannot be issued)
-  std::optional<crypto::SigningKey> id_signer;  // RS256; nullopt: no ID token can be issued
-  std::string jwks;                             // {"keys":[jwk, …]} of `published`, in that order
+  std::optional<crypto::SigningKey> signer;  // nullopt: no active key (tokens cannot be issued)
+  // The newest active key of each algorithm (by crypto::SigningAlg), each able to sign.
+  std::array<std::optional<crypto::SigningKey>, crypto::kSigningAlgs> newest;
+  std::string jwks;  // {"keys":[jwk, …]} of `published`, in that order
+
+  // The key an ID token of `alg` is signed with; nullptr when none is active.
+  const crypto::SigningKey* current(crypto::SigningAlg alg) const {
+    const auto& key = newest[static_cast<size_t>(alg)];
+    return key ? &*key : nullptr;
+  }
 };
 
 // Thrown when a row cannot be used (unknown alg, bad base64url, a sealed
