@@ -71,9 +71,11 @@ class Host:
         return body["token"]
 
     def kids(self):
+        """The kids of the access-token keys the host publishes (the RS256
+        keys beside them sign only OpenID Connect ID tokens, issue 39)."""
         status, body = self.call("GET", "/.well-known/jwks.json")
         assert status == 200, (self.n, status, body)
-        return {k["kid"] for k in body["keys"]}
+        return {k["kid"] for k in body["keys"] if k.get("kty") != "RSA"}
 
     def folder_limits_status(self, access_token, user_id):
         """getFolderLimits with the user's own bearer token: 200 when svc accepts the token."""
