@@ -75,19 +75,31 @@ void check_leaks(const svc::http::Response& res) {
 }
 
 void check_reply(const svc::http::Request& request, const svc::http::Response& res) {
-  static const std::set<int> kKnown{200, 400, 401, 404, 405, 409, 410, 413, 415, 429, 500, 503};
+  static const std::set<int> kKnown{200, 302, 303, 400, 401, 404, 405, 409, 410, 413, 415, 429, 500, 503};
+  // A redirect (the OpenID Connect flow's) names where it goes and has no body.
+  if (res.status == 302 || res.status == 303) {
+    bool located = false;
+    for (const auto& [name, value] : res.headers) located = located || (name == "Location" && !value.empty());
+    if (!located) fail("redirect without a Location", res);
+    return;
+  }
   if (!kKnown.count(res.status)) fail("unexpected status", res);
   // GET /metrics answers in the Prometheus text format, the one reply that
   // declares a content type of its own; everything else is JSON.
-  // /mail/unsubscribe answers with an HTML page (a person follows the link).
+  // /mail/unsubscribe answers with an HTML page (a person follows the link),
+  // and so do the OpenID Connect provider's browser routes (/oidc/{site}/...,
+  // /auth/oidc/...: error, sign-in, consent and logout pages).
   for (const auto& [name, value] : res.headers) {
     if (name == "Content-Type" && value.rfind("text/plain", 0) == 0 && res.status == 200) {
       if (res.body.rfind("# HELP ", 0) != 0) fail("text reply that is not the metrics exposition", res);
       return;
     }
     if (name == "Content-Type" && value.rfind("text/html", 0) == 0) {
-      if (request.path != "/mail/unsubscribe") fail("HTML reply from a route other than /mail/unsubscribe", res);
-      if (res.body.rfind("<!DOCTYPE html>", 0) != 0 && res.body.rfind("<html", 0) != 0)
+      const bool page_route = request.path == "/mail/unsubscribe" || request.path.rfind("/oidc/", 0) == 0 ||
+                              request.path.rfind("/auth/oidc/", 0) == 0;
+      if (!page_route) fail("HTML reply from a route that serves no page", res);
+      if (res.body.rfind("<!DOCTYPE html>", 0) != 0 && res.body.rfind("<!doctype html>", 0) != 0 &&
+          res.body.rfind("<html", 0) != 0)
         fail("HTML reply that is not a page", res);
       check_leaks(res);
       return;
@@ -96,7 +108,11 @@ void check_reply(const svc::http::Request& request, const svc::http::Response& r
   rapidjson::Document doc;
   doc.Parse(res.body.data(), res.body.size());
   if (doc.HasParseError() || !doc.IsObject()) fail("reply is not a JSON object", res);
-  if (!doc.HasMember("status") || !doc["status"].IsString()) fail("reply without a status string", res);
+  // The OpenID Connect endpoints answer in the standards' shapes (RFC 6749
+  // "error", discovery, JWKS, tokens, userinfo, introspection), not svc's.
+  const bool oauth_shape = request.path.rfind("/oidc/", 0) == 0;
+  if (!oauth_shape && (!doc.HasMember("status") || !doc["status"].IsString()))
+    fail("reply without a status string", res);
   check_leaks(res);
 }
 
