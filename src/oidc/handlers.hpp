@@ -26,6 +26,10 @@ http::Response sign_in_submit(const http::Request& request, core::Context& ctx);
 http::Response second_factor_submit(const http::Request& request, core::Context& ctx);
 http::Response passkey_submit(const http::Request& request, core::Context& ctx);
 http::Response consent_submit(const http::Request& request, core::Context& ctx);
+// The forgotten-password form of the sign-in page and its answer: the
+// reset request of /auth/request-pass for the waiting request's site.
+http::Response forgot_form(const http::Request& request, core::Context& ctx);
+http::Response forgot_submit(const http::Request& request, core::Context& ctx);
 
 // A PKCE code_verifier (RFC 7636 4.1): 43 to 128 unreserved characters.
 bool is_pkce_verifier(std::string_view verifier);

@@ -12,6 +12,8 @@ extern const std::string_view kPage_consent;
 extern const std::string_view kPage_message;
 extern const std::string_view kPage_logout;
 extern const std::string_view kPage_signed_out;
+extern const std::string_view kPage_forgot;
+extern const std::string_view kPage_forgot_sent;
 
 namespace {
 
@@ -106,6 +108,14 @@ http::Response signed_out_page(const std::string& site, const std::string& next,
            {{"site", site}, {"next", next}, {"next_hidden", next.empty() ? " hidden" : ""}, {"frames_markup", frames}}),
       true, frame_origins);
 }
+
+http::Response forgot_page(int status, const PageFields& fields, const std::string& email) {
+  auto values = common(fields);
+  values["email"] = email;
+  return page(status, fill(kPage_forgot, values));
+}
+
+http::Response forgot_sent_page(const PageFields& fields) { return page(200, fill(kPage_forgot_sent, common(fields))); }
 
 http::Response message_page(int status, const std::string& title, const std::string& message) {
   return page(status, fill(kPage_message, {{"title", title}, {"message", message}}));

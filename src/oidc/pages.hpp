@@ -39,6 +39,10 @@ http::Response logout_page(const std::string& site, const std::string& action, c
 http::Response signed_out_page(const std::string& site, const std::string& next,
                                const std::vector<std::string>& frame_urls,
                                const std::vector<std::string>& frame_origins);
+// The forgotten-password form (its e-mail field filled with `email`) and
+// the answer to it, the same whether or not an account uses the address.
+http::Response forgot_page(int status, const PageFields& fields, const std::string& email);
+http::Response forgot_sent_page(const PageFields& fields);
 http::Response message_page(int status, const std::string& title, const std::string& message);
 
 // `tmpl` with every {{name}} replaced by the HTML-escaped values[name]

@@ -5,7 +5,8 @@
 // TOTP or recovery code (that of /auth/mfa/verify), /auth/oidc/passkey a
 // passkey's answer to the ceremony the sign-in page carried (that of
 // /auth/passkey/login), /auth/oidc/consent the
-// user's answer. Each form carries the request id and its CSRF token
+// user's answer; GET/POST /auth/oidc/forgot the forgotten-password form,
+// which asks for a reset mail as /auth/request-pass does. Each form carries the request id and its CSRF token
 // (oidc/flow.hpp csrf_token), checked before anything else.
 
 #include "auth/mfa/login.hpp"
@@ -14,6 +15,7 @@
 #include "auth/passkey/service.hpp"
 #include "auth/password/login_service.hpp"
 #include "auth/password/policy.hpp"
+#include "auth/password/reset_service.hpp"
 #include "auth/session/sessions.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
@@ -208,6 +210,36 @@ http::Response consent_submit(const http::Request& http, core::Context& ctx) {
     step.consented_now = true;
   }
   return proceed(step, sso, http, ctx);
+}
+
+http::Response forgot_form(const http::Request& http, core::Context& ctx) {
+  const Params p = parse_params(http.query);
+  const std::string csrf = csrf_token(request_cookie(http, kBrowserCookie), p.value("request"));
+  auto live = live_request(http, p, csrf, ctx);
+  if (!live) return expired_page();
+  return forgot_page(200, fields_of(*live, csrf, ""), live->request.login_hint);
+}
+
+// The answer does not say whether an account uses the address, and the
+// reset request does the same work either way (docs/decisions.md "Equal
+// work for request-pass").
+http::Response forgot_submit(const http::Request& http, core::Context& ctx) {
+  const Params p = parse_params(http.body);
+  auto live = live_request(http, p, p.value("csrf"), ctx);
+  if (!live) return expired_page();
+  const PageFields fields = fields_of(*live, p.value("csrf"), "");
+  const std::string email = p.value("email");
+  if (email.empty() || email.size() > 254) {
+    return forgot_page(400, fields_of(*live, fields.csrf, "Enter your e-mail address."), email);
+  }
+  // A site with no reset page has no link to send (request-pass: 400 on url).
+  if (live->site.reset_urls.empty() && ctx.config.auth.reset_page.empty()) {
+    return message_page(400, "Password reset is not available",
+                        "This site has no page to set a new password. Ask its administrator.");
+  }
+  auto table = db::allowlisted(ctx.config.auth.tables.front(), ctx.config.auth.tables);
+  auth::request_password_reset(ctx, http, email, live->site.id, *table, std::nullopt);
+  return forgot_sent_page(fields);
 }
 
 }  // namespace svc::oidc

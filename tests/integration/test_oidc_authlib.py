@@ -228,6 +228,49 @@ class OidcTest(ApiTest):
         params2, _ = callback_params(browser.get(url2))
         self.assertEqual(params2["state"], state2)
 
+    def test_forgotten_password_on_the_hosted_page(self):
+        email, _ = new_user("oidc-forgot")
+        unknown = unique_email("oidc-forgot-nobody")
+        browser = Browser()
+        url, _, _ = self.authorize_url(session_for(self.public), generate_token(48))
+        page = browser.get(browser.get(url).headers["Location"])
+        request_id = Inputs(page.text).values["request"]
+        link = "/auth/oidc/forgot?request=" + request_id
+        self.assertIn('href="%s"' % link, page.text)
+        form = browser.get(link)
+        self.assertEqual(form.status_code, 200, form.text[:300])
+        self.assertEqual(form.headers["X-Frame-Options"], "DENY")
+        self.assertNotIn("script-src", form.headers["Content-Security-Policy"])
+        self.assertEqual(Inputs(form.text).action, "/auth/oidc/forgot")
+        self.assertNotIn("<script", form.text)
+        # A forged CSRF token: the expired page, no mail asked for.
+        forged = browser.http.post(BASE + "/auth/oidc/forgot", allow_redirects=False,
+                                   data={"request": request_id, "csrf": "x" * 43, "email": email})
+        self.assertEqual(forged.status_code, 400)
+        self.assertIn("This sign-in has expired", forged.text)
+        self.assertIsNone(svc_stack.newest_outbox_id(email))
+        empty = browser.submit(form, email="")
+        self.assertEqual(empty.status_code, 400)
+        self.assertIn("Enter your e-mail address.", empty.text)
+        missing = browser.get("/auth/oidc/forgot?request=nosuchrequest")
+        self.assertEqual(missing.status_code, 400)
+        self.assertIn("This sign-in has expired", missing.text)
+
+        sent = browser.submit(form, email=email)
+        self.assertEqual(sent.status_code, 200, sent.text[:300])
+        self.assertIn("If an account uses this address, a link to set a new password is on its way.", sent.text)
+        self.assertIn('href="/auth/oidc/sign-in?request=%s"' % request_id, sent.text)
+        row = svc_stack.newest_outbox_id(email)
+        self.assertIsNotNone(row)
+        mail = svc_stack.wait_for_outbox_mail(row)
+        self.assertIn("token=", svc_stack.mail_html(mail))
+        nobody = browser.submit(form, email=unknown)
+        self.assertEqual((nobody.status_code, nobody.text), (sent.status_code, sent.text))
+        self.assertIsNone(svc_stack.newest_outbox_id(unknown))
+        # The way back leads to the same waiting sign-in.
+        back = browser.get("/auth/oidc/sign-in?request=" + request_id)
+        self.assertEqual(back.status_code, 200)
+
     def test_single_sign_on_refresh_rotation_userinfo_introspection_revocation(self):
         email, _ = new_user()
         browser = Browser()
