@@ -9,7 +9,8 @@ SQL) on a shared box, where req/s is noise. Stdlib only; not part of
     bench/cpu_per_request.py --bin build-test --route login --conns 8
     bench/cpu_per_request.py --bin build-test --route refresh-token --perf /tmp/prof
 
-refresh-token rotates (issue 37): each request presents a fresh session's
+oidc-token-code (issue 39) presents a fresh authorization code each time
+(oidc_pool.CodePool over the scratch user). refresh-token rotates (issue 37): each request presents a fresh session's
 current token (refresh_pool.RefreshPool over the scratch user, arm.lua's
 "once" order), as the bench's refresh-token arm does. --perf DIR: also
 `perf record -g` the workers and mysqld during each measured run (DIR/run-N.data;
@@ -30,10 +31,11 @@ import subprocess
 
 from dataset import request_line, scratch_requests
 from load import wrk
+from oidc_pool import CodePool
 from refresh_pool import RefreshPool
 from stack import CLK_TCK, REPO, children, cpu_ticks, proc_table, scratch_stack
 
-ROUTES = ("notification", "login", "refresh-token", "getFolderLimits", "user-email")
+ROUTES = ("notification", "login", "refresh-token", "getFolderLimits", "user-email", "oidc-token-code")
 
 
 STATUS = ("Questions", "Com_select", "Com_insert", "Com_update", "Com_delete", "Com_commit", "Com_stmt_prepare",
@@ -59,7 +61,7 @@ def main():
     with scratch_stack("svc-cpu.", args.bin, SVC_WORKERS="2", SVC_HASHING_WORKERS="2", SVC_MAX_REQUESTS="0",
                        SVC_OUTBOUND_WORKERS=str(args.outbound_workers), SVC_OUTBOUND_PER_SITE="0") as stack, \
             tempfile.TemporaryDirectory(prefix="svc-cpu-req.") as tmp:
-        path, body, headers = scratch_requests(stack)[args.route]
+        path, body, headers = scratch_requests(stack).get(args.route, ("", {}, {}))
         requests = Path(tmp, "requests.txt")
         requests.write_text(request_line(body, headers) + "\n")
         pids = {n: stack.pid(n) for n in ("nginx", "svc-fcgi", "mariadb")}
@@ -67,6 +69,9 @@ def main():
         if args.route == "refresh-token":
             user_id = int(stack.sql("SELECT id FROM svc_users WHERE user_email = 'prof@example.com';").strip())
             pool = RefreshPool(stack.config, stack.sql, tmp, "cpu", users=(user_id, 1))
+        elif args.route == "oidc-token-code":
+            user_id = int(stack.sql("SELECT id FROM svc_users WHERE user_email = 'prof@example.com';").strip())
+            path, pool = "/oidc/1/token", CodePool(stack.sql, tmp, "cpu", users=(user_id, 1))
 
         def request_file():  # written before the measured window: the pool's INSERT is not the route's
             return requests if pool is None else pool.file_for(args.seconds, args.conns)

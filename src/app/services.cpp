@@ -22,9 +22,11 @@ Services::Services(const config::Config& config)
       context_{config_, db_,   merge_db_.get(), clock_,       random_,          hasher_,
                *sms_,   push_, &site_cache_,    &user_cache_, &template_cache_, &signing_keys_},
       folder_cache_(config.auth.user_cache_seconds),
-      breached_(config.auth.breached_list) {
+      breached_(config.auth.breached_list),
+      client_cache_(config.server.site_cache_seconds) {
   context_.folder_cache = &folder_cache_;
   context_.breached = &breached_;
+  context_.client_cache = &client_cache_;
 }
 
 }  // namespace svc::app

@@ -14,6 +14,7 @@
 #include "db/database.hpp"
 #include "http/site_cache.hpp"
 #include "messaging/template_cache.hpp"
+#include "oidc/client_cache.hpp"
 #include "push/push_client.hpp"
 #include "sms/sms_gateway.hpp"
 
@@ -42,6 +43,7 @@ class Services {
   core::Context context_;
   auth::FolderCache folder_cache_;
   crypto::BreachedList breached_;
+  oidc::ClientCache client_cache_;
 };
 
 }  // namespace svc::app

@@ -27,6 +27,9 @@ class FolderCache;
 namespace svc::messaging {
 class TemplateCache;
 }
+namespace svc::oidc {
+class ClientCache;
+}
 
 namespace svc::core {
 
@@ -64,6 +67,9 @@ struct Context {
   // [auth] breached_list as this worker maps it; null = no list (the
   // password rule goes without it).
   crypto::BreachedList* breached = nullptr;
+  // OAuth clients of recent OpenID Connect requests ([server]
+  // site_cache_seconds); null = always read them.
+  oidc::ClientCache* client_cache = nullptr;
 };
 
 }  // namespace svc::core

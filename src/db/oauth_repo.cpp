@@ -147,10 +147,18 @@ void OAuthRepo::insert_code(const OAuthCode& c) {
                          });
 }
 
-std::optional<OAuthCode> OAuthRepo::find_code(const std::string& code_hash) {
+std::optional<CodeWithSession> OAuthRepo::find_code_with_session(const std::string& code_hash) {
+  static const std::string sql = "SELECT " + qualified_columns(kCodeColumns, "c") + ", " +
+                                 qualified_columns(kSessionColumns, "s") +
+                                 " FROM svc_oauth_codes c LEFT JOIN svc_sessions s ON s.id = c.session_id"
+                                 " WHERE c.code_hash = ?";
   return db_.one(
-      std::string("SELECT ") + kCodeColumns + " FROM svc_oauth_codes WHERE code_hash = ?",
-      [&](Params& p) { p.text(code_hash); }, read_code);
+      sql, [&](Params& p) { p.text(code_hash); },
+      [](RowReader& r) {
+        CodeWithSession found{read_code(r), read_session_row(r)};
+        if (found.session->id.empty()) found.session.reset();  // LEFT JOIN: no session row
+        return found;
+      });
 }
 
 bool OAuthRepo::spend_code(const std::string& code_hash, long long now) {

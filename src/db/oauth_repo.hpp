@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "db/database.hpp"
+#include "db/session_repo.hpp"
 
 namespace svc::db {
 
@@ -62,6 +63,13 @@ struct OAuthCode {
   std::optional<long long> used_at;
 };
 
+// A code and the session it was issued for, read together (the token
+// endpoint's exchange); no session when that row is gone.
+struct CodeWithSession {
+  OAuthCode code;
+  std::optional<SessionRow> session;
+};
+
 struct OAuthGrant {
   std::string session_id;
   long long site_id = 0;
@@ -91,7 +99,8 @@ class OAuthRepo {
   bool finish_request(const std::string& id, long long now);
 
   void insert_code(const OAuthCode& code);
-  std::optional<OAuthCode> find_code(const std::string& code_hash);
+  // The code and its session's row, in one statement.
+  std::optional<CodeWithSession> find_code_with_session(const std::string& code_hash);
   // Spends the code; true when this call did (of two callers only one can).
   bool spend_code(const std::string& code_hash, long long now);
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 namespace svc::db {
@@ -69,6 +70,21 @@ Row read_fields(RowReader& r) {
   Row row;
   r.read((row.*Fields)...);
   return row;
+}
+
+// A SELECT list of one table's columns in a join: "a, b" with alias "t"
+// is "t.a, t.b".
+inline std::string qualified_columns(std::string_view columns, std::string_view alias) {
+  std::string out;
+  size_t pos = 0;
+  while (pos < columns.size()) {
+    size_t end = std::min(columns.find(',', pos), columns.size());
+    std::string_view column = columns.substr(pos, end - pos);
+    while (!column.empty() && column.front() == ' ') column.remove_prefix(1);
+    out.append(out.empty() ? "" : ", ").append(alias).append(".").append(column);
+    pos = end + 1;
+  }
+  return out;
 }
 
 // The value type a row reader returns.

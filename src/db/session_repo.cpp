@@ -3,16 +3,8 @@
 namespace svc::db {
 namespace {
 
-constexpr const char* kColumns =
-    "id, site_id, auth_table, user_id, generation, created_at, last_seen_at, rotated_at, expires_at, auth_time, amr,"
-    " ip, user_agent, revoked_at, revoked_reason";
-
-// In the order of kColumns.
-constexpr auto read_session =
-    read_fields<SessionRow, &SessionRow::id, &SessionRow::site_id, &SessionRow::table, &SessionRow::user_id,
-                &SessionRow::generation, &SessionRow::created_at, &SessionRow::last_seen_at, &SessionRow::rotated_at,
-                &SessionRow::expires_at, &SessionRow::auth_time, &SessionRow::amr, &SessionRow::ip,
-                &SessionRow::user_agent, &SessionRow::revoked_at, &SessionRow::revoked_reason>;
+constexpr const char* kColumns = kSessionColumns;
+constexpr auto read_session = read_session_row;
 
 }  // namespace
 

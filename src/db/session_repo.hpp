@@ -28,6 +28,17 @@ struct SessionRow {
   std::string revoked_reason;
 };
 
+// The columns of a SessionRow, for a read that joins svc_sessions
+// (db::qualified_columns), and their reader, in that order.
+inline constexpr const char* kSessionColumns =
+    "id, site_id, auth_table, user_id, generation, created_at, last_seen_at, rotated_at, expires_at, auth_time, amr,"
+    " ip, user_agent, revoked_at, revoked_reason";
+inline constexpr auto read_session_row =
+    read_fields<SessionRow, &SessionRow::id, &SessionRow::site_id, &SessionRow::table, &SessionRow::user_id,
+                &SessionRow::generation, &SessionRow::created_at, &SessionRow::last_seen_at, &SessionRow::rotated_at,
+                &SessionRow::expires_at, &SessionRow::auth_time, &SessionRow::amr, &SessionRow::ip,
+                &SessionRow::user_agent, &SessionRow::revoked_at, &SessionRow::revoked_reason>;
+
 // The session a refresh token names, as the rotation expects it: whose it
 // is and the generation the token carries.
 struct SessionClaim {

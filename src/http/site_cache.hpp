@@ -1,9 +1,9 @@
 #pragma once
 
 #include <optional>
-#include <unordered_map>
 
 #include "core/context.hpp"
+#include "core/ttl_cache.hpp"
 #include "db/site_repo.hpp"
 
 namespace svc::http {
@@ -12,20 +12,11 @@ namespace svc::http {
 // (every /message/* request and every getFolderLimits needs its site; an admin
 // change reaches each worker within that time). Not thread-safe: one per
 // worker process.
-class SiteCache {
+class SiteCache : public core::TtlCache<long long, db::Site> {
  public:
-  explicit SiteCache(long long ttl_seconds) : ttl_(ttl_seconds) {}
-  // The cached site while it is fresh at `now`, else nullptr.
-  const db::Site* get(long long id, long long now) const;
-  void put(const db::Site& site, long long now);
-
- private:
-  struct Entry {
-    db::Site site;
-    long long expires = 0;
-  };
-  long long ttl_;
-  std::unordered_map<long long, Entry> entries_;
+  using TtlCache::put;
+  using TtlCache::TtlCache;
+  void put(const db::Site& site, long long now) { put(site.id, site, now); }
 };
 
 // The site with this id (active or not) through ctx.site_cache when there is

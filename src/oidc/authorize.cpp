@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/text.hpp"
+#include "oidc/client_cache.hpp"
 #include "oidc/flow.hpp"
 #include "oidc/handlers.hpp"
 #include "oidc/id_token.hpp"
@@ -120,7 +121,7 @@ http::Response authorize(const http::Request& http, core::Context& ctx) {
   if (client_id.empty() || client_id.size() > 64 || p.repeated == "client_id") {
     return bad_request_page("The request names no valid client.");
   }
-  auto client = db::OAuthRepo(ctx.db).find_client(client_id);
+  auto client = find_client(ctx, client_id);
   if (!client || client->site_id != site.id) return bad_request_page("The request names an unknown client.");
   const std::string redirect_uri = p.value("redirect_uri");
   if (p.repeated == "redirect_uri" || std::find(client->redirect_uris.begin(), client->redirect_uris.end(),

@@ -3,6 +3,7 @@
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"
 #include "http/json.hpp"
+#include "oidc/client_cache.hpp"
 #include "oidc/issuer.hpp"
 
 namespace svc::oidc {
@@ -100,7 +101,7 @@ db::OAuthClient authenticate_client(const http::Request& request, const Params& 
   if (!basic && request.header("authorization").size() > 0) {
     throw oauth_error(401, "invalid_client", "unsupported Authorization header");
   }
-  auto client = id.empty() || id.size() > 64 ? std::nullopt : db::OAuthRepo(ctx.db).find_client(id);
+  auto client = id.empty() || id.size() > 64 ? std::nullopt : find_client(ctx, id);
   if (!client || client->site_id != site_id) throw oauth_error(401, "invalid_client", "unknown client");
   if (client->is_public) {
     if (!secret.empty()) throw oauth_error(401, "invalid_client", "a public client has no secret");

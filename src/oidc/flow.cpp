@@ -112,7 +112,10 @@ std::vector<std::string> amr_of(const db::SessionRow& session) {
 }
 
 std::optional<SsoSession> sso_of(core::Context& ctx, const std::string& sid) {
-  auto session = db::SessionRepo(ctx.db).find(sid);
+  return sso_of(ctx, db::SessionRepo(ctx.db).find(sid));
+}
+
+std::optional<SsoSession> sso_of(core::Context& ctx, const std::optional<db::SessionRow>& session) {
   if (!session || session->revoked_at || session->expires_at <= ctx.clock.now()) return std::nullopt;
   auto table = db::allowlisted(session->table, ctx.config.auth.tables);
   auto user = table ? auth::find_user_recent(ctx, *table, session->user_id) : std::nullopt;

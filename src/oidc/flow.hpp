@@ -32,6 +32,8 @@ struct SsoSession {
 std::optional<SsoSession> current_sso(const http::Request& request, core::Context& ctx, long long site_id);
 // The session `sid` as a single sign-on session, when open and its user active.
 std::optional<SsoSession> sso_of(core::Context& ctx, const std::string& sid);
+// The same of a session row already read (nullopt: none).
+std::optional<SsoSession> sso_of(core::Context& ctx, const std::optional<db::SessionRow>& session);
 
 // A session's amr column as a list.
 std::vector<std::string> amr_of(const db::SessionRow& session);

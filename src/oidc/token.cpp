@@ -75,8 +75,7 @@ std::string id_token_for(const db::Site& site, const db::OAuthClient& client, co
 }
 
 // Revokes what a code issued when it comes back (RFC 6749 4.1.2: SHOULD).
-void revoke_code_session(const db::OAuthCode& code, core::Context& ctx) {
-  auto session = db::SessionRepo(ctx.db).find(code.session_id);
+void revoke_code_session(const std::optional<db::SessionRow>& session, core::Context& ctx) {
   if (session) auth::end_session(ctx, session->table, session->user_id, session->id, "code_replay");
 }
 
@@ -91,12 +90,14 @@ http::Response exchange_code(const Params& p, const db::Site& site, const db::OA
   if (code.empty() || code.size() > 64) throw oauth_error(400, "invalid_request", "code is required");
   db::OAuthRepo repo(ctx.db);
   const std::string hash = hash_hex(code);
-  auto row = repo.find_code(hash);
-  if (!row) throw invalid_grant("unknown code");
+  // The code and its session in one read: the exchange's statements are most of its cost.
+  auto found = repo.find_code_with_session(hash);
+  if (!found) throw invalid_grant("unknown code");
+  const db::OAuthCode* row = &found->code;
   // Spent first, checked after: a code is good for one attempt, whoever
   // makes it; its second presentation ends what the first one issued.
   if (!repo.spend_code(hash, ctx.clock.now())) {
-    revoke_code_session(*row, ctx);
+    revoke_code_session(found->session, ctx);
     throw invalid_grant("the code was already used");
   }
   if (row->client_id != client.client_id || row->site_id != site.id)
@@ -105,7 +106,7 @@ http::Response exchange_code(const Params& p, const db::Site& site, const db::OA
   if (p.value("redirect_uri") != row->redirect_uri) throw invalid_grant("redirect_uri differs from the request's");
   if (!pkce_ok(*row, p.value("code_verifier"))) throw invalid_grant("PKCE verification failed");
   if (client.is_public && row->code_challenge.empty()) throw invalid_grant("PKCE is required");
-  auto s = sso_of(ctx, row->session_id);
+  auto s = sso_of(ctx, found->session);
   if (!s) throw invalid_grant("the session has ended");
   const auth::SignIn sign_in{s->session.auth_time, amr_of(s->session)};
   Issued issued;

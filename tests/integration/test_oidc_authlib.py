@@ -16,6 +16,7 @@ against docs/openapi.yaml.
 import html.parser
 import json
 import os
+import time
 import urllib.parse
 import warnings
 
@@ -399,18 +400,27 @@ class OidcTest(ApiTest):
         email, _ = new_user()
         browser = Browser()
         _, token, _ = self.code_flow(client, browser, email)
+        # Workers keep a client row for [server] site_cache_seconds (oidc/client_cache.hpp): a
+        # rotation and a deletion show on every worker within that bound.
+        seconds = svc_stack.cache_seconds("server", "site_cache_seconds", 1)
+
+        def introspect(secret):
+            return requests.post(self.meta["introspection_endpoint"], auth=(cid, secret),
+                                 data={"token": token["access_token"]}, hooks={"response": check_reply})
+
         rotated = json.loads(admin("oauth-client", "rotate-secret", cid, "--json").stdout)
+        changed = time.time()
         self.assertNotEqual(rotated["client_secret"], client["client_secret"])
-        old = requests.post(self.meta["introspection_endpoint"], auth=(cid, client["client_secret"]),
-                            data={"token": token["access_token"]}, hooks={"response": check_reply})
+        svc_stack.wait_for_every_worker("old secret refused", lambda: introspect(client["client_secret"]).status_code
+                                        == 401, changed, seconds)
+        old = introspect(client["client_secret"])
         self.assertEqual((old.status_code, old.json()["error"]), (401, "invalid_client"))
-        new = requests.post(self.meta["introspection_endpoint"], auth=(cid, rotated["client_secret"]),
-                            data={"token": token["access_token"]}, hooks={"response": check_reply})
-        self.assertTrue(new.json()["active"])
+        self.assertTrue(svc_stack.wait_for_every_worker(
+            "new secret taken", lambda: introspect(rotated["client_secret"]).json().get("active"), changed, seconds))
         self.assertIn("1 session(s) ended", admin("oauth-client", "delete", cid).stdout)
-        gone = requests.post(self.meta["introspection_endpoint"], auth=(cid, rotated["client_secret"]),
-                             data={"token": token["access_token"]}, hooks={"response": check_reply})
-        self.assertEqual(gone.status_code, 401)
+        svc_stack.wait_for_every_worker("deleted client refused",
+                                        lambda: introspect(rotated["client_secret"]).status_code == 401, time.time(),
+                                        seconds)
         self.assertNotEqual(admin("oauth-client", "show", cid, check=False).returncode, 0)
 
     def test_rs256_keys_rotate_like_the_access_token_keys(self):
