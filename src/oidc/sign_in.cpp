@@ -6,8 +6,9 @@
 // passkey's answer to the ceremony the sign-in page carried (that of
 // /auth/passkey/login), /auth/oidc/consent the
 // user's answer; GET/POST /auth/oidc/forgot the forgotten-password form,
-// which asks for a reset mail as /auth/request-pass does. Each form carries the request id and its CSRF token
-// (oidc/flow.hpp csrf_token), checked before anything else.
+// which asks for a reset mail as /auth/request-pass does (the code by
+// e-mail: oidc/email_code.cpp). Each form carries the request id and its
+// CSRF token (oidc/flow.hpp csrf_token), checked before anything else.
 
 #include "auth/mfa/login.hpp"
 #include "auth/mfa/totp_factor.hpp"
