@@ -98,6 +98,9 @@ std::span<const Route> routes() {
       {"POST", "/auth/oidc/consent", &oidc::consent_submit, nullptr, kFormLimit, kNoFlags},
       {"GET", "/auth/oidc/forgot", &oidc::forgot_form, nullptr, 0, kNoFlags},
       {"POST", "/auth/oidc/forgot", &oidc::forgot_submit, nullptr, kFormLimit, kNoFlags},
+      {"GET", "/auth/oidc/email-code", &oidc::email_code_form, nullptr, 0, kNoFlags},
+      {"POST", "/auth/oidc/email-code", &oidc::email_code_submit, nullptr, kFormLimit, kNoFlags},
+      {"POST", "/auth/oidc/email-code/verify", &oidc::email_code_verify, nullptr, kFormLimit, kNoFlags},
       {"POST", "/message/notification", nullptr, &messaging::notification, kMessageBodyLimit, kJsonBody | kOutbound},
       {"POST", "/message/sendPush", nullptr, &push::send_push, kMessageBodyLimit, kJsonBody | kOutbound},
       // One-click unsubscribe (RFC 8058): the token in the query names site

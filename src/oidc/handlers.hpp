@@ -30,6 +30,12 @@ http::Response consent_submit(const http::Request& request, core::Context& ctx);
 // reset request of /auth/request-pass for the waiting request's site.
 http::Response forgot_form(const http::Request& request, core::Context& ctx);
 http::Response forgot_submit(const http::Request& request, core::Context& ctx);
+// Sign-in with a code by e-mail (oidc/email_code.cpp): the address form,
+// the code mailed as by /auth/email-code, the code tried as by
+// /auth/email-code/verify.
+http::Response email_code_form(const http::Request& request, core::Context& ctx);
+http::Response email_code_submit(const http::Request& request, core::Context& ctx);
+http::Response email_code_verify(const http::Request& request, core::Context& ctx);
 
 // A PKCE code_verifier (RFC 7636 4.1): 43 to 128 unreserved characters.
 bool is_pkce_verifier(std::string_view verifier);

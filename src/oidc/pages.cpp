@@ -14,6 +14,8 @@ extern const std::string_view kPage_logout;
 extern const std::string_view kPage_signed_out;
 extern const std::string_view kPage_forgot;
 extern const std::string_view kPage_forgot_sent;
+extern const std::string_view kPage_email_code;
+extern const std::string_view kPage_email_code_sent;
 
 namespace {
 
@@ -42,6 +44,13 @@ std::map<std::string, std::string> common(const PageFields& f) {
           {"error", f.error},
           // An attribute without a value: the alert box stays hidden.
           {"error_hidden", f.error.empty() ? " hidden" : ""}};
+}
+
+// A page whose form carries an e-mail address.
+http::Response with_email(std::string_view tmpl, int status, const PageFields& fields, const std::string& email) {
+  auto values = common(fields);
+  values["email"] = email;
+  return page(status, fill(tmpl, values));
 }
 
 }  // namespace
@@ -74,6 +83,7 @@ http::Response sign_in_page(int status, const PageFields& fields, const std::str
   values["login_hint"] = login_hint;
   values["passkey_options"] = fields.passkey_options;
   values["passkey_challenge"] = fields.passkey_challenge;
+  values["email_code_hidden"] = fields.email_code ? "" : " hidden";
   // The passkey button's script (web/account/oidc-sign-in.js).
   return page(status, fill(kPage_sign_in, values), true);
 }
@@ -110,12 +120,18 @@ http::Response signed_out_page(const std::string& site, const std::string& next,
 }
 
 http::Response forgot_page(int status, const PageFields& fields, const std::string& email) {
-  auto values = common(fields);
-  values["email"] = email;
-  return page(status, fill(kPage_forgot, values));
+  return with_email(kPage_forgot, status, fields, email);
 }
 
 http::Response forgot_sent_page(const PageFields& fields) { return page(200, fill(kPage_forgot_sent, common(fields))); }
+
+http::Response email_code_page(int status, const PageFields& fields, const std::string& email) {
+  return with_email(kPage_email_code, status, fields, email);
+}
+
+http::Response email_code_sent_page(int status, const PageFields& fields, const std::string& email) {
+  return with_email(kPage_email_code_sent, status, fields, email);
+}
 
 http::Response message_page(int status, const std::string& title, const std::string& message) {
   return page(status, fill(kPage_message, {{"title", title}, {"message", message}}));

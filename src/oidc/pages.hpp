@@ -26,6 +26,8 @@ struct PageFields {
   // challenge_token); "" when the site has no passkeys.
   std::string passkey_options;
   std::string passkey_challenge;
+  // Whether the sign-in page offers a code by e-mail (the site sends mail).
+  bool email_code = false;
 };
 
 http::Response sign_in_page(int status, const PageFields& fields, const std::string& login_hint);
@@ -43,6 +45,11 @@ http::Response signed_out_page(const std::string& site, const std::string& next,
 // the answer to it, the same whether or not an account uses the address.
 http::Response forgot_page(int status, const PageFields& fields, const std::string& email);
 http::Response forgot_sent_page(const PageFields& fields);
+// Sign-in with a code by e-mail: the form asking for the address (filled
+// with `email`), and the form for the code mailed to `email`, the same
+// whether or not an account uses the address.
+http::Response email_code_page(int status, const PageFields& fields, const std::string& email);
+http::Response email_code_sent_page(int status, const PageFields& fields, const std::string& email);
 http::Response message_page(int status, const std::string& title, const std::string& message);
 
 // `tmpl` with every {{name}} replaced by the HTML-escaped values[name]

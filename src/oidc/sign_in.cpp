@@ -6,8 +6,9 @@
 // passkey's answer to the ceremony the sign-in page carried (that of
 // /auth/passkey/login), /auth/oidc/consent the
 // user's answer; GET/POST /auth/oidc/forgot the forgotten-password form,
-// which asks for a reset mail as /auth/request-pass does. Each form carries the request id and its CSRF token
-// (oidc/flow.hpp csrf_token), checked before anything else.
+// which asks for a reset mail as /auth/request-pass does (the code by
+// e-mail: oidc/email_code.cpp). Each form carries the request id and its
+// CSRF token (oidc/flow.hpp csrf_token), checked before anything else.
 
 #include "auth/mfa/login.hpp"
 #include "auth/mfa/totp_factor.hpp"
@@ -23,6 +24,7 @@
 #include "db/table_name.hpp"
 #include "http/validate.hpp"
 #include "oidc/flow.hpp"
+#include "oidc/forms.hpp"
 #include "oidc/handlers.hpp"
 #include "oidc/issuer.hpp"
 #include "oidc/pages.hpp"
@@ -31,44 +33,13 @@
 namespace svc::oidc {
 namespace {
 
-http::Response expired_page() {
-  return message_page(400, "This sign-in has expired",
-                      "Go back to the application you came from and start signing in again.");
-}
-
-// A stored request with what its pages need: its site and client.
-struct Live {
-  db::OAuthRequest request;
-  db::Site site;
-  db::OAuthClient client;
-};
-
-std::optional<Live> live_request(const http::Request& http, const Params& p, const std::string& csrf,
-                                 core::Context& ctx) {
-  if (!p.repeated.empty() || !p.malformed.empty()) return std::nullopt;
-  auto request = form_request(http, p.value("request"), csrf, ctx);
-  if (!request) return std::nullopt;
-  auto site = active_site(ctx, request->site_id);
-  auto client = db::OAuthRepo(ctx.db).find_client(request->client_id);
-  if (!site || !client) return std::nullopt;
-  return Live{*request, *site, *client};
-}
-
-PageFields fields_of(const Live& live, const std::string& csrf, std::string error) {
-  PageFields f;
-  f.site = live.site.name;
-  f.client = live.client.name;
-  f.request = live.request.id;
-  f.csrf = csrf;
-  f.error = std::move(error);
-  return f;
-}
-
 // The sign-in page again, with a fresh passkey ceremony when the site has
-// passkeys (a discoverable credential: no e-mail asked first).
+// passkeys (a discoverable credential: no e-mail asked first), and the link
+// to a code by e-mail when the site sends mail.
 http::Response sign_in_again(int status, const Live& live, const std::string& csrf, std::string error,
                              const std::string& email, core::Context& ctx) {
   PageFields f = fields_of(live, csrf, std::move(error));
+  f.email_code = !live.site.disable_email;
   if (db::PasskeyRepo(ctx.db).find_rp(live.site.id)) {
     auto table = db::allowlisted(ctx.config.auth.tables.front(), ctx.config.auth.tables);
     const auth::passkey::Ceremony ceremony = auth::passkey::open_login(ctx, live.site.id, std::nullopt, *table);
@@ -92,25 +63,11 @@ std::optional<auth::passkey::AuthenticationResponse> read_credential(const std::
   return response;
 }
 
-// The user signed in on the page (session `sid` just opened): the single
-// sign-on cookie names it, then the flow goes on (consent or code).
-http::Response signed_in(Live& live, const std::string& sid, const http::Request& http, core::Context& ctx) {
-  auto sso = sso_of(ctx, sid);
-  if (!sso) return expired_page();
-  const std::string cookie = random_token();
-  db::OAuthRepo(ctx.db).insert_sso(hash_hex(cookie), live.site.id, sid, ctx.clock.now());
-  Step step{live.site, live.client, live.request,
-            false,     303,         {set_cookie(ctx, sso_cookie_name(live.site.id), cookie, -1)}};
-  return proceed(step, sso, http, ctx);
-}
-
 }  // namespace
 
 http::Response sign_in_form(const http::Request& http, core::Context& ctx) {
-  const Params p = parse_params(http.query);
-  const std::string browser = request_cookie(http, kBrowserCookie);
-  const std::string csrf = csrf_token(browser, p.value("request"));
-  auto live = live_request(http, p, csrf, ctx);
+  std::string csrf;
+  auto live = page_request(http, csrf, ctx);
   if (!live) return expired_page();
   return sign_in_again(200, *live, csrf, "", live->request.login_hint, ctx);
 }
@@ -213,9 +170,8 @@ http::Response consent_submit(const http::Request& http, core::Context& ctx) {
 }
 
 http::Response forgot_form(const http::Request& http, core::Context& ctx) {
-  const Params p = parse_params(http.query);
-  const std::string csrf = csrf_token(request_cookie(http, kBrowserCookie), p.value("request"));
-  auto live = live_request(http, p, csrf, ctx);
+  std::string csrf;
+  auto live = page_request(http, csrf, ctx);
   if (!live) return expired_page();
   return forgot_page(200, fields_of(*live, csrf, ""), live->request.login_hint);
 }

@@ -6,16 +6,18 @@
 //   CONFIG_JSON {"svc": "http://localhost:PORT", "apps": [ORIGIN1, ORIGIN2],
 //                "logout": app 1's mod_auth_openidc logout URL,
 //                "password": {"email", "password"}, "totp": {"email", "password"},
-//                "passkey": {"email", "accountToken"}}
+//                "passkey": {"email", "accountToken"}, "emailCode": {"email"}}
 // The TOTP code: when the second-factor page shows, the script prints one
 // line {"need":"totp"} and reads the code from its stdin (the test computes
-// it with oathtool).
+// it with oathtool); the e-mailed code likewise ({"need":"email-code"}, the
+// test reads it from the SMTP sink).
 //
 // Each user signs in in a browser context of its own (its own cookies):
 // (a) the password, then single sign-on into app 2 and the logout through
 // app 1; (b) the password and TOTP; (c) a passkey of the virtual
 // authenticator (registered first through /account/passkeys.js on svc's
-// origin). Every top-level URL of every navigation is recorded.
+// origin); (d) a code by e-mail, on a 390 px wide screen. Every top-level
+// URL of every navigation is recorded.
 'use strict';
 
 const readline = require('readline');
@@ -48,6 +50,8 @@ async function seen(page) {
       inputs: Array.from(document.querySelectorAll('input')).map((i) => i.name),
       alert: (document.querySelector('.alert:not([hidden])') || { textContent: '' }).textContent.trim(),
       links: Array.from(document.querySelectorAll('a')).map((a) => a.getAttribute('href')),
+      width: window.innerWidth,
+      overflow: document.documentElement.scrollWidth > window.innerWidth,
     };
   });
 }
@@ -122,6 +126,18 @@ async function run() {
     out.steps.cSignInPage = await open(c, config.apps[0] + '/protected/');
     out.steps.cBack = await submitAndWait(c, '#passkey-button');
     out.steps.cApp2 = await open(c, config.apps[1] + '/protected/');
+
+    // (d) a code by e-mail on a phone-sized screen: the sign-in page's link,
+    // the address, then the code the test reads from the mail.
+    const d = await newPage();
+    await d.setViewport({ width: 390, height: 844 });
+    out.steps.dSignInPage = await open(d, config.apps[0] + '/protected/');
+    out.steps.dAddress = await submitAndWait(d, 'a[href^="/auth/oidc/email-code"]');
+    await d.type('#email', config.emailCode.email);
+    out.steps.dCodeForm = await submitAndWait(d, 'form button[type=submit]');
+    process.stdout.write(JSON.stringify({ need: 'email-code' }) + '\n');
+    await d.type('#code', (await nextLine()).trim());
+    out.steps.dBack = await submitAndWait(d, '#code-form button[type=submit]');
   } finally {
     for (const context of contexts) await context.close().catch(() => {});
     await close();

@@ -11,7 +11,8 @@ clients, one per app, each with mod_auth_openidc's front-channel logout URI
 sent to svc's hosted sign-in page, signs in and comes back to a page that
 shows the OIDC_CLAIM_email Apache set: (a) with the password, (b) with the
 password and a TOTP code (oathtool's), (c) with a passkey of the virtual
-authenticator. After (a), app 2 signs in without a prompt (single sign-on);
+authenticator, (d) on a 390 px wide screen, with a code by e-mail read from
+the SMTP sink. After (a), app 2 signs in without a prompt (single sign-on);
 then app 1's logout goes through svc's end_session_endpoint, whose page
 loads both apps' front-channel logout URIs (with iss and sid) before it
 returns to app 1: afterwards both apps send the browser to svc's sign-in page.
@@ -28,6 +29,7 @@ import runner
 import svc_stack
 from svc_stack import ApiTest, HTTP_PORT, admin, post, sql, q
 from test_doctor import free_port
+from test_email_identity import code_of, delivered
 from test_mfa import settle, step_now, totp
 from test_passkeys import create_site, new_user
 
@@ -68,15 +70,23 @@ class OidcApacheTest(ApiTest):
         cls.apps = apps
 
     def run_browser(self, config, totp_secret):
+        def totp_code():
+            settle()
+            return totp(totp_secret, step_now())
+
+        # What the driver asks for, in its order: the TOTP code, then the mailed one.
+        answers = [("totp", totp_code), ("email-code", lambda: code_of(delivered(config["emailCode"]["email"])))]
         with tempfile.TemporaryFile("w+") as err:
             proc = subprocess.Popen(["node", BROWSER_SCRIPT, json.dumps(config)], stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=err, text=True,
                                     env=dict(os.environ, PUPPETEER_SKIP_DOWNLOAD="1"))
             try:
-                asked = proc.stdout.readline()
-                self.assertEqual(json.loads(asked or "null"), {"need": "totp"}, asked)
-                settle()
-                out, _ = proc.communicate(totp(totp_secret, step_now()) + "\n", timeout=240)
+                for need, answer in answers:
+                    asked = proc.stdout.readline()
+                    self.assertEqual(json.loads(asked or "null"), {"need": need}, asked)
+                    proc.stdin.write(answer() + "\n")
+                    proc.stdin.flush()
+                out, _ = proc.communicate(timeout=240)
             finally:
                 if proc.poll() is None:
                     proc.kill()
@@ -97,6 +107,7 @@ class OidcApacheTest(ApiTest):
         password_user, _ = new_user("oidc-rp-pw")
         totp_user, _ = new_user("oidc-rp-totp")
         passkey_user, _ = new_user("oidc-rp-pk")
+        code_user, _ = new_user("oidc-rp-code")
         bearer = {"Authorization": "Bearer " + account_token(totp_user, self.site)}
         secret = post("/auth/mfa/totp/setup", headers=bearer).json["secret"]
         self.assertEqual(post("/auth/mfa/totp/confirm", {"code": totp(secret, step_now() - 1)}, headers=bearer).status,
@@ -105,7 +116,8 @@ class OidcApacheTest(ApiTest):
         config = {"svc": SVC, "apps": [app1.origin, app2.origin], "logout": app1.logout_url(),
                   "password": {"email": password_user, "password": PASSWORD},
                   "totp": {"email": totp_user, "password": PASSWORD},
-                  "passkey": {"email": passkey_user, "accountToken": account_token(passkey_user, self.site)}}
+                  "passkey": {"email": passkey_user, "accountToken": account_token(passkey_user, self.site)},
+                  "emailCode": {"email": code_user}}
         with apache_rp.ApacheRP(self.apps) as rp:
             try:
                 seen = self.run_browser(config, secret)
@@ -158,6 +170,17 @@ class OidcApacheTest(ApiTest):
         self.assertSignInPage(s["cSignInPage"])
         self.assertAppShows(s["cBack"], app1, passkey_user)
         self.assertAppShows(s["cApp2"], app2, passkey_user)
+
+        # (d) a code by e-mail at 390 px: the link, the address, the code; no
+        # page of svc's wider than the screen.
+        self.assertSignInPage(s["dSignInPage"])
+        self.assertTrue(s["dAddress"]["url"].startswith(SVC + "/auth/oidc/email-code?request="), s["dAddress"])
+        self.assertEqual(s["dCodeForm"]["url"], SVC + "/auth/oidc/email-code", s["dCodeForm"])
+        self.assertIn("code", s["dCodeForm"]["inputs"], s["dCodeForm"])
+        self.assertEqual(s["dCodeForm"]["alert"], "", s["dCodeForm"])
+        for name in ("dSignInPage", "dAddress", "dCodeForm"):
+            self.assertEqual((s[name]["width"], s[name]["overflow"]), (390, False), name)
+        self.assertAppShows(s["dBack"], app1, code_user)
 
 
 if __name__ == "__main__":

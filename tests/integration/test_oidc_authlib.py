@@ -34,6 +34,7 @@ from authlib.common.security import generate_token  # noqa: E402
 import openapi_check  # noqa: E402
 import svc_stack  # noqa: E402
 from svc_stack import ApiTest, admin, post, q, sql, sql_value, unique_email  # noqa: E402
+from test_email_identity import code_of, create_site, delivered  # noqa: E402
 from test_mfa import settle, step_now, totp  # noqa: E402
 
 PASSWORD = "Oidc@Test2026"
@@ -66,6 +67,16 @@ def new_user(prefix="oidc"):
     reply = post("/auth/sign-up", {"email": email, "password": PASSWORD, "firstname": "Olga", "lastname": "Idc"})
     assert reply.status == 200, reply
     return email, reply.json["token"]
+
+
+def new_totp_user(prefix):
+    """A new user with TOTP on: (email, TOTP secret)."""
+    email, token = new_user(prefix)
+    sql("UPDATE svc_users SET email_verified_at = NOW() WHERE user_email = %s" % q(email))  # setup wants it
+    bearer = {"Authorization": "Bearer " + token["account_token"]}
+    secret = post("/auth/mfa/totp/setup", headers=bearer).json["secret"]
+    assert post("/auth/mfa/totp/confirm", {"code": totp(secret, step_now() - 1)}, headers=bearer).status == 200
+    return email, secret
 
 
 class Inputs(html.parser.HTMLParser):
@@ -149,6 +160,12 @@ class OidcTest(ApiTest):
         cls.meta = requests.get(ISSUER + "/.well-known/openid-configuration").json()
         cls.confidential = new_client("--first-party", name="Confidential RP")
         cls.public = new_client("--public", name="Public RP")
+
+    def assertExpiredPage(self, reply):
+        """A hosted form refused (its request unknown, or its CSRF token not
+        this browser's): the expired page, never a redirect."""
+        self.assertEqual((reply.status_code, "Location" in reply.headers), (400, False))
+        self.assertIn("This sign-in has expired", reply.text)
 
     def authorize_url(self, oauth, verifier=None, **extra):
         nonce = generate_token(20)
@@ -247,15 +264,12 @@ class OidcTest(ApiTest):
         # A forged CSRF token: the expired page, no mail asked for.
         forged = browser.http.post(BASE + "/auth/oidc/forgot", allow_redirects=False,
                                    data={"request": request_id, "csrf": "x" * 43, "email": email})
-        self.assertEqual(forged.status_code, 400)
-        self.assertIn("This sign-in has expired", forged.text)
+        self.assertExpiredPage(forged)
         self.assertIsNone(svc_stack.newest_outbox_id(email))
         empty = browser.submit(form, email="")
         self.assertEqual(empty.status_code, 400)
         self.assertIn("Enter your e-mail address.", empty.text)
-        missing = browser.get("/auth/oidc/forgot?request=nosuchrequest")
-        self.assertEqual(missing.status_code, 400)
-        self.assertIn("This sign-in has expired", missing.text)
+        self.assertExpiredPage(browser.get("/auth/oidc/forgot?request=nosuchrequest"))
 
         sent = browser.submit(form, email=email)
         self.assertEqual(sent.status_code, 200, sent.text[:300])
@@ -271,6 +285,121 @@ class OidcTest(ApiTest):
         # The way back leads to the same waiting sign-in.
         back = browser.get("/auth/oidc/sign-in?request=" + request_id)
         self.assertEqual(back.status_code, 200)
+
+    def email_code_form(self, browser, oauth, **extra):
+        """The sign-in page of a new request of `oauth`'s client, and its
+        e-mail code form (reached by the page's link)."""
+        url, state, nonce = self.authorize_url(oauth, extra.pop("verifier"), **extra)
+        page = browser.get(browser.get(url).headers["Location"])
+        request_id = Inputs(page.text).values["request"]
+        link = "/auth/oidc/email-code?request=" + request_id
+        self.assertIn('href="%s"' % link, page.text)
+        self.assertIn("Sign in with a code by e-mail", page.text)
+        return browser.get(link), state, nonce
+
+    def test_sign_in_with_an_emailed_code_on_the_hosted_page(self):
+        email, _ = new_user("oidc-code")
+        unknown = unique_email("oidc-code-nobody")
+        browser = Browser()
+        oauth = session_for(self.confidential)
+        verifier = generate_token(48)
+        form, state, nonce = self.email_code_form(browser, oauth, verifier=verifier, login_hint=email)
+        self.assertEqual(form.status_code, 200, form.text[:300])
+        self.assertEqual(form.headers["X-Frame-Options"], "DENY")
+        self.assertNotIn("script-src", form.headers["Content-Security-Policy"])
+        self.assertNotIn("<script", form.text)
+        self.assertEqual(Inputs(form.text).action, "/auth/oidc/email-code")
+        self.assertEqual(Inputs(form.text).values["email"], email)  # login_hint
+        request_id = Inputs(form.text).values["request"]
+
+        # Without the page's CSRF token: the expired page, no code mailed.
+        for csrf in ({}, {"csrf": "x" * 43}):
+            forged = browser.http.post(BASE + "/auth/oidc/email-code", allow_redirects=False,
+                                       data=dict({"request": request_id, "email": email}, **csrf))
+            self.assertExpiredPage(forged)
+        self.assertIsNone(svc_stack.newest_outbox_id(email))
+        bad = browser.submit(form, email="not-an-address")
+        self.assertEqual(bad.status_code, 400)
+        self.assertIn("Enter your e-mail address.", bad.text)
+
+        # Known and unknown addresses get the same page; only the known one a mail.
+        nobody = browser.submit(form, email=unknown)
+        sent = browser.submit(form, email=email)
+        self.assertEqual(sent.status_code, 200, sent.text[:300])
+        self.assertEqual((nobody.status_code, nobody.text.replace(unknown, "ADDRESS")),
+                         (sent.status_code, sent.text.replace(email, "ADDRESS")))
+        self.assertIn("If an account uses this address, a sign-in code is on its way.", sent.text)
+        self.assertIsNone(svc_stack.newest_outbox_id(unknown))
+        self.assertEqual(Inputs(sent.text).action, "/auth/oidc/email-code/verify")
+        self.assertEqual(Inputs(sent.text).values["email"], email)
+        code = code_of(delivered(email))
+
+        # A wrong code: the page again with the error, one try spent as by
+        # /auth/email-code/verify, nothing issued.
+        wrong = browser.submit(sent, email=email, code="%06d" % ((int(code) + 1) % 1000000))
+        self.assertEqual(wrong.status_code, 401, wrong.text[:300])
+        self.assertNotIn("Location", wrong.headers)
+        self.assertIn("Invalid or expired code", wrong.text)
+        self.assertEqual(Inputs(wrong.text).action, "/auth/oidc/email-code/verify")
+        self.assertNotIn("svc_sso_1", [c.name for c in browser.http.cookies])
+        attempts = "SELECT c.attempts FROM svc_email_codes c JOIN svc_users u ON u.id = c.user_id" \
+                   " WHERE u.user_email = %s" % q(email)
+        self.assertEqual(sql_value(attempts), "1")
+        # The right code without the CSRF token: refused, the code not tried.
+        forged = browser.http.post(BASE + "/auth/oidc/email-code/verify", allow_redirects=False,
+                                   data={"request": request_id, "email": email, "code": code})
+        self.assertExpiredPage(forged)
+        self.assertEqual(sql_value(attempts), "1")
+        self.assertNotIn("svc_sso_1", [c.name for c in browser.http.cookies])
+
+        # The right code: single sign-on cookie, back to the client (first-party: no consent).
+        params, location = callback_params(browser.submit(wrong, email=email, code=code))
+        self.assertEqual((params["state"], params["iss"]), (state, ISSUER))
+        self.assertIn("svc_sso_1", [c.name for c in browser.http.cookies])
+        token = oauth.fetch_token(self.meta["token_endpoint"], authorization_response=location,
+                                  code_verifier=verifier)
+        claims = verified_id_token(token["id_token"], self.confidential["client_id"], nonce, token["access_token"])
+        self.assertEqual(claims["email"], email)
+        self.assertIs(claims["email_verified"], True)  # the code proved the address
+        self.assertEqual(claims["amr"], ["otp"])
+        self.assertEqual(oauth.get(self.meta["userinfo_endpoint"]).json()["email"], email)
+        # The code is spent.
+        self.assertEqual(post("/auth/email-code/verify", {"email": email, "code": code, "appID": 1}).status, 401)
+
+    def test_emailed_code_then_totp_on_the_hosted_page(self):
+        email, secret = new_totp_user("oidc-code-mfa")
+        browser = Browser()
+        oauth = session_for(self.confidential)
+        verifier = generate_token(48)
+        form, _, nonce = self.email_code_form(browser, oauth, verifier=verifier)
+        self.assertEqual(Inputs(form.text).values["email"], "")  # no login_hint
+        sent = browser.submit(form, email=email)
+        second = browser.submit(sent, email=email, code=code_of(delivered(email)))
+        self.assertEqual(second.status_code, 200, second.text[:300])
+        self.assertEqual(Inputs(second.text).action, "/auth/oidc/second-factor")
+        self.assertNotIn("svc_sso_1", [c.name for c in browser.http.cookies])
+        settle()
+        params, location = callback_params(browser.submit(second, code=totp(secret, step_now())))
+        token = oauth.fetch_token(self.meta["token_endpoint"], authorization_response=location,
+                                  code_verifier=verifier)
+        claims = verified_id_token(token["id_token"], self.confidential["client_id"], nonce, token["access_token"])
+        self.assertEqual((claims["email"], claims["amr"]), (email, ["otp", "mfa"]))
+
+    def test_a_site_that_sends_no_mail_offers_no_emailed_code(self):
+        site = create_site("OIDC no mail", "--disable-email", "true")
+        client = json.loads(admin("oauth-client", "create", "--site", str(site), "--name", "Quiet RP",
+                                  "--redirect-uri", CALLBACK, "--first-party", "--json").stdout)
+        meta = requests.get(client["issuer"] + "/.well-known/openid-configuration").json()
+        oauth = session_for(client)
+        url, _ = oauth.create_authorization_url(meta["authorization_endpoint"], code_verifier=generate_token(48),
+                                                nonce=generate_token(20))
+        browser = Browser()
+        page = browser.get(browser.get(url).headers["Location"])
+        request_id = Inputs(page.text).values["request"]
+        self.assertIn('<p hidden><a href="/auth/oidc/email-code?request=%s">' % request_id, page.text)
+        form = browser.get("/auth/oidc/email-code?request=" + request_id)
+        self.assertEqual((form.status_code, "Location" in form.headers), (400, False))
+        self.assertIn("Sign-in with a code is not available", form.text)
 
     def test_single_sign_on_refresh_rotation_userinfo_introspection_revocation(self):
         email, _ = new_user()
@@ -323,12 +452,7 @@ class OidcTest(ApiTest):
         self.assertIn("invalid_token", denied.headers["WWW-Authenticate"])
 
     def test_password_and_totp_on_the_hosted_page(self):
-        email, token = new_user("oidc-mfa")
-        sql("UPDATE svc_users SET email_verified_at = NOW() WHERE user_email = %s" % q(email))  # setup wants it
-        bearer = {"Authorization": "Bearer " + token["account_token"]}
-        secret = post("/auth/mfa/totp/setup", headers=bearer).json["secret"]
-        self.assertEqual(post("/auth/mfa/totp/confirm", {"code": totp(secret, step_now() - 1)},
-                              headers=bearer).status, 200)
+        email, secret = new_totp_user("oidc-mfa")
         browser = Browser()
         oauth = session_for(self.confidential)
         verifier = generate_token(48)
