@@ -74,12 +74,21 @@ bool sorted_contains(const uint64_t* entries, size_t count, uint64_t key);
 // a[0] <= key), searched as sorted_contains searches.
 size_t last_at_most(const uint64_t* a, size_t count, uint64_t key);
 
+// How many elements of a[0, count) (strictly ascending) are <= key: a
+// galloping search from a[guess] (REQUIRES guess < count), then bisection.
+// Reads a[guess] and O(log d) elements within 2d of it, where d is how far
+// the answer lies from the guess; neither end of the array unless d reaches it.
+size_t count_at_most(const uint64_t* a, size_t count, uint64_t key, size_t guess);
+
 // A list file mapped read-only. Move-only; unmaps on destruction.
 class BreachedFile {
  public:
-  // Maps `path` and checks the header (magic, version 1 or 2, the size
-  // its count implies, the page index's order at its ends). nullopt with
-  // `error` set ("missing", "not a breached list", ...) otherwise.
+  // Maps `path` and checks the header (magic, version 1 or 2, where the
+  // entries and the page index start, the file size its count implies),
+  // reading the header page alone. nullopt with `error` set ("missing",
+  // "not a breached list", ...) otherwise. A lookup reads within the size
+  // checked here whatever the entries hold (an unsorted or damaged file
+  // answers wrongly, never out of bounds).
   static std::optional<BreachedFile> open(const std::string& path, std::string& error);
 
   BreachedFile(BreachedFile&& other) noexcept;
