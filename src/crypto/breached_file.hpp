@@ -89,7 +89,11 @@ class BreachedFile {
   // "not a breached list", ...) otherwise. A lookup reads within the size
   // checked here whatever the entries hold (an unsorted or damaged file
   // answers wrongly, never out of bounds).
-  static std::optional<BreachedFile> open(const std::string& path, std::string& error);
+  // `first_key`: the key of the lookup that follows, whose index page is
+  // then read at the same time as the header (a cold open and its first
+  // lookup wait for two reads, not three).
+  static std::optional<BreachedFile> open(const std::string& path, std::string& error,
+                                          std::optional<uint64_t> first_key = std::nullopt);
 
   BreachedFile(BreachedFile&& other) noexcept;
   BreachedFile& operator=(BreachedFile&& other) noexcept;
