@@ -12,9 +12,12 @@
 //
 // Two passwords share an entry only when their SHA-1 agree in 64 bits
 // (false-positive rate n / 2^64). A lookup searches the page index (0.016
-// bytes per entry, 1.5 MiB for 100 M entries, which open() asks the kernel
-// to read ahead) and then reads exactly one entry page: a cold lookup costs
-// one random 4 KiB read. Version 1 files (64-byte header, entries, no index)
+// bytes per entry, 1.5 MiB for 100 M entries) from an interpolation guess,
+// touching one index page (two near a page boundary), then reads exactly
+// one entry page. open() reads the header page alone and advises the whole
+// mapping MADV_RANDOM (no read-around): a cold open and its first lookup
+// read three 4 KiB pages, a cold lookup two (one once its index page is
+// cached). Version 1 files (64-byte header, entries, no index)
 // still open and are searched whole, until the next import rewrites them.
 //
 // Thread safety: a BreachedFile is immutable once open; lookups may run
