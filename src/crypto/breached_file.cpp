@@ -46,6 +46,28 @@ bool well_formed(const BreachedHeader& h, size_t size) {
          h.index_offset == breached_index_offset(h.count) && size == breached_file_size(h.count);
 }
 
+// Where the interpolation guess for `key` lands in an index of `n` entries:
+// keys are SHA-1 prefixes, uniform over 64 bits, so key * n / 2^64 needs
+// neither end of the index (each a page a cold lookup would read) and lands
+// within a few entries of the answer: on its index page, or the next one
+// near a page boundary.
+size_t index_guess(uint64_t key, size_t n) {
+  return static_cast<size_t>(static_cast<unsigned __int128>(key) * n >> 64);
+}
+
+// A version-2 file's size alone says how long its page index is (4096
+// bytes, then 4104 per index entry: its entry page and itself), so the
+// index page a lookup of `key` will read can be asked for before the header
+// is read: the disk reads both at once, and a cold open and its first
+// lookup wait for two reads, not three. Nothing for another size (the
+// header check refuses it or it is version 1).
+void prefetch_index_page(char* map, uint64_t size, uint64_t key) {
+  const uint64_t n = size > kBreachedPage ? (size - kBreachedPage) / (kBreachedPage + 8) : 0;
+  if (n == 0 || size != breached_file_size(n * kEntriesPerPage)) return;
+  const uint64_t at = breached_index_offset(n * kEntriesPerPage) + index_guess(key, n) * 8;
+  ::madvise(map + at / kBreachedPage * kBreachedPage, kBreachedPage, MADV_WILLNEED);
+}
+
 }  // namespace
 
 uint64_t breached_index_offset(uint64_t count) { return kBreachedPage + round_up_to_page(count * 8); }
@@ -72,30 +94,34 @@ std::optional<uint64_t> breached_key_of_hex(std::string_view hex) {
   return key;
 }
 
-size_t last_at_most(const uint64_t* a, size_t count, uint64_t key) {
-  const uint64_t first = a[0], last = a[count - 1];
-  if (key >= last) return count - 1;
-  // first <= key < last: an interpolation guess (keys are SHA-1 prefixes,
-  // uniform), then gallop from it to a bracket a[lo] <= key < a[hi].
-  size_t lo = static_cast<size_t>(static_cast<unsigned __int128>(key - first) * (count - 1) / (last - first));
-  size_t hi = lo + 1;
-  if (a[lo] <= key) {
-    for (size_t step = 1; a[hi] <= key; step *= 2) {  // a[count - 1] > key ends it
-      lo = hi;
-      hi = std::min(count - 1, hi + step);
+size_t count_at_most(const uint64_t* a, size_t count, uint64_t key, size_t guess) {
+  // Invariant: a[i] <= key for every i < lo, a[i] > key for every i >= hi.
+  size_t lo = 0, hi = count;
+  if (a[guess] <= key) {  // gallop up: guess + 1, + 2, + 4, ...
+    lo = guess + 1;
+    for (size_t step = 1; lo < hi; step *= 2) {
+      const size_t probe = std::min(hi - 1, lo - 1 + step);
+      if (a[probe] > key) {
+        hi = probe;
+        break;
+      }
+      lo = probe + 1;
     }
-  } else {
-    hi = lo;
-    for (size_t step = 1;; step *= 2) {
-      lo = hi > step ? hi - step : 0;
-      if (a[lo] <= key) break;  // a[0] <= key ends it
-      hi = lo;
+  } else {  // gallop down
+    hi = guess;
+    for (size_t step = 1; lo < hi; step *= 2) {
+      const size_t probe = hi > step ? hi - step : 0;
+      if (a[probe] <= key) {
+        lo = probe + 1;
+        break;
+      }
+      hi = probe;
     }
   }
-  while (hi - lo > 1) {
+  while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
     if (a[mid] <= key) {
-      lo = mid;
+      lo = mid + 1;
     } else {
       hi = mid;
     }
@@ -103,12 +129,21 @@ size_t last_at_most(const uint64_t* a, size_t count, uint64_t key) {
   return lo;
 }
 
+size_t last_at_most(const uint64_t* a, size_t count, uint64_t key) {
+  const uint64_t first = a[0], last = a[count - 1];
+  if (key >= last) return count - 1;
+  // first <= key < last: an interpolation guess between the two ends.
+  const auto guess = static_cast<size_t>(static_cast<unsigned __int128>(key - first) * (count - 1) / (last - first));
+  return count_at_most(a, count, key, guess) - 1;
+}
+
 bool sorted_contains(const uint64_t* entries, size_t count, uint64_t key) {
   if (count == 0 || key < entries[0] || key > entries[count - 1]) return false;
   return entries[last_at_most(entries, count, key)] == key;
 }
 
-std::optional<BreachedFile> BreachedFile::open(const std::string& path, std::string& error) {
+std::optional<BreachedFile> BreachedFile::open(const std::string& path, std::string& error,
+                                               std::optional<uint64_t> first_key) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     error = path + ": " + std::strerror(errno);
@@ -123,18 +158,17 @@ std::optional<BreachedFile> BreachedFile::open(const std::string& path, std::str
     error = path + ": " + (sized ? std::strerror(errno) : "not a breached-password list (too short)");
     return std::nullopt;
   }
+  // Every page of the file is read where a lookup lands, one at a time:
+  // read-around (the disk's read_ahead_kb, 8 MiB on some virtual disks)
+  // would fetch pages no lookup asks for and make the first lookup wait for
+  // them. Advised before the header is read, so its fault reads one page.
+  ::madvise(map, static_cast<size_t>(st.st_size), MADV_RANDOM);
+  if (first_key) prefetch_index_page(static_cast<char*>(map), static_cast<uint64_t>(st.st_size), *first_key);
   BreachedFile file(map, static_cast<size_t>(st.st_size));
   if (!well_formed(file.header(), file.size_)) {
     error = path + ": not a breached-password list of version 1 or 2, or cut short";
     return std::nullopt;
   }
-  const BreachedHeader& h = file.header();
-  const size_t index_at = h.version == kVersion1 ? file.size_ : static_cast<size_t>(h.index_offset);
-  // Entry pages are read one at a time, where a lookup lands: read-ahead
-  // would only fetch pages no lookup asks for. The page index is read by
-  // every lookup: the kernel fetches it now, in the background.
-  ::madvise(map, index_at, MADV_RANDOM);
-  if (index_at < file.size_) ::madvise(static_cast<char*>(map) + index_at, file.size_ - index_at, MADV_WILLNEED);
   return file;
 }
 
@@ -164,8 +198,11 @@ const uint64_t* BreachedFile::index() const {
 
 std::optional<size_t> BreachedFile::page_of(uint64_t key) const {
   const BreachedHeader& h = header();
-  if (h.version == kVersion1 || h.count == 0 || key < index()[0]) return std::nullopt;
-  return last_at_most(index(), breached_index_count(h.count), key);
+  if (h.version == kVersion1 || h.count == 0) return std::nullopt;
+  const size_t n = breached_index_count(h.count);
+  const size_t at_most = count_at_most(index(), n, key, index_guess(key, n));
+  if (at_most == 0) return std::nullopt;
+  return at_most - 1;
 }
 
 bool BreachedFile::contains(uint64_t key) const {

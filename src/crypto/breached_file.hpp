@@ -12,9 +12,12 @@
 //
 // Two passwords share an entry only when their SHA-1 agree in 64 bits
 // (false-positive rate n / 2^64). A lookup searches the page index (0.016
-// bytes per entry, 1.5 MiB for 100 M entries, which open() asks the kernel
-// to read ahead) and then reads exactly one entry page: a cold lookup costs
-// one random 4 KiB read. Version 1 files (64-byte header, entries, no index)
+// bytes per entry, 1.5 MiB for 100 M entries) from an interpolation guess,
+// touching one index page (two near a page boundary), then reads exactly
+// one entry page. open() reads the header page alone and advises the whole
+// mapping MADV_RANDOM (no read-around): a cold open and its first lookup
+// read three 4 KiB pages, a cold lookup two (one once its index page is
+// cached). Version 1 files (64-byte header, entries, no index)
 // still open and are searched whole, until the next import rewrites them.
 //
 // Thread safety: a BreachedFile is immutable once open; lookups may run
@@ -74,13 +77,26 @@ bool sorted_contains(const uint64_t* entries, size_t count, uint64_t key);
 // a[0] <= key), searched as sorted_contains searches.
 size_t last_at_most(const uint64_t* a, size_t count, uint64_t key);
 
+// How many elements of a[0, count) (strictly ascending) are <= key: a
+// galloping search from a[guess] (REQUIRES guess < count), then bisection.
+// Reads a[guess] and O(log d) elements within 2d of it, where d is how far
+// the answer lies from the guess; neither end of the array unless d reaches it.
+size_t count_at_most(const uint64_t* a, size_t count, uint64_t key, size_t guess);
+
 // A list file mapped read-only. Move-only; unmaps on destruction.
 class BreachedFile {
  public:
-  // Maps `path` and checks the header (magic, version 1 or 2, the size
-  // its count implies, the page index's order at its ends). nullopt with
-  // `error` set ("missing", "not a breached list", ...) otherwise.
-  static std::optional<BreachedFile> open(const std::string& path, std::string& error);
+  // Maps `path` and checks the header (magic, version 1 or 2, where the
+  // entries and the page index start, the file size its count implies),
+  // reading the header page alone. nullopt with `error` set ("missing",
+  // "not a breached list", ...) otherwise. A lookup reads within the size
+  // checked here whatever the entries hold (an unsorted or damaged file
+  // answers wrongly, never out of bounds).
+  // `first_key`: the key of the lookup that follows, whose index page is
+  // then read at the same time as the header (a cold open and its first
+  // lookup wait for two reads, not three).
+  static std::optional<BreachedFile> open(const std::string& path, std::string& error,
+                                          std::optional<uint64_t> first_key = std::nullopt);
 
   BreachedFile(BreachedFile&& other) noexcept;
   BreachedFile& operator=(BreachedFile&& other) noexcept;

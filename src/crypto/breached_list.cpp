@@ -6,7 +6,7 @@
 
 namespace svc::crypto {
 
-void BreachedList::refresh(long long now) {
+void BreachedList::refresh(long long now, uint64_t key) {
   if (now == checked_at_) return;
   checked_at_ = now;
   struct stat st {};
@@ -22,15 +22,16 @@ void BreachedList::refresh(long long now) {
   mtime_ns_ = mtime_ns;
   size_ = st.st_size;
   std::string error;
-  file_ = BreachedFile::open(path_, error);
+  file_ = BreachedFile::open(path_, error, key);  // its index page read with the header
   if (!file_) core::LogLine("warn", "breached_list_unusable").str("detail", error).emit();
 }
 
 std::optional<bool> BreachedList::listed(std::string_view password, long long now) {
   if (path_.empty()) return std::nullopt;
-  refresh(now);
+  const uint64_t key = breached_key(password);
+  refresh(now, key);
   if (!file_) return std::nullopt;
-  return file_->contains_password(password);
+  return file_->contains(key);
 }
 
 }  // namespace svc::crypto

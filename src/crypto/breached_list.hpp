@@ -7,6 +7,7 @@
 //
 // Thread safety: none (one per worker process, like the other caches).
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,7 +31,9 @@ class BreachedList {
   std::optional<bool> listed(std::string_view password, long long now);
 
  private:
-  void refresh(long long now);
+  // Stats the path (once per `now`) and maps it again if it changed, `key`
+  // being the lookup that follows.
+  void refresh(long long now, uint64_t key);
 
   std::string path_;
   std::optional<BreachedFile> file_;
