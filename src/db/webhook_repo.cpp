@@ -3,6 +3,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
+
 #include "crypto/encoding.hpp"
 
 namespace svc::db {
@@ -167,28 +169,66 @@ std::vector<std::pair<std::string, long long>> WebhookRepo::status_counts() {
   });
 }
 
-std::vector<WebhookDelivery> WebhookRepo::claim(int limit, int lease_seconds, const std::string& claimer) {
-  // Idempotent: a re-run claims for the same claimer, and the SELECT below
-  // reads whatever this claimer holds.
-  db_.execute_idempotent(
-      "UPDATE svc_webhook_deliveries SET claimed_by = ?, claimed_until = UNIX_TIMESTAMP() + ?"
-      " WHERE status = 'pending' AND next_attempt_at <= UNIX_TIMESTAMP()"
-      " AND (claimed_until IS NULL OR claimed_until < UNIX_TIMESTAMP())"
-      " AND endpoint_id IN (SELECT id FROM svc_webhook_endpoints WHERE enabled = 1)"
-      // The index's own order (status is constant here, ties in id order):
-      // "next_attempt_at, id" made MariaDB sort every due row per batch.
-      " ORDER BY status, next_attempt_at LIMIT ?",
-      [&](Params& p) { p.text(claimer).integer(lease_seconds).integer(limit); });
-  return db_.rows(
-      "SELECT d.id, d.endpoint_id, d.site_id, d.msg_id, d.event_type, d.data, d.created_at, d.attempts, e.url,"
-      " e.secret, COALESCE(e.previous_secret, ''), COALESCE(e.previous_until, 0)"
-      " FROM svc_webhook_deliveries d JOIN svc_webhook_endpoints e ON e.id = d.endpoint_id"
-      " WHERE d.claimed_by = ? AND d.status = 'pending' ORDER BY d.endpoint_id, d.id",
-      [&](Params& p) { p.text(claimer); },
+WebhookClaim WebhookRepo::claim(int limit, int lease_seconds, const std::string& claimer) {
+  // Pick, then claim by primary key. The pick is a plain read (no lock, so
+  // an API transaction holding an endpoint row never makes a claim skip
+  // it); it walks the due index in its own order (ties in id order) and
+  // joins each row's endpoint by its primary key, which must be enabled (a
+  // disabled endpoint's rows wait in the queue for `webhook enable`). Both
+  // indexes are named, and the order is next_attempt_at alone: otherwise
+  // MariaDB read and sorted every due row on each batch (it scanned the
+  // primary key while statistics still counted a fresh backlog as a few
+  // rows, joined the endpoints through a join buffer, and did not take
+  // `status = 'pending'` as a constant under the connection's collation
+  // when the order named status). The claim then takes each picked row only while it is
+  // still pending and unleased, so of two senders that picked the same rows
+  // exactly one claims each; the rows this run lost are left out.
+  WebhookClaim out;
+  out.rows = db_.rows(
+      "SELECT STRAIGHT_JOIN d.id, d.endpoint_id, d.site_id, d.msg_id, d.event_type, d.data, d.created_at,"
+      " d.attempts, e.url, e.secret, COALESCE(e.previous_secret, ''), COALESCE(e.previous_until, 0)"
+      " FROM svc_webhook_deliveries d FORCE INDEX (ix_svc_webhook_deliveries_due)"
+      " JOIN svc_webhook_endpoints e FORCE INDEX (PRIMARY) ON e.id = d.endpoint_id AND e.enabled = 1"
+      " WHERE d.status = 'pending' AND d.next_attempt_at <= UNIX_TIMESTAMP()"
+      " AND (d.claimed_until IS NULL OR d.claimed_until < UNIX_TIMESTAMP())"
+      " ORDER BY d.next_attempt_at LIMIT ?",
+      [&](Params& p) { p.integer(limit); },
       read_fields<WebhookDelivery, &WebhookDelivery::id, &WebhookDelivery::endpoint_id, &WebhookDelivery::site_id,
                   &WebhookDelivery::msg_id, &WebhookDelivery::event_type, &WebhookDelivery::data,
                   &WebhookDelivery::created_at, &WebhookDelivery::attempts, &WebhookDelivery::url,
                   &WebhookDelivery::secret, &WebhookDelivery::previous_secret, &WebhookDelivery::previous_until>);
+  out.picked = out.rows.size();
+  if (out.rows.empty()) return out;
+  const auto bind_ids = [&](Params& p) {
+    for (const auto& row : out.rows) p.integer(row.id);
+  };
+  // Idempotent: a re-run matches none of the rows the first run claimed,
+  // and a short count is settled by reading the claims back.
+  const int claimed = db_.execute_idempotent(
+      "UPDATE svc_webhook_deliveries SET claimed_by = ?, claimed_until = UNIX_TIMESTAMP() + ?"
+      " WHERE id IN (" +
+          placeholders(out.rows.size()) +
+          ") AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < UNIX_TIMESTAMP())",
+      [&](Params& p) {
+        p.text(claimer).integer(lease_seconds);
+        bind_ids(p);
+      });
+  if (claimed != static_cast<int>(out.rows.size())) {
+    const auto mine = db_.rows(
+        "SELECT id FROM svc_webhook_deliveries WHERE id IN (" + placeholders(out.rows.size()) +
+            ") AND claimed_by = ? AND status = 'pending'",
+        [&](Params& p) {
+          bind_ids(p);
+          p.text(claimer);
+        },
+        [](RowReader& r) { return r.integer(); });
+    std::erase_if(out.rows, [&](const WebhookDelivery& row) {
+      return std::find(mine.begin(), mine.end(), row.id) == mine.end();
+    });
+  }
+  std::stable_sort(out.rows.begin(), out.rows.end(),
+                   [](const WebhookDelivery& a, const WebhookDelivery& b) { return a.endpoint_id < b.endpoint_id; });
+  return out;
 }
 
 int WebhookRepo::mark_delivered(const std::vector<long long>& ids, const std::string& claimer, int http_status) {

@@ -44,7 +44,8 @@ WebhookCounts WebhookSender::run_pass() {
   std::vector<std::unique_ptr<WebhookClient>> clients;
   for (int i = 0; i < threads; ++i) clients.push_back(std::make_unique<WebhookClient>(options_));
   while (!stopping()) {
-    const auto rows = repo_.claim(batch, config_.webhooks.lease_seconds, claimer_);
+    const auto claim = repo_.claim(batch, config_.webhooks.lease_seconds, claimer_);
+    const auto& rows = claim.rows;
     counts.claimed += static_cast<long long>(rows.size());
     // Rows come ordered by endpoint: one group each.
     std::vector<std::vector<db::WebhookDelivery>> groups;
@@ -60,7 +61,7 @@ WebhookCounts WebhookSender::run_pass() {
       });
     }
     for (auto& w : workers) w.join();
-    if (static_cast<int>(rows.size()) < batch) break;
+    if (static_cast<int>(claim.picked) < batch) break;
   }
   return counts;
 }
