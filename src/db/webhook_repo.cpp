@@ -4,6 +4,7 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "crypto/encoding.hpp"
 
@@ -31,6 +32,22 @@ std::string error_column(const std::string& error) {
   std::size_t n = 255;
   while (n > 0 && (static_cast<unsigned char>(error[n]) & 0xC0) == 0x80) --n;
   return error.substr(0, n);
+}
+
+// An UPDATE of the claimed rows `ids` that are still pending and held by
+// `claimer`: SET `set`, whose one placeholder (if any) takes `value`; how
+// many it changed. The text varies with the count: at most a batch's worth
+// of variants in the connection's statement cache.
+int update_claimed(Database& db, const std::string& set, std::optional<long long> value,
+                   const std::vector<long long>& ids, const std::string& claimer) {
+  if (ids.empty()) return 0;
+  return db.execute("UPDATE svc_webhook_deliveries SET " + set + " WHERE id IN (" + placeholders(ids.size()) +
+                        ") AND claimed_by = ? AND status = 'pending'",
+                    [&](Params& p) {
+                      if (value) p.integer(*value);
+                      for (long long id : ids) p.integer(id);
+                      p.text(claimer);
+                    });
 }
 
 }  // namespace
@@ -232,17 +249,10 @@ WebhookClaim WebhookRepo::claim(int limit, int lease_seconds, const std::string&
 }
 
 int WebhookRepo::mark_delivered(const std::vector<long long>& ids, const std::string& claimer, int http_status) {
-  if (ids.empty()) return 0;
-  return db_.execute(
-      "UPDATE svc_webhook_deliveries SET status = 'delivered', attempts = attempts + 1, last_status = ?,"
-      " last_error = '', finished_at = UNIX_TIMESTAMP(), claimed_by = NULL, claimed_until = NULL"
-      " WHERE id IN (" +
-          placeholders(ids.size()) + ") AND claimed_by = ? AND status = 'pending'",
-      [&](Params& p) {
-        p.integer(http_status);
-        for (long long id : ids) p.integer(id);
-        p.text(claimer);
-      });
+  return update_claimed(db_,
+                        "status = 'delivered', attempts = attempts + 1, last_status = ?, last_error = '',"
+                        " finished_at = UNIX_TIMESTAMP(), claimed_by = NULL, claimed_until = NULL",
+                        http_status, ids, claimer);
 }
 
 bool WebhookRepo::mark_retry(long long id, const std::string& claimer, int http_status, const std::string& error,
@@ -264,18 +274,13 @@ bool WebhookRepo::mark_failed(long long id, const std::string& claimer, int http
              [&](Params& p) { p.integer(http_status).text(error_column(error)).integer(id).text(claimer); }) == 1;
 }
 
-bool WebhookRepo::release(long long id, const std::string& claimer) {
-  return db_.execute(
-             "UPDATE svc_webhook_deliveries SET claimed_by = NULL, claimed_until = NULL"
-             " WHERE id = ? AND claimed_by = ? AND status = 'pending'",
-             [&](Params& p) { p.integer(id).text(claimer); }) == 1;
+int WebhookRepo::release(const std::vector<long long>& ids, const std::string& claimer) {
+  return update_claimed(db_, "claimed_by = NULL, claimed_until = NULL", std::nullopt, ids, claimer);
 }
 
-bool WebhookRepo::defer(long long id, const std::string& claimer, long long delay_seconds) {
-  return db_.execute(
-             "UPDATE svc_webhook_deliveries SET next_attempt_at = UNIX_TIMESTAMP() + ?, claimed_by = NULL,"
-             " claimed_until = NULL WHERE id = ? AND claimed_by = ? AND status = 'pending'",
-             [&](Params& p) { p.integer(delay_seconds).integer(id).text(claimer); }) == 1;
+int WebhookRepo::defer(const std::vector<long long>& ids, const std::string& claimer, long long delay_seconds) {
+  return update_claimed(db_, "next_attempt_at = UNIX_TIMESTAMP() + ?, claimed_by = NULL, claimed_until = NULL",
+                        delay_seconds, ids, claimer);
 }
 
 void WebhookRepo::record_attempt(long long endpoint_id, bool success, bool gone) {

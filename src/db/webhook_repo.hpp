@@ -144,9 +144,10 @@ class WebhookRepo {
   bool mark_retry(long long id, const std::string& claimer, int http_status, const std::string& error,
                   long long delay_seconds);
   bool mark_failed(long long id, const std::string& claimer, int http_status, const std::string& error);
-  bool release(long long id, const std::string& claimer);
-  // Back to the queue, due in `delay_seconds`, no attempt counted.
-  bool defer(long long id, const std::string& claimer, long long delay_seconds);
+  // Back to the queue as they were (no attempt counted); how many.
+  int release(const std::vector<long long>& ids, const std::string& claimer);
+  // Back to the queue, due in `delay_seconds`, no attempt counted; how many.
+  int defer(const std::vector<long long>& ids, const std::string& claimer, long long delay_seconds);
   // The endpoint's tally after an attempt; gone: a 410 disables it.
   void record_attempt(long long endpoint_id, bool success, bool gone);
   // Retention ([webhooks] keep_finished_seconds): deletes up to `limit`
