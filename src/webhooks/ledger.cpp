@@ -23,6 +23,11 @@ void mark(db::WebhookRepo& repo, const std::string& claimer, long long endpoint_
 
 }  // namespace
 
+void Ledger::begin(int writers) {
+  std::lock_guard<std::mutex> held(lock_);
+  writers_ = writers;
+}
+
 void Ledger::add(Outcome outcome) {
   bool wake = false;
   {
@@ -51,11 +56,10 @@ bool Ledger::take(std::vector<Outcome>& out) {
   out.clear();
   std::unique_lock<std::mutex> held(lock_);
   changed_.wait(held, [&] { return delivered_ >= enough_ || other_ || writers_ <= 0; });
-  if (waiting_.empty()) return writers_ > 0;
   out.swap(waiting_);
   delivered_ = 0;
   other_ = false;
-  return true;
+  return writers_ > 0;
 }
 
 void write_outcomes(db::WebhookRepo& repo, const std::string& claimer, const std::vector<Outcome>& outcomes,

@@ -37,16 +37,19 @@ struct Outcome {
 
 class Ledger {
  public:
-  // `writers`: the delivery threads that will call done() once each;
   // `enough`: the delivered rows worth waking the writing thread for.
-  Ledger(int writers, std::size_t enough) : writers_(writers), enough_(std::max<std::size_t>(enough, 1)) {}
+  explicit Ledger(std::size_t enough) : enough_(std::max<std::size_t>(enough, 1)) {}
 
+  // A batch starts: `writers` delivery threads will call done() once each.
+  // REQUIRES: the previous batch's writers are all done.
+  void begin(int writers);
   void add(Outcome outcome);
   void done();
 
   // Waits until `enough` delivered rows wait, another kind of outcome
   // waits, or every writer is done; then moves what waits into `out`
-  // (emptied first). False once every writer is done and nothing is left.
+  // (emptied first). True while writers remain; false when every writer
+  // is done (`out` then holds the last of their outcomes).
   bool take(std::vector<Outcome>& out);
 
  private:
@@ -55,7 +58,7 @@ class Ledger {
   std::vector<Outcome> waiting_;
   std::size_t delivered_ = 0;  // kDelivered entries in waiting_
   bool other_ = false;         // another kind in waiting_
-  int writers_;
+  int writers_ = 0;
   const std::size_t enough_;
 };
 

@@ -39,6 +39,24 @@ class EndpointKeys {
   long long previous_until_ = 0;
 };
 
+// Holds the log lines of a pass (one per attempt) and writes them a few KiB
+// at a time, after the outcomes they report are written: a write(2) per
+// line cost a delivery thread about as much as signing and building the
+// request.
+struct HeldLogLines {
+  HeldLogLines() { core::hold_log_lines(true); }
+  ~HeldLogLines() { core::hold_log_lines(false); }
+  HeldLogLines(const HeldLogLines&) = delete;
+  HeldLogLines& operator=(const HeldLogLines&) = delete;
+};
+
+// Writes `outcomes`, then the log lines held meanwhile.
+void record(db::WebhookRepo& repo, const std::string& claimer, const std::vector<Outcome>& outcomes,
+            std::size_t per_statement) {
+  write_outcomes(repo, claimer, outcomes, per_statement);
+  core::flush_log_lines();
+}
+
 }  // namespace
 
 WebhookSender::WebhookSender(db::WebhookRepo& repo, const config::Config& config, std::string claimer,
@@ -50,52 +68,83 @@ WebhookSender::WebhookSender(db::WebhookRepo& repo, const config::Config& config
   options_.connect_timeout_ms = config.webhooks.connect_timeout_ms;
 }
 
-WebhookCounts WebhookSender::run_pass() {
-  WebhookCounts counts;
-  if (config_.keys.webhook_key.empty()) return counts;
-  const int batch = config_.webhooks.batch;
-  std::vector<std::unique_ptr<WebhookClient>> clients;
-  for (int i = 0; i < config_.webhooks.concurrency; ++i) clients.push_back(std::make_unique<WebhookClient>(options_));
-  while (!stopping()) {
-    const auto claim = repo_.claim(batch, config_.webhooks.lease_seconds, claimer_);
-    counts.claimed += static_cast<long long>(claim.rows.size());
-    // Rows come ordered by endpoint: one group each.
-    std::vector<std::vector<db::WebhookDelivery>> groups;
-    for (const auto& row : claim.rows) {
-      if (groups.empty() || groups.back().front().endpoint_id != row.endpoint_id) groups.emplace_back();
-      groups.back().push_back(row);
-    }
-    deliver(groups, clients, counts);
-    if (static_cast<int>(claim.picked) < batch) break;
-  }
-  return counts;
-}
-
-void WebhookSender::deliver(const std::vector<std::vector<db::WebhookDelivery>>& groups,
-                            std::vector<std::unique_ptr<WebhookClient>>& clients, WebhookCounts& counts) {
-  const int threads = static_cast<int>(std::min(clients.size(), groups.size()));
-  Ledger ledger(threads, kRecordBatch);
+// A batch being sent: its groups (one per endpoint) and the threads that
+// take them in turn.
+struct WebhookSender::Flight {
+  std::vector<std::vector<db::WebhookDelivery>> groups;
   std::atomic<std::size_t> next{0};
-  std::vector<std::thread> workers;
+  std::vector<std::thread> threads;
+
+  void join() {
+    for (auto& t : threads) t.join();
+    threads.clear();
+  }
+};
+
+std::unique_ptr<WebhookSender::Flight> WebhookSender::start(const db::WebhookClaim& claim,
+                                                            std::vector<std::unique_ptr<WebhookClient>>& clients,
+                                                            Ledger& ledger, WebhookCounts& counts) {
+  auto flight = std::make_unique<Flight>();
+  // Rows come ordered by endpoint: one group each.
+  for (const auto& row : claim.rows) {
+    if (flight->groups.empty() || flight->groups.back().front().endpoint_id != row.endpoint_id) {
+      flight->groups.emplace_back();
+    }
+    flight->groups.back().push_back(row);
+  }
+  const int threads = static_cast<int>(std::min(clients.size(), flight->groups.size()));
+  ledger.begin(threads);
   for (int t = 0; t < threads; ++t) {
-    workers.emplace_back([&, t] {
-      for (std::size_t g = next++; g < groups.size(); g = next++) serve(*clients[t], groups[g], ledger, counts);
+    flight->threads.emplace_back([this, &ledger, &counts, f = flight.get(), client = clients[t].get()] {
+      for (std::size_t g = f->next++; g < f->groups.size(); g = f->next++) serve(*client, f->groups[g], ledger, counts);
       ledger.done();
     });
   }
-  // This thread writes the outcomes while the others send.
+  return flight;
+}
+
+WebhookCounts WebhookSender::run_pass() {
+  WebhookCounts counts;
+  if (config_.keys.webhook_key.empty() || stopping()) return counts;
+  const int batch = config_.webhooks.batch;
+  const auto claim_batch = [&] {
+    auto claim = repo_.claim(batch, config_.webhooks.lease_seconds, claimer_);
+    std::lock_guard<std::mutex> held(lock_);
+    counts.claimed += static_cast<long long>(claim.rows.size());
+    return claim;
+  };
+  std::vector<std::unique_ptr<WebhookClient>> clients;
+  for (int i = 0; i < config_.webhooks.concurrency; ++i) clients.push_back(std::make_unique<WebhookClient>(options_));
+  Ledger ledger(kRecordBatch);
+  const HeldLogLines held;
+  auto claim = claim_batch();
+  if (claim.rows.empty()) return counts;
+  auto flight = start(claim, clients, ledger, counts);
+  // A short batch was the last one due.
+  bool more = static_cast<int>(claim.picked) >= batch;
   try {
     std::vector<Outcome> outcomes;
-    while (ledger.take(outcomes)) write_outcomes(repo_, claimer_, outcomes, kRecordBatch);
+    while (flight) {
+      std::optional<db::WebhookClaim> next;
+      if (more && !stopping()) next = claim_batch();
+      while (ledger.take(outcomes)) record(repo_, claimer_, outcomes, kRecordBatch);
+      flight->join();
+      flight.reset();
+      if (next && !next->rows.empty()) {
+        flight = start(*next, clients, ledger, counts);
+        more = static_cast<int>(next->picked) >= batch;
+      }
+      record(repo_, claimer_, outcomes, kRecordBatch);  // the last batch's final ones
+    }
   } catch (...) {
     // The rows not written keep their claim until the lease ends, and are
     // then sent again.
     aborted_ = true;
-    for (auto& w : workers) w.join();
+    if (flight) flight->join();
     aborted_ = false;
     throw;
   }
-  for (auto& w : workers) w.join();
+  return counts;
 }
 
 long long WebhookSender::purge_finished() {

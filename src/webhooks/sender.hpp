@@ -15,9 +15,12 @@
 // to a Ledger (ledger.hpp), and the calling thread, which alone uses the
 // repository, writes them meanwhile: delivered rows together (one UPDATE
 // per kRecordBatch rows and status, one tally update per endpoint), each
-// endpoint's before its next failure. A run that dies before they are
-// written sends them again (at least once). One WebhookSender per process;
-// call it from one thread.
+// endpoint's before its next failure. It also claims the next batch while
+// one is sent (so a lease starts up to one batch before its rows are
+// sent), and starts it as soon as the threads are done with the last one,
+// before writing the last one's final outcomes. A run that dies before
+// outcomes are written sends those rows again (at least once). One
+// WebhookSender per process; call it from one thread.
 
 #include <atomic>
 #include <csignal>
@@ -75,9 +78,10 @@ class WebhookSender {
   // endpoint's other rows of the batch wait (0: go on; -1: release them,
   // the endpoint is disabled).
   Outcome failed(const db::WebhookDelivery& row, const WebhookResult& result, WebhookCounts& counts, long long& defer);
-  // Runs `groups` on the delivery threads and writes their outcomes.
-  void deliver(const std::vector<std::vector<db::WebhookDelivery>>& groups,
-               std::vector<std::unique_ptr<WebhookClient>>& clients, WebhookCounts& counts);
+  // One batch on the delivery threads (sender.cpp).
+  struct Flight;
+  std::unique_ptr<Flight> start(const db::WebhookClaim& claim, std::vector<std::unique_ptr<WebhookClient>>& clients,
+                                Ledger& ledger, WebhookCounts& counts);
   bool stopping() const { return aborted_ || (stop_ != nullptr && *stop_ != 0); }
 
   db::WebhookRepo& repo_;
