@@ -3,9 +3,11 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <mutex>
 
 #include "core/text.hpp"
 
@@ -25,10 +27,12 @@ pid_t log_pid() {
   return g_pid;
 }
 
-// Lines held by hold_log_lines, oldest first, and when the oldest came.
+// Lines held by hold_log_lines, oldest first, and when the oldest came;
+// g_held_lock guards both (svc-sender's delivery threads log while held).
 constexpr std::size_t kHeldMax = 4096;
 constexpr auto kHeldFor = std::chrono::milliseconds(100);
-bool g_hold = false;
+std::atomic<bool> g_hold{false};
+std::mutex g_held_lock;
 std::string g_held;
 std::chrono::steady_clock::time_point g_held_since;
 
@@ -50,6 +54,13 @@ std::string iso_time_now() {
   return buf;
 }
 
+// REQUIRES: g_held_lock held.
+void flush_held() {
+  if (g_held.empty()) return;
+  write_all(g_held);
+  g_held.clear();
+}
+
 }  // namespace
 
 void set_log_process(std::string_view role) {
@@ -66,9 +77,8 @@ void hold_log_lines(bool on) {
 }
 
 void flush_log_lines() {
-  if (g_held.empty()) return;
-  write_all(g_held);
-  g_held.clear();
+  std::lock_guard<std::mutex> held(g_held_lock);
+  flush_held();
 }
 
 LogLine::LogLine(std::string_view level, std::string_view event) : writer_(buffer_), info_(level == "info") {
@@ -118,14 +128,15 @@ void LogLine::emit() {
     return;
   }
   const auto now = std::chrono::steady_clock::now();
-  if (g_held.size() + line.size() > kHeldMax) flush_log_lines();
+  std::lock_guard<std::mutex> held(g_held_lock);
+  if (g_held.size() + line.size() > kHeldMax) flush_held();
   if (g_held.empty()) g_held_since = now;
   if (line.size() > kHeldMax) {
     write_all(line);
     return;
   }
   g_held += line;
-  if (!info_ || now - g_held_since >= kHeldFor) flush_log_lines();
+  if (!info_ || now - g_held_since >= kHeldFor) flush_held();
 }
 
 }  // namespace svc::core

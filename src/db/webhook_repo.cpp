@@ -3,6 +3,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
+#include <optional>
+
 #include "crypto/encoding.hpp"
 
 namespace svc::db {
@@ -29,6 +32,22 @@ std::string error_column(const std::string& error) {
   std::size_t n = 255;
   while (n > 0 && (static_cast<unsigned char>(error[n]) & 0xC0) == 0x80) --n;
   return error.substr(0, n);
+}
+
+// An UPDATE of the claimed rows `ids` that are still pending and held by
+// `claimer`: SET `set`, whose one placeholder (if any) takes `value`; how
+// many it changed. The text varies with the count: at most a batch's worth
+// of variants in the connection's statement cache.
+int update_claimed(Database& db, const std::string& set, std::optional<long long> value,
+                   const std::vector<long long>& ids, const std::string& claimer) {
+  if (ids.empty()) return 0;
+  return db.execute("UPDATE svc_webhook_deliveries SET " + set + " WHERE id IN (" + placeholders(ids.size()) +
+                        ") AND claimed_by = ? AND status = 'pending'",
+                    [&](Params& p) {
+                      if (value) p.integer(*value);
+                      for (long long id : ids) p.integer(id);
+                      p.text(claimer);
+                    });
 }
 
 }  // namespace
@@ -167,42 +186,73 @@ std::vector<std::pair<std::string, long long>> WebhookRepo::status_counts() {
   });
 }
 
-std::vector<WebhookDelivery> WebhookRepo::claim(int limit, int lease_seconds, const std::string& claimer) {
-  // Idempotent: a re-run claims for the same claimer, and the SELECT below
-  // reads whatever this claimer holds.
-  db_.execute_idempotent(
-      "UPDATE svc_webhook_deliveries SET claimed_by = ?, claimed_until = UNIX_TIMESTAMP() + ?"
-      " WHERE status = 'pending' AND next_attempt_at <= UNIX_TIMESTAMP()"
-      " AND (claimed_until IS NULL OR claimed_until < UNIX_TIMESTAMP())"
-      " AND endpoint_id IN (SELECT id FROM svc_webhook_endpoints WHERE enabled = 1)"
-      // The index's own order (status is constant here, ties in id order):
-      // "next_attempt_at, id" made MariaDB sort every due row per batch.
-      " ORDER BY status, next_attempt_at LIMIT ?",
-      [&](Params& p) { p.text(claimer).integer(lease_seconds).integer(limit); });
-  return db_.rows(
-      "SELECT d.id, d.endpoint_id, d.site_id, d.msg_id, d.event_type, d.data, d.created_at, d.attempts, e.url,"
-      " e.secret, COALESCE(e.previous_secret, ''), COALESCE(e.previous_until, 0)"
-      " FROM svc_webhook_deliveries d JOIN svc_webhook_endpoints e ON e.id = d.endpoint_id"
-      " WHERE d.claimed_by = ? AND d.status = 'pending' ORDER BY d.endpoint_id, d.id",
-      [&](Params& p) { p.text(claimer); },
+WebhookClaim WebhookRepo::claim(int limit, int lease_seconds, const std::string& claimer) {
+  // Pick, then claim by primary key. The pick is a plain read (no lock, so
+  // an API transaction holding an endpoint row never makes a claim skip
+  // it); it walks the due index in its own order (ties in id order) and
+  // joins each row's endpoint by its primary key, which must be enabled (a
+  // disabled endpoint's rows wait in the queue for `webhook enable`). Both
+  // indexes are named, and the order is next_attempt_at alone: otherwise
+  // MariaDB read and sorted every due row on each batch (it scanned the
+  // primary key while statistics still counted a fresh backlog as a few
+  // rows, joined the endpoints through a join buffer, and did not take
+  // `status = 'pending'` as a constant under the connection's collation
+  // when the order named status). The claim then takes each picked row only while it is
+  // still pending and unleased, so of two senders that picked the same rows
+  // exactly one claims each; the rows this run lost are left out.
+  WebhookClaim out;
+  out.rows = db_.rows(
+      "SELECT STRAIGHT_JOIN d.id, d.endpoint_id, d.site_id, d.msg_id, d.event_type, d.data, d.created_at,"
+      " d.attempts, e.url, e.secret, COALESCE(e.previous_secret, ''), COALESCE(e.previous_until, 0)"
+      " FROM svc_webhook_deliveries d FORCE INDEX (ix_svc_webhook_deliveries_due)"
+      " JOIN svc_webhook_endpoints e FORCE INDEX (PRIMARY) ON e.id = d.endpoint_id AND e.enabled = 1"
+      " WHERE d.status = 'pending' AND d.next_attempt_at <= UNIX_TIMESTAMP()"
+      " AND (d.claimed_until IS NULL OR d.claimed_until < UNIX_TIMESTAMP())"
+      " ORDER BY d.next_attempt_at LIMIT ?",
+      [&](Params& p) { p.integer(limit); },
       read_fields<WebhookDelivery, &WebhookDelivery::id, &WebhookDelivery::endpoint_id, &WebhookDelivery::site_id,
                   &WebhookDelivery::msg_id, &WebhookDelivery::event_type, &WebhookDelivery::data,
                   &WebhookDelivery::created_at, &WebhookDelivery::attempts, &WebhookDelivery::url,
                   &WebhookDelivery::secret, &WebhookDelivery::previous_secret, &WebhookDelivery::previous_until>);
+  out.picked = out.rows.size();
+  if (out.rows.empty()) return out;
+  const auto bind_ids = [&](Params& p) {
+    for (const auto& row : out.rows) p.integer(row.id);
+  };
+  // Idempotent: a re-run matches none of the rows the first run claimed,
+  // and a short count is settled by reading the claims back.
+  const int claimed = db_.execute_idempotent(
+      "UPDATE svc_webhook_deliveries SET claimed_by = ?, claimed_until = UNIX_TIMESTAMP() + ?"
+      " WHERE id IN (" +
+          placeholders(out.rows.size()) +
+          ") AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < UNIX_TIMESTAMP())",
+      [&](Params& p) {
+        p.text(claimer).integer(lease_seconds);
+        bind_ids(p);
+      });
+  if (claimed != static_cast<int>(out.rows.size())) {
+    const auto mine = db_.rows(
+        "SELECT id FROM svc_webhook_deliveries WHERE id IN (" + placeholders(out.rows.size()) +
+            ") AND claimed_by = ? AND status = 'pending'",
+        [&](Params& p) {
+          bind_ids(p);
+          p.text(claimer);
+        },
+        [](RowReader& r) { return r.integer(); });
+    std::erase_if(out.rows, [&](const WebhookDelivery& row) {
+      return std::find(mine.begin(), mine.end(), row.id) == mine.end();
+    });
+  }
+  std::stable_sort(out.rows.begin(), out.rows.end(),
+                   [](const WebhookDelivery& a, const WebhookDelivery& b) { return a.endpoint_id < b.endpoint_id; });
+  return out;
 }
 
 int WebhookRepo::mark_delivered(const std::vector<long long>& ids, const std::string& claimer, int http_status) {
-  if (ids.empty()) return 0;
-  return db_.execute(
-      "UPDATE svc_webhook_deliveries SET status = 'delivered', attempts = attempts + 1, last_status = ?,"
-      " last_error = '', finished_at = UNIX_TIMESTAMP(), claimed_by = NULL, claimed_until = NULL"
-      " WHERE id IN (" +
-          placeholders(ids.size()) + ") AND claimed_by = ? AND status = 'pending'",
-      [&](Params& p) {
-        p.integer(http_status);
-        for (long long id : ids) p.integer(id);
-        p.text(claimer);
-      });
+  return update_claimed(db_,
+                        "status = 'delivered', attempts = attempts + 1, last_status = ?, last_error = '',"
+                        " finished_at = UNIX_TIMESTAMP(), claimed_by = NULL, claimed_until = NULL",
+                        http_status, ids, claimer);
 }
 
 bool WebhookRepo::mark_retry(long long id, const std::string& claimer, int http_status, const std::string& error,
@@ -224,18 +274,13 @@ bool WebhookRepo::mark_failed(long long id, const std::string& claimer, int http
              [&](Params& p) { p.integer(http_status).text(error_column(error)).integer(id).text(claimer); }) == 1;
 }
 
-bool WebhookRepo::release(long long id, const std::string& claimer) {
-  return db_.execute(
-             "UPDATE svc_webhook_deliveries SET claimed_by = NULL, claimed_until = NULL"
-             " WHERE id = ? AND claimed_by = ? AND status = 'pending'",
-             [&](Params& p) { p.integer(id).text(claimer); }) == 1;
+int WebhookRepo::release(const std::vector<long long>& ids, const std::string& claimer) {
+  return update_claimed(db_, "claimed_by = NULL, claimed_until = NULL", std::nullopt, ids, claimer);
 }
 
-bool WebhookRepo::defer(long long id, const std::string& claimer, long long delay_seconds) {
-  return db_.execute(
-             "UPDATE svc_webhook_deliveries SET next_attempt_at = UNIX_TIMESTAMP() + ?, claimed_by = NULL,"
-             " claimed_until = NULL WHERE id = ? AND claimed_by = ? AND status = 'pending'",
-             [&](Params& p) { p.integer(delay_seconds).integer(id).text(claimer); }) == 1;
+int WebhookRepo::defer(const std::vector<long long>& ids, const std::string& claimer, long long delay_seconds) {
+  return update_claimed(db_, "next_attempt_at = UNIX_TIMESTAMP() + ?, claimed_by = NULL, claimed_until = NULL",
+                        delay_seconds, ids, claimer);
 }
 
 void WebhookRepo::record_attempt(long long endpoint_id, bool success, bool gone) {

@@ -71,6 +71,13 @@ struct WebhookDelivery {
   long long previous_until = 0;
 };
 
+// What one claim took: its rows, ordered by endpoint, and how many due rows
+// it picked (more than rows.size() when another sender claimed some first).
+struct WebhookClaim {
+  std::vector<WebhookDelivery> rows;
+  std::size_t picked = 0;
+};
+
 // A row as `svc-admin webhook deliveries` shows it.
 struct WebhookDeliveryListing {
   long long id = 0;
@@ -125,8 +132,11 @@ class WebhookRepo {
 
   // --- the sender's side ---
   // Claims up to `limit` due pending deliveries of enabled endpoints for
-  // `claimer` for `lease_seconds`, oldest due first, and returns them.
-  std::vector<WebhookDelivery> claim(int limit, int lease_seconds, const std::string& claimer);
+  // `claimer` for `lease_seconds`, oldest due first, and returns them
+  // grouped by endpoint (oldest due first within each). Two statements: a
+  // plain read of the due rows, one UPDATE by primary key (and a read of
+  // which ones it took when another sender took some first).
+  WebhookClaim claim(int limit, int lease_seconds, const std::string& claimer);
   // Outcomes of a claimed row; each false when the claim was lost.
   // mark_delivered takes the rows an endpoint answered with the same
   // status in one statement and returns how many it marked.
@@ -134,9 +144,10 @@ class WebhookRepo {
   bool mark_retry(long long id, const std::string& claimer, int http_status, const std::string& error,
                   long long delay_seconds);
   bool mark_failed(long long id, const std::string& claimer, int http_status, const std::string& error);
-  bool release(long long id, const std::string& claimer);
-  // Back to the queue, due in `delay_seconds`, no attempt counted.
-  bool defer(long long id, const std::string& claimer, long long delay_seconds);
+  // Back to the queue as they were (no attempt counted); how many.
+  int release(const std::vector<long long>& ids, const std::string& claimer);
+  // Back to the queue, due in `delay_seconds`, no attempt counted; how many.
+  int defer(const std::vector<long long>& ids, const std::string& claimer, long long delay_seconds);
   // The endpoint's tally after an attempt; gone: a 410 disables it.
   void record_attempt(long long endpoint_id, bool success, bool gone);
   // Retention ([webhooks] keep_finished_seconds): deletes up to `limit`

@@ -24,4 +24,13 @@ void* CurlHandle::reset() {
   return handle_;
 }
 
+void set_post(void* handle, std::string_view body, curl_slist* headers, const char* agent) {
+  CURL* h = static_cast<CURL*>(handle);
+  curl_easy_setopt(h, CURLOPT_POST, 1L);
+  curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.data());
+  curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(h, CURLOPT_USERAGENT, agent);
+}
+
 }  // namespace svc::push

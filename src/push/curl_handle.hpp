@@ -5,6 +5,10 @@
 // options of a guarded transfer are ssrf_guard.hpp's guard_transfer.
 // Not thread-safe: one transfer at a time per object.
 
+#include <string_view>
+
+struct curl_slist;
+
 namespace svc::push {
 
 class CurlHandle {
@@ -22,5 +26,10 @@ class CurlHandle {
  private:
   void* handle_ = nullptr;
 };
+
+// The options of a POST on `handle` (a CURL*): `body` with `headers` and
+// the User-Agent `agent`. Body and headers are not copied: they must
+// outlive the transfer.
+void set_post(void* handle, std::string_view body, curl_slist* headers, const char* agent);
 
 }  // namespace svc::push

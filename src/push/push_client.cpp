@@ -143,11 +143,7 @@ PushResult CurlPushClient::perform(void* handle, const PushRequest& request) {
   CURL* h = static_cast<CURL*>(handle);
   curl_easy_setopt(h, CURLOPT_URL, request.endpoint.c_str());
   guard_transfer(h, guard, options_.connect_timeout_ms, options_.total_timeout_ms);
-  curl_easy_setopt(h, CURLOPT_POST, 1L);
-  curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
-  curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(h, CURLOPT_USERAGENT, "svc-push/1");
+  set_post(h, request.body, headers.get(), "svc-push/1");
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect_body);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &response_start);
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error.data());

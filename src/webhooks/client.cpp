@@ -154,11 +154,7 @@ WebhookResult WebhookClient::post(const WebhookRequest& request) {
   std::array<char, CURL_ERROR_SIZE> error{};
   curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
   push::guard_transfer(h, guard, std::min(options_.connect_timeout_ms, options_.timeout_ms), options_.timeout_ms);
-  curl_easy_setopt(h, CURLOPT_POST, 1L);
-  curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
-  curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(h, CURLOPT_USERAGENT, "svc-webhooks/1");
+  push::set_post(h, request.body, headers.get(), "svc-webhooks/1");
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, keep_start);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &reply);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, keep_retry_after);

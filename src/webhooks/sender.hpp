@@ -9,14 +9,23 @@
 // each by a thread of its own with its own curl handle, one row at a time;
 // the first failure of an endpoint defers the rest of its rows by the same
 // delay (without counting an attempt), so an endpoint that times out costs
-// one timeout per pass, not one per row. Rows delivered in a row are marked
-// together (one UPDATE per kRecordBatch rows and status, and one for the
-// endpoint's tally) before the next failure is recorded and at the group's
-// end; a run that dies in between sends them again (at least once). One
+// one timeout per pass, not one per row.
+//
+// The delivery threads never wait on the database: they hand each outcome
+// to a Ledger (ledger.hpp), and the calling thread, which alone uses the
+// repository, writes them meanwhile: delivered rows together (one UPDATE
+// per kRecordBatch rows and status, one tally update per endpoint), each
+// endpoint's before its next failure. It also claims the next batch while
+// one is sent (so a lease starts up to one batch before its rows are
+// sent), and starts it as soon as the threads are done with the last one,
+// before writing the last one's final outcomes. A run that dies before
+// outcomes are written sends those rows again (at least once). One
 // WebhookSender per process; call it from one thread.
 
+#include <atomic>
 #include <csignal>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -24,6 +33,7 @@
 #include "config/config.hpp"
 #include "db/webhook_repo.hpp"
 #include "webhooks/client.hpp"
+#include "webhooks/ledger.hpp"
 
 namespace svc::webhooks {
 
@@ -38,8 +48,8 @@ struct WebhookCounts {
 
 class WebhookSender {
  public:
-  // `repo` is used under the sender's lock from the delivery threads.
-  // `stop`, when not null, is polled between rows.
+  // `repo` is used from the calling thread only. `stop`, when not null, is
+  // polled between rows.
   WebhookSender(db::WebhookRepo& repo, const config::Config& config, std::string claimer,
                 const volatile std::sig_atomic_t* stop = nullptr);
 
@@ -54,30 +64,33 @@ class WebhookSender {
   long long purge_finished();
   static constexpr int kPurgeBatch = 1000;
   static constexpr int kPurgeBatches = 10;
-  // Delivered rows of one endpoint marked per statement at most.
+  // Delivered rows marked per statement at most, and how many wait before
+  // the writing thread wakes for them (the rest at the batch's end).
   static constexpr std::size_t kRecordBatch = 50;
 
  private:
-  // Delivered rows of one endpoint not marked yet, by HTTP status.
-  using Delivered = std::map<int, std::vector<long long>>;
-
-  void serve(WebhookClient& client, const std::vector<db::WebhookDelivery>& rows, WebhookCounts& counts);
+  // Sends one endpoint's rows (a delivery thread).
+  void serve(WebhookClient& client, const std::vector<db::WebhookDelivery>& rows, Ledger& ledger,
+             WebhookCounts& counts);
   // Counts and logs one attempt's outcome.
   void note(const db::WebhookDelivery& row, const WebhookResult& result, WebhookCounts& counts);
-  // Marks `done` delivered and resets the endpoint's failure tally; empties it.
-  void flush(long long endpoint_id, Delivered& done);
-  // Records one failed attempt; returns the delay the endpoint's other
-  // rows of the batch wait (0: go on; -1: release them, the endpoint is
-  // disabled).
-  long long record(const db::WebhookDelivery& row, const WebhookResult& result, WebhookCounts& counts);
-  bool stopping() const { return stop_ != nullptr && *stop_ != 0; }
+  // The outcome of a failed attempt; `defer` becomes the delay the
+  // endpoint's other rows of the batch wait (0: go on; -1: release them,
+  // the endpoint is disabled).
+  Outcome failed(const db::WebhookDelivery& row, const WebhookResult& result, WebhookCounts& counts, long long& defer);
+  // One batch on the delivery threads (sender.cpp).
+  struct Flight;
+  std::unique_ptr<Flight> start(const db::WebhookClaim& claim, std::vector<std::unique_ptr<WebhookClient>>& clients,
+                                Ledger& ledger, WebhookCounts& counts);
+  bool stopping() const { return aborted_ || (stop_ != nullptr && *stop_ != 0); }
 
   db::WebhookRepo& repo_;
   const config::Config& config_;
   WebhookOptions options_;
   std::string claimer_;
   const volatile std::sig_atomic_t* stop_;
-  std::mutex lock_;  // guards repo_ and the counts
+  std::atomic<bool> aborted_{false};  // writing failed: the delivery threads stop
+  std::mutex lock_;                   // guards the counts and the log lines
 };
 
 }  // namespace svc::webhooks

@@ -449,6 +449,46 @@ class WebhookTest(S.ApiTest):
                           ("pending", "0", "0")])
         self.assertEqual(sql_value("SELECT failures FROM svc_webhook_endpoints WHERE id = %d" % endpoint), "1")
 
+    def test_a_pass_reads_the_rows_it_claims_not_the_queue_history(self):
+        """Issue 40, delivery speed: a pass over Q due rows reads a few rows
+        of the queue per row it sends, however many finished rows the
+        endpoint has, and marks the delivered rows of a batch in a few
+        statements (not one per row). Counted by the server: the rows read
+        from svc_webhook_deliveries (user statistics) and the statements
+        executed (nothing else runs against the stack meanwhile but the
+        sender's mail pass)."""
+        endpoint, _ = self.endpoint(events="user.created")
+        self.receiver.script = [(204, {}, b"")]
+        queued, history = 400, 3000
+        sql("INSERT INTO svc_webhook_deliveries (endpoint_id, site_id, msg_id, event_type, data, created_at,"
+            " next_attempt_at, status, attempts, last_status, finished_at) SELECT %d, %d, CONCAT('msg_old', s.seq),"
+            " 'user.created', '{}', UNIX_TIMESTAMP() - 60, UNIX_TIMESTAMP() - 60, 'delivered', 1, 204,"
+            " UNIX_TIMESTAMP() - 60 FROM seq_1_to_%d s" % (endpoint, SITE, history))
+        sql("INSERT INTO svc_webhook_deliveries (endpoint_id, site_id, msg_id, event_type, data, created_at,"
+            " next_attempt_at) SELECT %d, %d, CONCAT('msg_new', s.seq), 'user.created', '{\"n\":1}',"
+            " UNIX_TIMESTAMP(), UNIX_TIMESTAMP() - 1 FROM seq_1_to_%d s" % (endpoint, SITE, queued))
+        statements = "SHOW GLOBAL STATUS LIKE 'Com_stmt_execute'"
+        sql("SET GLOBAL userstat = 1")
+        try:
+            sql("FLUSH TABLE_STATISTICS")
+            before = int(sql(statements)[0][1])
+            out = run_sender()
+            executed = int(sql(statements)[0][1]) - before
+            read = int(sql_value("SELECT COALESCE(SUM(ROWS_READ), 0) FROM information_schema.TABLE_STATISTICS"
+                                 " WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'svc_webhook_deliveries'"))
+        finally:
+            sql("SET GLOBAL userstat = 0")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(len(self.receiver.requests), queued)
+        self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_webhook_deliveries WHERE endpoint_id = %d"
+                                   " AND status = 'delivered'" % endpoint), str(history + queued))
+        # Each row is read when picked (twice: the pick of the next batch
+        # passes over the rows of the one being sent), claimed and marked;
+        # the endpoint's history never.
+        self.assertLess(read, 5 * queued, "rows read from svc_webhook_deliveries")
+        # Per batch of 100: the pick, the claim, two marks and two tally updates.
+        self.assertLess(executed, 6 * queued // 100 + 30, "statements executed")
+
     # --- at least once ------------------------------------------------------------
 
     def test_kill_9_mid_batch_loses_no_event_and_resends_the_same_webhook_id(self):
