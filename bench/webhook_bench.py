@@ -11,7 +11,14 @@ up, `make bench`'s stack, or the tests' build-test/itest-stack):
    connection, the same body and headers, no database, no signing) posting
    as many to the same receiver, in the same round (target >= 0.5). The
    receiver is an nginx of its own answering 204 (so neither side waits on
-   a slow receiver).
+   a slow receiver). It stands for a site on another machine, so it runs
+   on its own core (the first) and both senders on the other (the last):
+   left to the scheduler, a one-connection ping-pong over loopback runs
+   about five times as fast when the kernel happens to put both ends on the
+   same core (no cross-core wake-up), which no remote receiver gives; that
+   made the floor jump between about 12,000 and 57,000 POSTs/s from run to
+   run (docs/decisions.md "Issue 40: the deliveries floor on fixed cores").
+   MariaDB, svc-sender's own dependency, is left where it runs.
 2. sign-up: POST /auth/sign-up with wrk (--conns connections, unique
    addresses) on site 1 with three endpoints subscribed to user.created and
    session.created ÷ with none (target >= 0.95), interleaved A B B A over
@@ -45,6 +52,8 @@ TAG = uuid.uuid4().hex[:8]
 RAW = os.path.join(REPO, "bench", "out", "bin", "webhook_raw")
 EVENTS = "user.created,session.created"
 # data of the queued deliveries: what sign-up queues, one user
+CORES = os.cpu_count() or 1
+RECEIVER_CPU, CLIENT_CPU = 0, (os.cpu_count() or 1) - 1
 DATA = '{"site_id":1,"table":"svc_users","user_id":42,"email":"bench@example.com"}'
 
 NGINX_CONF = """daemon off;
@@ -68,6 +77,11 @@ http {{
 """
 
 
+def pinned(argv, cpu):
+    """argv run on core `cpu` only (taskset; a machine with one core: as is)."""
+    return ["taskset", "-c", str(cpu)] + argv if CORES > 1 else argv
+
+
 def log(msg):
     print("webhook-bench: " + msg, file=sys.stderr, flush=True)
 
@@ -86,8 +100,8 @@ class Receiver:
         self.port = free_port()
         with open(os.path.join(self.dir, "nginx.conf"), "w") as f:
             f.write(NGINX_CONF.format(dir=self.dir, port=self.port))
-        self.proc = subprocess.Popen(["nginx", "-p", self.dir, "-c", os.path.join(self.dir, "nginx.conf"),
-                                      "-e", os.path.join(self.dir, "error.log")],
+        self.proc = subprocess.Popen(pinned(["nginx", "-p", self.dir, "-c", os.path.join(self.dir, "nginx.conf"),
+                                             "-e", os.path.join(self.dir, "error.log")], RECEIVER_CPU),
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.url = "http://127.0.0.1:%d/hook" % self.port
         deadline = time.monotonic() + 10
@@ -149,7 +163,8 @@ def sender_round(endpoint, count, rnd):
     before = delivered(endpoint)
     queue(endpoint, count, rnd)
     t0 = time.monotonic()
-    out = TS.run_sender(timeout=600)
+    out = subprocess.run(pinned([TS.SENDER, "--config", S.CONFIG], CLIENT_CPU), capture_output=True, text=True,
+                         timeout=600)
     seconds = time.monotonic() - t0
     sent = delivered(endpoint) - before
     return {"delivered": sent, "queued": count, "seconds": seconds, "per_s": sent / seconds,
@@ -157,7 +172,7 @@ def sender_round(endpoint, count, rnd):
 
 
 def raw_round(url, count):
-    r = subprocess.run([RAW, url, str(count)], capture_output=True, text=True, timeout=600)
+    r = subprocess.run(pinned([RAW, url, str(count)], CLIENT_CPU), capture_output=True, text=True, timeout=600)
     res = json.loads(r.stdout.strip().splitlines()[-1])
     return {"posted": res["ops"], "seconds": res["seconds"], "per_s": res["ops_per_s"],
             "valid": r.returncode == 0 and res["ops"] == count}
