@@ -42,7 +42,8 @@ struct BreachedImportOptions {
 
 // Writes a version-2 list (breached_file.hpp) to `target` + ".tmp", locked
 // with flock (two writers do not mix) and truncated (a rerun starts over):
-// keys go in ascending order through an 8 MiB buffer, commit() adds the
+// keys go in ascending order through an 8 MiB buffer (each write's
+// writeback started at once: sync_file_range), commit() adds the
 // padding, the page index and the header, fsyncs and renames over `target`
 // (readers see the old list or the new one, never a part). Destroyed
 // without commit(), the temp file is removed. Throws std::runtime_error
@@ -79,10 +80,11 @@ class BreachedWriter {
 
 // Reads `source` (a file or "-" for standard input) and writes the list
 // through a BreachedWriter: readers see the old list or the new one, never
-// a part. A rerun starts over (the temp file is truncated). The reading
-// runs in a thread of its own for the call (8 MiB chunks, three at most in
-// memory), so it overlaps the parsing; the thread ends before this returns
-// or throws.
+// a part. A rerun starts over (the temp file is truncated). A regular file
+// is mapped and parsed in place; a thread of its own for the call reads it
+// in at most 32 MiB ahead of the parsing (it ends before this returns or
+// throws). A pipe is read() as it comes. A mapped file that shrinks while
+// it is read kills the process (SIGBUS): the old list stays.
 // Throws BreachedImportError for a malformed, unsorted or truncated input
 // (the temp file is removed, `target` is untouched) and std::runtime_error
 // for I/O errors.

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "crypto/breached_file.hpp"
@@ -407,6 +409,153 @@ BOOST_AUTO_TEST_CASE(hashes_agreeing_in_64_bits_are_ordered_by_all_40_digits_and
                "line 2: not ordered by hash (after 0123456789ABCDEF00000000000000000000000A): the download ordered "
                "by hash is required");
   }
+}
+
+// Every line shape the parser tells apart: a bad line in the middle of the
+// file (where the fast path reads 16 bytes past the hash) and as the last
+// line (where it cannot, and the checked path reads it), named with its
+// line number and the same words either way.
+BOOST_AUTO_TEST_CASE(each_malformed_line_is_named_wherever_it_is) {
+  TempDir dir;
+  const std::string first = corpus()[0].hash, last = "FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF";
+  const std::string hash = "8" + first.substr(1);  // between the two
+  BOOST_REQUIRE(first < hash);
+  const std::pair<std::string, const char*> cases[] = {
+      {hash + ":12a4", "the count is not a decimal number"},
+      {hash + ":1 ", "the count is not a decimal number"},
+      {hash + ":1\r", "the count is not a decimal number"},                   // "\r\r\n"
+      {hash + ":18446744073709551616", "the count is not a decimal number"},  // 2^64
+      {hash + ":", "not a SHA1:COUNT line"},
+      {hash + ";1", "not a SHA1:COUNT line"},
+      {hash.substr(0, 39) + ":1", "not a SHA1:COUNT line"},
+      {hash.substr(0, 16) + "G" + hash.substr(17) + ":1", "the hash is not 40 hex digits"},
+      {hash.substr(0, 39) + "g:1", "the hash is not 40 hex digits"},
+      {hash.substr(0, 24) + " " + hash.substr(25) + ":1", "the hash is not 40 hex digits"},
+      {"not a hash line, but as long as one, or longer: 1", "not a SHA1:COUNT line"},
+  };
+  for (const auto& [line, expected] : cases) {
+    for (const bool at_end : {false, true}) {
+      BOOST_TEST_CONTEXT(line << (at_end ? ", the last line" : ", in the middle")) {
+        {
+          std::ofstream out(dir.file("bad.txt"), std::ios::binary);
+          out << first << ":1\r\n" << line << "\r\n";
+          if (!at_end) out << last << ":1\r\n";
+        }
+        try {
+          import_breached(dir.file("bad.txt"), dir.file("list.bin"), options());
+          BOOST_FAIL("imported");
+        } catch (const BreachedImportError& e) {
+          BOOST_TEST(std::string(e.what()).find(std::string("line 2: ") + expected) == 0u, e.what());
+        }
+      }
+    }
+  }
+}
+
+// COUNT of every length the parser reads differently (up to 8 digits at
+// once, up to 14 within its first 16 bytes, longer), against --min-count
+// on either side of it, LF and CRLF.
+BOOST_AUTO_TEST_CASE(counts_of_every_length_meet_min_count_exactly) {
+  TempDir dir;
+  const uint64_t counts[] = {
+      0, 1, 9, 10, 12345678, 99999999, 100000000, 123456789012345, 12345678901234567, 9999999999999999999ULL};
+  std::vector<Line> lines;
+  for (size_t i = 0; i < 3 * std::size(counts); ++i) lines.push_back(corpus()[i]);
+  std::sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.hash < b.hash; });
+  for (const char* eol : {"\n", "\r\n"}) {
+    {
+      std::ofstream out(dir.file("counts.txt"), std::ios::binary);
+      for (size_t i = 0; i < lines.size(); ++i) out << lines[i].hash << ':' << counts[i % std::size(counts)] << eol;
+    }
+    for (const uint64_t min_count : {1ULL, 10ULL, 100000000ULL, 123456789012345ULL, 18446744073709551615ULL}) {
+      BOOST_TEST_CONTEXT("min_count " << min_count << (eol[0] == '\r' ? ", CRLF" : ", LF")) {
+        const auto result = import_breached(dir.file("counts.txt"), dir.file("list.bin"), options(min_count));
+        BOOST_TEST(result.lines == lines.size());
+        BreachedFile list = open_list(dir.file("list.bin"));
+        size_t wrong = 0;
+        for (size_t i = 0; i < lines.size(); ++i) {
+          wrong += list.contains_password(lines[i].password) == (counts[i % std::size(counts)] >= min_count) ? 0 : 1;
+        }
+        BOOST_TEST(wrong == 0u);
+      }
+    }
+  }
+}
+
+// A pipe (standard input, a FIFO) is read() piece by piece, a file mapped:
+// the same list either way, lines cut at every boundary of the pieces, and
+// the progress reports count up to the whole input.
+BOOST_AUTO_TEST_CASE(a_pipe_gives_the_same_list_as_a_file) {
+  TempDir dir;
+  const std::vector<Line> some(corpus().begin(), corpus().begin() + 400'000);  // 18 MB: three 8 MiB chunks
+  std::vector<Line> mixed_case = some;
+  for (size_t i = 0; i < mixed_case.size(); i += 2) {
+    for (char& c : mixed_case[i].hash) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  write_text(dir.file("some.txt"), mixed_case);
+  std::vector<BreachedImportProgress> reports;
+  BreachedImportOptions with_progress = options();
+  with_progress.progress_seconds = 0;
+  with_progress.progress = [&](const BreachedImportProgress& p) { reports.push_back(p); };
+  const auto from_file = import_breached(dir.file("some.txt"), dir.file("file.bin"), with_progress);
+  BOOST_TEST(from_file.lines == some.size());
+  BOOST_TEST(from_file.entries == some.size());
+  BOOST_REQUIRE(reports.size() >= 3u);
+  const uint64_t size = fs::file_size(dir.file("some.txt"));
+  BOOST_TEST(reports.back().bytes == size);
+  BOOST_TEST(reports.back().total == size);
+  BOOST_TEST(reports.back().lines == some.size());
+  for (size_t i = 1; i < reports.size(); ++i) BOOST_TEST(reports[i].bytes >= reports[i - 1].bytes);
+
+  BOOST_REQUIRE(::mkfifo(dir.file("pipe").c_str(), 0600) == 0);
+  std::thread writer([&] {
+    std::ifstream in(dir.file("some.txt"), std::ios::binary);
+    std::ofstream(dir.file("pipe"), std::ios::binary) << in.rdbuf();
+  });
+  const auto from_pipe = import_breached(dir.file("pipe"), dir.file("pipe.bin"), options());
+  writer.join();
+  BOOST_TEST(from_pipe.lines == some.size());
+  BOOST_TEST(from_pipe.entries == from_file.entries);
+  BreachedFile a = open_list(dir.file("file.bin")), b = open_list(dir.file("pipe.bin"));
+  BOOST_TEST(b.header().source_size == size);
+  const auto entries = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return bytes.substr(kBreachedPage);  // the header has the source's mtime
+  };
+  BOOST_TEST((entries(dir.file("file.bin")) == entries(dir.file("pipe.bin"))));
+  BOOST_TEST(b.contains_password(some.front().password));
+  BOOST_TEST(b.contains_password(some.back().password));
+}
+
+// Hex digits of either case sort by their value: the same hash in the
+// other case is a repeat, and a hash differing in its last digit only is
+// still ordered by it.
+BOOST_AUTO_TEST_CASE(the_order_ignores_the_case_of_the_digits) {
+  TempDir dir;
+  const std::string prefix = "0123456789ABCDEF0123456789ABCDEF0123456";
+  const auto import_lines = [&](const std::vector<std::string>& lines) -> std::string {
+    {
+      std::ofstream out(dir.file("case.txt"), std::ios::binary);
+      for (const auto& l : lines) out << l << ":1\n";
+    }
+    try {
+      import_breached(dir.file("case.txt"), dir.file("list.bin"), options());
+      return "imported";
+    } catch (const BreachedImportError& e) {
+      return e.what();
+    }
+  };
+  BOOST_TEST(import_lines({prefix + "9", prefix + "a", prefix + "B", prefix + "c"}) == "imported");
+  BOOST_TEST(import_lines({prefix + "a", prefix + "A"}).find("line 2: not ordered by hash (after " + prefix + "A)") ==
+             0u);
+  BOOST_TEST(import_lines({prefix + "B", prefix + "a"}).find("line 2: not ordered by hash") == 0u);
+  std::string lower = prefix + "0";
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  BOOST_TEST(import_lines({prefix + "0", lower}).find("line 2: not ordered by hash") == 0u);
+  BOOST_TEST(
+      import_lines({"0123456789ABCDEF1" + prefix.substr(17) + "0", "0123456789ABCDEF0" + prefix.substr(17) + "1"})
+          .find("line 2: not ordered by hash") == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(keys_are_the_big_endian_first_eight_bytes) {
