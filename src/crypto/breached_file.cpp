@@ -205,6 +205,13 @@ std::optional<size_t> BreachedFile::page_of(uint64_t key) const {
   return at_most - 1;
 }
 
+void BreachedFile::read_index_ahead() const {
+  const BreachedHeader& h = header();
+  if (h.version == kVersion1 || h.count == 0) return;
+  const uint64_t first = h.index_offset / kBreachedPage * kBreachedPage;
+  ::madvise(static_cast<char*>(map_) + first, size_ - first, MADV_WILLNEED);
+}
+
 bool BreachedFile::contains(uint64_t key) const {
   const BreachedHeader& h = header();
   if (h.version == kVersion1) return sorted_contains(entries(), h.count, key);

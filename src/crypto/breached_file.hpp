@@ -112,6 +112,13 @@ class BreachedFile {
   // key lies below the first entry (no page is read then).
   std::optional<size_t> page_of(uint64_t key) const;
 
+  // Asks the kernel to read the whole page index in the background
+  // (MADV_WILLNEED; it does not wait for the reads), so that every later
+  // lookup whose pages are not cached reads one entry page instead of an
+  // index page and then an entry page. 1.56 MB for 100 million entries,
+  // shared by every worker through the page cache. Nothing for version 1.
+  void read_index_ahead() const;
+
  private:
   BreachedFile(void* map, size_t size) : map_(map), size_(size) {}
   const uint64_t* entries() const;

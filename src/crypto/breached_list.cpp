@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <utility>
+
 #include "core/log.hpp"
 
 namespace svc::crypto {
@@ -23,6 +25,7 @@ void BreachedList::refresh(long long now, uint64_t key) {
   size_ = st.st_size;
   std::string error;
   file_ = BreachedFile::open(path_, error, key);  // its index page read with the header
+  index_ahead_ = file_.has_value();
   if (!file_) core::LogLine("warn", "breached_list_unusable").str("detail", error).emit();
 }
 
@@ -31,7 +34,11 @@ std::optional<bool> BreachedList::listed(std::string_view password, long long no
   const uint64_t key = breached_key(password);
   refresh(now, key);
   if (!file_) return std::nullopt;
-  return file_->contains(key);
+  const bool found = file_->contains(key);
+  // After the first lookup, not before: queued first, the index's reads
+  // would make that lookup wait for all of them.
+  if (std::exchange(index_ahead_, false)) file_->read_index_ahead();
+  return found;
 }
 
 }  // namespace svc::crypto

@@ -41,6 +41,9 @@ class BreachedList {
   // What the mapped file was: a rename or rewrite changes one of them.
   unsigned long long ino_ = 0, dev_ = 0;
   long long mtime_ns_ = 0, size_ = -1;
+  // A file was just mapped: its page index is read ahead after the first
+  // lookup (BreachedFile::read_index_ahead).
+  bool index_ahead_ = false;
 };
 
 }  // namespace svc::crypto

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -382,6 +383,21 @@ BOOST_AUTO_TEST_CASE(a_cold_open_and_its_first_lookups_read_a_few_pages) {
   BOOST_TEST(resident_pages(path) == 2u);  // the header, the key's index page
   BOOST_TEST(!list->contains(key));
   BOOST_TEST(resident_pages(path) == 3u);
+
+  // Through BreachedList, as a worker looks up: after its first lookup the
+  // whole page index is read in the background, so that later lookups read
+  // an entry page alone. The reads are the kernel's: polled, with a bound.
+  list.reset();
+  BOOST_REQUIRE(resident_after_drop(path, true) == 0u);
+  BreachedList worker(path);
+  BOOST_TEST((worker.listed("cold-worker", 1) == std::optional<bool>(false)));
+  const size_t index_pages = (fs::file_size(path) - breached_index_offset(kKeys) / 4096 * 4096 + 4095) / 4096;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (resident_pages(path) < index_pages + 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  BOOST_TEST(resident_pages(path) >= index_pages + 2);  // the header, an entry page, the whole index
+  BOOST_TEST(resident_pages(path) <= index_pages + 3);  // and no other entry page
 }
 
 BOOST_AUTO_TEST_CASE(hashes_agreeing_in_64_bits_are_ordered_by_all_40_digits_and_kept_as_one) {
