@@ -107,7 +107,8 @@ class OidcApacheTest(ApiTest):
         password_user, _ = new_user("oidc-rp-pw")
         totp_user, _ = new_user("oidc-rp-totp")
         passkey_user, _ = new_user("oidc-rp-pk")
-        code_user, _ = new_user("oidc-rp-code")
+        # An address longer than a phone is wide, as a real one can be: the pages wrap it.
+        code_user, _ = new_user("oidc-rp-code-with-a-long-address")
         bearer = {"Authorization": "Bearer " + account_token(totp_user, self.site)}
         secret = post("/auth/mfa/totp/setup", headers=bearer).json["secret"]
         self.assertEqual(post("/auth/mfa/totp/confirm", {"code": totp(secret, step_now() - 1)}, headers=bearer).status,
