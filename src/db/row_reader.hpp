@@ -4,6 +4,7 @@
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>

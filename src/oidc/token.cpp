@@ -93,28 +93,27 @@ http::Response exchange_code(const Params& p, const db::Site& site, const db::OA
   // The code and its session in one read: the exchange's statements are most of its cost.
   auto found = repo.find_code_with_session(hash);
   if (!found) throw invalid_grant("unknown code");
-  const db::OAuthCode* row = &found->code;
+  const db::OAuthCode& row = found->code;
   // Spent first, checked after: a code is good for one attempt, whoever
   // makes it; its second presentation ends what the first one issued.
   if (!repo.spend_code(hash, ctx.clock.now())) {
     revoke_code_session(found->session, ctx);
     throw invalid_grant("the code was already used");
   }
-  if (row->client_id != client.client_id || row->site_id != site.id)
-    throw invalid_grant("the code is another client's");
-  if (row->expires_at <= ctx.clock.now()) throw invalid_grant("the code has expired");
-  if (p.value("redirect_uri") != row->redirect_uri) throw invalid_grant("redirect_uri differs from the request's");
-  if (!pkce_ok(*row, p.value("code_verifier"))) throw invalid_grant("PKCE verification failed");
-  if (client.is_public && row->code_challenge.empty()) throw invalid_grant("PKCE is required");
+  if (row.client_id != client.client_id || row.site_id != site.id) throw invalid_grant("the code is another client's");
+  if (row.expires_at <= ctx.clock.now()) throw invalid_grant("the code has expired");
+  if (p.value("redirect_uri") != row.redirect_uri) throw invalid_grant("redirect_uri differs from the request's");
+  if (!pkce_ok(row, p.value("code_verifier"))) throw invalid_grant("PKCE verification failed");
+  if (client.is_public && row.code_challenge.empty()) throw invalid_grant("PKCE is required");
   auto s = sso_of(ctx, found->session);
   if (!s) throw invalid_grant("the session has ended");
   const auth::SignIn sign_in{s->session.auth_time, amr_of(s->session)};
   Issued issued;
   issued.pair =
       auth::sign_pair(s->user, s->session.table, site.id, sign_in, {s->session.id, s->session.generation}, ctx);
-  issued.scope = row->scope;
-  issued.id_token = id_token_for(site, client, *s, row->scope, row->nonce, issued.pair.access_token, ctx);
-  return token_reply(issued, gets_refresh_token(client, row->scope), ctx);
+  issued.scope = row.scope;
+  issued.id_token = id_token_for(site, client, *s, row.scope, row.nonce, issued.pair.access_token, ctx);
+  return token_reply(issued, gets_refresh_token(client, row.scope), ctx);
 }
 
 http::Response refresh(const Params& p, const http::Request& http, const db::Site& site, const db::OAuthClient& client,
