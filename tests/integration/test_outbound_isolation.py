@@ -22,6 +22,7 @@ The module makes its own sites and customers and removes them at the end.
 """
 
 import configparser
+import json
 import os
 import re
 import socket
@@ -259,7 +260,14 @@ class OutboundIsolationTest(ApiTest):
         """With nothing waiting on an outside party, only the pool's first
         ranks take connections (as many as the host has CPUs, at least 2):
         80 notifications from 8 concurrent clients are served by that many
-        worker processes, not by every worker of the pool."""
+        worker processes, not by every worker of the pool.
+
+        A notification that happens to take kWaitingMs (10 ms) on a loaded
+        box counts as waiting and opens one more rank while it lasts, as it
+        should; so each request that took 1 ms or more (a quiet one takes
+        well under; the margin covers time spent before the request's clock
+        starts) allows one worker more, and 8 clients can never open more
+        than 8 (fewer than the pool's 16)."""
         workers = int(stack_config().get("server", "outbound_workers", fallback="16"))
         base = min(workers, max(2, os.cpu_count() or 1))
         ids, lock = [], threading.Lock()
@@ -291,19 +299,23 @@ class OutboundIsolationTest(ApiTest):
             t.join(WAIT_S)
         self.assertEqual(len(ids), 80)
         wanted = set(ids)
-        pids = set()
+        seen = {}
         deadline = time.monotonic() + WAIT_S
-        while time.monotonic() < deadline:  # a busy worker writes its request lines a few at a time
+        while time.monotonic() < deadline and len(seen) < len(wanted):  # a busy worker writes its lines a few at a time
             with open(os.path.join(svc_stack.STACK_DIR, "svc-fcgi.log"), encoding="utf-8", errors="replace") as f:
-                found = {m.group(2): m.group(1) for m in
-                         re.finditer(r'"pid":(\d+),"event":"request","request_id":"([0-9a-f]+)"', f.read())}
-            seen = {rid: pid for rid, pid in found.items() if rid in wanted}
-            if len(seen) == len(wanted):
-                pids = set(seen.values())
-                break
-            time.sleep(0.05)
-        self.assertTrue(pids, "the request lines of the 80 notifications were not all in the log")
-        self.assertLessEqual(len(pids), base, "workers that served the notifications")
+                for line in f:
+                    if '"event":"request"' in line:
+                        entry = json.loads(line)
+                        if entry.get("request_id") in wanted:
+                            seen[entry["request_id"]] = (entry["pid"], entry["duration_ms"])
+            if len(seen) < len(wanted):
+                time.sleep(0.05)
+        self.assertEqual(len(seen), len(wanted), "the request lines of the 80 notifications in the log")
+        pids = {pid for pid, _ in seen.values()}
+        slow = sorted(ms for _, ms in seen.values() if ms >= 1.0)
+        self.assertLessEqual(len(pids), base + min(len(slow), len(threads)),
+                             "workers that served the notifications (base %d; durations of 1 ms or more: %s)"
+                             % (base, slow))
 
     def test_per_site_cap_answers_the_excess_at_once(self):
         sid, customers = SITES[5]
