@@ -116,17 +116,14 @@ class Database {
   // one: the first row of the result, nullopt when there is none.
   template <class Bind, class Read>
   auto one(const std::string& sql, Bind&& bind, Read&& read) -> std::optional<RowOf<Read>> {
-    return with(
-        sql,
-        [&](sql::PreparedStatement& st) -> std::optional<RowOf<Read>> {
-          Params params(st);
-          bind(params);
-          auto rs = query(st);
-          if (!rs->next()) return std::nullopt;
-          RowReader row(*rs);
-          return read(row);
-        },
-        Retry::kIdempotent);
+    return first_row(sql, bind, read, Retry::kIdempotent);
+  }
+
+  // take: the first row a write returns (DELETE ... RETURNING), nullopt
+  // when it returned none. Not re-run after a lost connection, as execute().
+  template <class Bind, class Read>
+  auto take(const std::string& sql, Bind&& bind, Read&& read) -> std::optional<RowOf<Read>> {
+    return first_row(sql, bind, read, Retry::kNever);
   }
 
   // execute: runs a statement without a result set (INSERT, UPDATE, DELETE,
@@ -197,6 +194,22 @@ class Database {
   sql::PreparedStatement& statement(const std::string& sql);
   sql::PreparedStatement& prepared(const std::string& sql);
   void refresh_if_idle();
+
+  template <class Bind, class Read>
+  auto first_row(const std::string& sql, Bind& bind, Read& read, Retry retry) -> std::optional<RowOf<Read>> {
+    return with(
+        sql,
+        [&](sql::PreparedStatement& st) -> std::optional<RowOf<Read>> {
+          Params params(st);
+          bind(params);
+          auto rs = query(st);
+          if (!rs->next()) return std::nullopt;
+          RowReader row(*rs);
+          return read(row);
+        },
+        retry);
+  }
+
   template <class Bind>
   int run_update(const std::string& sql, Bind& bind, Retry retry) {
     return with(

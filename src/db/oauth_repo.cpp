@@ -1,6 +1,10 @@
 #include "db/oauth_repo.hpp"
 
+#include <rapidjson/document.h>
+
 #include <sstream>
+
+#include "db/json_row_reader.hpp"
 
 namespace svc::db {
 namespace {
@@ -147,32 +151,46 @@ void OAuthRepo::insert_code(const OAuthCode& c) {
                          });
 }
 
-std::optional<CodeWithSession> OAuthRepo::find_code_with_session(const std::string& code_hash) {
-  static const std::string sql = "SELECT " + qualified_columns(kCodeColumns, "c") + ", " +
-                                 qualified_columns(kSessionColumns, "s") +
-                                 " FROM svc_oauth_codes c LEFT JOIN svc_sessions s ON s.id = c.session_id"
-                                 " WHERE c.code_hash = ?";
-  return db_.one(
-      sql, [&](Params& p) { p.text(code_hash); },
+std::optional<TakenCode> OAuthRepo::take_code(const std::string& code_hash, UserRepo& users) {
+  // The session and its user come back as one JSON array, from one
+  // subquery: RETURNING takes only scalar subqueries, and MariaDB spends
+  // about 20 µs on each, 90 µs on this one.
+  const std::string sql = std::string("DELETE FROM svc_oauth_codes WHERE code_hash = ? RETURNING ") + kCodeColumns +
+                          ", (SELECT JSON_ARRAY(" + qualified_columns(kSessionColumns, "s") + ", " +
+                          users.columns_without_password("u") + ") FROM svc_sessions s LEFT JOIN " +
+                          users.table().quoted() +
+                          " u ON u.id = s.user_id AND s.auth_table = ? WHERE s.id = svc_oauth_codes.session_id)";
+  return db_.take(
+      sql, [&](Params& p) { p.text(code_hash).text(users.table().str()); },
       [](RowReader& r) {
-        CodeWithSession found{read_code(r), read_session_row(r)};
-        if (found.session->id.empty()) found.session.reset();  // LEFT JOIN: no session row
-        return found;
+        TakenCode taken{read_code(r), std::nullopt, std::nullopt};
+        rapidjson::Document rows;
+        const std::string json_text = r.text();  // NULL (no session row) reads as "", which is no array
+        rows.Parse(json_text.c_str(), json_text.size());
+        if (rows.HasParseError() || !rows.IsArray()) return taken;
+        JsonRowReader json(rows);
+        taken.session = read_session_row(json);
+        taken.user = UserRepo::read(json);
+        if (taken.user->id == 0) taken.user.reset();  // another table's session, or no user row
+        return taken;
       });
 }
 
-bool OAuthRepo::spend_code(const std::string& code_hash, long long now) {
-  return db_.execute("UPDATE svc_oauth_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL",
-                     [&](Params& p) { p.integer(now).text(code_hash); }) == 1;
+std::optional<SessionRow> OAuthRepo::session_of_code(const std::string& code_hash) {
+  static const std::string sql = "SELECT " + qualified_columns(kSessionColumns, "s") +
+                                 " FROM svc_oauth_grants g JOIN svc_sessions s ON s.id = g.session_id"
+                                 " WHERE g.code_hash = ?";
+  return db_.one(
+      sql, [&](Params& p) { p.text(code_hash); }, read_session_row);
 }
 
 void OAuthRepo::insert_grant(const OAuthGrant& g) {
   db_.execute_idempotent(
-      "INSERT IGNORE INTO svc_oauth_grants (session_id, site_id, client_id, scope, sso_session_id, created_at)"
-      " VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT IGNORE INTO svc_oauth_grants (session_id, site_id, client_id, scope, sso_session_id, created_at,"
+      " code_hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
       [&](Params& p) {
         p.text(g.session_id).integer(g.site_id).text(g.client_id).text(g.scope).text(g.sso_session_id);
-        p.integer(g.created_at);
+        p.integer(g.created_at).text_or_null(g.code_hash);
       });
 }
 

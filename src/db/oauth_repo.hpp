@@ -11,6 +11,7 @@
 
 #include "db/database.hpp"
 #include "db/session_repo.hpp"
+#include "db/user_repo.hpp"
 
 namespace svc::db {
 
@@ -63,11 +64,14 @@ struct OAuthCode {
   std::optional<long long> used_at;
 };
 
-// A code and the session it was issued for, read together (the token
-// endpoint's exchange); no session when that row is gone.
-struct CodeWithSession {
+// A code taken for its exchange (deleted: a code is good once), with the
+// session it was issued for and that session's user, read in the same
+// statement. No session when that row is gone; no user when the session is
+// not of the table the take was asked for (or the user is gone).
+struct TakenCode {
   OAuthCode code;
   std::optional<SessionRow> session;
+  std::optional<User> user;
 };
 
 struct OAuthGrant {
@@ -77,6 +81,9 @@ struct OAuthGrant {
   std::string scope;
   std::string sso_session_id;
   long long created_at = 0;
+  // The SHA-256 hex of the code the grant was issued with (written, for
+  // OAuthRepo::session_of_code; "" = none).
+  std::string code_hash;
 };
 
 class OAuthRepo {
@@ -99,10 +106,14 @@ class OAuthRepo {
   bool finish_request(const std::string& id, long long now);
 
   void insert_code(const OAuthCode& code);
-  // The code and its session's row, in one statement.
-  std::optional<CodeWithSession> find_code_with_session(const std::string& code_hash);
-  // Spends the code; true when this call did (of two callers only one can).
-  bool spend_code(const std::string& code_hash, long long now);
+  // Deletes the code and returns it with its session's row and, when the
+  // session is of `users`' table, its user: one statement (DELETE ...
+  // RETURNING), the exchange's only one. Of two callers only one gets it.
+  std::optional<TakenCode> take_code(const std::string& code_hash, UserRepo& users);
+  // The session a code was issued for, through its grant: what a code that
+  // comes back after it was taken names (RFC 6749 4.1.2). nullopt when no
+  // grant was issued with the code or its session row is gone.
+  std::optional<SessionRow> session_of_code(const std::string& code_hash);
 
   void insert_grant(const OAuthGrant& grant);
   std::optional<OAuthGrant> find_grant(const std::string& session_id);

@@ -13,11 +13,48 @@
 
 namespace svc::db {
 
+// Reads the columns of a row into fields, one column each, in order, by
+// the field's type: std::string by text(), bool by flag(), another integer
+// type by integer() (cast to the field's type: the column fits it), an
+// optional integer likewise but nullopt for NULL. `Source` has text(),
+// integer() and null_next() (the next column is NULL), each advancing past
+// what it read but null_next().
+// Usage: r.read(user.id, user.email, user.active);
+template <class Source>
+class FieldReader {
+ public:
+  bool flag() { return self().integer() != 0; }
+
+  template <class... Fields>
+  void read(Fields&... fields) {
+    (read_one(fields), ...);
+  }
+
+ private:
+  Source& self() { return static_cast<Source&>(*this); }
+  void read_one(std::string& out) { out = self().text(); }
+  void read_one(bool& out) { out = flag(); }
+  template <class Int>
+  requires std::is_integral_v<Int>
+  void read_one(Int& out) { out = static_cast<Int>(self().integer()); }
+  template <class Int>
+  requires std::is_integral_v<Int>
+  void read_one(std::optional<Int>& out) {
+    const bool null = self().null_next();
+    const long long value = self().integer();
+    if (null) {
+      out.reset();
+    } else {
+      out = static_cast<Int>(value);
+    }
+  }
+};
+
 // Reads the columns of the current row in SELECT-list order, by index (a
 // lookup by name costs Connector/C++ an upper-casing search per column, which
 // showed in profiles of the hot lookups). NULL reads as "" / 0. One reader
 // per row: it starts at the first column.
-class RowReader {
+class RowReader : public FieldReader<RowReader> {
  public:
   explicit RowReader(sql::ResultSet& rs) : rs_(rs) {}
   std::string text() {
@@ -28,50 +65,30 @@ class RowReader {
     unsigned i = next_++;
     return rs_.isNull(i) ? 0 : static_cast<long long>(rs_.getInt64(i));
   }
-  bool flag() { return integer() != 0; }
-
-  // Reads the next columns into these fields, one column each, in order, by
-  // the field's type: std::string by text(), bool by flag(), another integer
-  // type by integer() (cast to the field's type: the column fits it), an
-  // optional integer likewise but nullopt for NULL.
-  // Usage: r.read(user.id, user.email, user.active);
-  template <class... Fields>
-  void read(Fields&... fields) {
-    (read_one(fields), ...);
-  }
+  bool null_next() { return rs_.isNull(next_); }
 
  private:
-  void read_one(std::string& out) { out = text(); }
-  void read_one(bool& out) { out = flag(); }
-  template <class Int>
-  requires std::is_integral_v<Int>
-  void read_one(Int& out) { out = static_cast<Int>(integer()); }
-  template <class Int>
-  requires std::is_integral_v<Int>
-  void read_one(std::optional<Int>& out) {
-    if (rs_.isNull(next_)) {
-      ++next_;
-      out.reset();
-    } else {
-      out = static_cast<Int>(integer());
-    }
-  }
-
   sql::ResultSet& rs_;
   unsigned next_ = 1;
 };
 
 // A row reader for a struct whose fields are the SELECT list, in order: each
 // column goes into the next of `Fields` (pointers to Row's members) as
-// RowReader::read reads it. Pass it where a reader goes:
+// FieldReader::read reads it, from a RowReader or another FieldReader.
+// Pass it where a reader goes:
 //   constexpr auto read_site = read_fields<Site, &Site::id, &Site::name>;
 //   db.rows("SELECT id, name FROM svc_sites", kNoParams, read_site);
 template <class Row, auto... Fields>
-Row read_fields(RowReader& r) {
-  Row row;
-  r.read((row.*Fields)...);
-  return row;
-}
+struct FieldsOf {
+  template <class Reader>
+  Row operator()(Reader& r) const {
+    Row row;
+    r.read((row.*Fields)...);
+    return row;
+  }
+};
+template <class Row, auto... Fields>
+inline constexpr FieldsOf<Row, Fields...> read_fields{};
 
 // A SELECT list of one table's columns in a join: "a, b" with alias "t"
 // is "t.a, t.b".

@@ -7,13 +7,7 @@
 namespace svc::db {
 namespace {
 
-// In the order of UserRepo::select().
-User read_user(RowReader& r) {
-  User u;
-  r.read(u.id, u.email, u.password, u.first_name, u.last_name, u.role, u.mobile, u.active, u.token_version,
-         u.email_verified);
-  return u;
-}
+User read_user(RowReader& r) { return UserRepo::read(r); }
 
 constexpr int kDuplicateKey = 1062;
 constexpr int kUnknownColumn = 1054;
@@ -40,10 +34,17 @@ bool UserRepo::tracks_verification() {
 }
 
 std::string UserRepo::select(const char* where, const std::string& extra) {
-  const char* verified = tracks_verification() ? "email_verified_at IS NOT NULL" : "0";
-  return std::string("SELECT id, user_email, password, first_name, last_name, primary_role, mobile, active,") +
-         " token_version, " + verified + extra + " FROM " + table_.quoted() + " WHERE " + where;
+  return "SELECT " + columns("", "password") + extra + " FROM " + table_.quoted() + " WHERE " + where;
 }
+
+std::string UserRepo::columns(const std::string& prefix, const char* password) {
+  const std::string verified = tracks_verification() ? prefix + "email_verified_at IS NOT NULL" : "0";
+  const std::string& p = prefix;
+  return p + "id, " + p + "user_email, " + password + ", " + p + "first_name, " + p + "last_name, " + p +
+         "primary_role, " + p + "mobile, " + p + "active, " + p + "token_version, " + verified;
+}
+
+std::string UserRepo::columns_without_password(const std::string& alias) { return columns(alias + ".", "NULL"); }
 
 std::optional<User> UserRepo::find_by_email(const std::string& email) {
   return db_.one(

@@ -81,9 +81,24 @@ class UserRepo {
 
   const TableName& table() const { return table_; }
 
+  // The User columns read() reads, in its order, as a SELECT list of the
+  // table as `alias` ("u.id, u.user_email, ..."); the password reads as NULL.
+  std::string columns_without_password(const std::string& alias);
+  // Reads one row of those columns (from a RowReader or another FieldReader).
+  template <class Reader>
+  static User read(Reader& r) {
+    User u;
+    r.read(u.id, u.email, u.password, u.first_name, u.last_name, u.role, u.mobile, u.active, u.token_version,
+           u.email_verified);
+    return u;
+  }
+
  private:
   // SELECT of the User columns (then `extra`, ", ..." or "") FROM the table WHERE `where`.
   std::string select(const char* where, const std::string& extra = "");
+  // The SELECT list of read(), each column after `prefix` ("" or "u."), with
+  // `password` for the password column.
+  std::string columns(const std::string& prefix, const char* password);
   Database& db_;
   TableName table_;
 };

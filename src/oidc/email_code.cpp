@@ -37,8 +37,8 @@ bool is_address(const std::string& email) { return email.size() <= 254 && http::
 // What the service asks for, on the first [auth] tables table (as the
 // password form).
 auth::EmailCodeRequest ask_of(const Live& live, const std::string& email, core::Context& ctx) {
-  auto table = db::allowlisted(ctx.config.auth.tables.front(), ctx.config.auth.tables);
-  return {email, live.site.id, *table};
+  const db::TableName table = sign_in_table(ctx);
+  return {email, live.site.id, table};
 }
 
 // The typed code without the spaces a reader may type between the digits.

@@ -77,10 +77,12 @@ std::string issue_code(const Step& step, const SsoSession& sso, const http::Requ
   const auth::SessionTicket ticket = auth::open_session(ctx, http, sso.user, sso.session.table, step.site.id, sign_in);
   db::OAuthRepo repo(ctx.db);
   const long long now = ctx.clock.now();
-  repo.insert_grant({ticket.id, step.site.id, step.client.client_id, step.request.scope, sso.session.id, now});
   const std::string code = random_token();
+  const std::string code_hash = hash_hex(code);
+  repo.insert_grant(
+      {ticket.id, step.site.id, step.client.client_id, step.request.scope, sso.session.id, now, code_hash});
   db::OAuthCode row;
-  row.code_hash = hash_hex(code);
+  row.code_hash = code_hash;
   row.site_id = step.site.id;
   row.client_id = step.client.client_id;
   row.redirect_uri = step.request.redirect_uri;
@@ -111,14 +113,22 @@ std::vector<std::string> amr_of(const db::SessionRow& session) {
   return out;
 }
 
+db::TableName sign_in_table(core::Context& ctx) {
+  return *db::allowlisted(ctx.config.auth.tables.front(), ctx.config.auth.tables);
+}
+
 std::optional<SsoSession> sso_of(core::Context& ctx, const std::string& sid) {
   return sso_of(ctx, db::SessionRepo(ctx.db).find(sid));
 }
 
-std::optional<SsoSession> sso_of(core::Context& ctx, const std::optional<db::SessionRow>& session) {
+std::optional<SsoSession> sso_of(core::Context& ctx, const std::optional<db::SessionRow>& session,
+                                 const std::optional<db::User>& read_with_it) {
   if (!session || session->revoked_at || session->expires_at <= ctx.clock.now()) return std::nullopt;
   auto table = db::allowlisted(session->table, ctx.config.auth.tables);
-  auto user = table ? auth::find_user_recent(ctx, *table, session->user_id) : std::nullopt;
+  if (!table) return std::nullopt;
+  auto user = read_with_it && read_with_it->id == session->user_id
+                  ? read_with_it
+                  : auth::find_user_recent(ctx, *table, session->user_id);
   if (!user || !user->active) return std::nullopt;
   return SsoSession{*session, *user};
 }

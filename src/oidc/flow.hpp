@@ -30,10 +30,15 @@ struct SsoSession {
   db::User user;
 };
 std::optional<SsoSession> current_sso(const http::Request& request, core::Context& ctx, long long site_id);
+// The auth table the hosted pages sign users in from: the first of [auth]
+// tables (the config loader refuses an empty list).
+db::TableName sign_in_table(core::Context& ctx);
 // The session `sid` as a single sign-on session, when open and its user active.
 std::optional<SsoSession> sso_of(core::Context& ctx, const std::string& sid);
-// The same of a session row already read (nullopt: none).
-std::optional<SsoSession> sso_of(core::Context& ctx, const std::optional<db::SessionRow>& session);
+// The same of a session row already read (nullopt: none), and of its user
+// when that was read with it (else the user is looked up).
+std::optional<SsoSession> sso_of(core::Context& ctx, const std::optional<db::SessionRow>& session,
+                                 const std::optional<db::User>& user = std::nullopt);
 
 // A session's amr column as a list.
 std::vector<std::string> amr_of(const db::SessionRow& session);

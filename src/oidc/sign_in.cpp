@@ -41,8 +41,8 @@ http::Response sign_in_again(int status, const Live& live, const std::string& cs
   PageFields f = fields_of(live, csrf, std::move(error));
   f.email_code = !live.site.disable_email;
   if (db::PasskeyRepo(ctx.db).find_rp(live.site.id)) {
-    auto table = db::allowlisted(ctx.config.auth.tables.front(), ctx.config.auth.tables);
-    const auth::passkey::Ceremony ceremony = auth::passkey::open_login(ctx, live.site.id, std::nullopt, *table);
+    const db::TableName table = sign_in_table(ctx);
+    const auth::passkey::Ceremony ceremony = auth::passkey::open_login(ctx, live.site.id, std::nullopt, table);
     f.passkey_options = ceremony.options_json;
     f.passkey_challenge = ceremony.challenge_token;
   }
@@ -82,8 +82,8 @@ http::Response sign_in_submit(const http::Request& http, core::Context& ctx) {
   if (email.empty() || email.size() > 254 || password.empty() || password.size() > auth::kMaxPasswordBytes) {
     return sign_in_again(400, *live, csrf, "Enter your e-mail address and password.", email, ctx);
   }
-  auto table = db::allowlisted(ctx.config.auth.tables.front(), ctx.config.auth.tables);
-  auth::LoginResult result = auth::log_in({email, password, *table, live->site.id}, http, ctx);
+  const db::TableName table = sign_in_table(ctx);
+  auth::LoginResult result = auth::log_in({email, password, table, live->site.id}, http, ctx);
   switch (result.outcome) {
     case auth::LoginOutcome::kOk:
       return signed_in(*live, result.session.tokens.sid, http, ctx);
@@ -193,8 +193,8 @@ http::Response forgot_submit(const http::Request& http, core::Context& ctx) {
     return message_page(400, "Password reset is not available",
                         "This site has no page to set a new password. Ask its administrator.");
   }
-  auto table = db::allowlisted(ctx.config.auth.tables.front(), ctx.config.auth.tables);
-  auth::request_password_reset(ctx, http, email, live->site.id, *table, std::nullopt);
+  const db::TableName table = sign_in_table(ctx);
+  auth::request_password_reset(ctx, http, email, live->site.id, table, std::nullopt);
   return forgot_sent_page(fields);
 }
 

@@ -90,22 +90,27 @@ http::Response exchange_code(const Params& p, const db::Site& site, const db::OA
   if (code.empty() || code.size() > 64) throw oauth_error(400, "invalid_request", "code is required");
   db::OAuthRepo repo(ctx.db);
   const std::string hash = hash_hex(code);
-  // The code and its session in one read: the exchange's statements are most of its cost.
-  auto found = repo.find_code_with_session(hash);
-  if (!found) throw invalid_grant("unknown code");
-  const db::OAuthCode& row = found->code;
-  // Spent first, checked after: a code is good for one attempt, whoever
-  // makes it; its second presentation ends what the first one issued.
-  if (!repo.spend_code(hash, ctx.clock.now())) {
-    revoke_code_session(found->session, ctx);
+  // Taken first, checked after: a code is good for one attempt, whoever
+  // makes it; its second presentation ends what the first one issued. The
+  // take reads the session and its user in the same statement (for the
+  // first allowlisted table, where single-table hosts keep every user): the
+  // exchange's statements were most of its cost (docs/decisions.md "Issue
+  // 39: one statement for the code exchange").
+  db::UserRepo users(ctx.db, sign_in_table(ctx));
+  auto taken = repo.take_code(hash, users);
+  if (!taken) {
+    auto session = repo.session_of_code(hash);
+    if (!session) throw invalid_grant("unknown code");
+    revoke_code_session(session, ctx);
     throw invalid_grant("the code was already used");
   }
+  const db::OAuthCode& row = taken->code;
   if (row.client_id != client.client_id || row.site_id != site.id) throw invalid_grant("the code is another client's");
   if (row.expires_at <= ctx.clock.now()) throw invalid_grant("the code has expired");
   if (p.value("redirect_uri") != row.redirect_uri) throw invalid_grant("redirect_uri differs from the request's");
   if (!pkce_ok(row, p.value("code_verifier"))) throw invalid_grant("PKCE verification failed");
   if (client.is_public && row.code_challenge.empty()) throw invalid_grant("PKCE is required");
-  auto s = sso_of(ctx, found->session);
+  auto s = sso_of(ctx, taken->session, taken->user);
   if (!s) throw invalid_grant("the session has ended");
   const auth::SignIn sign_in{s->session.auth_time, amr_of(s->session)};
   Issued issued;

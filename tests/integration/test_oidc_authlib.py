@@ -13,6 +13,7 @@ Every reply, authlib's included (a requests response hook), is checked
 against docs/openapi.yaml.
 """
 
+import hashlib
 import html.parser
 import json
 import os
@@ -689,6 +690,9 @@ class OidcBadInputTest(ApiTest):
         code = self.signed_in_code(browser)
         first = self.exchange(code)
         self.assertEqual(first.status_code, 200, first.text)
+        # A spent code leaves no row: its grant keeps its hash for the replay.
+        code_hash = hashlib.sha256(code.encode()).hexdigest()
+        self.assertEqual(sql("SELECT COUNT(*) FROM svc_oauth_codes WHERE code_hash = '%s'" % code_hash), [["0"]])
         self.assertOAuthError(self.exchange(code), 400, "invalid_grant")
         refresh = requests.post(self.meta["token_endpoint"], hooks={"response": check_reply},
                                 auth=(self.client["client_id"], self.client["client_secret"]),
