@@ -106,14 +106,16 @@ class OAuthRepo {
   bool finish_request(const std::string& id, long long now);
 
   void insert_code(const OAuthCode& code);
-  // Deletes the code and returns it with its session's row and, when the
-  // session is of `users`' table, its user: one statement (DELETE ...
-  // RETURNING), the exchange's only one. Of two callers only one gets it.
-  std::optional<TakenCode> take_code(const std::string& code_hash, UserRepo& users);
-  // The session a code was issued for, through its grant: what a code that
-  // comes back after it was taken names (RFC 6749 4.1.2). nullopt when no
-  // grant was issued with the code or its session row is gone.
-  std::optional<SessionRow> session_of_code(const std::string& code_hash);
+  // Deletes site `site_id`'s code and returns it with its session's row
+  // and, when the session is of `users`' table, its user: one statement
+  // (DELETE ... RETURNING), the exchange's only one. Of two callers only
+  // one gets it.
+  std::optional<TakenCode> take_code(const std::string& code_hash, long long site_id, UserRepo& users);
+  // The session a code of site `site_id` was issued for, through its grant:
+  // what a code that comes back after it was taken names (RFC 6749 4.1.2).
+  // nullopt when no grant of the site was issued with the code or its
+  // session row is gone.
+  std::optional<SessionRow> session_of_code(const std::string& code_hash, long long site_id);
 
   void insert_grant(const OAuthGrant& grant);
   std::optional<OAuthGrant> find_grant(const std::string& session_id);

@@ -97,15 +97,15 @@ http::Response exchange_code(const Params& p, const db::Site& site, const db::OA
   // exchange's statements were most of its cost (docs/decisions.md "Issue
   // 39: one statement for the code exchange").
   db::UserRepo users(ctx.db, sign_in_table(ctx));
-  auto taken = repo.take_code(hash, users);
+  auto taken = repo.take_code(hash, site.id, users);
   if (!taken) {
-    auto session = repo.session_of_code(hash);
+    auto session = repo.session_of_code(hash, site.id);
     if (!session) throw invalid_grant("unknown code");
     revoke_code_session(session, ctx);
     throw invalid_grant("the code was already used");
   }
   const db::OAuthCode& row = taken->code;
-  if (row.client_id != client.client_id || row.site_id != site.id) throw invalid_grant("the code is another client's");
+  if (row.client_id != client.client_id) throw invalid_grant("the code is another client's");
   if (row.expires_at <= ctx.clock.now()) throw invalid_grant("the code has expired");
   if (p.value("redirect_uri") != row.redirect_uri) throw invalid_grant("redirect_uri differs from the request's");
   if (!pkce_ok(row, p.value("code_verifier"))) throw invalid_grant("PKCE verification failed");
