@@ -193,7 +193,7 @@ GRANT SELECT ON svc.svc_folders TO 'svc_merge'@'localhost';
 SQL
   if [ "$(mysql_root -N svc -e 'SELECT COUNT(*) FROM svc_sites WHERE id = 1')" = "0" ]; then
     say "seeding demo site 1, demo user and templates"
-    "$bin/svc-admin" --config "$dir/svc.conf" site create --id 1 --name Demo --domain localhost \
+    "$bin/svc-admin" --config "$dir/svc.conf" site create --id 1 --name Demo --domain localhost --user-pool default \
       --reset-url "http://127.0.0.1:$http_port/account/reset" --allowed-hosts "localhost,127.0.0.1" \
       --email-from "Demo <no-reply@demo.example>" --vapid-subject "mailto:admin@demo.example" >"$dir/site-create.out"
     save_site_key "$dir/site-create.out"

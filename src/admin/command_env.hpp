@@ -35,12 +35,19 @@ struct CommandEnv {
 };
 
 // The user a command names: --email E in --table T (default: the first of
-// [auth] tables). UsageError for a table not in [auth] tables,
-// std::runtime_error "no user with e-mail E in T" when there is none.
+// [auth] tables), in the user pool of --site N (design "User pools").
+// Without --site the address must be in one pool only. UsageError for a
+// table not in [auth] tables or an address in several pools (the message
+// names their sites); std::runtime_error "no user with e-mail E in T" when
+// there is none, or "no site with id N".
 struct NamedUser {
   db::TableName table;
   db::User user;
 };
 NamedUser named_user(const Args& args, CommandEnv& env);
+
+// The user pool of --site N (its site must exist), or the default pool
+// when the command names no site.
+long long site_pool(const Args& args, CommandEnv& env);
 
 }  // namespace svc::admin

@@ -26,6 +26,7 @@
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"
 #include "db/migrations.hpp"
+#include "db/user_pool_ddl.hpp"
 
 namespace svc::admin {
 namespace {
@@ -39,12 +40,30 @@ void print_blocking(std::FILE* out, const db::BlockingStatement& b, long long ma
 }
 
 // Prints what `migrate` would apply, statement by statement, and applies nothing.
-int migrate_dry_run(const std::vector<db::Migration>& pending, const std::vector<db::BlockingStatement>& blocking,
-                    long long max_rows) {
+// The user-pool statements every table of [auth] tables needs (sql/034
+// does svc_users; db/user_pool_ddl.hpp the others), in the order of the list.
+std::vector<std::pair<std::string, std::vector<std::string>>> auth_table_ddl(CommandEnv& env) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  for (const auto& name : env.config.auth.tables) {
+    if (name == "svc_users") continue;  // sql/034
+    auto table = db::allowlisted(name, env.config.auth.tables);
+    auto statements = db::user_pool_ddl(env.db, *table);
+    if (!statements.empty()) out.emplace_back(name, std::move(statements));
+  }
+  return out;
+}
+
+int migrate_dry_run(CommandEnv& env, const std::vector<db::Migration>& pending,
+                    const std::vector<db::BlockingStatement>& blocking, long long max_rows) {
   std::printf("migrate: dry run, %zu pending\n", pending.size());
   for (const auto& m : pending) {
     std::printf("-- %s\n", m.name.c_str());
     for (const auto& statement : db::split_statements(m.sql)) std::printf("%s", statement.c_str());
+  }
+  // Before sql/034 has run on svc_users these are what it will need then.
+  for (const auto& [table, statements] : auth_table_ddl(env)) {
+    std::printf("-- [auth] tables: %s (user pools)\n", table.c_str());
+    for (const auto& statement : statements) std::printf("%s;\n", statement.c_str());
   }
   for (const auto& b : blocking) {
     std::printf("would refuse: ");
@@ -63,7 +82,7 @@ int cmd_migrate(const Args& args, const std::string& config_path) {
   std::printf("migrate: %zu migration files in %s\n", migrations.size(), dir.c_str());
   const auto pending = db::pending_migrations(env.db, migrations);
   const auto blocking = db::blocking_statements(env.db, pending, max_rows);
-  if (args.flag("dry-run")) return migrate_dry_run(pending, blocking, max_rows);
+  if (args.flag("dry-run")) return migrate_dry_run(env, pending, blocking, max_rows);
   if (!blocking.empty() && !args.flag("allow-blocking")) {
     for (const auto& b : blocking) {
       std::fprintf(stderr, "migrate: refused: ");
@@ -75,6 +94,13 @@ int cmd_migrate(const Args& args, const std::string& config_path) {
     return 1;
   }
   db::migrate(env.db, migrations, [](const std::string& line) { std::printf("%s\n", line.c_str()); });
+  for (const auto& [table, statements] : auth_table_ddl(env)) {
+    for (const auto& statement : statements) {
+      std::printf("migrate: %s: %s\n", table.c_str(), statement.c_str());
+      std::fflush(stdout);
+      env.db.execute_trusted(statement);
+    }
+  }
   // The first access-token signing key, so a fresh install issues tokens.
   const std::string kid = ensure_signing_key(env.config, env.db);
   if (!kid.empty()) std::printf("signing key %s created (%s)\n", kid.c_str(), env.config.tokens.access_alg.c_str());
@@ -168,16 +194,19 @@ const std::vector<Command>& commands() {
        "               make the site's DKIM key, print the DNS TXT record to publish"},
       {{"user", "create"},
        cmd_user_create,
-       "user create --email E [--first F --last L --role R --mobile M --table T] [--verified] < password\n"
-       "               (--verified: the address is proven, as a verification link would)"},
+       "user create --email E [--site N] [--first F --last L --role R --mobile M --table T] [--verified] < password\n"
+       "               (in the user pool of site N, else the default pool; --verified: the address is\n"
+       "               proven, as a verification link would)"},
       {{"user", "delete"},
        cmd_user_delete,
        "user delete --email E [--site N] [--table T]   delete a user and every row keyed to them\n"
        "               (audit keeps a hashed id; the notice comes from site N, else from svc)"},
-      {{"user", "export"}, cmd_user_export, "user export --email E [--table T]   print every row about a user as JSON"},
+      {{"user", "export"},
+       cmd_user_export,
+       "user export --email E [--site N] [--table T]   print every row about a user as JSON"},
       {{"users", "mfa-reset"},
        cmd_users_mfa_reset,
-       "users mfa-reset --email E [--table T]   remove a user's second factor (lost device)"},
+       "users mfa-reset --email E [--site N] [--table T]   remove a user's second factor (lost device)"},
       {{"template", "set"},
        cmd_template_set,
        "template set --site N --event E --subject-file F --content-file F [--from ADDR] [--bcc LIST]\n"
@@ -237,7 +266,7 @@ const std::vector<Command>& commands() {
        "sessions list --email E [--site N] [--table T]   a user's open sessions, newest first"},
       {{"sessions", "revoke"},
        cmd_sessions_revoke,
-       "sessions revoke --email E [--table T] | --id ID   end a user's sessions, or one (refresh refused)"},
+       "sessions revoke --email E [--site N] [--table T] | --id ID   end a user's sessions, or one (refresh refused)"},
       {{"sessions", "purge"},
        cmd_sessions_purge,
        "sessions purge --older-than 30d [--batch 1000] [--pause-ms 20] [--dry-run]   delete ended sessions"},

@@ -47,7 +47,7 @@ int cmd_sessions_list(const Args& args, const std::string& config_path) {
 }
 
 int cmd_sessions_revoke(const Args& args, const std::string& config_path) {
-  args.allow_only({"email", "id", "table"});
+  args.allow_only({"email", "id", "table", "site"});
   const bool by_id = args.get("id").has_value();
   if (by_id == args.get("email").has_value()) throw UsageError("sessions revoke takes --email E or --id ID");
   CommandEnv env(config_path);

@@ -89,7 +89,40 @@ std::vector<std::string> with_mail_options(std::vector<std::string> options) {
   options.push_back("min-password-score");
   options.push_back("rp-id");
   options.push_back("origins");
+  options.push_back("user-pool");
   return options;
+}
+
+// --user-pool own|default|site:N (design "User pools"): the pool a site's
+// users live in. nullopt = the option is absent; 0 = "own" (a new pool).
+std::optional<long long> user_pool_option(const Args& args, db::Database& db) {
+  auto v = args.get("user-pool");
+  if (!v) return std::nullopt;
+  if (*v == "own") return 0;
+  if (*v == "default") return db::kDefaultPool;
+  const std::string usage = "--user-pool expects own, default or site:N (the pool of site N)";
+  if (v->rfind("site:", 0) != 0) throw UsageError(usage + ", not '" + *v + "'");
+  const std::string digits = v->substr(5);
+  if (digits.empty() || digits.size() > 18 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    throw UsageError(usage + ", not '" + *v + "'");
+  }
+  const long long other = std::stoll(digits);
+  auto site = db::SiteRepo(db).find(other);
+  if (!site) throw UsageError("--user-pool site:" + digits + ": no site with id " + digits);
+  return site->user_pool;
+}
+
+// "pool 5, shared with sites 3, 4" / "pool 1 (default), no other site".
+std::string pool_line(db::Database& db, const db::Site& site) {
+  std::string others;
+  for (long long id : db::SiteRepo(db).sites_in_pool(site.user_pool)) {
+    if (id != site.id) others += (others.empty() ? "" : ", ") + std::to_string(id);
+  }
+  return std::to_string(site.user_pool) + (site.user_pool == db::kDefaultPool ? " (default)" : "") +
+         (others.empty()
+              ? ", no other site"
+              : ", shared with site" + std::string(others.find(',') == std::string::npos ? " " : "s ") + others);
 }
 
 // A WebAuthn RP id: a lower-case host name (labels of [a-z0-9-], dots
@@ -210,7 +243,8 @@ void apply_account_mails(const Args& args, db::Database& db, long long site_id) 
   }
 }
 
-void print_site_identity(const CommandEnv& env, const db::Site& site) {
+void print_site_identity(CommandEnv& env, const db::Site& site) {
+  std::printf("user_pool:       %s\n", pool_line(env.db, site).c_str());
   std::printf("verify_email:    %s\n", site.verify_email ? "true" : "false");
   std::printf("new_device_mail: %s\n", site.new_device_mail ? "on" : "off");
   std::printf("min_password_score: %d%s\n", site.min_password_score, site.min_password_score == 0 ? " (off)" : "");
@@ -296,6 +330,21 @@ constexpr const char* kSenderNeeded =
     "a site that sends mail needs a sender: --email-from 'Name <ADDR>', or --domain D to send as no-reply@D "
     "(or --disable-email true)";
 
+// site set --user-pool: refused while the site's pool holds users that
+// signed in through it (moving users between pools is no command), before
+// anything of the command is written.
+void apply_user_pool(const Args& args, db::Database& db, const db::Site& site) {
+  auto pool = user_pool_option(args, db);
+  if (!pool || *pool == site.user_pool) return;
+  db::SiteRepo repo(db);
+  if (repo.has_sessions(site.id)) {
+    throw UsageError("--user-pool: site " + std::to_string(site.id) + " has users who signed in through it (pool " +
+                     std::to_string(site.user_pool) +
+                     "); a site's pool cannot change once it has sessions, since they would lose their accounts");
+  }
+  repo.set_user_pool(site.id, *pool != 0 ? *pool : repo.create_pool());
+}
+
 // A new site's sender (issue 36): --email-from as given, else no-reply@ the
 // site's --domain; a site without either sends no mail or is refused (an
 // empty From: header is one relays reject).
@@ -322,6 +371,10 @@ std::string site_options_help() {
          "  and change; 0, the default, is off)\n"
          "  --rp-id DOMAIN|none --origins URL[,URL...] (passkeys: the WebAuthn relying party and\n"
          "  the origins of its pages; default https://DOMAIN)\n"
+         "  --user-pool own|default|site:N (where its users live: a pool of its own, the default\n"
+         "  pool of requests without appID, or the pool of site N, for sites that share users and\n"
+         "  single sign-on; site create defaults to own; site set refuses a change once users\n"
+         "  signed in to the site)\n"
          "  (site create also takes --id N to keep an existing appID; it generates a key unless\n"
          "  --api-key none; a generated key is printed once as 'site_key: KEY'; without\n"
          "  --email-from it sends as no-reply@DOMAIN, and without --domain either it is refused\n"
@@ -336,7 +389,10 @@ int cmd_site_create(const Args& args, const std::string& config_path) {
   apply_options(args, s);
   derive_sender(s);
   CommandEnv env(config_path);
+  // A new site gets a pool of its own unless told otherwise (design "User pools").
+  const long long pool = user_pool_option(args, env.db).value_or(0);
   std::string key = apply_api_key(args.get("api-key").value_or("generate"), s);
+  s.user_pool = pool != 0 ? pool : db::SiteRepo(env.db).create_pool();
   long long id = db::SiteRepo(env.db).create(s);
   // The id stays the last line: scripts read it from there.
   if (!key.empty()) std::printf("site_key: %s\n", key.c_str());
@@ -353,6 +409,7 @@ int cmd_site_set(const Args& args, const std::string& config_path) {
   CommandEnv env(config_path);
   db::Site site = env.site(args.required_integer("site"));
   apply_options(args, site);
+  apply_user_pool(args, env.db, site);
   // A change of sender or of disable_email must not leave a site that mails without one.
   const bool mail_settings = args.get("email-from") || args.get("disable-email");
   if (mail_settings && site.email_from.empty() && !site.disable_email) throw UsageError(kSenderNeeded);
@@ -387,8 +444,9 @@ int cmd_site_list(const Args& args, const std::string& config_path) {
   args.allow_only({});
   CommandEnv env(config_path);
   for (const auto& s : db::SiteRepo(env.db).list()) {
-    std::printf("%lld\t%s\t%s\t%s\t%s\n", s.id, s.name.c_str(), s.active ? "active" : "inactive",
-                s.disable_email ? "email disabled" : "email enabled", s.api_key_hash.empty() ? "KEYLESS" : "keyed");
+    std::printf("%lld\t%s\t%s\t%s\t%s\tpool %lld\n", s.id, s.name.c_str(), s.active ? "active" : "inactive",
+                s.disable_email ? "email disabled" : "email enabled", s.api_key_hash.empty() ? "KEYLESS" : "keyed",
+                s.user_pool);
   }
   return 0;
 }

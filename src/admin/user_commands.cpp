@@ -25,8 +25,9 @@ std::string name_option(const Args& args, const std::string& option) {
 }  // namespace
 
 int cmd_user_create(const Args& args, const std::string& config_path) {
-  args.allow_only({"email", "first", "last", "role", "mobile", "table", "verified"});
+  args.allow_only({"email", "first", "last", "role", "mobile", "table", "verified", "site"});
   CommandEnv env(config_path);
+  const long long pool = site_pool(args, env);
   auto table = db::allowlisted(args.get("table").value_or("svc_users"), env.config.auth.tables);
   if (!table) throw UsageError("--table must be one of [auth] tables");
   db::NewUser u;
@@ -36,8 +37,8 @@ int cmd_user_create(const Args& args, const std::string& config_path) {
   u.password_hash = env.hash_password_from_stdin("user create");
   u.role = args.get("role").value_or("user");
   u.mobile = args.get("mobile").value_or("");
-  auto id = db::UserRepo(env.db, *table).insert(u);
-  if (!id) throw std::runtime_error("a user with e-mail " + u.email + " already exists");
+  auto id = db::UserRepo(env.db, *table, pool).insert(u);
+  if (!id) throw std::runtime_error("a user with e-mail " + u.email + " already exists in that user pool");
   // --verified: the operator vouches for the address (the user may enrol a
   // second factor or a passkey at once; docs/decisions.md, issue 36).
   if (args.flag("verified")) db::UserRepo(env.db, *table).prove_address(*id, std::time(nullptr));
@@ -46,18 +47,14 @@ int cmd_user_create(const Args& args, const std::string& config_path) {
 }
 
 int cmd_users_mfa_reset(const Args& args, const std::string& config_path) {
-  args.allow_only({"email", "table"});
+  args.allow_only({"email", "table", "site"});
   CommandEnv env(config_path);
-  auto table = db::allowlisted(args.get("table").value_or(env.config.auth.tables.front()), env.config.auth.tables);
-  if (!table) throw UsageError("--table must be one of [auth] tables");
-  const std::string email = args.required("email");
-  auto user = db::UserRepo(env.db, *table).find_by_email(email);
-  if (!user) throw std::runtime_error("no user with e-mail " + email + " in " + table->str());
-  const bool removed = db::MfaRepo(env.db).remove(table->str(), user->id);
+  const NamedUser who = named_user(args, env);
+  const bool removed = db::MfaRepo(env.db).remove(who.table.str(), who.user.id);
   db::AuditEvent event;
   event.event = "mfa_reset";
-  event.auth_table = table->str();
-  event.user_id = user->id;
+  event.auth_table = who.table.str();
+  event.user_id = who.user.id;
   event.detail = removed ? "svc-admin users mfa-reset" : "svc-admin users mfa-reset (no active factor)";
   db::AuditRepo(env.db).record(event);
   std::printf("%s\n", removed ? "second factor removed" : "no active second factor (pending enrolment removed)");
@@ -79,7 +76,7 @@ int cmd_user_delete(const Args& args, const std::string& config_path) {
 }
 
 int cmd_user_export(const Args& args, const std::string& config_path) {
-  args.allow_only({"email", "table"});
+  args.allow_only({"email", "table", "site"});
   CommandEnv env(config_path);
   const NamedUser who = named_user(args, env);
   app::Services services(env.config);

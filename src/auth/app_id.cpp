@@ -1,5 +1,6 @@
 #include "auth/app_id.hpp"
 
+#include "db/user_repo.hpp"
 #include "http/site_cache.hpp"
 
 namespace svc::auth {
@@ -13,6 +14,12 @@ std::optional<long long> optional_app_id(http::Fields& fields, core::Context& ct
     return std::nullopt;
   }
   return id;
+}
+
+long long user_pool(core::Context& ctx, long long app_id) {
+  if (app_id <= 0) return db::kDefaultPool;
+  auto site = http::find_site(ctx, app_id);
+  return site ? site->user_pool : db::kDefaultPool;
 }
 
 }  // namespace svc::auth

@@ -1,5 +1,8 @@
 #include "auth/auth_common.hpp"
 
+#include <sodium.h>
+
+#include "auth/app_id.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
@@ -56,6 +59,16 @@ void record_user_version(core::Context& ctx, const db::TableName& table, const d
   db::VersionRepo(ctx.db).record(table.str(), user.id, action, w.str());
 }
 
+std::string throttle_key(const std::string& email, long long pool) {
+  std::string key = core::ascii_lower(email);
+  if (pool == db::kDefaultPool) return key;
+  unsigned char digest[16];
+  crypto_generichash(digest, sizeof digest, reinterpret_cast<const unsigned char*>(key.data()), key.size(), nullptr, 0);
+  char hex[sizeof digest * 2 + 1];
+  sodium_bin2hex(hex, sizeof hex, digest, sizeof digest);
+  return "pool " + std::to_string(pool) + ":" + hex;
+}
+
 void audit(core::Context& ctx, const http::Request& request, std::string event, const std::string& table,
            long long user_id, long long site_id, std::string detail) {
   db::AuditEvent e;
@@ -63,6 +76,7 @@ void audit(core::Context& ctx, const http::Request& request, std::string event, 
   e.auth_table = table;
   e.user_id = user_id;
   e.site_id = site_id;
+  if (user_id != 0) e.pool_id = user_pool(ctx, site_id);
   e.ip = core::utf8_clean(request.remote_addr, 64);
   e.user_agent = core::utf8_clean(request.user_agent(), 512);
   e.request_id = request.request_id;

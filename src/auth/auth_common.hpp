@@ -39,7 +39,15 @@ std::optional<std::string> email_field(http::Fields& fields);
 // db::Transaction rolls the change back with its row.
 void record_user_version(core::Context& ctx, const db::TableName& table, const db::User& user, const char* action);
 
-// An audit row with the request's IP, user agent and request id filled in.
+// The failed-login throttle's key for an address of `pool`: the address,
+// ASCII-lowercased, in the default pool (as before pools); elsewhere the
+// pool and a digest of it (fits the column whatever the address's length),
+// so failures in one pool never lock the same address in another.
+std::string throttle_key(const std::string& email, long long pool);
+
+// An audit row with the request's IP, user agent and request id filled in;
+// a row that names a user names the pool of `site_id` too (design "User
+// pools").
 void audit(core::Context& ctx, const http::Request& request, std::string event, const std::string& table,
            long long user_id, long long site_id = 0, std::string detail = "");
 

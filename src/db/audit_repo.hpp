@@ -13,6 +13,7 @@ struct AuditEvent {
   std::string auth_table;  // "" = none
   long long user_id = 0;   // 0 = unknown
   long long site_id = 0;   // 0 = none
+  long long pool_id = 0;   // the user's pool (sql/034); 0 = none (no user named)
   std::string ip;
   std::string user_agent;
   std::string request_id;

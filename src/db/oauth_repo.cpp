@@ -215,10 +215,16 @@ void OAuthRepo::insert_sso(const std::string& cookie_hash, long long site_id, co
       [&](Params& p) { p.text(cookie_hash).integer(site_id).text(session_id).integer(now); });
 }
 
-std::optional<std::string> OAuthRepo::find_sso(const std::string& cookie_hash, long long site_id) {
+std::optional<std::string> OAuthRepo::find_sso(const std::string& cookie_hash, const Site& site) {
+  if (site.user_pool == kDefaultPool) {
+    return db_.one(
+        "SELECT session_id FROM svc_oauth_sso WHERE cookie_hash = ? AND site_id = ?",
+        [&](Params& p) { p.text(cookie_hash).integer(site.id); }, read_text);
+  }
   return db_.one(
-      "SELECT session_id FROM svc_oauth_sso WHERE cookie_hash = ? AND site_id = ?",
-      [&](Params& p) { p.text(cookie_hash).integer(site_id); }, read_text);
+      "SELECT o.session_id FROM svc_oauth_sso o JOIN svc_sites s ON s.id = o.site_id"
+      " WHERE o.cookie_hash = ? AND s.user_pool = ?",
+      [&](Params& p) { p.text(cookie_hash).integer(site.user_pool); }, read_text);
 }
 
 void OAuthRepo::delete_sso(const std::string& cookie_hash) {

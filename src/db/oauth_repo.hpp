@@ -11,6 +11,7 @@
 
 #include "db/database.hpp"
 #include "db/session_repo.hpp"
+#include "db/site_repo.hpp"
 #include "db/user_repo.hpp"
 
 namespace svc::db {
@@ -124,7 +125,9 @@ class OAuthRepo {
 
   void insert_sso(const std::string& cookie_hash, long long site_id, const std::string& session_id, long long now);
   // The svc session the cookie names on `site_id`; nullopt when none.
-  std::optional<std::string> find_sso(const std::string& cookie_hash, long long site_id);
+  // The session of a single sign-on cookie set on `site`, or, outside the
+  // default pool, on any site of its pool (oidc/issuer.hpp sso_cookie_name).
+  std::optional<std::string> find_sso(const std::string& cookie_hash, const Site& site);
   void delete_sso(const std::string& cookie_hash);
 
   // The scopes (space-separated, sorted) the user consented to for the client.

@@ -40,6 +40,9 @@ struct Site {
   // site set --min-password-score 0..4 (sql/027): the zxcvbn score a new
   // password must reach (auth/password/policy.hpp); 0 = off.
   int min_password_score = 0;
+  // The user pool its users live in (sql/034, design "User pools"): 1 is
+  // the default pool; site create gives a new site a pool of its own.
+  long long user_pool = 1;
 };
 
 class SiteRepo {
@@ -58,6 +61,15 @@ class SiteRepo {
   void set_new_device_mail(long long id, bool on);
   // svc-admin site set --min-password-score 0..4.
   void set_min_password_score(long long id, int score);
+  // A new pool (svc_user_pools), for a site that gets one of its own.
+  long long create_pool();
+  // svc-admin site set --user-pool.
+  void set_user_pool(long long id, long long pool);
+  // The other sites of `pool`, ascending (site show).
+  std::vector<long long> sites_in_pool(long long pool);
+  // Whether sessions were opened on the site (site set --user-pool is
+  // refused then: its pool holds users that signed in through it).
+  bool has_sessions(long long id);
 
  private:
   Database& db_;

@@ -3,6 +3,8 @@
 #include <cppconn/exception.h>
 
 #include <map>
+#include <stdexcept>
+#include <utility>
 
 namespace svc::db {
 namespace {
@@ -13,25 +15,40 @@ constexpr int kDuplicateKey = 1062;
 constexpr int kUnknownColumn = 1054;
 
 // Per process: the answer for a table does not change while it runs
-// (adding the column to a live table is followed by a reload).
-std::map<std::string, bool>& verification_columns() {
-  static std::map<std::string, bool> known;
+// (adding a column to a live table is followed by a reload). Keyed by
+// table and column.
+std::map<std::pair<std::string, std::string>, bool>& known_columns() {
+  static std::map<std::pair<std::string, std::string>, bool> known;
   return known;
 }
 
 }  // namespace
 
-bool UserRepo::tracks_verification() {
-  auto& known = verification_columns();
-  if (auto it = known.find(table_.str()); it != known.end()) return it->second;
-  const bool has = db_.one(
-                          "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()"
-                          " AND table_name = ? AND column_name = 'email_verified_at'",
-                          [&](Params& p) { p.text(table_.str()); }, [](RowReader& r) { return r.integer(); })
-                       .value_or(0) > 0;
-  known[table_.str()] = has;
+bool UserRepo::has_column(const char* column) {
+  auto& known = known_columns();
+  auto key = std::make_pair(table_.str(), std::string(column));
+  if (auto it = known.find(key); it != known.end()) return it->second;
+  const bool has =
+      db_.one(
+             "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()"
+             " AND table_name = ? AND column_name = ?",
+             [&](Params& p) { p.text(table_.str()).text(column); }, [](RowReader& r) { return r.integer(); })
+          .value_or(0) > 0;
+  known[key] = has;
   return has;
 }
+
+bool UserRepo::tracks_verification() { return has_column("email_verified_at"); }
+
+bool UserRepo::tracks_pools() { return has_column("pool_id"); }
+
+// A table without the pool_id column holds the default pool's users only:
+// another pool's lookup runs the same statement and finds no one.
+std::string UserRepo::by_email() {
+  return tracks_pools() ? "user_email = ? AND pool_id = ?" : "user_email = ? AND ? = " + std::to_string(kDefaultPool);
+}
+
+void UserRepo::bind_email(Params& p, const std::string& email) { p.text(email).integer(pool_); }
 
 std::string UserRepo::select(const char* where, const std::string& extra) {
   return "SELECT " + columns("", "password") + extra + " FROM " + table_.quoted() + " WHERE " + where;
@@ -39,16 +56,26 @@ std::string UserRepo::select(const char* where, const std::string& extra) {
 
 std::string UserRepo::columns(const std::string& prefix, const char* password) {
   const std::string verified = tracks_verification() ? prefix + "email_verified_at IS NOT NULL" : "0";
+  const std::string pool = tracks_pools() ? prefix + "pool_id" : std::to_string(kDefaultPool);
   const std::string& p = prefix;
   return p + "id, " + p + "user_email, " + password + ", " + p + "first_name, " + p + "last_name, " + p +
-         "primary_role, " + p + "mobile, " + p + "active, " + p + "token_version, " + verified;
+         "primary_role, " + p + "mobile, " + p + "active, " + p + "token_version, " + verified + ", " + pool;
 }
 
 std::string UserRepo::columns_without_password(const std::string& alias) { return columns(alias + ".", "NULL"); }
 
 std::optional<User> UserRepo::find_by_email(const std::string& email) {
   return db_.one(
-      select("user_email = ?"), [&](Params& p) { p.text(email); }, read_user);
+      select(by_email().c_str()), [&](Params& p) { bind_email(p, email); }, read_user);
+}
+
+std::vector<long long> UserRepo::pools_with(const std::string& email) {
+  if (!tracks_pools()) {
+    return find_by_email(email) ? std::vector<long long>{kDefaultPool} : std::vector<long long>{};
+  }
+  return db_.rows(
+      "SELECT pool_id FROM " + table_.quoted() + " WHERE user_email = ? ORDER BY pool_id",
+      [&](Params& p) { p.text(email); }, [](RowReader& r) { return r.integer(); });
 }
 
 std::optional<LoginUser> UserRepo::find_for_login(const std::string& email) {
@@ -56,7 +83,11 @@ std::optional<LoginUser> UserRepo::find_for_login(const std::string& email) {
       ", EXISTS(SELECT 1 FROM svc_mfa_factors f WHERE f.auth_table = ? AND f.user_id = " + table_.quoted() +
       ".id AND f.confirmed_at IS NOT NULL)";
   return db_.one(
-      select("user_email = ?", factor), [&](Params& p) { p.text(table_.str()).text(email); },
+      select(by_email().c_str(), factor),
+      [&](Params& p) {
+        p.text(table_.str());
+        bind_email(p, email);
+      },
       [](RowReader& r) {
         LoginUser u{read_user(r)};
         r.read(u.second_factor);
@@ -70,12 +101,20 @@ std::optional<User> UserRepo::find_by_id(long long id) {
 }
 
 std::optional<long long> UserRepo::insert(const NewUser& user) {
+  const bool pools = tracks_pools();
+  if (!pools && pool_ != kDefaultPool) {
+    throw std::runtime_error(
+        "auth table " + table_.str() +
+        " has no pool_id column, so it holds only the default pool's users: run svc-admin migrate");
+  }
   try {
     db_.execute("INSERT INTO " + table_.quoted() +
-                    " (user_email, password, first_name, last_name, primary_role, mobile) VALUES (?, ?, ?, ?, ?, ?)",
+                    " (user_email, password, first_name, last_name, primary_role, mobile" +
+                    (pools ? ", pool_id) VALUES (?, ?, ?, ?, ?, ?, ?)" : ") VALUES (?, ?, ?, ?, ?, ?)"),
                 [&](Params& p) {
                   p.text(user.email).text(user.password_hash).text(user.first_name).text(user.last_name);
                   p.text(user.role).text_or_null(user.mobile);
+                  if (pools) p.integer(pool_);
                 });
   } catch (const sql::SQLException& e) {
     if (e.getErrorCode() == kDuplicateKey) return std::nullopt;

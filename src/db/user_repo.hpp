@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "db/database.hpp"
 #include "db/table_name.hpp"
@@ -22,7 +23,14 @@ struct User {
   // email_verified_at IS NOT NULL (sql/011). Always false in an auth table
   // that lacks the column (see UserRepo::tracks_verification).
   bool email_verified = false;
+  // The user pool the address is unique in (sql/034; design "User pools"):
+  // kDefaultPool in a table without the pool_id column.
+  long long pool_id = 1;
 };
+
+// Pool 1: the spec's one namespace, for requests without appID and every
+// site that existed before pools (sql/034).
+constexpr long long kDefaultPool = 1;
 
 // A user as a password login reads it: the row and, from the same statement,
 // whether a confirmed TOTP factor guards the account.
@@ -48,16 +56,33 @@ struct NewUser {
 
 class UserRepo {
  public:
-  UserRepo(Database& db, TableName table) : db_(db), table_(std::move(table)) {}
+  // `pool`: the user pool that find_by_email, find_for_login and insert
+  // work in (auth/pool.hpp picks it from the request's site). Lookups by
+  // id are not scoped: an id is unique per table.
+  UserRepo(Database& db, TableName table, long long pool = kDefaultPool)
+      : db_(db), table_(std::move(table)), pool_(pool) {}
 
+  // The user of the pool with this address; a user of another pool is not
+  // found (the reply of an unknown user). In a table without the pool_id
+  // column (an auth table `svc-admin migrate` has not reached yet) only the
+  // default pool has users.
   std::optional<User> find_by_email(const std::string& email);
   // find_by_email plus whether svc_mfa_factors holds a confirmed factor for
   // the user (MfaRepo::has_confirmed_factor), in one round trip: the
   // password login's lookup.
   std::optional<LoginUser> find_for_login(const std::string& email);
   std::optional<User> find_by_id(long long id);
-  // Returns the new id, or nullopt when the e-mail is taken (unique key).
+  // Returns the new id, or nullopt when the e-mail is taken in the pool
+  // (unique key pool_id, user_email). Throws when the pool is not the
+  // default one and the table has no pool_id column.
   std::optional<long long> insert(const NewUser& user);
+  // The pools that hold this address, ascending (svc-admin: an address
+  // without --site must name one user).
+  std::vector<long long> pools_with(const std::string& email);
+  // Whether the table has the pool_id column (sql/034, svc-admin migrate);
+  // asked once per table and process, as tracks_verification.
+  bool tracks_pools();
+  long long pool() const { return pool_; }
   // Replaces the password hash only if it still equals `expected` (so a
   // concurrent change is not overwritten by a login-time re-hash).
   bool replace_password_hash(long long id, const std::string& expected, const std::string& fresh);
@@ -89,7 +114,7 @@ class UserRepo {
   static User read(Reader& r) {
     User u;
     r.read(u.id, u.email, u.password, u.first_name, u.last_name, u.role, u.mobile, u.active, u.token_version,
-           u.email_verified);
+           u.email_verified, u.pool_id);
     return u;
   }
 
@@ -99,8 +124,15 @@ class UserRepo {
   // The SELECT list of read(), each column after `prefix` ("" or "u."), with
   // `password` for the password column.
   std::string columns(const std::string& prefix, const char* password);
+  // The WHERE clause of a lookup by address in the pool: binds the
+  // address, then the pool when the table has pools.
+  std::string by_email();
+  void bind_email(Params& p, const std::string& email);
+  // Whether `column` exists in the table (cached per table and process).
+  bool has_column(const char* column);
   Database& db_;
   TableName table_;
+  long long pool_;
 };
 
 }  // namespace svc::db

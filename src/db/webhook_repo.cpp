@@ -81,11 +81,23 @@ int WebhookRepo::enqueue(long long site_id, const std::string& type, const Webho
   // Not re-run after a lost connection: inside a transaction the whole
   // transaction re-runs (with_transaction_retry), and a re-run would queue
   // the event a second time under another id.
+  // An event about a user names the user's pool: the pool of the site whose
+  // endpoints receive it (a user signs in only to sites of their pool).
+  const std::string json = data.json();
+  if (data.user_id == 0) {
+    return db_.execute(
+        "INSERT INTO svc_webhook_deliveries (endpoint_id, site_id, msg_id, event_type, data, created_at,"
+        " next_attempt_at) SELECT id, site_id, ?, ?, ?, UNIX_TIMESTAMP(), UNIX_TIMESTAMP()"
+        " FROM svc_webhook_endpoints WHERE site_id = ? AND enabled = 1 AND FIND_IN_SET(?, events) > 0",
+        [&](Params& p) { p.text(new_msg_id()).text(type).text(json).integer(site_id).text(type); });
+  }
   return db_.execute(
       "INSERT INTO svc_webhook_deliveries (endpoint_id, site_id, msg_id, event_type, data, created_at,"
-      " next_attempt_at) SELECT id, site_id, ?, ?, ?, UNIX_TIMESTAMP(), UNIX_TIMESTAMP()"
-      " FROM svc_webhook_endpoints WHERE site_id = ? AND enabled = 1 AND FIND_IN_SET(?, events) > 0",
-      [&](Params& p) { p.text(new_msg_id()).text(type).text(data.json()).integer(site_id).text(type); });
+      " next_attempt_at) SELECT e.id, e.site_id, ?, ?, JSON_COMPACT(JSON_SET(?, '$.pool', s.user_pool)),"
+      " UNIX_TIMESTAMP(), UNIX_TIMESTAMP()"
+      " FROM svc_webhook_endpoints e JOIN svc_sites s ON s.id = e.site_id"
+      " WHERE e.site_id = ? AND e.enabled = 1 AND FIND_IN_SET(?, e.events) > 0",
+      [&](Params& p) { p.text(new_msg_id()).text(type).text(json).integer(site_id).text(type); });
 }
 
 int WebhookRepo::enqueue_message(long long outbox_id, const std::string& type, const std::string& reason) {
@@ -108,9 +120,10 @@ int WebhookRepo::enqueue_sessions_revoked(const SessionScope& scope, const std::
       "INSERT INTO svc_webhook_deliveries (endpoint_id, site_id, msg_id, event_type, data, created_at,"
       " next_attempt_at) SELECT e.id, e.site_id, CONCAT('msg_', ?, s.id), 'session.revoked',"
       " JSON_COMPACT(JSON_OBJECT('site_id', s.site_id, 'table', s.auth_table, 'user_id', s.user_id,"
-      "  'session_id', s.id, 'reason', ?)),"
+      "  'session_id', s.id, 'reason', ?, 'pool', st.user_pool)),"
       " UNIX_TIMESTAMP(), UNIX_TIMESTAMP()"
       " FROM svc_sessions s JOIN svc_webhook_endpoints e ON e.site_id = s.site_id"
+      " JOIN svc_sites st ON st.id = s.site_id"
       " WHERE s.auth_table = ? AND s.user_id = ? AND s.revoked_at IS NULL AND s.id <> ?"
       " AND e.enabled = 1 AND FIND_IN_SET('session.revoked', e.events) > 0",
       [&](Params& p) { p.text(prefix).text(reason).text(scope.table).integer(scope.user_id).text(scope.keep_id); });

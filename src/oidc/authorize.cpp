@@ -134,7 +134,7 @@ http::Response authorize(const http::Request& http, core::Context& ctx) {
     if (request.state.size() > limits().at("state")) request.state.clear();  // never echo an oversized one
     return error_redirect(step, error, description, ctx);
   }
-  return proceed(step, current_sso(http, ctx, site.id), http, ctx);
+  return proceed(step, current_sso(http, ctx, site), http, ctx);
 }
 
 }  // namespace svc::oidc

@@ -60,12 +60,14 @@ SignedOut sign_out(const http::Request& http, const db::Site& site, const std::s
   db::OAuthRepo repo(ctx.db);
   SignedOut out;
   const std::string issuer = issuer_of(ctx.config, site.id);
-  const std::string cookie = request_cookie(http, sso_cookie_name(site.id));
+  const std::string cookie = request_cookie(http, sso_cookie_name(site));
   if (cookie.size() == 43) {
     const std::string hash = hash_hex(cookie);
-    if (auto sso_sid = repo.find_sso(hash, site.id)) {
+    if (auto sso_sid = repo.find_sso(hash, site)) {
+      // Single sign-on may span the sites of a pool: each grant's front
+      // channel hears its own site's issuer.
       for (const db::OAuthGrant& grant : repo.sso_grants(*sso_sid)) {
-        add_frame(out, repo, grant, issuer);
+        add_frame(out, repo, grant, issuer_of(ctx.config, grant.site_id));
         end(ctx, grant.session_id);
       }
       end(ctx, *sso_sid);
@@ -78,7 +80,7 @@ SignedOut sign_out(const http::Request& http, const db::Site& site, const std::s
       end(ctx, hint_sid);
     }
   }
-  out.cleared_cookie = set_cookie(ctx, sso_cookie_name(site.id), "", 0);
+  out.cleared_cookie = set_cookie(ctx, sso_cookie_name(site), "", 0);
   return out;
 }
 

@@ -133,10 +133,10 @@ std::optional<SsoSession> sso_of(core::Context& ctx, const std::optional<db::Ses
   return SsoSession{*session, *user};
 }
 
-std::optional<SsoSession> current_sso(const http::Request& request, core::Context& ctx, long long site_id) {
-  const std::string cookie = request_cookie(request, sso_cookie_name(site_id));
+std::optional<SsoSession> current_sso(const http::Request& request, core::Context& ctx, const db::Site& site) {
+  const std::string cookie = request_cookie(request, sso_cookie_name(site));
   if (cookie.size() != 43) return std::nullopt;
-  auto sid = db::OAuthRepo(ctx.db).find_sso(hash_hex(cookie), site_id);
+  auto sid = db::OAuthRepo(ctx.db).find_sso(hash_hex(cookie), site);
   if (!sid) return std::nullopt;
   return sso_of(ctx, *sid);
 }

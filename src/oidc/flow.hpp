@@ -29,7 +29,7 @@ struct SsoSession {
   db::SessionRow session;
   db::User user;
 };
-std::optional<SsoSession> current_sso(const http::Request& request, core::Context& ctx, long long site_id);
+std::optional<SsoSession> current_sso(const http::Request& request, core::Context& ctx, const db::Site& site);
 // The auth table the hosted pages sign users in from: the first of [auth]
 // tables (the config loader refuses an empty list).
 db::TableName sign_in_table(core::Context& ctx);

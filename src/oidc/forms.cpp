@@ -44,7 +44,7 @@ http::Response signed_in(Live& live, const std::string& sid, const http::Request
   const std::string cookie = random_token();
   db::OAuthRepo(ctx.db).insert_sso(hash_hex(cookie), live.site.id, sid, ctx.clock.now());
   Step step{live.site, live.client, live.request,
-            false,     303,         {set_cookie(ctx, sso_cookie_name(live.site.id), cookie, -1)}};
+            false,     303,         {set_cookie(ctx, sso_cookie_name(live.site), cookie, -1)}};
   return proceed(step, sso, http, ctx);
 }
 

@@ -3,6 +3,7 @@
 #include "config/config.hpp"
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"
+#include "db/user_repo.hpp"
 #include "http/api_error.hpp"
 #include "http/site_cache.hpp"
 
@@ -29,7 +30,10 @@ db::Site path_site(const http::Request& request, core::Context& ctx) {
 
 bool secure_cookies(const core::Context& ctx) { return ctx.config.tokens.oidc_base().rfind("http://", 0) != 0; }
 
-std::string sso_cookie_name(long long site_id) { return "svc_sso_" + std::to_string(site_id); }
+std::string sso_cookie_name(const db::Site& site) {
+  return site.user_pool == db::kDefaultPool ? "svc_sso_" + std::to_string(site.id)
+                                            : "svc_sso_pool_" + std::to_string(site.user_pool);
+}
 
 std::string set_cookie(const core::Context& ctx, std::string_view name, std::string_view value, long long max_age) {
   std::string out = std::string(name) + "=" + std::string(value) + "; Path=/; HttpOnly; SameSite=Lax";

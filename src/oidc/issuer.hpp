@@ -29,9 +29,13 @@ std::optional<db::Site> active_site(core::Context& ctx, long long site_id);
 // development stack's browsers would drop a Secure cookie sent over http).
 bool secure_cookies(const core::Context& ctx);
 
-// The single sign-on cookie of a site ("svc_sso_<id>") and the browser
-// cookie that binds an authorization request to the browser that made it.
-std::string sso_cookie_name(long long site_id);
+// The single sign-on cookie of a site and the browser cookie that binds an
+// authorization request to the browser that made it. Sites that share a
+// user pool share single sign-on ("svc_sso_pool_<pool>"); a site of the
+// default pool keeps one of its own ("svc_sso_<id>"), as before pools: the
+// sites there share users by inheritance, not by choice (docs/decisions.md
+// "User pools").
+std::string sso_cookie_name(const db::Site& site);
 inline constexpr std::string_view kBrowserCookie = "svc_oidc_browser";
 
 // A Set-Cookie value: host-only (no Domain), Path=/, HttpOnly,

@@ -160,7 +160,7 @@ http::Response consent_submit(const http::Request& http, core::Context& ctx) {
   Step step{live->site, live->client, live->request, false, 303, {}};
   const std::string decision = p.value("decision");
   if (decision == "deny") return error_redirect(step, "access_denied", "the user denied the request", ctx);
-  auto sso = current_sso(http, ctx, live->site.id);
+  auto sso = current_sso(http, ctx, live->site);
   if (decision == "allow" && sso) {
     db::OAuthRepo(ctx.db).save_consent(sso->session.table, sso->user.id, live->client.client_id, live->request.scope,
                                        ctx.clock.now());

@@ -116,7 +116,8 @@ void request_email_change(const http::Request& request, core::Context& ctx, cons
   }
   const std::string page = email_change_page(ctx);
   if (page.empty()) throw http::ApiError::failed(503, "Email change is not configured");
-  if (db::UserRepo(ctx.db, me.table).find_by_email(fresh)) throw taken();
+  // Taken only within the user's own pool (design "User pools").
+  if (db::UserRepo(ctx.db, me.table, me.user.pool_id).find_by_email(fresh)) throw taken();
 
   const long long now = ctx.clock.now();
   db::EmailChange change;

@@ -67,7 +67,7 @@ void send_email_code(const EmailCodeRequest& ask, const http::Request& request, 
   const long long now = ctx.clock.now();
   db::SmsCodeRepo codes(ctx.db, db::kEmailCodeTables);
 
-  auto user = db::UserRepo(ctx.db, ask.table).find_by_email(ask.email);
+  auto user = db::UserRepo(ctx.db, ask.table, site.user_pool).find_by_email(ask.email);
   const bool eligible = user && user->active && !site.disable_email;
   // Nobody to mail: the same statements run for a stand-in user id and
   // recipient, in a transaction that is rolled back. The id is one no account
@@ -119,7 +119,7 @@ EmailCodeResult sign_in_with_email_code(const EmailCodeRequest& ask, const std::
   const db::Site site = active_site(ctx, ask.app_id);
   const std::string& table = ask.table.str();
   const long long now = ctx.clock.now();
-  db::UserRepo users(ctx.db, ask.table);
+  db::UserRepo users(ctx.db, ask.table, site.user_pool);
   auto user = users.find_by_email(ask.email);
   // Unknown and inactive users try user id 0, which never holds a code: the
   // same statement, nothing counted.

@@ -84,7 +84,7 @@ void resend_verification(core::Context& ctx, const http::Request& request, const
                          const db::TableName& table) {
   auto site = db::SiteRepo(ctx.db).find(app_id);
   if (!site || !site->active) throw http::ApiError::validation("appID", "appID does not name an application");
-  db::UserRepo users(ctx.db, table);
+  db::UserRepo users(ctx.db, table, site->user_pool);
   auto user = users.find_by_email(email);
   const bool eligible = user && user->active && !user->email_verified && users.tracks_verification() &&
                         site->verify_email && !site->disable_email && verify_page_configured(ctx, request);

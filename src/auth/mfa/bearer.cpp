@@ -94,7 +94,7 @@ void require_enrolment_allowed(const SignedInUser& me, core::Context& ctx) {
 
 std::string claim_own_attempt(core::Context& ctx, const SignedInUser& me) {
   const auto& cfg = ctx.config.auth;
-  std::string key = core::ascii_lower(me.user.email);
+  std::string key = throttle_key(me.user.email, me.user.pool_id);
   if (auto wait = db::ThrottleRepo(ctx.db).claim_attempt(me.table.str(), key, ctx.clock.now(), cfg.login_max_failures,
                                                          cfg.login_window)) {
     throw http::ApiError::too_many("Too many attempts", *wait);

@@ -60,7 +60,7 @@ MfaResult verify_second_factor_with(const std::string& hash, const char* method,
 
   MfaAnswer answer(ctx, *table, *user);
   if (auto wait = answer.claim()) return {MfaOutcome::kThrottled, *wait, {}};
-  const std::string key = core::ascii_lower(user->email);
+  const std::string key = throttle_key(user->email, user->pool_id);
   db::ThrottleRepo throttle(ctx.db);
   if (auto wait = throttle.claim_attempt(table->str(), key, now, cfg.login_max_failures, cfg.login_window)) {
     answer.take_back();

@@ -1,5 +1,6 @@
 #include "auth/passkey/service.hpp"
 
+#include "auth/app_id.hpp"
 #include "auth/auth_common.hpp"
 #include "auth/mfa/login.hpp"
 #include "auth/mfa/mail.hpp"
@@ -213,7 +214,7 @@ Ceremony open_login(core::Context& ctx, long long site_id, const std::optional<s
   c.challenge = random_b64(32);
   c.uv_required = true;
   if (email) {
-    auto user = db::UserRepo(ctx.db, table).find_by_email(*email);
+    auto user = db::UserRepo(ctx.db, table, user_pool(ctx, site_id)).find_by_email(*email);
     c.bound = true;
     c.table = table.str();
     c.user_id = user ? user->id : 0;

@@ -1,5 +1,6 @@
 #include "auth/password/login_service.hpp"
 
+#include "auth/app_id.hpp"
 #include "auth/auth_common.hpp"
 #include "auth/mfa/login.hpp"
 #include "config/config.hpp"
@@ -68,12 +69,13 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
   const auto& cfg = ctx.config.auth;
   const std::string& table = attempt.table.str();
   const long long now = ctx.clock.now();
-  const std::string key = core::ascii_lower(attempt.email);
+  const long long pool = user_pool(ctx, attempt.app_id);
+  const std::string key = throttle_key(attempt.email, pool);
   db::ThrottleRepo throttle(ctx.db);
   if (auto wait = throttle.claim_attempt(table, key, now, cfg.login_max_failures, cfg.login_window)) {
     return {LoginOutcome::kThrottled, *wait, {}, {}, false};
   }
-  db::UserRepo users(ctx.db, attempt.table);
+  db::UserRepo users(ctx.db, attempt.table, pool);
   // The user and whether a second factor guards it, in one statement.
   std::optional<db::LoginUser> found = users.find_for_login(attempt.email);
   db::User* user = found ? &found->user : nullptr;

@@ -126,7 +126,7 @@ void request_password_reset(core::Context& ctx, const http::Request& request, co
   if (!site || !site->active) throw http::ApiError::validation("appID", "appID does not name an application");
   const std::string base = reset_base(url, *site, ctx.config.auth.reset_page);
 
-  auto user = db::UserRepo(ctx.db, table).find_by_email(email);
+  auto user = db::UserRepo(ctx.db, table, site->user_pool).find_by_email(email);
   const bool mail = user && may_reset(ctx, *user) && !site->disable_email;
   // The same statements whoever asks (docs/decisions.md "Equal work for
   // request-pass"): the template is read and rendered, and the outbox row is

@@ -1,5 +1,6 @@
 #include "auth/password/sign_up_service.hpp"
 
+#include "auth/app_id.hpp"
 #include "auth/auth_common.hpp"
 #include "auth/email/verification.hpp"
 #include "crypto/password_hasher.hpp"
@@ -29,7 +30,7 @@ std::optional<Session> register_user(const NewAccount& account, const http::Requ
   // is made once, before).
   auto id = db::with_transaction_retry(ctx.db, [&]() -> std::optional<long long> {
     db::Transaction tx(ctx.db);
-    auto inserted = db::UserRepo(ctx.db, account.table).insert(fresh);
+    auto inserted = db::UserRepo(ctx.db, account.table, user_pool(ctx, account.app_id)).insert(fresh);
     if (!inserted) return std::nullopt;  // the transaction rolls back (nothing was written)
     session.user.id = *inserted;
     if (!account.locale.empty()) db::UserRepo(ctx.db, account.table).set_locale(*inserted, account.locale);
