@@ -64,7 +64,7 @@ def make_sites(hole_port, push_port):
     p256dh, auth = subscription_keys()
     out = []
     for i in range(SITES):
-        sid = S.admin("site", "create", "--name", "bench-ob-%d-%s" % (i, TAG), "--vapid-subject",
+        sid = S.admin("site", "create", "--user-pool", "default", "--name", "bench-ob-%d-%s" % (i, TAG), "--vapid-subject",
                       "mailto:ops@example.com", "--api-key", "none", "--disable-email", "true").stdout.strip().splitlines()[-1]
         S.admin("vapid-keys", "--site", sid)
         ids = []

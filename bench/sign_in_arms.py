@@ -205,7 +205,7 @@ class PasskeyArm:
 
     def prepare(self, conns):
         """A site, a user and one registered authenticator per thread."""
-        self.site = int(self.stack.admin("site", "create", "--name", "Bench passkeys", "--domain", RP_ID,
+        self.site = int(self.stack.admin("site", "create", "--user-pool", "default", "--name", "Bench passkeys", "--domain", RP_ID,
                                          "--api-key", "none", "--rp-id", RP_ID, "--origins", ORIGIN).splitlines()[-1])
         email = "bench-passkey.%d.%s@example.com" % (os.getpid(), os.urandom(4).hex())
         self.stack.admin("user", "create", "--email", email, "--verified", stdin=PASSKEY_PASSWORD + "\n")

@@ -93,7 +93,11 @@ int cmd_migrate(const Args& args, const std::string& config_path) {
                  "\"Upgrades\"), or pass --allow-blocking in a maintenance window\n");
     return 1;
   }
-  db::migrate(env.db, migrations, [](const std::string& line) { std::printf("%s\n", line.c_str()); });
+  // Each line as it happens (flushed: a pipe would hold it until the end).
+  db::migrate(env.db, migrations, [](const std::string& line) {
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+  });
   for (const auto& [table, statements] : auth_table_ddl(env)) {
     for (const auto& statement : statements) {
       std::printf("migrate: %s: %s\n", table.c_str(), statement.c_str());

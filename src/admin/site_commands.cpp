@@ -444,9 +444,10 @@ int cmd_site_list(const Args& args, const std::string& config_path) {
   args.allow_only({});
   CommandEnv env(config_path);
   for (const auto& s : db::SiteRepo(env.db).list()) {
-    std::printf("%lld\t%s\t%s\t%s\t%s\tpool %lld\n", s.id, s.name.c_str(), s.active ? "active" : "inactive",
-                s.disable_email ? "email disabled" : "email enabled", s.api_key_hash.empty() ? "KEYLESS" : "keyed",
-                s.user_pool);
+    // The key's state stays last (docs/decisions.md "Sites have keys by default").
+    std::printf("%lld\t%s\t%s\t%s\tpool %lld\t%s\n", s.id, s.name.c_str(), s.active ? "active" : "inactive",
+                s.disable_email ? "email disabled" : "email enabled", s.user_pool,
+                s.api_key_hash.empty() ? "KEYLESS" : "keyed");
   }
   return 0;
 }

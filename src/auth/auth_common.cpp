@@ -76,7 +76,9 @@ void audit(core::Context& ctx, const http::Request& request, std::string event, 
   e.auth_table = table;
   e.user_id = user_id;
   e.site_id = site_id;
-  if (user_id != 0) e.pool_id = user_pool(ctx, site_id);
+  // Read whether or not the row names a user: the same work either way.
+  const long long pool = user_pool(ctx, site_id);
+  if (user_id != 0) e.pool_id = pool;
   e.ip = core::utf8_clean(request.remote_addr, 64);
   e.user_agent = core::utf8_clean(request.user_agent(), 512);
   e.request_id = request.request_id;

@@ -54,7 +54,7 @@ class AccountPageTest(ApiTest):
             self.assertEqual(svc_stack.request("GET", gone).status, 404, gone)
 
     def test_a_user_manages_and_deletes_the_account_in_the_browser(self):
-        out = admin("site", "create", "--name", SITE_NAME, "--domain", "centre.example",
+        out = admin("site", "create", "--user-pool", "default", "--name", SITE_NAME, "--domain", "centre.example",
                     "--email-from", "Centre <no-reply@centre.example>", "--rp-id", "localhost",
                     "--origins", ORIGIN).stdout
         site = int(out.strip().splitlines()[-1])

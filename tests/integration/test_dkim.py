@@ -27,7 +27,7 @@ BODIES = [
 
 
 def new_site(domain):
-    out = S.admin("site", "create", "--name", "dkim-" + domain, "--domain", domain,
+    out = S.admin("site", "create", "--user-pool", "default", "--name", "dkim-" + domain, "--domain", domain,
                   "--email-from", "Shop <shop@%s>" % domain).stdout
     return int(out.strip().splitlines()[-1])
 

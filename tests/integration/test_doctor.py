@@ -63,7 +63,7 @@ class Doctor(unittest.TestCase):
         sql("GRANT ALL PRIVILEGES ON %s.* TO 'svc'@'localhost'" % DB, database="mysql")
         cls.admin("migrate", "--sql-dir", SQL_DIR)
         sql("GRANT SELECT ON %s.svc_folders TO 'svc_merge'@'localhost'" % DB, database="mysql")
-        cls.admin("site", "create", "--name", "Doctor", "--api-key", "doctor-site-key-0123456789",
+        cls.admin("site", "create", "--user-pool", "default", "--name", "Doctor", "--api-key", "doctor-site-key-0123456789",
                   "--email-from", "Doctor <doctor@example.org>")
 
     @classmethod
@@ -135,7 +135,7 @@ class Doctor(unittest.TestCase):
             os.unlink(path)
 
     def test_keyless_site(self):
-        self.admin("site", "create", "--id", "4242", "--name", "Keyless", "--api-key", "none", "--domain", "keyless.example")
+        self.admin("site", "create", "--user-pool", "default", "--id", "4242", "--name", "Keyless", "--api-key", "none", "--domain", "keyless.example")
         try:
             self.assert_only_failure("site keys", r"4242 Keyless")
         finally:

@@ -48,7 +48,7 @@ def post_with_lines(path, header_lines, body=b'{"event":"no-such-event","email":
 
 
 def create_keyed_site():
-    out = admin("site", "create", "--name", "dup-headers-" + TAG, "--domain", "dup-headers.example").stdout
+    out = admin("site", "create", "--user-pool", "default", "--name", "dup-headers-" + TAG, "--domain", "dup-headers.example").stdout
     key = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("site_key: "))
     return int(out.strip().splitlines()[-1]), key
 

@@ -53,7 +53,7 @@ def claims(jwt):
 
 
 def create_site(name, *options):
-    out = admin("site", "create", "--name", name, "--domain", "identity.example",
+    out = admin("site", "create", "--user-pool", "default", "--name", name, "--domain", "identity.example",
                 "--email-from", "Identity <no-reply@identity.example>", *options).stdout
     return int(out.strip().splitlines()[-1])
 

@@ -46,7 +46,7 @@ def new_user(prefix, first="First", last="Hour"):
 
 
 def create_site(label, *options, check=True):
-    return admin("site", "create", "--name", "first-hour-%s-%s" % (label, TAG), *options, check=check)
+    return admin("site", "create", "--user-pool", "default", "--name", "first-hour-%s-%s" % (label, TAG), *options, check=check)
 
 
 def site_id(result):

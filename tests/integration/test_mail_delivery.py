@@ -24,7 +24,7 @@ q = S.q
 
 
 def new_site(name, *options):
-    out = S.admin("site", "create", "--name", name, "--domain", "mail-%s.example" % uuid.uuid4().hex[:6],
+    out = S.admin("site", "create", "--user-pool", "default", "--name", name, "--domain", "mail-%s.example" % uuid.uuid4().hex[:6],
                   "--email-from", "Shop <shop@demo.example>", *options).stdout
     return int(out.strip().splitlines()[-1])
 

@@ -38,7 +38,7 @@ PHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0) NewDeviceTest/1.0 <phone> & co
 
 
 def create_site(name, new_device_mail):
-    out = admin("site", "create", "--name", name, "--domain", "new-device.example",
+    out = admin("site", "create", "--user-pool", "default", "--name", name, "--domain", "new-device.example",
                 "--email-from", "Devices <no-reply@new-device.example>",
                 "--new-device-mail", "on" if new_device_mail else "off").stdout
     return int(out.strip().splitlines()[-1])

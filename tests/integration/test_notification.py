@@ -55,7 +55,7 @@ def create_site(name, *options):
     cases here stay about what they test; keys are test_site_keys' subject."""
     if "--api-key" not in options:
         options = options + ("--api-key", "none")
-    out = admin("site", "create", "--name", name, *options).stdout.strip()
+    out = admin("site", "create", "--user-pool", "default", "--name", name, *options).stdout.strip()
     return int(out.splitlines()[-1])
 
 

@@ -50,7 +50,7 @@ def claims(jwt):
 
 
 def create_site(name, *options):
-    out = admin("site", "create", "--name", name, "--domain", name.lower().replace(" ", "-") + ".example",
+    out = admin("site", "create", "--user-pool", "default", "--name", name, "--domain", name.lower().replace(" ", "-") + ".example",
                 "--api-key", "none", *options).stdout
     return int(next(line for line in out.splitlines() if re.fullmatch(r"\d+", line.strip())))
 
@@ -281,7 +281,7 @@ class PasskeyTest(ApiTest):
         # The webhook events, each in the transaction of its change: two registrations, one removal.
         queued = [(t, json.loads(d)) for t, d in svc_stack.sql(
             "SELECT event_type, data FROM svc_webhook_deliveries WHERE endpoint_id = %d ORDER BY id" % hook)]
-        user = {"site_id": self.site_a, "table": "svc_users"}
+        user = {"site_id": self.site_a, "table": "svc_users", "pool": 1}
         self.assertEqual(queued, [("user.passkey_added", dict(user, user_id=uid, email=email)),
                                   ("user.passkey_removed", dict(user, user_id=uid, email=email)),
                                   ("user.passkey_added", dict(user, user_id=mfa_uid, email=mfa_email))])

@@ -148,7 +148,7 @@ SITE1_LINK = SITE1_RESET_URL + "?site=1#token="
 
 def site_with_reset_urls(urls):
     """A new site whose --reset-url is `urls` (comma-separated; the first is the default page)."""
-    out = svc_stack.admin("site", "create", "--name", "reset-urls-%s" % secrets.token_hex(4), "--domain",
+    out = svc_stack.admin("site", "create", "--user-pool", "default", "--name", "reset-urls-%s" % secrets.token_hex(4), "--domain",
                           "reset.example", "--reset-url", urls,
                           "--email-from", "Reset <no-reply@reset.example>").stdout
     return int(out.strip().splitlines()[-1])
@@ -188,7 +188,7 @@ class ResetTest(ApiTest):
         for app in (987654321, 0, -1, "abc", "1 OR 1=1", 1.5, True, {"id": 1}, [1], "", "99999999999999999999"):
             with self.subTest(appID=app):
                 self.assertOnlyFields(request_pass(email, app), "appID")
-        inactive = int(svc_stack.admin("site", "create", "--name", "reset-off-%s" % secrets.token_hex(4),
+        inactive = int(svc_stack.admin("site", "create", "--user-pool", "default", "--name", "reset-off-%s" % secrets.token_hex(4),
                                        "--reset-url", "https://off.example/r", "--domain", "off.example", "--active", "false"
                                        ).stdout.strip().splitlines()[-1])
         self.assertOnlyFields(request_pass(email, inactive), "appID")
@@ -342,7 +342,7 @@ class ResetTest(ApiTest):
         self.assertTrue(link.startswith(SITE1_LINK), link)
 
     def test_site_without_template_uses_the_built_in_one(self):
-        site = int(svc_stack.admin("site", "create", "--name", "reset-test-%s" % secrets.token_hex(4),
+        site = int(svc_stack.admin("site", "create", "--user-pool", "default", "--name", "reset-test-%s" % secrets.token_hex(4),
                                    "--domain", "reset.example",
                                    "--reset-url", "https://reset.example/pw,https://accounts.example/r",
                                    "--email-from", "Reset <no-reply@reset.example>").stdout.strip().splitlines()[-1])

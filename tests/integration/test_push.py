@@ -67,7 +67,7 @@ def make_site(name, keys=True, extra=()):
     # Keyless on purpose unless extra names a key (keys: test_site_keys.py).
     if "--api-key" not in extra:
         extra = tuple(extra) + ("--api-key", "none")
-    sid = admin("site", "create", "--name", "%s-%s" % (name, TAG), "--vapid-subject", SUBJECT, "--domain", "push.example",
+    sid = admin("site", "create", "--user-pool", "default", "--name", "%s-%s" % (name, TAG), "--vapid-subject", SUBJECT, "--domain", "push.example",
                 *extra).stdout.strip().splitlines()[-1]
     assert sid.isdigit(), sid
     public = None

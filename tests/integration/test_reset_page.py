@@ -85,7 +85,7 @@ def mailed_link(site, email):
 
 
 def create_site_without_reset_url():
-    out = admin("site", "create", "--name", SITE_NAME, "--domain", "reset-page.example",
+    out = admin("site", "create", "--user-pool", "default", "--name", SITE_NAME, "--domain", "reset-page.example",
                 "--email-from", "Reset <no-reply@reset-page.example>").stdout
     return int(next(line for line in out.splitlines() if re.fullmatch(r"\d+", line.strip())))
 

@@ -21,7 +21,7 @@ def validation(message):
 
 
 def create_site(name, *extra):
-    out = admin("site", "create", "--name", name, "--domain", "site-info.example",
+    out = admin("site", "create", "--user-pool", "default", "--name", name, "--domain", "site-info.example",
                 "--email-from", "Site info <no-reply@site-info.example>", *extra).stdout
     return int(next(line for line in out.splitlines() if re.fullmatch(r"\d+", line.strip())))
 

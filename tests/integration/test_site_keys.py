@@ -51,7 +51,7 @@ def on_every_worker(site, key, expected, changed_by):
 
 class SiteKeyTest(ApiTest):
     def test_create_generates_a_key_printed_once_and_stores_its_hash(self):
-        out = admin("site", "create", "--name", "keys-default-" + TAG, *SENDER).stdout
+        out = admin("site", "create", "--user-pool", "default", "--name", "keys-default-" + TAG, *SENDER).stdout
         key = KEY_LINE.search(out).group(1)
         site = int(out.strip().splitlines()[-1])
         stored = sql_value("SELECT api_key_hash FROM svc_sites WHERE id = %d" % site)
@@ -65,7 +65,7 @@ class SiteKeyTest(ApiTest):
         self.assertReply(notify(site, key), 200, NOT_FOUND)
 
     def test_keyless_on_purpose_is_marked(self):
-        out = admin("site", "create", "--name", "keys-none-" + TAG, "--api-key", "none", *SENDER).stdout
+        out = admin("site", "create", "--user-pool", "default", "--name", "keys-none-" + TAG, "--api-key", "none", *SENDER).stdout
         self.assertIsNone(KEY_LINE.search(out))
         site = int(out.strip().splitlines()[-1])
         self.assertIsNone(sql_value("SELECT NULLIF(api_key_hash, '') FROM svc_sites WHERE id = %d" % site))
@@ -76,7 +76,7 @@ class SiteKeyTest(ApiTest):
         self.assertTrue(listed[0].endswith("\tKEYLESS"), listed)
 
     def test_set_generate_adds_and_rotates_a_key(self):
-        out = admin("site", "create", "--name", "keys-rotate-" + TAG, "--api-key", "none", *SENDER).stdout
+        out = admin("site", "create", "--user-pool", "default", "--name", "keys-rotate-" + TAG, "--api-key", "none", *SENDER).stdout
         site = int(out.strip().splitlines()[-1])
         first = KEY_LINE.search(admin("site", "set", "--site", str(site), "--api-key", "generate").stdout).group(1)
         self.assertReply(on_every_worker(site, None, UNAUTHORIZED, time.time()), 401, UNAUTHORIZED)
@@ -97,19 +97,19 @@ class SiteKeyTest(ApiTest):
         self.assertReply(reply, 200, NOT_FOUND)
 
     def test_http_reset_url_only_for_loopback(self):
-        bad = admin("site", "create", "--name", "keys-reset-" + TAG, "--reset-url", "http://shop.example/reset",
+        bad = admin("site", "create", "--user-pool", "default", "--name", "keys-reset-" + TAG, "--reset-url", "http://shop.example/reset",
                     check=False)
         self.assertNotEqual(bad.returncode, 0)
         self.assertIn("--reset-url", bad.stderr)
         self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_sites WHERE name = %s" % q("keys-reset-" + TAG)), "0")
-        ok = admin("site", "create", "--name", "keys-reset-ok-" + TAG, "--reset-url", "http://127.0.0.1:9/reset",
+        ok = admin("site", "create", "--user-pool", "default", "--name", "keys-reset-ok-" + TAG, "--reset-url", "http://127.0.0.1:9/reset",
                    *SENDER)
         self.assertRegex(ok.stdout.strip().splitlines()[-1], r"^\d+$")
 
 
 class AppIdTest(ApiTest):
     def test_login_and_sign_up_need_an_active_site(self):
-        inactive = int(admin("site", "create", "--name", "keys-off-" + TAG, "--active", "false", *SENDER,
+        inactive = int(admin("site", "create", "--user-pool", "default", "--name", "keys-off-" + TAG, "--active", "false", *SENDER,
                              "--api-key", "none").stdout.strip().splitlines()[-1])
         for app in (2_000_000_000, inactive):
             with self.subTest(appID=app):

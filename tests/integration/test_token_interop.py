@@ -183,7 +183,7 @@ class TokenInteropTest(ApiTest):
         signed_up = post("/auth/sign-up", {"email": cls.email, "password": PASSWORD})
         assert signed_up.status == 200, signed_up
         cls.user_id = signed_up.json["token"]["user"]["id"]
-        out = admin("site", "create", "--name", unique_email("interop-site"), "--domain", "other.example",
+        out = admin("site", "create", "--user-pool", "default", "--name", unique_email("interop-site"), "--domain", "other.example",
                     "--api-key", "none", "--audience", "https://other.example/api").stdout
         cls.other_site = int(out.strip().splitlines()[-1])
 

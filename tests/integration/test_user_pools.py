@@ -30,12 +30,18 @@ import urllib.parse
 
 import svc_stack
 from svc_stack import ApiTest, admin, post, q, sql, sql_value, unique_email
-from test_email_identity import create_site
 from test_oidc_authlib import BASE, CALLBACK, Browser, Inputs
 
 PASSWORD_A = "Pools@SiteA-2026"
 PASSWORD_B = "Pools@SiteB-2026"
 RELOAD_SECONDS = 30
+
+
+def create_site(name, *options):
+    """svc-admin site create as an operator types it (a pool of its own
+    unless `options` say otherwise); returns the new id."""
+    out = admin("site", "create", "--name", name, "--domain", "pools.example", *options).stdout
+    return int(out.strip().splitlines()[-1])
 
 
 def login(email, password, app_id=None, **extra):
@@ -118,7 +124,7 @@ class UserPoolsTest(ApiTest):
         self.assertIn("user_pool:       %d, shared with site %d" % (pool_of(self.c), self.c), show)
         self.assertIn("user_pool:       1 (default)", admin("site", "show", "--site", "1").stdout)
         listed = [line.split("\t") for line in admin("site", "list").stdout.splitlines()]
-        self.assertIn("pool %d" % pool_of(self.a), [row[-1] for row in listed if row[0] == str(self.a)])
+        self.assertIn("pool %d" % pool_of(self.a), [row[-2] for row in listed if row[0] == str(self.a)])
 
     def test_the_same_address_signs_up_on_both_own_pool_sites_each_password_works_on_its_site(self):
         email = unique_email("pools-twice")
@@ -185,6 +191,34 @@ class UserPoolsTest(ApiTest):
         ok, _ = hosted_sign_in(Browser(), self.a, client_a, email, PASSWORD_A)
         self.assertEqual(ok.status_code, 303, ok.text[:300])
         self.assertTrue(ok.headers["Location"].startswith(CALLBACK + "?code="), ok.headers["Location"])
+
+    def test_hosted_forgot_password_of_another_pools_user_mails_nobody(self):
+        email = unique_email("pools-forgot")
+        self.assertTokenReply(sign_up(email, PASSWORD_A, self.a))
+        browser = Browser()
+        first = browser.get(authorize_path(self.b, first_party_client(self.b)))
+        page = browser.get(first.headers["Location"])
+        request_id = Inputs(page.text).values["request"]
+        form = browser.get("/auth/oidc/forgot?request=" + request_id)
+        self.assertEqual(form.status_code, 200, form.text[:300])
+        sent = browser.submit(form, email=email)
+        self.assertEqual(sent.status_code, 200, sent.text[:300])
+        self.assertIn("If an account uses this address", sent.text)
+        self.assertEqual(outbox_rows(email, self.b), 0)
+
+    def test_an_email_change_is_taken_only_inside_the_pool(self):
+        email = unique_email("pools-change")
+        elsewhere = unique_email("pools-change-b")
+        neighbour = unique_email("pools-change-a")
+        for address, site in ((email, self.a), (elsewhere, self.b), (neighbour, self.a)):
+            admin("user", "create", "--email", address, "--site", str(site), "--verified",
+                  stdin=PASSWORD_A + "\n")
+        token = login(email, PASSWORD_A, self.a).json["token"]
+        bearer = {"Authorization": "Bearer " + token["account_token"]}
+        taken = post("/auth/email/change", {"new_email": neighbour, "password": PASSWORD_A}, headers=bearer)
+        self.assertExact(taken, 409, {"status": "Failed", "message": "User with this email already exists"})
+        free = post("/auth/email/change", {"new_email": elsewhere, "password": PASSWORD_A}, headers=bearer)
+        self.assertEqual(free.status, 200, free)
 
     def test_sharing_sites_sign_the_same_user_in_with_single_sign_on(self):
         email = unique_email("pools-shared")

@@ -56,7 +56,7 @@ class VerifyPageServedTest(ApiTest):
 
 class VerifyPageBrowserTest(ApiTest):
     def test_loading_and_fetching_spend_nothing_the_button_does(self):
-        out = admin("site", "create", "--name", SITE_NAME, "--domain", "verify-page.example",
+        out = admin("site", "create", "--user-pool", "default", "--name", SITE_NAME, "--domain", "verify-page.example",
                     "--email-from", "Verify <no-reply@verify-page.example>", "--verify-email").stdout
         site = int(out.strip().splitlines()[-1])
         email = unique_email("verifypage")

@@ -199,7 +199,7 @@ class WebhookTest(S.ApiTest):
         created = by_type["user.created"]
         self.assertRegex(created["timestamp"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
         self.assertEqual(created["data"], {"site_id": SITE, "table": "svc_users", "user_id": user_id,
-                                           "email": email})
+                                           "email": email, "pool": 1})
         self.assertRegex(by_type["session.created"]["data"]["session_id"], r"^[A-Za-z0-9_-]{22}$")
         for r in self.receiver.requests:
             self.assertNotIn("password", r["body"].lower())
@@ -241,7 +241,7 @@ class WebhookTest(S.ApiTest):
             return claims(token["refresh_token"])["sid"]
 
         here, there = sign_in(), sign_in()
-        user = {"site_id": SITE, "table": "svc_users", "user_id": uid}
+        user = {"site_id": SITE, "table": "svc_users", "user_id": uid, "pool": 1}
         # Password change: the other session ends (session.revoked), then the change itself.
         self.assertEqual(post("/auth/password/change", {"current_password": A.PASSWORD, "password": A.NEW_PASSWORD,
                                                         "confirmPassword": A.NEW_PASSWORD},
@@ -288,7 +288,7 @@ class WebhookTest(S.ApiTest):
         import test_password_reset as R
         from test_email_identity import claims
         from test_mfa import settle, step_now, totp
-        site = int(S.admin("site", "create", "--name", "Webhook events", "--domain", "hooks.example",
+        site = int(S.admin("site", "create", "--user-pool", "default", "--name", "Webhook events", "--domain", "hooks.example",
                            "--email-from", "Hooks <no-reply@hooks.example>", "--verify-email",
                            "--reset-url", R.SITE1_RESET_URL).stdout.strip().splitlines()[-1])
         endpoint, secret = added(add_endpoint(
@@ -296,7 +296,7 @@ class WebhookTest(S.ApiTest):
                                "session.revoked", site=site))
         self.endpoints.append(endpoint)
         email, uid = sign_up(site)
-        user = {"site_id": site, "table": "svc_users", "user_id": uid}
+        user = {"site_id": site, "table": "svc_users", "user_id": uid, "pool": 1}
         # The verification link (mailed at sign-up).
         run_sender()
         link = R.delivered_link(S.newest_outbox_id(email))

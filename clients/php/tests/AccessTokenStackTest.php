@@ -135,7 +135,7 @@ final class AccessTokenStackTest extends TestCase
     public function testATokenOfAnotherSiteIsRefused(): void
     {
         $domain = sprintf('phpjwt-%d-%s.example', getmypid(), bin2hex(random_bytes(3)));
-        $site = (int) Stack::admin(['site', 'create', '--name', 'PHP verify ' . $domain, '--domain', $domain]);
+        $site = (int) Stack::admin(['site', 'create', '--user-pool', 'default', '--name', 'PHP verify ' . $domain, '--domain', $domain]);
         $this->assertSame('https://' . $domain, self::audience($site));
         $other = self::demoLogin($site)['access_token'];
 

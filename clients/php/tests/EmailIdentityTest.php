@@ -70,7 +70,7 @@ final class EmailIdentityTest extends TestCase
 
     public function testAVerifyEmailSiteRefusesUntilTheLinkIsUsed(): void
     {
-        $site = (int) Stack::admin(['site', 'create', '--name', 'PHP verify', '--domain', 'php-verify.example',
+        $site = (int) Stack::admin(['site', 'create', '--user-pool', 'default', '--name', 'PHP verify', '--domain', 'php-verify.example',
                                     '--email-from', 'no-reply@php-verify.example', '--verify-email']);
         $email = self::uniqueEmail('php-verify');
         $svc = new Client(Stack::base(), ['appId' => $site]);

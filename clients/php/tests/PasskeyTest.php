@@ -27,7 +27,7 @@ final class PasskeyTest extends TestCase
 
     private static function site(): int
     {
-        $out = Stack::adminOutput(['site', 'create', '--name', 'PHP passkeys', '--domain', 'php-passkey.example',
+        $out = Stack::adminOutput(['site', 'create', '--user-pool', 'default', '--name', 'PHP passkeys', '--domain', 'php-passkey.example',
                                    '--api-key', 'none', '--rp-id', 'php-passkey.example']);
         $lines = array_values(array_filter(explode("\n", trim($out))));
         return (int) end($lines);
