@@ -222,7 +222,16 @@ class Load:
         elif kind == "login":
             status, _ = login(self.user)
         else:
-            status, _ = refresh(self.tokens)
+            # The newest pair, as a client keeps it: refresh tokens rotate,
+            # and one presented again after [tokens] refresh_reuse_seconds
+            # revokes the session (a slow phase can outlast that window).
+            with self.lock:
+                tokens = self.tokens
+            status, body = refresh(tokens)
+            if status == 200:
+                with self.lock:
+                    if self.tokens is tokens:
+                        self.tokens = body["token"]
         with self.lock:
             self.records.append((kind, key, start, time.monotonic(), status))
 

@@ -192,6 +192,22 @@ class UserPoolsTest(ApiTest):
         self.assertEqual(ok.status_code, 303, ok.text[:300])
         self.assertTrue(ok.headers["Location"].startswith(CALLBACK + "?code="), ok.headers["Location"])
 
+    def test_passkey_sign_in_by_address_binds_only_a_user_of_the_pool(self):
+        email = unique_email("pools-passkey")
+        self.assertTokenReply(sign_up(email, PASSWORD_A, self.a))
+        uid = int(sql_value("SELECT id FROM svc_users WHERE user_email = %s" % q(email)))
+        for site in (self.a, self.b):
+            admin("site", "set", "--site", str(site), "--rp-id", "localhost", "--origins", "http://localhost")
+
+        def bound_user(site):
+            reply = post("/auth/passkey/login/options", {"appID": site, "email": email})
+            self.assertEqual(reply.status, 200, reply)
+            return int(sql_value("SELECT user_id FROM svc_passkey_challenges WHERE site_id = %d AND bound = 1 "
+                                 "ORDER BY expires_at DESC LIMIT 1" % site))
+
+        self.assertEqual(bound_user(self.a), uid)
+        self.assertEqual(bound_user(self.b), 0)  # as for an unknown address
+
     def test_hosted_forgot_password_of_another_pools_user_mails_nobody(self):
         email = unique_email("pools-forgot")
         self.assertTokenReply(sign_up(email, PASSWORD_A, self.a))
