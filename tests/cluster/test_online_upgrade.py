@@ -87,7 +87,7 @@ def timed_admin(*args):
 def wait_for_key_everywhere():
     """When every node has svc_users' pool key (monotonic time)."""
     def everywhere():
-        return all(C.sql(n, "SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'svc' AND "
+        return all(C.sql(n, "SELECT COUNT(DISTINCT INDEX_NAME) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'svc' AND "
                             "TABLE_NAME = 'svc_users' AND INDEX_NAME = 'uq_svc_users_pool_email'",
                          sync_wait=False) == [["1"]] for n in C.DB_NODES)
     C.wait_until(everywhere, 120, "sql/034's key on every node", step=0.05)

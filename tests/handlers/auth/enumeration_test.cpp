@@ -36,14 +36,20 @@ struct Account {
   std::string email;
 };
 
-// A user of the first auth table with `stored` in the password column.
-Account make_user(DbFixture& f, const char* tag, const std::string& stored, bool active = true) {
+// A pool no site of the stack uses: its users are nobody on site 1.
+constexpr long long kOtherPool = 999999;
+
+// A user of the first auth table with `stored` in the password column, in
+// user pool `pool` (the requests here name site 1, of the default pool;
+// another pool's user must be an unknown one there).
+Account make_user(DbFixture& f, const char* tag, const std::string& stored, bool active = true,
+                  long long pool = svc::db::kDefaultPool) {
   svc::db::NewUser u;
   u.email = unique_email(tag);
   u.password_hash = stored;
   u.mobile = "+1555" + std::to_string(std::rand() % 10000000);
   const std::string& table = f.config.auth.tables.front();
-  auto id = svc::db::UserRepo(f.db, *svc::db::allowlisted(table, f.config.auth.tables)).insert(u);
+  auto id = svc::db::UserRepo(f.db, *svc::db::allowlisted(table, f.config.auth.tables), pool).insert(u);
   BOOST_REQUIRE(id);
   if (!active) f.exec("UPDATE " + table + " SET active = 0 WHERE id = " + std::to_string(*id));
   return {*id, u.email};
@@ -109,11 +115,14 @@ BOOST_AUTO_TEST_CASE(every_refused_login_costs_one_argon2id_and_answers_invalid_
       {"right password, inactive, legacy AES", aes, false, kPassword},
       {"password column '!'", "!", true, kPassword},
       {"password column ''", "", true, kPassword},
+      {"right password, another pool's user", argon, true, kPassword},
   };
   for (const auto& c : cases) {
     BOOST_TEST_CONTEXT(c.label) {
       const bool exists = std::string(c.label) != "unknown e-mail";
-      Account a = exists ? make_user(f, "enum-login", c.stored, c.active) : Account{0, unique_email("enum-nobody")};
+      const bool elsewhere = std::string(c.label).find("another pool") != std::string::npos;
+      Account a = exists ? make_user(f, "enum-login", c.stored, c.active, elsewhere ? kOtherPool : 1)
+                         : Account{0, unique_email("enum-nobody")};
       f.hasher.argon2_work = 0;
       auto r = login(f, a.email, c.password);
       BOOST_TEST(r.status == 401);
@@ -154,6 +163,7 @@ BOOST_AUTO_TEST_CASE(request_pass_does_the_same_work_for_everyone_and_mails_only
   Account bang = make_user(f, "enum-reset-bang", "!");
   Account empty = make_user(f, "enum-reset-empty", "");
   Account inactive = make_user(f, "enum-reset-inactive", f.hasher.hash(kPassword), false);
+  Account elsewhere = make_user(f, "enum-reset-elsewhere", f.hasher.hash(kPassword), true, kOtherPool);
   f.exec("UPDATE svc_users SET password = NULL WHERE id = " + std::to_string(empty.id));
   auto body = [](const std::string& email) { return R"({"email":")" + email + R"(","appID":1})"; };
   auto outbox = [&](const std::string& email) {
@@ -163,7 +173,7 @@ BOOST_AUTO_TEST_CASE(request_pass_does_the_same_work_for_everyone_and_mails_only
   work_of(f, "/auth/request-pass", body(unique_email("enum-warm")));
   const auto real_work = work_of(f, "/auth/request-pass", body(real.email));
   BOOST_TEST(outbox(real.email) == 2);
-  for (const Account& other : {Account{0, unique_email("enum-reset-nobody")}, bang, empty, inactive}) {
+  for (const Account& other : {Account{0, unique_email("enum-reset-nobody")}, bang, empty, inactive, elsewhere}) {
     BOOST_TEST_CONTEXT(other.email) {
       const auto r1 = f.post("/auth/request-pass", body(other.email));
       BOOST_TEST(r1.body == R"({"status":"Success","message":"An e-mail with reset instructions has been sent to )" +
@@ -187,6 +197,7 @@ BOOST_AUTO_TEST_CASE(email_code_does_the_same_work_for_everyone_and_mails_only_r
   Account warm = make_user(f, "enum-ecode-warm", "!");
   Account real = make_user(f, "enum-ecode-real", "!");
   Account inactive = make_user(f, "enum-ecode-inactive", "!", false);
+  Account elsewhere = make_user(f, "enum-ecode-elsewhere", "!", true, kOtherPool);
   auto body = [](const std::string& email) { return R"({"email":")" + email + R"(","appID":1})"; };
   auto outbox = [&](const std::string& email) {
     return f.count("SELECT COUNT(*) FROM svc_notification_log WHERE recipient = '" + email + "'");
@@ -195,7 +206,7 @@ BOOST_AUTO_TEST_CASE(email_code_does_the_same_work_for_everyone_and_mails_only_r
   work_of(f, "/auth/email-code", body(unique_email("enum-ecode-warm")));
   const auto real_work = work_of(f, "/auth/email-code", body(real.email));
   BOOST_TEST(outbox(real.email) == 1);
-  for (const Account& other : {Account{0, unique_email("enum-ecode-nobody")}, inactive}) {
+  for (const Account& other : {Account{0, unique_email("enum-ecode-nobody")}, inactive, elsewhere}) {
     BOOST_TEST_CONTEXT(other.email) {
       const auto r1 = f.post("/auth/email-code", body(other.email));
       BOOST_TEST(r1.body ==
