@@ -421,7 +421,7 @@ SQL
   if [ "$(mysql_node 1 -N svc -e 'SELECT COUNT(*) FROM svc_sites WHERE id = 1')" = "0" ]; then
     say "seeding demo site 1, demo user and templates"
     "$bin/svc-admin" --config "$conf" site create --id 1 --name Demo --domain localhost --user-pool default \
-      --reset-url "http://127.0.0.1:$port/account/reset" --allowed-hosts "localhost,127.0.0.1" \
+      --reset-url "http://127.0.0.1:$port/account/reset" \
       --email-from "Demo <no-reply@demo.example>" --vapid-subject "mailto:admin@demo.example" >"$dir/site-create.out"
     sed -n 's/^site_key: //p' "$dir/site-create.out" >"$dir/site-key"
     rm -f "$dir/site-create.out"

@@ -194,7 +194,7 @@ SQL
   if [ "$(mysql_root -N svc -e 'SELECT COUNT(*) FROM svc_sites WHERE id = 1')" = "0" ]; then
     say "seeding demo site 1, demo user and templates"
     "$bin/svc-admin" --config "$dir/svc.conf" site create --id 1 --name Demo --domain localhost --user-pool default \
-      --reset-url "http://127.0.0.1:$http_port/account/reset" --allowed-hosts "localhost,127.0.0.1" \
+      --reset-url "http://127.0.0.1:$http_port/account/reset" \
       --email-from "Demo <no-reply@demo.example>" --vapid-subject "mailto:admin@demo.example" >"$dir/site-create.out"
     save_site_key "$dir/site-create.out"
     printf '%s\n' 'Demo@2026!' | "$bin/svc-admin" --config "$dir/svc.conf" user create \
@@ -290,6 +290,16 @@ SVC_BIN_DIR=$bin
 ENV
 }
 
+# What stops this stack: `make stop` only for the default state directory
+# (make knows no other), else stack.sh down with this one.
+stop_command() {
+  if [ "$dir" = "$repo/.run" ]; then
+    printf 'make stop\n'
+  else
+    printf 'SVC_STACK_DIR=%q %q down\n' "$dir" "$repo/scripts/stack.sh"
+  fi
+}
+
 up() {
   for b in svc-fcgi svc-admin svc-sender; do
     [ -x "$bin/$b" ] || die "$bin/$b is missing: build first (make)"
@@ -325,7 +335,7 @@ up() {
   wait_for 10 "SMTP sink" "$py" -c "import socket; socket.create_connection(('127.0.0.1', $smtp_port), 1)"
   wait_for 10 "SMS sink" "$py" -c "import socket; socket.create_connection(('127.0.0.1', $sms_port), 1)"
   cat <<TXT
-svc is running at http://127.0.0.1:$http_port  (state and logs in $dir; stop with: make stop)
+svc is running at http://127.0.0.1:$http_port  (state and logs in $dir; stop with: $(stop_command))
 
   curl -s http://127.0.0.1:$http_port/health
   curl -s -X POST http://127.0.0.1:$http_port/auth/login -H 'Content-Type: application/json' \\

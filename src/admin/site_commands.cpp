@@ -17,6 +17,7 @@
 #include "db/site_repo.hpp"
 #include "http/reset_url.hpp"
 #include "http/site_auth.hpp"
+#include "oidc/issuer.hpp"
 
 namespace svc::admin {
 namespace {
@@ -250,6 +251,9 @@ void print_site_identity(CommandEnv& env, const db::Site& site) {
   std::printf("min_password_score: %d%s\n", site.min_password_score, site.min_password_score == 0 ? " (off)" : "");
   std::printf("audience:        %s%s\n", auth::site_audience(site, env.config.tokens.issuer).c_str(),
               site.audience.empty() ? " (default)" : "");
+  // Issue 48: what a site's backend checks (docs/api.md "Verifying access tokens").
+  std::printf("token_issuer:    %s (iss of its access tokens)\n", env.config.tokens.issuer.c_str());
+  std::printf("oidc_issuer:     %s (iss of its ID tokens)\n", oidc::issuer_of(env.config, site.id).c_str());
 }
 
 void apply_options(const Args& args, db::Site& s) {

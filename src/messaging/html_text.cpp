@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/text.hpp"
+#include "messaging/html_entities.hpp"
 
 namespace svc::messaging {
 namespace {
@@ -45,6 +46,26 @@ void append_utf8(std::string& out, std::uint32_t cp) {
   }
 }
 
+// A named reference "&name;" (messaging/html_entities.hpp) at html[at] ==
+// '&' into out; returns the length consumed, or 0 when it is none we know.
+// The name's case counts (&Eacute; is not &eacute;); the few that
+// decode_entity's own table decodes whatever their case (&AMP;) never get
+// here.
+std::size_t decode_named(std::string_view html, std::size_t at, std::string& out) {
+  constexpr std::size_t kLongestName = 8;  // "thetasym"
+  std::size_t k = at + 1;
+  while (k < html.size() && k - at - 1 <= kLongestName &&
+         ((html[k] >= 'a' && html[k] <= 'z') || (html[k] >= 'A' && html[k] <= 'Z') ||
+          (html[k] >= '0' && html[k] <= '9'))) {
+    ++k;
+  }
+  if (k == at + 1 || k >= html.size() || html[k] != ';') return 0;
+  const auto cp = named_entity(html.substr(at + 1, k - at - 1));
+  if (!cp) return 0;
+  append_utf8(out, *cp);
+  return k + 1 - at;
+}
+
 // Decodes the entity starting at html[at] == '&' into out; returns the length
 // consumed, or 0 when it is not one we know (the '&' is then kept as text).
 std::size_t decode_entity(std::string_view html, std::size_t at, std::string& out) {
@@ -57,6 +78,7 @@ std::size_t decode_entity(std::string_view html, std::size_t at, std::string& ou
       return name.size();
     }
   }
+  if (const std::size_t named = decode_named(html, at, out)) return named;
   if (at + 3 < html.size() && html[at + 1] == '#') {
     const bool hex = ascii_lower(html[at + 2]) == 'x';
     std::size_t k = at + (hex ? 3 : 2);

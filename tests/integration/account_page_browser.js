@@ -14,7 +14,7 @@
 const fs = require('fs');
 const path = require('path');
 const { execFileSync } = require('child_process');
-const { runInChromium } = require('./page_browser');
+const { runInChromium, waitText, type, press } = require('./page_browser');
 
 const [pageUrl, outDir, email, password, newPassword] = process.argv.slice(2);
 
@@ -39,23 +39,6 @@ async function state(page) {
       storage: localStorage.length + sessionStorage.length,
     };
   });
-}
-
-async function waitText(page, id, wanted) {
-  await page.waitForFunction((i, w) => (document.getElementById(i).textContent || '').includes(w), {}, id, wanted);
-}
-
-// Types `value` into the field `id` as a user would (focus, then keys).
-async function type(page, id, value) {
-  await page.$eval('#' + id, (e) => { e.value = ''; e.scrollIntoView({ block: 'center' }); });
-  await page.focus('#' + id);
-  await page.keyboard.type(value);
-}
-
-// Presses the button the selector names (scrolled into view first).
-async function press(page, selector) {
-  await page.$eval(selector, (e) => e.scrollIntoView({ block: 'center' }));
-  await page.click(selector);
 }
 
 runInChromium(outDir, async (page, out, shot) => {

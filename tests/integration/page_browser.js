@@ -1,8 +1,10 @@
 // What the page tests' Chromium drivers share (reset_page_browser.js,
-// button_page_browser.js, account_page_browser.js, account_signin_browser.js):
+// button_page_browser.js, account_page_browser.js, account_signin_browser.js,
+// account_first_hour_browser.js):
 // Debian's headless Chromium through puppeteer-core (from the repo-root package-lock.json; no browser is downloaded) in a
 // fresh profile, one page that records console errors, requests and
-// full-page screenshots, and the JSON the Python test reads.
+// full-page screenshots, and the JSON the Python test reads; and the
+// user's moves (type, press) and waiting for a text.
 'use strict';
 
 const fs = require('fs');
@@ -40,4 +42,22 @@ function runInChromium(outDir, drive) {
   main().catch((e) => { process.stderr.write(String(e && e.stack || e) + '\n'); process.exit(1); });
 }
 
-module.exports = { runInChromium };
+// Waits until the element `id` holds the text `wanted`.
+async function waitText(page, id, wanted) {
+  await page.waitForFunction((i, w) => (document.getElementById(i).textContent || '').includes(w), {}, id, wanted);
+}
+
+// Types `value` into the field `id` as a user would (focus, then keys).
+async function type(page, id, value) {
+  await page.$eval('#' + id, (e) => { e.value = ''; e.scrollIntoView({ block: 'center' }); });
+  await page.focus('#' + id);
+  await page.keyboard.type(value);
+}
+
+// Presses the button the selector names (scrolled into view first).
+async function press(page, selector) {
+  await page.$eval(selector, (e) => e.scrollIntoView({ block: 'center' }));
+  await page.click(selector);
+}
+
+module.exports = { runInChromium, waitText, type, press };

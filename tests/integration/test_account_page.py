@@ -34,7 +34,7 @@ SITE_NAME = "Account centre"
 class AccountPageTest(ApiTest):
     def test_page_is_served_with_the_strict_policy(self):
         page = assert_strict_page(self, "/account/", ("account.js", "account.css", "reset.css",
-                                                      "form.js", "passkeys.js"), ("img-src 'self' blob:",))
+                                                      "form.js", "passkeys.js", "devices.js"), ("img-src 'self' blob:",))
         self.assertEqual(page.headers.get("cache-control"), "no-store")
         self.assertEqual(svc_stack.request("POST", "/account/").status, 403)
         redirect = svc_stack.request("GET", "/account/?token=abc")

@@ -117,6 +117,23 @@ class Doctor(unittest.TestCase):
         self.assertEqual(code, 0, out)
         self.assertNotIn("fix:", out)
 
+    def test_the_operations_guide_documents_every_row_and_result(self):
+        # Issue 48: docs/operations.md's table lacked rows the doctor prints
+        # (breached list, bounces, webhooks) and the `warn` result.
+        with open(os.path.join(SOURCE_DIR, "docs", "operations.md"), encoding="utf-8") as f:
+            guide = f.read()
+        section = guide.split("## svc-admin doctor", 1)[1].split("\n## ", 1)[0]
+        documented = set()
+        for line in section.splitlines():
+            if line.startswith("| `"):
+                documented.update(re.findall(r"`([^`]+)`", line.split("|")[1]))
+        _, rows, out = self.doctor()
+        self.assertEqual(sorted(set(rows) - documented), [], out)
+        self.assertEqual(sorted(documented - set(rows)), [], "rows the doctor no longer prints")
+        for result in ("ok", "FAIL", "warn", "skip"):
+            self.assertIn("`%s`" % result, section, result)
+        self.assertIn("every row is `ok` or `warn`", " ".join(section.split()))
+
     def test_smtp_sink_port_wrong(self):
         conf = self.write("smtp.conf", set_key(self.base, "smtp", "port", str(free_port())))
         self.assert_only_failure("smtp", r"(?i)connect", conf=conf)

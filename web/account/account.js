@@ -2,7 +2,11 @@
 // allows (password, an e-mailed code or a passkey, then the second factor),
 // then on one page: sessions, password, address, second factor, passkeys,
 // the data export and deletion. The site comes from the address
-// (/account/?site=N) and its name is shown (form.js).
+// (/account/?site=N) and its name is shown (form.js). Issue 48: passkeys
+// appear only where the site offers them (GET /auth/site) and the browser
+// can use them; a forgotten password asks for a reset link; the code step
+// goes back or sends a new code; sessions name the device and say when
+// (devices.js), never the raw user agent.
 //
 // The sign-in reply's account_token (the only token svc's account routes
 // take) lives in this closure only: never in storage, a cookie or a URL.
@@ -13,8 +17,13 @@
 
 (function () {
   const $ = (id) => document.getElementById(id);
-  const STEPS = ['signin', 'code-form', 'mfa-form', 'centre', 'deleted'];
+  const STEPS = ['signin', 'forgot-form', 'code-form', 'mfa-form', 'centre', 'deleted'];
+  // The API's resend rule of sign-in codes (docs/api.md, [auth]
+  // email_code_resend_seconds): inside it a request gets no new mail.
+  const CODE_RESEND_MS = 60 * 1000;
   let site = '';
+  let passkeys = false;  // the site offers passkeys and this browser can use them
+  let codeSentAt = 0;    // Date.now() of the last code asked for
   let token = null;  // the sign-in reply's token object
   let mfaToken = '';
   let mfaOn = false;
@@ -39,6 +48,7 @@
     'name is required': 'Type a name.',
     'name is too long': 'That name is too long.',
     'name must not contain control characters': 'Use letters, digits, spaces and punctuation only.',
+    'Passkeys are not configured for this site: rp_id is not set': 'This site does not offer passkeys.',
   };
 
   // The password requirements of a weak-password reply, as the reset page
@@ -138,6 +148,7 @@
     if (reply.status === 401 && typeof body.mfa_token === 'string') {
       mfaToken = body.mfa_token;
       mfaOn = true;
+      $('mfa-passkey').hidden = !(passkeys && Array.isArray(body.methods) && body.methods.includes('passkey'));
       general('');
       show('mfa-form', 'mfa-code');
       return;
@@ -163,7 +174,54 @@
     if (!site) return general('Sign-in codes need the site: open this page from the site\'s link.');
     const reply = await busy('signin-code', () => post('/auth/email-code', { email, appID: site }));
     if (reply.status !== 200) return general(words(reply));
+    codeSentAt = Date.now();
+    status('code-status', '');
     show('code-form', 'email-code');
+  }
+
+  // "Send a new code": inside the API's resend time a request would mail
+  // nothing, so the page says so instead of pretending.
+  async function askCodeAgain() {
+    window.svcForm.setFieldError('email-code', '');
+    if (Date.now() - codeSentAt < CODE_RESEND_MS) {
+      return status('code-status', 'We sent a code less than a minute ago: give it a moment, and check your spam ' +
+                    'folder. You can ask for a new code after a minute.');
+    }
+    const email = $('email').value.trim();
+    const reply = await busy('code-again', () => post('/auth/email-code', { email, appID: site }));
+    if (reply.status !== 200) return status('code-status', words(reply), true);
+    codeSentAt = Date.now();
+    $('email-code').value = '';
+    status('code-status', 'A new code is on its way to ' + email + '. Only the newest code works.');
+    $('email-code').focus();
+  }
+
+  function backToSignIn() {
+    general('');
+    show('signin', 'email');
+  }
+
+  // --- a forgotten password -------------------------------------------------
+
+  function startForgot() {
+    general('');
+    window.svcForm.setFieldError('forgot-email', '');
+    status('forgot-status', '');
+    $('forgot-email').value = $('email').value.trim();
+    show('forgot-form', 'forgot-email');
+  }
+
+  // POST /auth/request-pass: the same reply whether or not the address has
+  // an account, so the page says "if".
+  async function requestReset(event) {
+    event.preventDefault();
+    window.svcForm.setFieldError('forgot-email', '');
+    const email = $('forgot-email').value.trim();
+    if (!email) return fieldError('forgot-email', 'Type your e-mail address.');
+    const reply = await busy('forgot-submit', () => post('/auth/request-pass', withSite({ email })));
+    if (reply.status !== 200) return status('forgot-status', words(reply), true);
+    status('forgot-status', 'If ' + email + ' has an account here, we sent it a link to choose a new password. ' +
+           'Open it on this device or another.');
   }
 
   async function signInCode(event) {
@@ -224,13 +282,11 @@
   function refreshAll() {
     endRename();
     loadSessions();
-    loadPasskeys();
+    if (passkeys) loadPasskeys();
     showFactor();
   }
 
-  function when(seconds) {
-    return new Date(seconds * 1000).toLocaleString();
-  }
+  const when = (seconds) => window.svcDevices.ago(seconds);  // devices.js
 
   // One line of a list: `text`, an optional badge `note`, then a button per
   // [label, onClick(button)] of `actions`.
@@ -262,7 +318,8 @@
     list.textContent = '';
     if (reply.status !== 200) return status('sessions-status', words(reply), true);
     reply.body.sessions.forEach((s) => {
-      const text = (s.user_agent || 'Unknown device') + ' — ' + (s.ip || '?') + ', since ' + when(s.created_at);
+      const text = window.svcDevices.name(s.user_agent) + ' — ' + (s.ip || 'unknown network') + ', signed in ' +
+        when(s.created_at) + ', last active ' + when(s.last_seen_at || s.created_at);
       row(list, text, s.current ? 'This device' : '', s.current ? [] : [['Sign out', async (button) => {
         const ended = await busy(button, () =>
           account('/auth/sessions/revoke', { id: s.id }));
@@ -482,13 +539,27 @@
     show('deleted', 'deleted-title');
   }
 
+  // The site's details (GET /auth/site, form.js): its passkey parts show
+  // only when it has a relying party and the browser speaks WebAuthn.
+  function offerPasskeys(details) {
+    passkeys = !!details.passkeys && window.SvcPasskeys.supported();
+    $('signin-passkey').hidden = !passkeys;
+    $('pk-section').hidden = !passkeys;
+    if (passkeys && token) loadPasskeys();
+  }
+
   function start() {
     $('general').setAttribute('tabindex', '-1');
     site = window.svcForm.siteOfAddress();
     window.svcForm.keepOnlySite(site);
-    window.svcForm.showSite(site).then((known) => { site = known; });
+    window.svcForm.showSite(site, offerPasskeys).then((known) => { site = known; });
     $('signin-form').addEventListener('submit', signInPassword);
     $('signin-code').addEventListener('click', askCode);
+    $('forgot').addEventListener('click', startForgot);
+    $('forgot-form').addEventListener('submit', requestReset);
+    $('forgot-back').addEventListener('click', backToSignIn);
+    $('code-again').addEventListener('click', askCodeAgain);
+    $('code-back').addEventListener('click', backToSignIn);
     $('signin-passkey').addEventListener('click', signInPasskey);
     $('code-form').addEventListener('submit', signInCode);
     $('mfa-form').addEventListener('submit', secondFactor);

@@ -58,8 +58,9 @@ window.svcForm = (function () {
   // itself, or '' when the server knows no such active site (404: the page
   // then works as one opened without a site, and the address drops it).
   // When the name cannot be had (no connection, a 5xx) the site stays and no
-  // name is shown.
-  async function showSite(site) {
+  // name is shown. `onSite`, when given, gets the reply's site object (id,
+  // name, passkeys, access_tokens) once it is known.
+  async function showSite(site, onSite) {
     if (!site) return '';
     try {
       const resp = await fetch('/auth/site?site=' + site, {
@@ -76,6 +77,7 @@ window.svcForm = (function () {
         $('site-name').textContent = name;
         $('site').hidden = false;
       }
+      if (name && onSite) onSite(body.site);
     } catch (e) {
       // The name is a courtesy: the page works without it.
     }

@@ -135,6 +135,8 @@ db::RelyingParty relying_party(core::Context& ctx, long long site_id) {
   return *rp;
 }
 
+bool offered(core::Context& ctx, long long site_id) { return db::PasskeyRepo(ctx.db).find_rp(site_id).has_value(); }
+
 Ceremony open_registration(const SignedInUser& me, core::Context& ctx) {
   const db::RelyingParty rp = relying_party(ctx, me.app_id);
   db::PasskeyRepo repo(ctx.db);

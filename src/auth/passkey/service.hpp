@@ -32,6 +32,10 @@ struct Ceremony {
 // rp_id is not set" when the site has no RP id.
 db::RelyingParty relying_party(core::Context& ctx, long long site_id);
 
+// Whether an active site offers passkeys (has an RP id): what the account
+// centre asks before it shows a passkey button (GET /auth/site).
+bool offered(core::Context& ctx, long long site_id);
+
 // POST /auth/passkey/register/options: for the signed-in user on the site of
 // their token.
 Ceremony open_registration(const SignedInUser& me, core::Context& ctx);
