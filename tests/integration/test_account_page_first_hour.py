@@ -40,7 +40,7 @@ AGES = ["just now", "just now", "a minute ago", "3 minutes ago", "an hour ago", 
 
 
 def new_site(name, *options):
-    out = admin("site", "create", "--name", name, "--domain", "first-hour-centre.example",
+    out = admin("site", "create", "--user-pool", "default", "--name", name, "--domain", "first-hour-centre.example",
                 "--email-from", "Centre <no-reply@first-hour-centre.example>", *options).stdout
     return int(out.strip().splitlines()[-1])
 
