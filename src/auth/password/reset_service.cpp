@@ -88,7 +88,7 @@ std::string reset_link(const std::string& base, const std::string& token, const 
 // change, a confirmed address change), the token is spent: a link mailed
 // to an address the account has left does not take the account back.
 std::string reset_fingerprint(const core::Context& ctx, const std::string& password_hash, const std::string& email) {
-  return crypto::password_fingerprint(password_hash + '\n' + core::ascii_lower(email), ctx.config.keys.reset_key);
+  return reset_token_fingerprint(ctx.config.keys.reset_key, password_hash, email);
 }
 
 // Signed for user id 0 and an empty password when nobody may reset (no such
@@ -128,6 +128,11 @@ void queue_changed_mail(core::Context& ctx, const http::Request& request, long l
 }
 
 }  // namespace
+
+std::string reset_token_fingerprint(std::string_view reset_key, const std::string& password_hash,
+                                    const std::string& email) {
+  return crypto::password_fingerprint(password_hash + '\n' + core::ascii_lower(email), reset_key);
+}
 
 void request_password_reset(core::Context& ctx, const http::Request& request, const std::string& email,
                             long long app_id, const db::TableName& table, const std::optional<std::string>& url,

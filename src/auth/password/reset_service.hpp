@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/context.hpp"
 #include "db/table_name.hpp"
@@ -35,6 +36,12 @@ namespace svc::auth {
 void request_password_reset(core::Context& ctx, const http::Request& request, const std::string& email,
                             long long app_id, const db::TableName& table, const std::optional<std::string>& url,
                             bool capped = true);
+
+// The `pwf` claim of a reset token: crypto::password_fingerprint under
+// [keys] reset_key of the password hash it was issued for, a line feed and
+// the lower-cased address it was mailed to.
+std::string reset_token_fingerprint(std::string_view reset_key, const std::string& password_hash,
+                                    const std::string& email);
 
 // The site a reset token names (its `app` claim) when the token verifies
 // (signature, expiry, typ), else 0: whose minimum password score the new
