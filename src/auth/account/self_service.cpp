@@ -48,7 +48,8 @@ std::string password_mark(const core::Context& ctx, const db::User& user) {
   return crypto::password_fingerprint(user.password, ctx.config.keys.reset_key);
 }
 
-// `user` as read now, with its password hash.
+// A link naming `change`; `user` carries its password hash as stored now
+// (not a cached row), whose fingerprint the link carries.
 std::string change_token(core::Context& ctx, const char* typ, const db::User& user, const db::EmailChange& change,
                          long long ttl) {
   crypto::Claims c = account_token_claims(ctx, typ, &user, change.table, change.site_id, ttl);
@@ -57,16 +58,16 @@ std::string change_token(core::Context& ctx, const char* typ, const db::User& us
   return crypto::jwt_sign(c, email_change_keys(ctx).current);
 }
 
-// A link's change, locked for the caller's transaction, and its user.
+// A link's change, locked for the caller's transaction.
 struct Named {
   db::EmailChange change;
   db::TableName table;
-  db::User user;
   bool same_password = false;  // the user's password is the one the link was mailed with
 };
 
 // The change a link names: the token's signature, type and expiry, then a
-// row of the same user and table, and that user.
+// row of the same user and table, and whether that user's password is
+// still the one the link was mailed with.
 Named change_of(core::Context& ctx, const std::string& token, const char* typ) {
   auto verified = crypto::jwt_verify(token, email_change_keys(ctx), typ, ctx.clock.now());
   if (!verified.ok()) throw invalid_link();
@@ -80,7 +81,7 @@ Named change_of(core::Context& ctx, const std::string& token, const char* typ) {
   auto user = db::UserRepo(ctx.db, *table).find_by_id(change->user_id);
   if (!user) throw invalid_link();
   const bool same = crypto::constant_time_equal(verified.claims.pwf, password_mark(ctx, *user));
-  return {*change, *table, *user, same};
+  return {*change, *table, same};
 }
 
 // Whether the session that asked for `change` is still open: a change
@@ -195,8 +196,8 @@ void confirm_email_change(const http::Request& request, core::Context& ctx, cons
     db::UserRepo users(ctx.db, table);
     const long long now = ctx.clock.now();
     // The request stands only while what made it does: the session that
-    // asked, and the password it was made with (docs/decisions.md "E-mail
-    // changes end with the account's recovery").
+    // asked, and the password it was made with (docs/decisions.md "Issue
+    // 48: the account goes back to the mailbox's holder").
     if (!named.same_password || !asker_signed_in(ctx, change)) throw invalid_link();
     if (change.confirmed_at || change.undone_at || !db::AccountRepo(ctx.db).mark_confirmed(change.id, now)) {
       throw invalid_link();
