@@ -377,15 +377,42 @@ class Source {
 
 }  // namespace
 
-BreachedWriter::BreachedWriter(const std::string& target) : target_(target), path_(target + ".tmp") {
-  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) io_error("open " + path_);
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    ::close(fd_);
-    fd_ = -1;
-    throw std::runtime_error(path_ + ": another import is writing it");
+namespace {
+
+// Creates `path` anew (O_EXCL | O_NOFOLLOW): never a file someone put
+// there, never through a symbolic link planted at its name. A regular file
+// left by an import that died (nobody holds its lock) is removed first; one
+// whose lock is held is another import's. Returns the new file's
+// descriptor, locked.
+int create_locked(const std::string& path) {
+  constexpr int kCreate = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  int fd = ::open(path.c_str(), kCreate, 0644);
+  if (fd < 0 && errno == EEXIST) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      throw std::runtime_error(path + ": exists and is not a regular file (a symbolic link?); remove it");
+    }
+    const int left = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (left >= 0 && ::flock(left, LOCK_EX | LOCK_NB) != 0) {
+      ::close(left);
+      throw std::runtime_error(path + ": another import is writing it");
+    }
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) io_error("remove " + path);
+    if (left >= 0) ::close(left);
+    fd = ::open(path.c_str(), kCreate, 0644);
   }
-  if (::ftruncate(fd_, 0) != 0) io_error("truncate " + path_);
+  if (fd < 0) io_error("create " + path);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    throw std::runtime_error(path + ": another import is writing it");
+  }
+  return fd;
+}
+
+}  // namespace
+
+BreachedWriter::BreachedWriter(const std::string& target) : target_(target), path_(target + ".tmp") {
+  fd_ = create_locked(path_);
   buffer_.reserve(kBufferEntries);
   const std::vector<char> blank(kBreachedPage);  // the header page: the real header goes in last
   write_all(fd_, blank.data(), blank.size(), path_);

@@ -40,8 +40,11 @@ struct BreachedImportOptions {
   double progress_seconds = 3;
 };
 
-// Writes a version-2 list (breached_file.hpp) to `target` + ".tmp", locked
-// with flock (two writers do not mix) and truncated (a rerun starts over):
+// Writes a version-2 list (breached_file.hpp) to `target` + ".tmp", created
+// anew with O_EXCL | O_NOFOLLOW (never through a symbolic link, never into
+// a file someone else made: a non-regular file there is refused, a regular
+// one left by a dead import replaced) and locked with flock (two writers do
+// not mix; one whose lock is held is refused):
 // keys go in ascending order through an 8 MiB buffer (each write's
 // writeback started at once: sync_file_range), commit() adds the
 // padding, the page index and the header, fsyncs and renames over `target`
@@ -80,7 +83,7 @@ class BreachedWriter {
 
 // Reads `source` (a file or "-" for standard input) and writes the list
 // through a BreachedWriter: readers see the old list or the new one, never
-// a part. A rerun starts over (the temp file is truncated). A regular file
+// a part. A rerun starts over (the temp file is made anew). A regular file
 // is mapped and parsed in place; a thread of its own for the call reads it
 // in at most 32 MiB ahead of the parsing (it ends before this returns or
 // throws). A pipe is read() as it comes. A mapped file that shrinks while

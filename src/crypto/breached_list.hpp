@@ -3,9 +3,13 @@
 // breached_list): the mapped file, re-checked with stat() at most once per
 // second of the caller's clock, so a list replaced by `svc-admin passwords
 // import-breached` (a rename: a new inode) is picked up without a restart,
-// and a removed one stops being used.
+// and a removed one stops being used. A file cut short in place while
+// mapped answers nullopt (no list) instead of killing the process with
+// SIGBUS, until a stat finds it whole again.
 //
-// Thread safety: none (one per worker process, like the other caches).
+// Thread safety: none (one per worker process, like the other caches); a
+// lookup briefly installs a process-wide SIGBUS handler, so lookups of two
+// threads must not overlap.
 
 #include <cstdint>
 #include <optional>

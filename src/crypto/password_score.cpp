@@ -20,8 +20,16 @@ int score_of_bits(double bits) {
   return kMaxPasswordScore;
 }
 
+std::string_view scored_prefix(std::string_view password) {
+  if (password.size() <= kScoredBytes) return password;
+  size_t end = kScoredBytes;
+  // Back over continuation bytes (10xxxxxx) to the lead byte of the cut character.
+  while (end > 0 && (static_cast<unsigned char>(password[end]) & 0xC0) == 0x80) --end;
+  return password.substr(0, end);
+}
+
 int password_score(std::string_view password, const std::vector<std::string_view>& user_words) {
-  const std::string text(password);
+  const std::string text(scored_prefix(password));
   // Each word whole and each of its letter-and-digit runs of 3 or more
   // ("ada.lovelace@example.com": also "ada", "lovelace", "example", "com").
   std::vector<std::string> words;

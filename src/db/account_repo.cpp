@@ -20,8 +20,8 @@ constexpr auto read_change =
                 &EmailChange::expires_at, &EmailChange::confirmed_at, &EmailChange::undone_at>;
 
 // One part of an export: its columns (no secret, hash or token among them)
-// and the statement; the statement binds (table, user id), or the address
-// for "mail".
+// and the statement; the statement binds (table, user id), or for "mail"
+// (address, table, user id).
 struct Part {
   const char* name;
   std::vector<std::string> columns;
@@ -53,7 +53,8 @@ const std::vector<Part>& parts() {
        " FROM svc_audit_log WHERE auth_table = ? AND user_id = ? ORDER BY id"},
       {"mail",
        {"id", "site_id", "event", "subject", "status", "created_at", "sent_at"},
-       " FROM svc_notification_log WHERE recipient = ? ORDER BY id"},
+       " FROM svc_notification_log WHERE recipient = ? AND (site_id = 0 OR site_id IN (SELECT site_id FROM"
+       " svc_sessions WHERE auth_table = ? AND user_id = ?)) ORDER BY id"},
   };
   return kParts;
 }
@@ -111,6 +112,18 @@ bool AccountRepo::mark_undone(long long id, long long now) {
                      [&](Params& p) { p.integer(now).integer(id); }) == 1;
 }
 
+int AccountRepo::cancel_pending_changes(const std::string& table, long long user_id, long long now) {
+  return db_.execute(
+      "UPDATE svc_email_changes SET undone_at = ? WHERE auth_table = ? AND user_id = ? AND confirmed_at IS NULL"
+      " AND undone_at IS NULL AND expires_at > ?",
+      [&](Params& p) { p.integer(now).text(table).integer(user_id).integer(now); });
+}
+
+int AccountRepo::remove_consents_since(const std::string& table, long long user_id, long long since) {
+  return db_.execute("DELETE FROM svc_oauth_consents WHERE auth_table = ? AND user_id = ? AND created_at >= ?",
+                     [&](Params& p) { p.text(table).integer(user_id).integer(since); });
+}
+
 const std::vector<std::string>& AccountRepo::export_parts() {
   static const std::vector<std::string> kNames = [] {
     std::vector<std::string> names;
@@ -132,11 +145,8 @@ ExportRows AccountRepo::export_part(const std::string& part, const std::string& 
   out.rows = db_.rows(
       "SELECT " + select_list(it->columns) + it->from,
       [&](Params& p) {
-        if (by_address) {
-          p.text(email);
-        } else {
-          p.text(table).integer(user_id);
-        }
+        if (by_address) p.text(email);
+        p.text(table).integer(user_id);
       },
       [n](RowReader& r) {
         std::vector<std::string> row;

@@ -52,9 +52,20 @@ class AccountRepo {
   // already or undone; false when it was. Inside the caller's transaction.
   bool mark_confirmed(long long id, long long now);
   bool mark_undone(long long id, long long now);
+  // Cancels every pending change of the user of `table` (neither confirmed
+  // nor undone, not expired at `now`): marked undone at `now`, so neither of
+  // its links works any more. Returns how many. Inside the caller's
+  // transaction, if any.
+  int cancel_pending_changes(const std::string& table, long long user_id, long long now);
+
+  // Removes the user's OAuth consents given (or widened) at or after
+  // `since` (unix seconds; 0 = all). Returns how many.
+  int remove_consents_since(const std::string& table, long long user_id, long long since);
 
   // The rows of one part of a user's export. `part` is one of
-  // export_parts(); `email` is the user's address (the mail sent to it).
+  // export_parts(); `email` is the user's address. The "mail" part is the
+  // mail sent to `email` by svc itself (site 0) or by a site the user has a
+  // session row of; the caller asks for it only once the address is proven.
   ExportRows export_part(const std::string& part, const std::string& table, long long user_id,
                          const std::string& email);
   static const std::vector<std::string>& export_parts();

@@ -14,12 +14,13 @@ bool SessionRepo::insert(const SessionRow& row, const std::string& legacy_jti) {
   // Idempotent: a re-run after a lost connection finds its own row.
   const int inserted = db_.execute_idempotent(
       "INSERT IGNORE INTO svc_sessions (id, site_id, auth_table, user_id, generation, created_at, last_seen_at,"
-      " rotated_at, expires_at, auth_time, amr, ip, user_agent, legacy_jti)"
-      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''))",
+      " rotated_at, expires_at, auth_time, amr, ip, user_agent, device_key, legacy_jti)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''))",
       [&](Params& p) {
         p.text(row.id).integer(row.site_id).text(row.table).integer(row.user_id).integer(row.generation);
         p.integer(row.created_at).integer(row.last_seen_at).integer(row.rotated_at).integer(row.expires_at);
-        p.integer(row.auth_time).text(row.amr).text(row.ip).text(row.user_agent).text_or_null(legacy_jti);
+        p.integer(row.auth_time).text(row.amr).text(row.ip).text(row.user_agent).text(row.device_key);
+        p.text_or_null(legacy_jti);
       });
   if (inserted == 1 || legacy_jti.empty()) return true;
   auto mine = find(row.id);  // the re-run case: the row is this call's own
@@ -74,12 +75,13 @@ std::vector<SessionRow> SessionRepo::open_sessions(const std::string& table, lon
       [&](Params& p) { p.text(table).integer(user_id).integer(now); }, read_session);
 }
 
-std::optional<bool> SessionRepo::seen_device(const std::string& table, long long user_id, const std::string& user_agent,
+std::optional<bool> SessionRepo::seen_device(const std::string& table, long long user_id, const std::string& device_key,
                                              long long since) {
-  // MAX over no rows is NULL: the user has never had a session.
+  // MAX over no rows is NULL: the user has never had a session. Rows from
+  // before sql/035 hold "", which no device key equals.
   auto seen = db_.one(
-      "SELECT MAX(user_agent = ? AND last_seen_at >= ?) FROM svc_sessions WHERE auth_table = ? AND user_id = ?",
-      [&](Params& p) { p.text(user_agent).integer(since).text(table).integer(user_id); },
+      "SELECT MAX(device_key = ? AND last_seen_at >= ?) FROM svc_sessions WHERE auth_table = ? AND user_id = ?",
+      [&](Params& p) { p.text(device_key).integer(since).text(table).integer(user_id); },
       [](RowReader& r) {
         std::optional<long long> v;
         r.read(v);

@@ -26,6 +26,10 @@ struct SessionRow {
   std::string user_agent;
   std::optional<long long> revoked_at;
   std::string revoked_reason;
+  // SHA-256 hex of the sign-in's device cookie (auth/session/device.hpp,
+  // sql/035): written by insert(), read by seen_device() only, so not among
+  // kSessionColumns ("" when read).
+  std::string device_key;
 };
 
 // The columns of a SessionRow, for a read that joins svc_sessions
@@ -87,9 +91,9 @@ class SessionRepo {
 
   // What the user's sessions show of a device (new-device notices), in one
   // read: nullopt when the user has no session row at all (a first
-  // sign-in), else whether one of them was last seen from `user_agent` at or
-  // after `since`.
-  std::optional<bool> seen_device(const std::string& table, long long user_id, const std::string& user_agent,
+  // sign-in), else whether one of them was opened on `device_key` (a
+  // SessionRow::device_key, never "") and last seen at or after `since`.
+  std::optional<bool> seen_device(const std::string& table, long long user_id, const std::string& device_key,
                                   long long since);
 
   // The "this wasn't me" link about session `id` of the user (not_me_at):

@@ -15,6 +15,10 @@ const char* kind_label(SmsEvent kind) {
       return "sent";
     case SmsEvent::kVerifySent:
       return "verify";
+    case SmsEvent::kResetSent:
+      return "reset";
+    case SmsEvent::kChangeSent:
+      return "change";
     case SmsEvent::kWrong:
       break;
   }

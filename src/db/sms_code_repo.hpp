@@ -37,7 +37,9 @@ struct SmsGuessLimits {
 // What svc_sms_events counts per user (sql/009); kVerifySent: address
 // verification mails, counted in svc_email_code_events beside the e-mail
 // codes under the same caps (issue 36).
-enum class SmsEvent { kSent, kWrong, kVerifySent };
+// kResetSent and kChangeSent: reset mail and e-mail change mail, counted by
+// the e-mail codes' caps (auth/email/mail_caps.hpp) in svc_email_code_events.
+enum class SmsEvent { kSent, kWrong, kVerifySent, kResetSent, kChangeSent };
 
 // The two tables of one kind of one-time code: the current codes (one row
 // per user and auth table) and the events the daily caps count. Fixed

@@ -136,6 +136,17 @@ const BuiltInTemplate kBuiltIns[] = {
      "die Seite bittet Sie, eine Schaltfl\u00e4che zu dr\u00fccken), und setzen Sie dann Ihr Passwort "
      "zur\u00fcck.</p>",
      "email firstName lastName newEmail link days"},
+    {"email-changed", "en", "Your e-mail address was changed",
+     "<p>The account of [email] now uses the address [newEmail]; mail for it no longer comes here.</p>"
+     "<p>If it was not you, <a href=\"[link]\">restore my address</a> (the link works for [days] days while "
+     "the password stays the same; the page asks you to press a button), then reset your password.</p>",
+     "email firstName lastName newEmail link days"},
+    {"email-changed", "de", "Ihre E-Mail-Adresse wurde ge\u00e4ndert",
+     "<p>Das Konto von [email] verwendet jetzt die Adresse [newEmail]; E-Mails dazu kommen nicht mehr hierher.</p>"
+     "<p>Wenn Sie das nicht waren, <a href=\"[link]\">stellen Sie Ihre Adresse wieder her</a> (der Link gilt [days] "
+     "Tage, solange das Passwort gleich bleibt; die Seite bittet Sie, eine Schaltfl\u00e4che zu dr\u00fccken), und "
+     "setzen Sie dann Ihr Passwort zur\u00fcck.</p>",
+     "email firstName lastName newEmail link days"},
     {"account-deleted", "en", "Your account was deleted",
      "<p>The account of [email] and everything stored with it were deleted.</p>"
      "<p>If it was not you, contact us.</p>",

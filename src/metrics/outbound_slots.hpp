@@ -25,6 +25,10 @@
 
 namespace svc::metrics {
 
+// A key of the table that is no site: a cap of svc's own on work any
+// request can start (auth/password/policy.cpp: the password score).
+inline constexpr int64_t kPasswordScoringKey = -1;
+
 // Maps and initialises the table. Call once in the master before the first
 // fork; a second call is a no-op. Throws std::runtime_error when mmap or the
 // mutex set-up fails.
@@ -34,7 +38,7 @@ void map_outbound_slots();
 // other records name the site (cap <= 0 = no cap). On true the record names
 // the site until release_outbound_hold(slot). False, with the table mapped
 // and a cap set, for a slot outside the table or a mutex that cannot be
-// locked. REQUIRES: site_id > 0; the slot holds nothing now.
+// locked. REQUIRES: site_id > 0 or a key above (never 0); the slot holds nothing now.
 bool try_outbound_hold(int slot, int64_t site_id, int cap);
 void release_outbound_hold(int slot);
 // Master side, after reaping the worker of `slot`: drops whatever it held.

@@ -5,6 +5,7 @@
 #include "crypto/encoding.hpp"
 #include "db/user_repo.hpp"
 #include "http/api_error.hpp"
+#include "http/cookies.hpp"
 #include "http/site_cache.hpp"
 
 namespace svc::oidc {
@@ -36,23 +37,11 @@ std::string sso_cookie_name(const db::Site& site) {
 }
 
 std::string set_cookie(const core::Context& ctx, std::string_view name, std::string_view value, long long max_age) {
-  std::string out = std::string(name) + "=" + std::string(value) + "; Path=/; HttpOnly; SameSite=Lax";
-  if (max_age >= 0) out += "; Max-Age=" + std::to_string(max_age);
-  if (secure_cookies(ctx)) out += "; Secure";
-  return out;
+  return http::set_cookie(name, value, max_age, secure_cookies(ctx));
 }
 
 std::string request_cookie(const http::Request& request, std::string_view name) {
-  std::string_view header = request.header("cookie");
-  while (!header.empty()) {
-    const size_t semi = header.find(';');
-    std::string_view item = header.substr(0, semi);
-    header = semi == std::string_view::npos ? std::string_view() : header.substr(semi + 1);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    const size_t eq = item.find('=');
-    if (eq != std::string_view::npos && item.substr(0, eq) == name) return std::string(item.substr(eq + 1));
-  }
-  return "";
+  return http::request_cookie(request, name);
 }
 
 std::string hash_hex(std::string_view secret) { return crypto::hex_encode(crypto::sha256(secret)); }

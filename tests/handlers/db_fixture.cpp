@@ -9,9 +9,11 @@
 #include <stdexcept>
 
 #include "app/routes.hpp"
+#include "auth/password/reset_service.hpp"
 #include "auth/tokens/tokens.hpp"
 #include "crypto/encoding.hpp"
 #include "crypto/jwt.hpp"
+#include "db/user_repo.hpp"
 #include "http/dispatch.hpp"
 
 namespace svc::testing {
@@ -65,7 +67,9 @@ std::string DbFixture::reset_token(long long user_id, const std::string& table, 
   c.tbl = table;
   c.iat = clock.value;
   c.exp = c.iat + 3600;
-  c.pwf = crypto::password_fingerprint(password_hash, config.keys.reset_key);
+  // Bound to the address as request-pass binds it (issue 48).
+  const auto user = db::UserRepo(db, *db::allowlisted(table, config.auth.tables)).find_by_id(user_id);
+  c.pwf = auth::reset_token_fingerprint(config.keys.reset_key, password_hash, user ? user->email : "");
   return crypto::jwt_sign(c, auth::reset_token_keys(config.keys.jwt).current);
 }
 

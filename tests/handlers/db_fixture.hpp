@@ -114,7 +114,8 @@ struct DbFixture {
   void exec(const std::string& sql) { db.execute_trusted(sql); }
   long long count(const std::string& sql);
   // A reset token for the user of `table` whose stored hash is
-  // `password_hash`, issued at the fixed clock's time, valid for an hour.
+  // `password_hash` (and address the user's now), issued at the fixed
+  // clock's time, valid for an hour.
   std::string reset_token(long long user_id, const std::string& table, const std::string& password_hash);
 };
 

@@ -1,11 +1,13 @@
 """The new-device mail (issue 37, docs/decisions.md "Sessions: the new-device
 mail") through nginx + workers + MariaDB + svc-sender + the SMTP sink.
 
-On a site with `site set --new-device-mail on`, a sign-in from a user agent
-the user's sessions have not shown queues `new-sign-in` once (built-in
-template, in the user's language) with time, device, network and a link to
-/account/not-me carrying the token after '#'; a second sign-in with the same
-user agent, a sign-up and any sign-in on a site with it off queue none.
+On a site with `site set --new-device-mail on`, a sign-in from a device (the
+svc_device cookie a sign-in reply sets, not the user agent: a copied user
+agent is a new device) the user's sessions have not shown queues
+`new-sign-in` once (built-in template, in the user's language) with time,
+the device's name (never the user agent's text), network and a link to
+/account/not-me carrying the token after '#'; a second sign-in from the same
+device, a sign-up and any sign-in on a site with it off queue none.
 POST /auth/sessions/not-me with the mailed token ends every session of the
 user (refresh: 401 Refresh token has been revoked) and mails a password
 reset; the token is spent once, and a garbage, expired or foreign token gets
@@ -44,22 +46,37 @@ def create_site(name, new_device_mail):
     return int(out.strip().splitlines()[-1])
 
 
+# A device is a browser: its user agent and the svc_device cookie svc set in
+# it (issue 48: devices are known by the cookie, not by the user agent).
+JARS = {}
+
+
+def from_device(path, body, user_agent, cookie=True):
+    """POSTs `body` from the browser `user_agent`, sending and keeping its
+    device cookie (cookie=False: a request that copies the user agent only)."""
+    headers = {"User-Agent": user_agent}
+    if cookie and user_agent in JARS:
+        headers["Cookie"] = "svc_device=" + JARS[user_agent]
+    reply = svc_stack.request("POST", path, body, headers=headers)
+    assert reply.status == 200, reply
+    set_cookie = reply.headers.get("set-cookie", "")
+    if cookie and set_cookie.startswith("svc_device="):
+        JARS[user_agent] = set_cookie.split(";")[0].split("=", 1)[1]
+    return reply
+
+
 def sign_up(site, user_agent, locale=None):
     """A new user of `site` signed up from `user_agent`: (email, token)."""
     email = unique_email("newdevice")
     body = {"email": email, "password": PASSWORD, "firstname": "Nu", "lastname": "Device", "appID": site}
     if locale:
         body["locale"] = locale
-    reply = svc_stack.request("POST", "/auth/sign-up", body, headers={"User-Agent": user_agent})
-    assert reply.status == 200, reply
-    return email, reply.json["token"]
+    return email, from_device("/auth/sign-up", body, user_agent).json["token"]
 
 
-def login(email, site, user_agent):
-    reply = svc_stack.request("POST", "/auth/login", {"email": email, "password": PASSWORD, "appID": site},
-                              headers={"User-Agent": user_agent})
-    assert reply.status == 200, reply
-    return reply.json["token"]
+def login(email, site, user_agent, cookie=True):
+    body = {"email": email, "password": PASSWORD, "appID": site}
+    return from_device("/auth/login", body, user_agent, cookie).json["token"]
 
 
 def notices(email):
@@ -124,7 +141,9 @@ class NewDeviceMailTest(ApiTest):
         msg, body, link = notice_link(email)
         self.assertEqual(msg["To"], email)
         self.assertEqual(str(msg["Subject"]), "New sign-in to your account")
-        self.assertIn(html.escape(PHONE, quote=False), body)
+        self.assertIn("Device: a browser on iPhone", body)  # named, not quoted (issue 48)
+        self.assertNotIn("phone&gt;", body)
+        self.assertNotIn("NewDeviceTest", body)
         self.assertIn("Network: 127.0.0.1", body)
         self.assertRegex(body, r"Time: \d{4}-\d\d-\d\d \d\d:\d\d UTC")
         self.assertEqual(sql_value("SELECT priority FROM svc_notification_log WHERE id = %d"
@@ -132,12 +151,36 @@ class NewDeviceMailTest(ApiTest):
         # The token and what the page shows travel after '#' only.
         self.assertTrue(link.startswith(PAGE + "#token="), link)
         shown = fragment(link)
-        self.assertEqual(shown["device"], [PHONE])
+        self.assertEqual(shown["device"], ["a browser on iPhone"])
         self.assertEqual(shown["network"], ["127.0.0.1"])
         claims = parts(shown["token"][0])[1]
         self.assertEqual((claims["typ"], claims["aud"], claims["app"]), ("not-me", "svc-not-me", self.site))
         self.assertEqual(claims["sid"], parts(phone["refresh_token"])[1]["sid"])
         self.assertEqual(claims["exp"] - claims["iat"], 7 * 86400)
+
+    def test_a_copied_user_agent_does_not_hide_a_new_device(self):
+        # Issue 48: the owner's user agent, copied by whoever has the
+        # password, made the sign-in look known and no mail went out.
+        email, _ = sign_up(self.site, LAPTOP)
+        login(email, self.site, LAPTOP)
+        self.assertEqual(notices(email), 0)
+        login(email, self.site, LAPTOP, cookie=False)
+        self.assertEqual(notices(email), 1)
+        _, body, _ = notice_link(email)
+        self.assertIn("a browser on Linux", body)
+
+    def test_a_sign_in_reply_sets_the_device_cookie_once(self):
+        reply = svc_stack.request("POST", "/auth/sign-up", {"email": unique_email("newdevice-cookie"),
+                                                            "password": PASSWORD, "appID": self.site},
+                                  headers={"User-Agent": "a fresh browser"})
+        self.assertEqual(reply.status, 200, reply)
+        cookie = reply.headers.get("set-cookie", "")
+        self.assertRegex(cookie, r"^svc_device=[A-Za-z0-9_-]{22}; Path=/; HttpOnly; SameSite=Lax; Max-Age=34560000")
+        again = svc_stack.request("POST", "/auth/login", {"email": reply.json["token"]["user"]["email"],
+                                                          "password": PASSWORD, "appID": self.site},
+                                  headers={"User-Agent": "a fresh browser", "Cookie": cookie.split(";")[0]})
+        self.assertEqual(again.status, 200, again)
+        self.assertNotIn("set-cookie", again.headers)
 
     def test_in_the_users_language(self):
         email, _ = sign_up(self.site, LAPTOP, locale="de-AT")

@@ -280,6 +280,14 @@ class OidcTest(ApiTest):
         self.assertIsNotNone(row)
         mail = svc_stack.wait_for_outbox_mail(row)
         self.assertIn("token=", svc_stack.mail_html(mail))
+        # Issue 48: the e-mail codes' daily cap holds here too: once the
+        # address had that many reset mails, the same page and no more mail.
+        cap = int(svc_stack.config_value("auth", "email_code_max_sent_daily", "10"))
+        for _ in range(cap):
+            again = browser.submit(form, email=email)
+            self.assertEqual((again.status_code, again.text), (sent.status_code, sent.text))
+        self.assertEqual(int(svc_stack.sql_value("SELECT COUNT(*) FROM svc_notification_log WHERE recipient = %s"
+                                                 " AND event = 'password-reset'" % svc_stack.q(email))), cap)
         nobody = browser.submit(form, email=unknown)
         self.assertEqual((nobody.status_code, nobody.text), (sent.status_code, sent.text))
         self.assertIsNone(svc_stack.newest_outbox_id(unknown))

@@ -60,9 +60,11 @@ def mint_jwt(payload, secret=RESET_SIGNING_KEY, header=None):
     return signing_input + "." + b64url(hmac.new(secret, signing_input.encode(), hashlib.sha256).digest())
 
 
-def fingerprint(stored_hash):
-    """pwf: base64url of the first 16 bytes of HMAC-SHA256(reset_key, password column)."""
-    return b64url(hmac.new(RESET_KEY, stored_hash.encode(), hashlib.sha256).digest()[:16])
+def fingerprint(stored_hash, email):
+    """pwf: base64url of the first 16 bytes of HMAC-SHA256(reset_key, password
+    column + LF + the lower-cased address the token is mailed to)."""
+    bound = (stored_hash + "\n" + email.lower()).encode()
+    return b64url(hmac.new(RESET_KEY, bound, hashlib.sha256).digest()[:16])
 
 
 def reset_claims(user_id, exp, pwf, table="svc_users"):
@@ -578,26 +580,27 @@ class ResetTest(ApiTest):
         uid, email = create_user("rphand")
         stored = sql_value("SELECT password FROM svc_users WHERE id = %d" % uid)
         now = int(time.time())
-        expired = mint_jwt(reset_claims(uid, now - 5, fingerprint(stored)))
+        expired = mint_jwt(reset_claims(uid, now - 5, fingerprint(stored, email)))
         self.assertReply(reset(expired), 400, RESET_INVALID)
         # Negative controls of the format, each with a future exp.
         for name, claims in (
-                ("wrong pwf", reset_claims(uid, now + 600, fingerprint(stored + "x"))),
-                ("no pwf", {k: v for k, v in reset_claims(uid, now + 600, fingerprint(stored)).items() if k != "pwf"}),
-                ("typ access", dict(reset_claims(uid, now + 600, fingerprint(stored)), typ="access")),
-                ("tbl svc_staff", reset_claims(uid, now + 600, fingerprint(stored), table="svc_staff")),
-                ("other user", reset_claims(1, now + 600, fingerprint(stored))),
-                ("sub as number", dict(reset_claims(uid, now + 600, fingerprint(stored)), sub=uid)),
-                ("no aud", {k: v for k, v in reset_claims(uid, now + 600, fingerprint(stored)).items() if k != "aud"}),
-                ("aud svc-access", dict(reset_claims(uid, now + 600, fingerprint(stored)), aud="svc-access"))):
+                ("wrong pwf", reset_claims(uid, now + 600, fingerprint(stored + "x", email))),
+                ("another address", reset_claims(uid, now + 600, fingerprint(stored, "old." + email))),
+                ("no pwf", {k: v for k, v in reset_claims(uid, now + 600, fingerprint(stored, email)).items() if k != "pwf"}),
+                ("typ access", dict(reset_claims(uid, now + 600, fingerprint(stored, email)), typ="access")),
+                ("tbl svc_staff", reset_claims(uid, now + 600, fingerprint(stored, email), table="svc_staff")),
+                ("other user", reset_claims(1, now + 600, fingerprint(stored, email))),
+                ("sub as number", dict(reset_claims(uid, now + 600, fingerprint(stored, email)), sub=uid)),
+                ("no aud", {k: v for k, v in reset_claims(uid, now + 600, fingerprint(stored, email)).items() if k != "aud"}),
+                ("aud svc-access", dict(reset_claims(uid, now + 600, fingerprint(stored, email)), aud="svc-access"))):
             with self.subTest(claims=name):
                 self.assertReply(reset(mint_jwt(claims)), 400, RESET_INVALID)
         with self.subTest(claims="signed with the access tokens' key"):
-            self.assertReply(reset(mint_jwt(reset_claims(uid, now + 600, fingerprint(stored)), secret=JWT_SECRET)),
+            self.assertReply(reset(mint_jwt(reset_claims(uid, now + 600, fingerprint(stored, email)), secret=JWT_SECRET)),
                              400, RESET_INVALID)
         self.assertReply(login(email, PASSWORD), 200)
         # The same hand-made token with a future exp is accepted.
-        good = mint_jwt(reset_claims(uid, now + 600, fingerprint(stored)))
+        good = mint_jwt(reset_claims(uid, now + 600, fingerprint(stored, email)))
         self.assertReply(reset(good), 200, RESET_OK)
         self.assertReply(login(email, NEW_PASSWORD), 200)
         self.assertReply(reset(good, "Third@Pass123"), 400, RESET_INVALID)

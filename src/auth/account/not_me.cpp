@@ -33,7 +33,7 @@ void sign_out_everywhere(core::Context& ctx, const http::Request& request, const
   if (!table || !sessions.not_me_unspent(claim.sid, claim.table, claim.user_id)) throw invalid_token();
   const auto user = db::UserRepo(ctx.db, *table).find_by_id(claim.user_id);
   if (!user) throw invalid_token();
-  request_password_reset(ctx, request, user->email, claim.site_id, *table, std::nullopt);
+  request_password_reset(ctx, request, user->email, claim.site_id, *table, std::nullopt, false);
   if (!sessions.spend_not_me(claim.sid, claim.table, claim.user_id, ctx.clock.now())) throw invalid_token();
   const int ended = end_sessions(ctx, claim.table, claim.user_id, "not_me");
   audit(ctx, request, "not_me", claim.table, claim.user_id, claim.site_id,

@@ -36,18 +36,26 @@ void change_password(const http::Request& request, core::Context& ctx, const Sig
                      const std::string& fresh);
 
 // POST /auth/email/change after the password check: 409 User with this
-// email already exists when `fresh` is taken; else a svc_email_changes row,
-// the confirmation link to `fresh` (email-change-confirm) and the notice
-// with the undo link to the current address (email-change-notice).
+// email already exists when `fresh` is taken; 429 Too many requests beyond
+// the e-mail codes' caps (auth/email/mail_caps.hpp); else a
+// svc_email_changes row, the confirmation link to `fresh`
+// (email-change-confirm) and the notice with the undo link to the current
+// address (email-change-notice). Both links carry the fingerprint of the
+// password hash. The change stays pending until confirmed, undone, or
+// cancelled (db::AccountRepo::cancel_pending_changes: every end_sessions
+// and every proof of the address).
 void request_email_change(const http::Request& request, core::Context& ctx, const SignedInUser& me,
                           const std::string& fresh);
 
 // POST /auth/email/change/confirm and /undo. Throw 400 Email change token
 // has expired or is invalid for a bad, expired or used token, 409 User with
 // this email already exists when the address to set was taken meanwhile
-// (nothing changes then). A confirmation, and an undo of a confirmed
-// change, queue user.email_changed (the address now set) in their
-// transaction.
+// (nothing changes then). A confirmation is also refused (400) once the
+// session that asked has ended or the password changed since the request,
+// and mails the old address the `email-changed` notice with an undo link;
+// an undo of a confirmed change is refused (400) once the password changed
+// since the request. A confirmation, and an undo of a confirmed change,
+// queue user.email_changed (the address now set) in their transaction.
 void confirm_email_change(const http::Request& request, core::Context& ctx, const std::string& token);
 void undo_email_change(const http::Request& request, core::Context& ctx, const std::string& token);
 
@@ -64,7 +72,8 @@ void delete_account(const http::Request& request, core::Context& ctx, const db::
 
 // The export of `user` of `table` as a JSON object (docs/api.md "Download
 // my data"): {"profile":{...}, "sessions":[...], ...}; never a password
-// hash, a secret or a token.
+// hash, a secret or a token. "mail" is empty while the address is not
+// proven (db::AccountRepo::export_part says which mail it holds).
 std::string export_account(core::Context& ctx, const db::TableName& table, const db::User& user);
 
 }  // namespace svc::auth

@@ -3,11 +3,11 @@
 #include <sodium.h>
 
 #include <cstdio>
-#include <functional>
 #include <string_view>
 
 #include "auth/account_mail.hpp"
 #include "auth/auth_common.hpp"
+#include "auth/email/mail_caps.hpp"
 #include "auth/mfa/login.hpp"
 #include "auth/mfa/proof.hpp"
 #include "config/config.hpp"
@@ -50,12 +50,6 @@ db::Site active_site(core::Context& ctx, long long app_id) {
   auto site = db::SiteRepo(ctx.db).find(app_id);
   if (!site || !site->active) throw http::ApiError::validation("appID", "appID does not name an application");
   return *site;
-}
-
-// A user id for an address nobody may get a code for: 2^62 + 30 bits of the
-// address's hash (real ids are AUTO_INCREMENT values far below 2^62).
-long long stand_in_id(const std::string& email) {
-  return (1LL << 62) + static_cast<long long>(std::hash<std::string>{}(email)&0x3fffffffULL);
 }
 
 }  // namespace

@@ -14,7 +14,10 @@ namespace svc::auth {
 // and passkeys (every site's) enrolled before it; a password reset
 // (`reset`) removes those enrolled since the previous proof. Each removal is
 // audited and mailed to the owner (mfa-disabled, passkey-removed) from
-// `site_id`. Nothing in a table that does not record proofs.
+// `site_id`. OAuth consents given in the same span go with them (audited,
+// not mailed). Every proof, in any table, also cancels the user's pending
+// e-mail changes (db::AccountRepo::cancel_pending_changes). Nothing else in
+// a table that does not record proofs.
 // REQUIRES: no transaction open.
 void drop_unproven_enrolments(core::Context& ctx, const http::Request& request, long long site_id,
                               const db::TableName& table, const db::User& user, const db::AddressProof& proof,

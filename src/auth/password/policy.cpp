@@ -6,6 +6,7 @@
 #include "http/api_error.hpp"
 #include "http/json.hpp"
 #include "http/site_cache.hpp"
+#include "metrics/outbound_slots.hpp"
 
 namespace svc::auth {
 
@@ -35,6 +36,9 @@ PasswordRequirements check_strength(std::string_view password) {
 
 namespace {
 
+// Workers of one host that may score a password at once (strength_verdict).
+constexpr int kConcurrentScoring = 2;
+
 [[noreturn]] void refuse(const PasswordRequirements& r) {
   http::JsonWriter w;
   w.open()
@@ -58,12 +62,18 @@ std::optional<bool> breached_verdict(std::string_view password, core::Context& c
 }
 
 // Whether the password reaches the site's minimum score; nullopt when the
-// site has none (or there is no site).
+// site has none (or there is no site). Scoring costs a worker up to tens of
+// milliseconds of CPU, unauthenticated on sign-up: at most
+// kConcurrentScoring workers of the host score at once (a place in the
+// outbound cap's table under a key of its own), and one more is answered
+// 429 at once (Retry-After: 1) rather than waiting.
 std::optional<bool> strength_verdict(std::string_view password, core::Context& ctx, long long site_id,
                                      const std::vector<std::string_view>& user_words) {
   if (site_id <= 0) return std::nullopt;
   const auto site = http::find_site(ctx, site_id);
   if (!site || site->min_password_score <= 0) return std::nullopt;
+  metrics::OutboundHold hold(metrics::kPasswordScoringKey, kConcurrentScoring);
+  if (!hold.granted()) throw http::ApiError::failed(429, "Too many requests");  // nginx's own 429 body
   return crypto::password_score(password, user_words) >= site->min_password_score;
 }
 
@@ -78,7 +88,8 @@ void require_strong_password(std::string_view password, core::Context& ctx, long
                              const std::vector<std::string_view>& user_words) {
   PasswordRequirements r = check_strength(password);
   if (auto listed = breached_verdict(password, ctx)) r.not_breached = !*listed;
-  r.strong_enough = strength_verdict(password, ctx, site_id, user_words);
+  // Scored only once the cheap rules pass: a refused password costs no score.
+  if (r.all()) r.strong_enough = strength_verdict(password, ctx, site_id, user_words);
   if (!r.all()) refuse(r);
 }
 

@@ -29,7 +29,9 @@ struct PasswordRequirements {
   // the breached list ([auth] breached_list, when a usable one is mapped).
   std::optional<bool> not_breached;
   // Present only when the site's minimum zxcvbn score is on (site set
-  // --min-password-score 1..4): the password's score reaches it.
+  // --min-password-score 1..4) and every other rule passed (only then is
+  // the password scored): the score of its first crypto::kScoredBytes
+  // bytes reaches it.
   std::optional<bool> strong_enough;
   bool all() const {
     return min_length && has_upper && has_lower && has_number && has_special && not_breached.value_or(true) &&
@@ -51,8 +53,10 @@ void require_strong_password(std::string_view password);
 // (`requirements.notBreached`, present, true or false, whenever the list was
 // consulted), then the minimum zxcvbn score of site `site_id` when it has
 // one (`requirements.strongEnough`, present whenever the site's minimum is
-// on; `user_words`, the user's e-mail and names, count against the
-// password). site_id 0 (no site: a request without appID) has no minimum.
+// on and the rules before it passed; `user_words`, the user's e-mail and
+// names, count against the password). site_id 0 (no site: a request
+// without appID) has no minimum. Throws 429 Too many requests when the
+// host's bound on concurrent scoring is reached.
 void require_strong_password(std::string_view password, core::Context& ctx, long long site_id,
                              const std::vector<std::string_view>& user_words);
 

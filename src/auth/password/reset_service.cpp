@@ -5,6 +5,7 @@
 
 #include "auth/account_mail.hpp"
 #include "auth/auth_common.hpp"
+#include "auth/email/mail_caps.hpp"
 #include "auth/mfa/proof.hpp"
 #include "auth/session/sessions.hpp"
 #include "auth/tokens/tokens.hpp"
@@ -82,12 +83,20 @@ std::string reset_link(const std::string& base, const std::string& token, const 
          (hash == std::string::npos ? "" : base.substr(hash));
 }
 
+// What a reset token is bound to: the password hash it was issued for and
+// the address it was mailed to. Once either changes (a reset, a password
+// change, a confirmed address change), the token is spent: a link mailed
+// to an address the account has left does not take the account back.
+std::string reset_fingerprint(const core::Context& ctx, const std::string& password_hash, const std::string& email) {
+  return reset_token_fingerprint(ctx.config.keys.reset_key, password_hash, email);
+}
+
 // Signed for user id 0 and an empty password when nobody may reset (no such
 // user, or one who gets no mail), so the work does not tell registered
 // e-mails apart. Signed with the reset tokens' own key (reset_token_keys).
 std::string reset_token(core::Context& ctx, const db::User* user, const std::string& table, long long site_id) {
   crypto::Claims c = account_token_claims(ctx, "reset", user, table, site_id, ctx.config.auth.reset_ttl);
-  c.pwf = crypto::password_fingerprint(user ? user->password : std::string(), ctx.config.keys.reset_key);
+  c.pwf = user ? reset_fingerprint(ctx, user->password, user->email) : reset_fingerprint(ctx, "", "");
   return crypto::jwt_sign(c, reset_token_keys(ctx.config.keys.jwt).current);
 }
 
@@ -120,14 +129,27 @@ void queue_changed_mail(core::Context& ctx, const http::Request& request, long l
 
 }  // namespace
 
+std::string reset_token_fingerprint(std::string_view reset_key, const std::string& password_hash,
+                                    const std::string& email) {
+  return crypto::password_fingerprint(password_hash + '\n' + core::ascii_lower(email), reset_key);
+}
+
 void request_password_reset(core::Context& ctx, const http::Request& request, const std::string& email,
-                            long long app_id, const db::TableName& table, const std::optional<std::string>& url) {
+                            long long app_id, const db::TableName& table, const std::optional<std::string>& url,
+                            bool capped_request) {
   auto site = db::SiteRepo(ctx.db).find(app_id);
   if (!site || !site->active) throw http::ApiError::validation("appID", "appID does not name an application");
   const std::string base = reset_base(url, *site, ctx.config.auth.reset_page);
 
   auto user = db::UserRepo(ctx.db, table, site->user_pool).find_by_email(email);
-  const bool mail = user && may_reset(ctx, *user) && !site->disable_email;
+  // The e-mail codes' daily cap (auth/email/mail_caps.hpp), counted for a
+  // stand-in id when there is no user. Not their gap: someone locked out
+  // who asks again because the first mail is slow gets the second at once.
+  const long long user_id = user ? user->id : 0;
+  const long long subject = user ? user->id : stand_in_id(email);
+  const bool capped =
+      capped_request && mail_cap_wait(ctx, subject, table.str(), db::SmsEvent::kResetSent, MailCap::kDaily).has_value();
+  const bool mail = user && may_reset(ctx, *user) && !site->disable_email && !capped;
   // The same statements whoever asks (docs/decisions.md "Equal work for
   // request-pass"): the template is read and rendered, and the outbox row is
   // inserted inside a transaction, for a stand-in user when there is nobody
@@ -142,11 +164,14 @@ void request_password_reset(core::Context& ctx, const http::Request& request, co
   // Read for the stand-in too (id 0 matches no row): the same statements either way.
   const std::string locale = db::UserRepo(ctx.db, table).locale(mail ? user->id : 0);
   const db::OutboxEntry entry = reset_mail(ctx, request, *site, to, locale, link);
-  const long long user_id = user ? user->id : 0;
-  const char* detail = !user ? "unknown e-mail" : mail ? "" : "no mail: inactive, no password or e-mail disabled";
+  const char* detail = !user    ? "unknown e-mail"
+                       : mail   ? ""
+                       : capped ? "no mail: too many reset mails"
+                                : "no mail: inactive, no password or e-mail disabled";
   const bool committed = db::with_transaction_retry(ctx.db, [&] {
     db::Transaction tx(ctx.db);
     messaging::enqueue(ctx, entry);
+    count_capped_mail(ctx, subject, table.str(), db::SmsEvent::kResetSent);
     if (!mail) return false;  // rolled back: nothing of the stand-in's mail remains
     audit(ctx, request, "reset_requested", table.str(), user_id, site->id, detail);
     tx.commit();
@@ -178,8 +203,7 @@ void reset_password(core::Context& ctx, const http::Request& request, const std:
   // A token for an account that may not reset (issued before it was
   // disabled) sets nothing: "!" or NULL stays "can never log in".
   if (!user || !may_reset(ctx, *user) ||
-      !crypto::constant_time_equal(verified.claims.pwf,
-                                   crypto::password_fingerprint(user->password, ctx.config.keys.reset_key))) {
+      !crypto::constant_time_equal(verified.claims.pwf, reset_fingerprint(ctx, user->password, user->email))) {
     throw invalid();
   }
   const std::string fresh = ctx.hasher.hash(password);

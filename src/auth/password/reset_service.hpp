@@ -2,10 +2,12 @@
 // The two steps of a password reset, behind /auth/request-pass and
 // /auth/reset-pass. A reset token is a JWT (typ "reset") naming the user, the
 // auth table and the site, and carrying a fingerprint of the password hash it
-// was issued for, so it is spent once the password changes.
+// was issued for and of the address it was mailed to, so it is spent once
+// the password or the address changes.
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/context.hpp"
 #include "db/table_name.hpp"
@@ -27,9 +29,19 @@ namespace svc::auth {
 // and rendered, outbox row inserted) in a transaction that is rolled back,
 // and the token is signed for user 0. The audit row is written either way
 // and the reply does not differ. `request` supplies the audit row's IP,
-// user agent and id.
+// user agent and id. Reset mail is held to the e-mail codes' daily cap
+// (auth/email/mail_caps.hpp: email_code_max_sent_daily a day per user;
+// beyond it, the same work and no mail), unless `capped` is false (the "this wasn't me" reset, which a
+// spent-once link starts); every reset mail counts.
 void request_password_reset(core::Context& ctx, const http::Request& request, const std::string& email,
-                            long long app_id, const db::TableName& table, const std::optional<std::string>& url);
+                            long long app_id, const db::TableName& table, const std::optional<std::string>& url,
+                            bool capped = true);
+
+// The `pwf` claim of a reset token: crypto::password_fingerprint under
+// [keys] reset_key of the password hash it was issued for, a line feed and
+// the lower-cased address it was mailed to.
+std::string reset_token_fingerprint(std::string_view reset_key, const std::string& password_hash,
+                                    const std::string& email);
 
 // The site a reset token names (its `app` claim) when the token verifies
 // (signature, expiry, typ), else 0: whose minimum password score the new
@@ -39,7 +51,7 @@ long long reset_token_site(core::Context& ctx, const std::string& token);
 // Step 2: checks `token` (signature under reset_token_keys(), expiry, typ
 // "reset", aud "svc-reset", a table of [auth] tables that equals `table` when
 // one is given, that the user is active with a usable password column, and
-// that the user's password hash is still the one it was issued for), then, in ONE transaction, stores
+// that the user's password hash and address are still the ones it was issued for), then, in ONE transaction, stores
 // the hash of `password` in the token's table, revokes every refresh token
 // issued so far (token_version + 1) and writes the svc_versions "update" row,
 // so a crash can never leave the new password with the old refresh tokens

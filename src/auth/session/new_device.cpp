@@ -2,6 +2,7 @@
 
 #include "auth/account_mail.hpp"
 #include "auth/auth_common.hpp"
+#include "auth/session/device.hpp"
 #include "auth/session/sessions.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
@@ -30,7 +31,7 @@ std::string not_me_token(core::Context& ctx, const db::User& user, const db::Ses
 // rests on the token alone). All in the fragment, which is never sent.
 std::string not_me_link(const std::string& page, const std::string& token, const db::SessionRow& row) {
   return page + "#token=" + token + "&time=" + std::to_string(row.created_at) +
-         "&device=" + core::percent_encode(row.user_agent) + "&network=" + core::percent_encode(row.ip);
+         "&device=" + core::percent_encode(device_name(row.user_agent)) + "&network=" + core::percent_encode(row.ip);
 }
 
 }  // namespace
@@ -40,7 +41,7 @@ std::optional<db::Site> new_device_site(core::Context& ctx, const db::SessionRow
   auto site = http::find_site(ctx, row.site_id);
   if (!site || !site->new_device_mail || !site->active || site->disable_email) return std::nullopt;
   const auto seen =
-      db::SessionRepo(ctx.db).seen_device(row.table, row.user_id, row.user_agent, row.created_at - kKnownDeviceSeconds);
+      db::SessionRepo(ctx.db).seen_device(row.table, row.user_id, row.device_key, row.created_at - kKnownDeviceSeconds);
   if (!seen || *seen) return std::nullopt;  // a first sign-in, or a known device
   return site;
 }
@@ -58,7 +59,7 @@ void queue_new_device_mail(core::Context& ctx, const http::Request& request, con
   auto table = db::allowlisted(row.table, ctx.config.auth.tables);
   const std::string locale = table ? db::UserRepo(ctx.db, *table).locale(user.id) : std::string();
   messaging::MergeValues values{{"time", core::format_utc(row.created_at, "%Y-%m-%d %H:%M UTC")},
-                                {"device", row.user_agent},
+                                {"device", device_name(row.user_agent)},
                                 {"network", row.ip},
                                 {"link", not_me_link(page, not_me_token(ctx, user, row), row)},
                                 {"days", std::to_string(kNotMeTtlSeconds / 86400)}};

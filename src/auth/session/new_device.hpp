@@ -1,7 +1,7 @@
 #pragma once
 // The new-device mail (site set --new-device-mail on; docs/decisions.md
-// "Sessions: the new-device mail"): a sign-in from a device the user's
-// sessions have not shown in 90 days mails `new-sign-in` with the time,
+// "Sessions: the new-device mail"): a sign-in from a device (its device
+// cookie) the user's sessions have not shown in 90 days mails `new-sign-in` with the time,
 // device and network and a "this wasn't me" link. The link is [auth]
 // not_me_page + "#token=…" (plus what the page shows): the token is a JWT
 // (typ "not-me", aud "svc-not-me") signed with a key derived from [keys]
@@ -31,13 +31,14 @@ inline constexpr long long kNotMeTtlSeconds = 7LL * 86400;
 // new_device_mail on, be active and send e-mail (read through
 // ctx.site_cache, so a site with it off costs no query), the user must have
 // had a session before (a first sign-in is no new device), and none of the
-// user's sessions may have shown row.user_agent in kKnownDeviceSeconds (one
-// read of svc_sessions).
+// user's sessions may have been opened on row.device_key (the device cookie,
+// auth/session/device.hpp) and seen in kKnownDeviceSeconds (one read of
+// svc_sessions).
 std::optional<db::Site> new_device_site(core::Context& ctx, const db::SessionRow& row);
 
 // Queues `new-sign-in` about session `row` to `user` (the site's enabled
 // template of that event in the user's language, else the built-in one;
-// high priority) with [time] (UTC), [device] (the cleaned user agent),
+// high priority) with [time] (UTC), [device] (device_name of the user agent),
 // [network] (the IP), [link] and [days] (how long the link lives), and an
 // audit row new_device_mail. No mail when [auth] not_me_page is unset (logs
 // not_me_page_missing). Database errors propagate.

@@ -1,12 +1,14 @@
 #include "auth/session/sessions.hpp"
 
 #include "auth/auth_common.hpp"
+#include "auth/session/device.hpp"
 #include "auth/session/new_device.hpp"
 #include "config/config.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"
+#include "db/account_repo.hpp"
 #include "metrics/metrics.hpp"
 #include "webhooks/events.hpp"
 
@@ -74,6 +76,8 @@ bool is_session_id(std::string_view id) {
 SessionTicket open_session(core::Context& ctx, const http::Request& request, const db::User& user,
                            const std::string& table, long long site_id, const SignIn& sign_in) {
   db::SessionRow row = new_row(ctx, request, user, table, site_id, sign_in);
+  const Device device = device_of(ctx, request);
+  row.device_key = device.key;
   // Asked before the insert: the new row would show the device itself.
   const auto new_device = new_device_site(ctx, row);
   db::WebhookData data = db::user_data(table, user.id, user.email);
@@ -82,7 +86,7 @@ SessionTicket open_session(core::Context& ctx, const http::Request& request, con
                               [&] { return db::SessionRepo(ctx.db).insert(row); });
   metrics::count(metrics::Counter::kSessionsOpened);
   if (new_device) queue_new_device_mail(ctx, request, *new_device, user, row);
-  return {row.id, row.generation};
+  return {row.id, row.generation, device.set_cookie};
 }
 
 Rotation rotate_session(core::Context& ctx, const http::Request& request, const std::string& sid, long long gen,
@@ -132,6 +136,9 @@ int end_sessions(core::Context& ctx, const std::string& table, long long user_id
                  const std::string& keep_sid) {
   const db::SessionScope scope{table, user_id, keep_sid};
   const int ended = webhooks::atomically(ctx.db, [&] {
+    // An address change asked for before this event does not outlive it: a
+    // session that may have been an intruder's, or a password that was.
+    db::AccountRepo(ctx.db).cancel_pending_changes(table, user_id, ctx.clock.now());
     db::WebhookRepo(ctx.db).enqueue_sessions_revoked(scope, reason);
     return db::SessionRepo(ctx.db).revoke_user(scope, ctx.clock.now(), reason);
   });

@@ -25,13 +25,17 @@ struct SignIn {
 struct SessionTicket {
   std::string id;
   long long generation = 1;
+  // The Set-Cookie value of a sign-in from a device without the device
+  // cookie (auth/session/device.hpp); "" otherwise. The reply carries it.
+  std::string device_cookie = {};
 };
 
 // A session id as svc makes them: 22 base64url characters (16 random bytes).
 bool is_session_id(std::string_view id);
 
 // Opens a session for `user` of `table` on `site_id` (0 = none) with the
-// request's IP and user agent; its refresh token expires [auth] refresh_ttl
+// request's IP, user agent and device (its svc_device cookie, or a new one
+// for the reply to set); its refresh token expires [auth] refresh_ttl
 // from now. Counts it in the sessions-opened metric. On a site with
 // new_device_mail on, a sign-in from a new device also queues the
 // new-device mail (auth/session/new_device.hpp). Database errors propagate.
@@ -69,8 +73,9 @@ Rotation adopt_legacy_token(core::Context& ctx, const http::Request& request, co
 // reset or change, factor on or off, passkey removed, operator). Revokes
 // every open session of the user of `table` but `keep_sid` ("" = all) with
 // `reason`, counts them in the revocation metric and returns how many.
-// Queues a session.revoked webhook event per session ended, in the
-// caller's transaction (or one of its own).
+// Queues a session.revoked webhook event per session ended and cancels the
+// user's pending e-mail changes (db::AccountRepo::cancel_pending_changes),
+// in the caller's transaction (or one of its own).
 int end_sessions(core::Context& ctx, const std::string& table, long long user_id, const std::string& reason,
                  const std::string& keep_sid = "");
 

@@ -37,6 +37,7 @@ TokenPair issue_tokens(const http::Request& request, const db::User& user, const
   TokenPair pair = sign_pair(user, table, app_id, sign_in, ticket, ctx);
   pair.account_token =
       app_id == 0 ? pair.access_token : issue_account_token(user, table, app_id, sign_in, ticket.id, ctx);
+  pair.device_cookie = ticket.device_cookie;
   return pair;
 }
 
@@ -65,7 +66,9 @@ http::Response session_reply(const Session& session, Profile profile, bool passw
   w.close().close();
   if (password_breached) w.kv("password_breached", true);
   w.close();
-  return http::Response::json(200, w.str());
+  http::Response reply = http::Response::json(200, w.str());
+  if (!session.tokens.device_cookie.empty()) reply.headers.emplace_back("Set-Cookie", session.tokens.device_cookie);
+  return reply;
 }
 
 Refreshed refresh_session(const http::Request& request, const std::string& refresh_jwt, core::Context& ctx) {

@@ -21,6 +21,9 @@ struct TokenPair {
   // The session the pair belongs to (its `sid`): the OpenID Connect
   // provider names its single sign-on session with it. Not sent to clients.
   std::string sid;
+  // SessionTicket::device_cookie of a sign-in: session_reply sends it as
+  // Set-Cookie. "" for none.
+  std::string device_cookie = {};
 };
 
 // A signed-in user and the tokens just issued to them (login, sign-up).

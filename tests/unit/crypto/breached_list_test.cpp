@@ -22,6 +22,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <thread>
@@ -580,6 +581,57 @@ BOOST_AUTO_TEST_CASE(keys_are_the_big_endian_first_eight_bytes) {
   BOOST_TEST(breached_key_of_hex("5baa61e4c9b93f3f0682250b6cf8331b7ee68fd8").value_or(0) == 0x5BAA61E4C9B93F3FULL);
   BOOST_TEST(!breached_key_of_hex("5BAA61E4C9B93F3").has_value());
   BOOST_TEST(!breached_key_of_hex("5BAA61E4C9B93F3G").has_value());
+}
+
+// Issue 48: a list truncated in place while a worker has it mapped. The
+// pages past the new end have no file behind them; reading one raised
+// SIGBUS and killed the process. Now the lookup answers "no list", and the
+// next stat (a new second) maps what is there.
+BOOST_AUTO_TEST_CASE(a_list_cut_short_in_place_answers_no_list_instead_of_sigbus) {
+  TempDir dir;
+  const std::vector<Line> lines(corpus().begin(), corpus().begin() + 100000);
+  write_text(dir.file("a.txt"), lines);
+  import_breached(dir.file("a.txt"), dir.file("list.bin"), options());
+  BreachedList list(dir.file("list.bin"));
+  const std::string last = lines.back().password;  // on the last entry page
+  BOOST_TEST(verdict(list.listed(last, 100)) == "listed");
+
+  BOOST_REQUIRE(::truncate(dir.file("list.bin").c_str(), 2 * kBreachedPage) == 0);  // same inode, same second
+  BOOST_TEST(verdict(list.listed(last, 100)) == "no list");
+  BOOST_TEST(verdict(list.listed(last, 101)) == "no list");  // stat: cut short, refused
+
+  import_breached(dir.file("a.txt"), dir.file("list.bin"), options());
+  BOOST_TEST(verdict(list.listed(last, 102)) == "listed");
+}
+
+// Issue 48: the import wrote through whatever was at <list>.tmp, a
+// symbolic link planted there included. Now it makes the file anew
+// (O_EXCL | O_NOFOLLOW): a link there is refused and its target untouched;
+// a regular file left by a dead import is replaced.
+BOOST_AUTO_TEST_CASE(the_import_never_writes_through_a_link_at_its_temporary_name) {
+  TempDir dir;
+  const std::vector<Line> lines(corpus().begin(), corpus().begin() + 10);
+  write_text(dir.file("a.txt"), lines);
+  {
+    std::ofstream victim(dir.file("victim"));
+    victim << "keep me";
+  }
+  fs::create_symlink(dir.file("victim"), dir.file("list.bin.tmp"));
+  BOOST_CHECK_THROW(import_breached(dir.file("a.txt"), dir.file("list.bin"), options()), std::runtime_error);
+  std::ifstream victim(dir.file("victim"));
+  const std::string kept((std::istreambuf_iterator<char>(victim)), std::istreambuf_iterator<char>());
+  BOOST_TEST(kept == "keep me");
+  BOOST_TEST(fs::is_symlink(dir.file("list.bin.tmp")));
+  BOOST_TEST(!fs::exists(dir.file("list.bin")));
+
+  fs::remove(dir.file("list.bin.tmp"));
+  {
+    std::ofstream left(dir.file("list.bin.tmp"));
+    left << "left by an import that died";
+  }
+  import_breached(dir.file("a.txt"), dir.file("list.bin"), options());
+  BOOST_TEST(open_list(dir.file("list.bin")).contains_password(lines[3].password));
+  BOOST_TEST(!fs::exists(dir.file("list.bin.tmp")));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+using svc::crypto::kScoredBytes;
 using svc::crypto::password_score;
 using svc::crypto::score_of_bits;
+using svc::crypto::scored_prefix;
 
 BOOST_AUTO_TEST_SUITE(password_score_test)
 
@@ -56,6 +58,30 @@ BOOST_AUTO_TEST_CASE(a_longest_password_is_scored_quickly_enough_to_be_called) {
   for (int i = 0; longest.size() < 1024; ++i) longest += static_cast<char>('!' + (i * 37) % 90);
   longest.resize(1024);
   BOOST_TEST(password_score(longest) == 4);
+}
+
+// Issue 48: zxcvbn's work grows steeply with the length ("12" x 60 took
+// 2.5 s of a worker), so only a bounded prefix is scored; no stopwatch here:
+// what is scored is the prefix, and the prefix is bounded.
+BOOST_AUTO_TEST_CASE(only_a_bounded_prefix_is_scored) {
+  std::string pattern;
+  for (int i = 0; i < 60; ++i) pattern += "12";
+  BOOST_TEST(scored_prefix(pattern).size() == kScoredBytes);
+  BOOST_TEST(scored_prefix(pattern) == pattern.substr(0, kScoredBytes));
+  BOOST_TEST(password_score(pattern) == password_score(pattern.substr(0, kScoredBytes)));
+  BOOST_TEST(scored_prefix("Short@1a") == "Short@1a");
+  // A weak start is judged weak whatever follows it.
+  const std::string weak_start = "Aa1!" + pattern;
+  BOOST_TEST(password_score(weak_start) == password_score(weak_start.substr(0, kScoredBytes)));
+  BOOST_TEST(password_score(weak_start) <= 2);
+}
+
+BOOST_AUTO_TEST_CASE(the_prefix_never_cuts_a_character_in_two) {
+  // "\u00e9" is two bytes: 31 ASCII bytes and an e-acute end at byte 33.
+  const std::string text = std::string(kScoredBytes - 1, 'a') + "\u00e9" + "tail";
+  BOOST_TEST(scored_prefix(text) == std::string(kScoredBytes - 1, 'a'));
+  const std::string exact = std::string(kScoredBytes - 2, 'a') + "\u00e9" + "tail";
+  BOOST_TEST(scored_prefix(exact) == exact.substr(0, kScoredBytes));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -67,6 +67,19 @@ BOOST_AUTO_TEST_CASE(release_frees_the_place_and_zero_means_no_cap) {
   BOOST_TEST(m::outbound_holders(9) == 1, "cap 0 grants without counting");
 }
 
+// Issue 48: the password score's bound on concurrent scoring is a place
+// under a key that is no site (auth/password/policy.cpp): capped like a
+// site, apart from every site.
+BOOST_AUTO_TEST_CASE(the_password_scoring_key_is_capped_apart_from_the_sites) {
+  BOOST_TEST(m::try_outbound_hold(50, m::kPasswordScoringKey, 2));
+  BOOST_TEST(m::try_outbound_hold(51, m::kPasswordScoringKey, 2));
+  BOOST_TEST(!m::try_outbound_hold(52, m::kPasswordScoringKey, 2), "a third worker scoring at once is refused");
+  BOOST_TEST(m::try_outbound_hold(52, 1, 2), "site 1 keeps its places");
+  m::release_outbound_hold(50);
+  BOOST_TEST(m::try_outbound_hold(53, m::kPasswordScoringKey, 2));
+  for (int slot : {51, 52, 53}) m::release_outbound_hold(slot);
+}
+
 BOOST_AUTO_TEST_CASE(a_worker_without_a_slot_is_refused_not_granted_uncounted) {
   // A worker forked when every slot was taken (over kMaxWorkerSlots, or two
   // generations during a reload) has slot -1; one past the table likewise.
