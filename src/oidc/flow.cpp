@@ -72,9 +72,10 @@ bool needs_consent(const Step& step, const SsoSession& sso, core::Context& ctx) 
 
 // Opens the client's own svc session (its tokens' sid), records what it was
 // granted, and stores a code for it. Returns the code.
-std::string issue_code(const Step& step, const SsoSession& sso, const http::Request& http, core::Context& ctx) {
+std::string issue_code(Step& step, const SsoSession& sso, const http::Request& http, core::Context& ctx) {
   const auth::SignIn sign_in{sso.session.auth_time, amr_of(sso.session)};
   const auth::SessionTicket ticket = auth::open_session(ctx, http, sso.user, sso.session.table, step.site.id, sign_in);
+  if (!ticket.device_cookie.empty()) step.set_cookies.push_back(ticket.device_cookie);  // a browser new to svc
   db::OAuthRepo repo(ctx.db);
   const long long now = ctx.clock.now();
   const std::string code = random_token();

@@ -231,6 +231,9 @@ class OidcTest(ApiTest):
         self.assertFalse(sso.secure)  # loopback http issuer; Secure otherwise
         params, location = callback_params(browser.submit(consent, decision="allow"))
         self.assertEqual((params["state"], params["iss"]), (state, ISSUER))
+        # The code's session was opened: the browser is now a device the
+        # new-device mail knows (issue 48).
+        self.assertIn("svc_device", [c.name for c in browser.http.cookies])
         token = oauth.fetch_token(self.meta["token_endpoint"], authorization_response=location,
                                   code_verifier=verifier)
         self.assertEqual(token["token_type"], "Bearer")
