@@ -39,7 +39,7 @@ std::optional<SessionRow> SessionRepo::find_legacy(const std::string& jti) {
 }
 
 bool SessionRepo::rotate(const SessionClaim& claim, long long now, long long expires_at, const std::string& ip,
-                         const std::string& user_agent) {
+                         const std::string& user_agent, bool oauth_grant_ok) {
   // Not re-run after a lost connection (execute): the caller re-reads the
   // row and sees whether the generation moved. A Galera certification
   // loser (1213) is re-run by Database and then finds the generation moved.
@@ -47,10 +47,12 @@ bool SessionRepo::rotate(const SessionClaim& claim, long long now, long long exp
              "UPDATE svc_sessions SET generation = generation + 1, rotated_at = ?, last_seen_at = ?,"
              " expires_at = ?, ip = ?, user_agent = ?"
              " WHERE id = ? AND generation = ? AND revoked_at IS NULL AND expires_at > ?"
-             " AND auth_table = ? AND user_id = ?",
+             " AND auth_table = ? AND user_id = ?"
+             " AND (? OR NOT EXISTS (SELECT 1 FROM svc_oauth_grants g WHERE g.session_id = svc_sessions.id))",
              [&](Params& p) {
                p.integer(now).integer(now).integer(expires_at).text(ip).text(user_agent);
                p.text(claim.id).integer(claim.generation).integer(now).text(claim.table).integer(claim.user_id);
+               p.integer(oauth_grant_ok ? 1 : 0);
              }) == 1;
 }
 

@@ -73,8 +73,10 @@ class SessionRepo {
   // user's, not revoked, not expired at `now` and still at that generation.
   // True when this call did it: one statement, and the only one a current
   // token needs (of two callers, on one host or two, only one can win).
+  // Unless `oauth_grant_ok`, a session granted to an OAuth client
+  // (svc_oauth_grants) does not rotate either.
   bool rotate(const SessionClaim& claim, long long now, long long expires_at, const std::string& ip,
-              const std::string& user_agent);
+              const std::string& user_agent, bool oauth_grant_ok);
 
   // Revokes one session (if not revoked yet); true when this call did.
   bool revoke(const std::string& id, long long now, const std::string& reason);

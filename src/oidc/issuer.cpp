@@ -31,14 +31,19 @@ bool secure_cookies(const core::Context& ctx) { return ctx.config.tokens.oidc_ba
 
 std::string sso_cookie_name(long long site_id) { return "svc_sso_" + std::to_string(site_id); }
 
+std::string cookie_name(const core::Context& ctx, std::string_view name) {
+  return (secure_cookies(ctx) ? "__Host-" : "") + std::string(name);
+}
+
 std::string set_cookie(const core::Context& ctx, std::string_view name, std::string_view value, long long max_age) {
-  std::string out = std::string(name) + "=" + std::string(value) + "; Path=/; HttpOnly; SameSite=Lax";
+  std::string out = cookie_name(ctx, name) + "=" + std::string(value) + "; Path=/; HttpOnly; SameSite=Lax";
   if (max_age >= 0) out += "; Max-Age=" + std::to_string(max_age);
   if (secure_cookies(ctx)) out += "; Secure";
   return out;
 }
 
-std::string request_cookie(const http::Request& request, std::string_view name) {
+std::string request_cookie(const core::Context& ctx, const http::Request& request, std::string_view cookie) {
+  const std::string name = cookie_name(ctx, cookie);
   std::string_view header = request.header("cookie");
   while (!header.empty()) {
     const size_t semi = header.find(';');
