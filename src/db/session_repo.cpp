@@ -5,6 +5,12 @@ namespace {
 
 constexpr const char* kColumns = kSessionColumns;
 constexpr auto read_session = read_session_row;
+constexpr auto read_session_and_grant =
+    read_fields<SessionRow, &SessionRow::id, &SessionRow::site_id, &SessionRow::table, &SessionRow::user_id,
+                &SessionRow::generation, &SessionRow::created_at, &SessionRow::last_seen_at, &SessionRow::rotated_at,
+                &SessionRow::expires_at, &SessionRow::auth_time, &SessionRow::amr, &SessionRow::ip,
+                &SessionRow::user_agent, &SessionRow::revoked_at, &SessionRow::revoked_reason,
+                &SessionRow::oauth_grant>;
 
 }  // namespace
 
@@ -30,6 +36,14 @@ std::optional<SessionRow> SessionRepo::find(const std::string& id) {
   return db_.one(
       std::string("SELECT ") + kColumns + " FROM svc_sessions WHERE id = ?", [&](Params& p) { p.text(id); },
       read_session);
+}
+
+std::optional<SessionRow> SessionRepo::find_with_grant(const std::string& id) {
+  static const std::string sql = "SELECT " + qualified_columns(kColumns, "s") +
+                                 ", EXISTS (SELECT 1 FROM svc_oauth_grants g WHERE g.session_id = s.id)"
+                                 " FROM svc_sessions s WHERE s.id = ?";
+  return db_.one(
+      sql, [&](Params& p) { p.text(id); }, read_session_and_grant);
 }
 
 std::optional<SessionRow> SessionRepo::find_legacy(const std::string& jti) {

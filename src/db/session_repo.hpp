@@ -26,6 +26,9 @@ struct SessionRow {
   std::string user_agent;
   std::optional<long long> revoked_at;
   std::string revoked_reason;
+  // Whether the session was granted to an OAuth client (svc_oauth_grants);
+  // read only by SessionRepo::find_with_grant, false elsewhere.
+  bool oauth_grant = false;
 };
 
 // The columns of a SessionRow, for a read that joins svc_sessions
@@ -65,6 +68,9 @@ class SessionRepo {
   bool insert(const SessionRow& row, const std::string& legacy_jti = "");
 
   std::optional<SessionRow> find(const std::string& id);
+  // The same with oauth_grant read too, in the one statement (the rotation's
+  // read after a missed UPDATE, sign-out's check of a live token).
+  std::optional<SessionRow> find_with_grant(const std::string& id);
   // The session a pre-session refresh token with this jti opened.
   std::optional<SessionRow> find_legacy(const std::string& jti);
 

@@ -7,7 +7,6 @@
 #include "core/log.hpp"
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"
-#include "db/oauth_repo.hpp"
 #include "metrics/metrics.hpp"
 #include "webhooks/events.hpp"
 
@@ -98,14 +97,14 @@ Rotation rotate_session(core::Context& ctx, const http::Request& request, const 
     metrics::count(metrics::Counter::kSessionRefreshes);
     return {RotateOutcome::kRotated, {sid, gen + 1}};
   }
-  auto row = repo.find(sid);
+  auto row = repo.find_with_grant(sid);
   if (!row) return {RotateOutcome::kRevoked, {}};
   if (row->table != table || row->user_id != user_id) return {RotateOutcome::kMismatch, {}};
   if (row->revoked_at || row->expires_at <= now) return {RotateOutcome::kRevoked, {}};
   // A client's session is the client's: refreshed where the client proves
   // who it is, never by whoever holds its refresh token (nor ended by it
   // as a reuse here).
-  if (!oauth_grant_ok && db::OAuthRepo(ctx.db).find_grant(sid)) return {RotateOutcome::kOAuthGrant, {}};
+  if (!oauth_grant_ok && row->oauth_grant) return {RotateOutcome::kOAuthGrant, {}};
   // The UPDATE missed with the row as read: another refresh of the same
   // token won (here or on another host), so this token is now the previous
   // one, or it is older still. A generation the row has not reached is

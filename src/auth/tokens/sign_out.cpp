@@ -11,7 +11,6 @@
 #include "core/text.hpp"
 #include "crypto/access_token.hpp"
 #include "crypto/jwt.hpp"
-#include "db/oauth_repo.hpp"
 #include "db/session_repo.hpp"
 #include "db/table_name.hpp"
 
@@ -89,15 +88,14 @@ std::optional<NamedSession> from_bearer(const http::Request& request, core::Cont
 // the others).
 bool may_end_others(const NamedSession& s, core::Context& ctx) {
   if (s.expired || s.sid.empty()) return false;
-  auto row = db::SessionRepo(ctx.db).find(s.sid);
+  auto row = db::SessionRepo(ctx.db).find_with_grant(s.sid);
   if (!row || row->revoked_at || row->expires_at <= ctx.clock.now() || row->table != s.table ||
-      row->user_id != s.user_id || (s.gen != 0 && s.gen + 1 < row->generation)) {
+      row->user_id != s.user_id || row->oauth_grant || (s.gen != 0 && s.gen + 1 < row->generation)) {
     return false;
   }
   auto table = db::allowlisted(s.table, ctx.config.auth.tables);
   auto user = find_user_recent(ctx, *table, s.user_id, s.ver);
-  if (!user || !user->active || user->token_version != s.ver) return false;
-  return !db::OAuthRepo(ctx.db).find_grant(s.sid);
+  return user && user->active && user->token_version == s.ver;
 }
 
 // The body's string member `name`, "" when the body is not a JSON object or
