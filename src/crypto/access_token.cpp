@@ -52,6 +52,7 @@ std::string payload_json(const AccessClaims& c, std::string_view jti) {
   write_member(w, "sub", c.sub);
   write_member(w, "aud", c.aud);
   if (!c.client_id.empty()) write_member(w, "client_id", c.client_id);
+  if (!c.scope.empty()) write_member(w, "scope", c.scope);
   write_member(w, "iat", c.iat);
   write_member(w, "exp", c.exp);
   write_member(w, "jti", jti);
@@ -112,8 +113,8 @@ std::optional<AccessClaims> parse_claims(std::string_view json, std::string_view
   const bool ok =
       read_string(*doc, "iss", c.iss, Member::kRequired) && read_string(*doc, "sub", c.sub, Member::kRequired) &&
       get_audience(*doc, audience, c.aud) && read_string(*doc, "client_id", c.client_id) &&
-      read_int(*doc, "iat", c.iat, Member::kRequired) && read_int(*doc, "exp", c.exp, Member::kRequired) &&
-      read_string(*doc, "jti", c.jti, Member::kRequired) &&
+      read_string(*doc, "scope", c.scope) && read_int(*doc, "iat", c.iat, Member::kRequired) &&
+      read_int(*doc, "exp", c.exp, Member::kRequired) && read_string(*doc, "jti", c.jti, Member::kRequired) &&
       read_int(*doc, "auth_time", c.auth_time, Member::kRequired) && get_amr(*doc, c.amr) &&
       read_string(*doc, "tbl", c.tbl, Member::kRequired) && read_int(*doc, "ver", c.ver, Member::kRequired) &&
       get_email_verified(*doc, c.email_verified) && read_string(*doc, "sid", c.sid);

@@ -5,7 +5,8 @@
 //
 // Wire format made by sign_access_token:
 //   header  {"alg":"ES256"|"EdDSA","typ":"at+jwt","kid":K}
-//   payload {"iss","sub","aud","client_id" (omitted if empty),"iat","exp",
+//   payload {"iss","sub","aud","client_id" (omitted if empty),"scope" (omitted
+//            if empty),"iat","exp",
 //            "jti","auth_time","amr":[…],"tbl","ver","email_verified",
 //            "sid" (omitted if empty)}
 // compact form, base64url without padding.
@@ -25,7 +26,10 @@ struct AccessClaims {
   std::string iss;
   std::string sub;        // user id, decimal
   std::string aud;        // the site's audience (or the service's own)
-  std::string client_id;  // appID as a string; "" = absent
+  std::string client_id;  // appID as a string, or an OAuth client's client_id; "" = absent
+  // RFC 9068 2.2.3: the scopes an OAuth client was granted (space-separated);
+  // "" = absent (a token of the site API).
+  std::string scope;
   long long iat = 0;
   long long exp = 0;
   std::string jti;  // "" at signing = 16 random bytes, base64url
@@ -64,7 +68,7 @@ std::string sign_access_token(const AccessClaims& claims, const SigningKey& key)
 // "crit"; kid names a key of `keys`; alg == that key's alg (the algorithm
 // comes from the key, never from the token); typ == "at+jwt"; the signature
 // over the exact bytes received; only then the payload: every claim present
-// with its type (amr an array of strings; client_id optional); iss ==
+// with its type (amr an array of strings; client_id and scope optional); iss ==
 // issuer; aud == audience (a string, or an array holding it); now < exp.
 // Duplicate member names are Malformed. Never throws.
 AccessTokenResult verify_access_token(std::string_view token, std::span<const SigningKey> keys, std::string_view issuer,

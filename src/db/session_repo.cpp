@@ -5,6 +5,12 @@ namespace {
 
 constexpr const char* kColumns = kSessionColumns;
 constexpr auto read_session = read_session_row;
+constexpr auto read_session_and_grant =
+    read_fields<SessionRow, &SessionRow::id, &SessionRow::site_id, &SessionRow::table, &SessionRow::user_id,
+                &SessionRow::generation, &SessionRow::created_at, &SessionRow::last_seen_at, &SessionRow::rotated_at,
+                &SessionRow::expires_at, &SessionRow::auth_time, &SessionRow::amr, &SessionRow::ip,
+                &SessionRow::user_agent, &SessionRow::revoked_at, &SessionRow::revoked_reason,
+                &SessionRow::oauth_grant>;
 
 }  // namespace
 
@@ -33,6 +39,14 @@ std::optional<SessionRow> SessionRepo::find(const std::string& id) {
       read_session);
 }
 
+std::optional<SessionRow> SessionRepo::find_with_grant(const std::string& id) {
+  static const std::string sql = "SELECT " + qualified_columns(kColumns, "s") +
+                                 ", EXISTS (SELECT 1 FROM svc_oauth_grants g WHERE g.session_id = s.id)"
+                                 " FROM svc_sessions s WHERE s.id = ?";
+  return db_.one(
+      sql, [&](Params& p) { p.text(id); }, read_session_and_grant);
+}
+
 std::optional<SessionRow> SessionRepo::find_legacy(const std::string& jti) {
   return db_.one(
       std::string("SELECT ") + kColumns + " FROM svc_sessions WHERE legacy_jti = ?", [&](Params& p) { p.text(jti); },
@@ -40,7 +54,7 @@ std::optional<SessionRow> SessionRepo::find_legacy(const std::string& jti) {
 }
 
 bool SessionRepo::rotate(const SessionClaim& claim, long long now, long long expires_at, const std::string& ip,
-                         const std::string& user_agent) {
+                         const std::string& user_agent, bool oauth_grant_ok) {
   // Not re-run after a lost connection (execute): the caller re-reads the
   // row and sees whether the generation moved. A Galera certification
   // loser (1213) is re-run by Database and then finds the generation moved.
@@ -48,10 +62,12 @@ bool SessionRepo::rotate(const SessionClaim& claim, long long now, long long exp
              "UPDATE svc_sessions SET generation = generation + 1, rotated_at = ?, last_seen_at = ?,"
              " expires_at = ?, ip = ?, user_agent = ?"
              " WHERE id = ? AND generation = ? AND revoked_at IS NULL AND expires_at > ?"
-             " AND auth_table = ? AND user_id = ?",
+             " AND auth_table = ? AND user_id = ?"
+             " AND (? OR NOT EXISTS (SELECT 1 FROM svc_oauth_grants g WHERE g.session_id = svc_sessions.id))",
              [&](Params& p) {
                p.integer(now).integer(now).integer(expires_at).text(ip).text(user_agent);
                p.text(claim.id).integer(claim.generation).integer(now).text(claim.table).integer(claim.user_id);
+               p.integer(oauth_grant_ok ? 1 : 0);
              }) == 1;
 }
 

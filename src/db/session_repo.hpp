@@ -30,6 +30,9 @@ struct SessionRow {
   // sql/035): written by insert(), read by seen_device() only, so not among
   // kSessionColumns ("" when read).
   std::string device_key;
+  // Whether the session was granted to an OAuth client (svc_oauth_grants);
+  // read only by SessionRepo::find_with_grant, false elsewhere.
+  bool oauth_grant = false;
 };
 
 // The columns of a SessionRow, for a read that joins svc_sessions
@@ -69,6 +72,9 @@ class SessionRepo {
   bool insert(const SessionRow& row, const std::string& legacy_jti = "");
 
   std::optional<SessionRow> find(const std::string& id);
+  // The same with oauth_grant read too, in the one statement (the rotation's
+  // read after a missed UPDATE, sign-out's check of a live token).
+  std::optional<SessionRow> find_with_grant(const std::string& id);
   // The session a pre-session refresh token with this jti opened.
   std::optional<SessionRow> find_legacy(const std::string& jti);
 
@@ -77,8 +83,10 @@ class SessionRepo {
   // user's, not revoked, not expired at `now` and still at that generation.
   // True when this call did it: one statement, and the only one a current
   // token needs (of two callers, on one host or two, only one can win).
+  // Unless `oauth_grant_ok`, a session granted to an OAuth client
+  // (svc_oauth_grants) does not rotate either.
   bool rotate(const SessionClaim& claim, long long now, long long expires_at, const std::string& ip,
-              const std::string& user_agent);
+              const std::string& user_agent, bool oauth_grant_ok);
 
   // Revokes one session (if not revoked yet); true when this call did.
   bool revoke(const std::string& id, long long now, const std::string& reason);

@@ -8,6 +8,7 @@
 
 #include "core/text.hpp"
 #include "oidc/client_cache.hpp"
+#include "oidc/clients.hpp"
 #include "oidc/flow.hpp"
 #include "oidc/handlers.hpp"
 #include "oidc/id_token.hpp"
@@ -124,8 +125,12 @@ http::Response authorize(const http::Request& http, core::Context& ctx) {
   auto client = find_client(ctx, client_id);
   if (!client || client->site_id != site.id) return bad_request_page("The request names an unknown client.");
   const std::string redirect_uri = p.value("redirect_uri");
-  if (p.repeated == "redirect_uri" || std::find(client->redirect_uris.begin(), client->redirect_uris.end(),
-                                                redirect_uri) == client->redirect_uris.end()) {
+  // A URI registered before today's rules (one with user information, say)
+  // is never redirected to either.
+  if (p.repeated == "redirect_uri" ||
+      std::find(client->redirect_uris.begin(), client->redirect_uris.end(), redirect_uri) ==
+          client->redirect_uris.end() ||
+      !redirect_uri_problem(redirect_uri).empty()) {
     return bad_request_page("The redirect URI is not registered for this client.");
   }
   db::OAuthRequest request = request_of(p, site, *client);

@@ -1,5 +1,7 @@
 #include "oidc/clients.hpp"
 
+#include <algorithm>
+
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"
 #include "http/json.hpp"
@@ -9,11 +11,30 @@
 namespace svc::oidc {
 namespace {
 
+// The authority of an http(s) URI (RFC 3986 3.2): what follows "//" up to
+// the path, query or fragment; nullopt when there is no "//".
+std::optional<std::string_view> authority_of(std::string_view uri) {
+  const size_t start = uri.find("://");
+  if (start == std::string_view::npos) return std::nullopt;
+  const std::string_view rest = uri.substr(start + 3);
+  return rest.substr(0, rest.find_first_of("/?#"));
+}
+
+// The authority's port, when it has one, is 1 to 5 digits.
+bool port_ok(std::string_view port) {
+  return port.empty() ||
+         (port.size() <= 5 && std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }));
+}
+
+// A host (and optional port) as RFC 3986 reads it: no userinfo ("@"), so
+// http://127.0.0.1:80@evil.example/ is evil.example's, not a loopback URI.
 bool is_loopback_http(std::string_view uri) {
-  for (std::string_view host : {"http://127.0.0.1", "http://localhost", "http://[::1]"}) {
-    if (uri.rfind(host, 0) == 0 && (uri.size() == host.size() || uri[host.size()] == ':' || uri[host.size()] == '/')) {
-      return true;
-    }
+  auto authority = authority_of(uri);
+  if (!authority || authority->find('@') != std::string_view::npos) return false;
+  for (std::string_view host : {"127.0.0.1", "localhost", "[::1]"}) {
+    if (authority->substr(0, host.size()) != host) continue;
+    const std::string_view after = authority->substr(host.size());
+    if (after.empty() || (after[0] == ':' && port_ok(after.substr(1)))) return true;
   }
   return false;
 }
@@ -59,6 +80,10 @@ std::string redirect_uri_problem(std::string_view uri) {
   const size_t colon = uri.find(':');
   if (colon == std::string_view::npos || colon == 0) return "must be an absolute URI";
   const std::string scheme = core::ascii_lower(uri.substr(0, colon));
+  if ((scheme == "https" || scheme == "http") && uri.substr(colon, 3) == "://" &&
+      authority_of(uri)->find('@') != std::string_view::npos) {
+    return "must not hold user information (a user name or password before \"@\")";
+  }
   if (scheme == "https") return uri.size() > 8 && uri.substr(colon, 3) == "://" ? "" : "must be an absolute URI";
   if (scheme == "http") return is_loopback_http(uri) ? "" : "http is only for loopback hosts; use https";
   // A native app's private-use scheme is a reverse domain name (RFC 8252 7.1).

@@ -1,10 +1,9 @@
 // GET and POST /oidc/N/end-session (OpenID Connect RP-Initiated Logout 1.0).
-// With a valid id_token_hint the sign-out happens at once; without one the
-// user is asked first (a form with a CSRF token), so a link on another site
-// cannot sign anyone out. post_logout_redirect_uri must be registered for
-// the client exactly, or the user sees a page instead: never an open
-// redirect. Clients with a front-channel logout URI that this browser's
-// single sign-on session (or the hint) signed into are told by the iframes
+// With a valid id_token_hint of the browser's own single sign-on user and
+// session the sign-out happens at once; otherwise the user is asked first (a
+// form with a CSRF token), so a link on another site cannot sign anyone out. post_logout_redirect_uri must be
+// registered for the client exactly, or the user sees a page instead: never an open redirect. Clients with a
+// front-channel logout URI that this browser's single sign-on session (or the hint) signed into are told by the iframes
 // of the page the sign-out answers with (Front-Channel Logout 1.0).
 
 #include <algorithm>
@@ -60,7 +59,7 @@ SignedOut sign_out(const http::Request& http, const db::Site& site, const std::s
   db::OAuthRepo repo(ctx.db);
   SignedOut out;
   const std::string issuer = issuer_of(ctx.config, site.id);
-  const std::string cookie = request_cookie(http, sso_cookie_name(site));
+  const std::string cookie = request_cookie(ctx, http, sso_cookie_name(site));
   if (cookie.size() == 43) {
     const std::string hash = hash_hex(cookie);
     if (auto sso_sid = repo.find_sso(hash, site)) {
@@ -82,6 +81,17 @@ SignedOut sign_out(const http::Request& http, const db::Site& site, const std::s
   }
   out.cleared_cookie = set_cookie(ctx, sso_cookie_name(site), "", 0);
   return out;
+}
+
+// Whether the hint is this browser's own sign-in: the single sign-on
+// session's user, in a session granted from that single sign-on session.
+// Anyone else's ID token (an attacker's own, say, on a link or a form of
+// another site) is only a request that the user confirms.
+bool own_hint(const IdTokenHint& hint, const http::Request& http, const db::Site& site, core::Context& ctx) {
+  auto sso = current_sso(http, ctx, site);
+  if (!sso || hint.sid.empty() || hint.sub != subject_of(ctx, sso->session.table, sso->user.id)) return false;
+  auto grant = db::OAuthRepo(ctx.db).find_grant(hint.sid);
+  return grant && grant->site_id == site.id && grant->sso_session_id == sso->session.id;
 }
 
 http::Response refuse(const std::string& message) {
@@ -117,9 +127,11 @@ http::Response end_session(const http::Request& http, core::Context& ctx) {
     }
     target = p.get("state") ? append_query(uri, {{"state", p.value("state")}}) : uri;
   }
-  // Without a hint, only the user's own press of the button signs out.
-  if (!hint) {
-    const std::string browser = request_cookie(http, kBrowserCookie);
+  // Without a hint of this browser's own sign-in, only the user's own press
+  // of the button signs out.
+  const bool own = hint && own_hint(*hint, http, site, ctx);
+  if (!own) {
+    const std::string browser = request_cookie(ctx, http, kBrowserCookie);
     const std::string expected = browser.size() == 43 ? csrf_token(browser, std::string(kLogoutPurpose)) : "";
     const bool confirmed =
         http.method == "POST" && !expected.empty() && crypto::constant_time_equal(p.value("csrf"), expected);
@@ -132,7 +144,7 @@ http::Response end_session(const http::Request& http, core::Context& ctx) {
       return page;
     }
   }
-  const SignedOut done = sign_out(http, site, hint ? hint->sid : "", ctx);
+  const SignedOut done = sign_out(http, site, own ? hint->sid : "", ctx);
   // Clients to tell: a page that frames them, then goes on to the target.
   http::Response r = !done.frame_urls.empty() ? signed_out_page(site.name, target, done.frame_urls, done.frame_origins)
                      : target.empty() ? message_page(200, "Signed out", "You are signed out of " + site.name + ".")

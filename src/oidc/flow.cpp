@@ -26,7 +26,7 @@ http::Response redirect(int status, const std::string& location, const std::vect
 // The browser cookie of this request, made (and set on the response) when
 // the browser has none yet.
 std::string browser_cookie(const http::Request& http, Step& step, core::Context& ctx) {
-  std::string value = request_cookie(http, kBrowserCookie);
+  std::string value = request_cookie(ctx, http, kBrowserCookie);
   if (value.size() != 43) {
     value = random_token();
     step.set_cookies.push_back(set_cookie(ctx, kBrowserCookie, value, -1));
@@ -135,7 +135,7 @@ std::optional<SsoSession> sso_of(core::Context& ctx, const std::optional<db::Ses
 }
 
 std::optional<SsoSession> current_sso(const http::Request& request, core::Context& ctx, const db::Site& site) {
-  const std::string cookie = request_cookie(request, sso_cookie_name(site));
+  const std::string cookie = request_cookie(ctx, request, sso_cookie_name(site));
   if (cookie.size() != 43) return std::nullopt;
   auto sid = db::OAuthRepo(ctx.db).find_sso(hash_hex(cookie), site);
   if (!sid) return std::nullopt;
@@ -154,7 +154,7 @@ std::string csrf_token(const std::string& browser_cookie, const std::string& req
 
 std::optional<db::OAuthRequest> form_request(const http::Request& http, const std::string& request_id,
                                              const std::string& csrf, core::Context& ctx) {
-  const std::string browser = request_cookie(http, kBrowserCookie);
+  const std::string browser = request_cookie(ctx, http, kBrowserCookie);
   if (request_id.empty() || request_id.size() > 64 || browser.size() != 43) return std::nullopt;
   auto r = db::OAuthRepo(ctx.db).find_request(request_id);
   if (!r || r->done_at || r->expires_at <= ctx.clock.now()) return std::nullopt;

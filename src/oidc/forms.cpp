@@ -19,7 +19,7 @@ std::optional<Live> live_request(const http::Request& http, const Params& p, con
 
 std::optional<Live> page_request(const http::Request& http, std::string& csrf, core::Context& ctx) {
   const Params p = parse_params(http.query);
-  csrf = csrf_token(request_cookie(http, kBrowserCookie), p.value("request"));
+  csrf = csrf_token(request_cookie(ctx, http, kBrowserCookie), p.value("request"));
   return live_request(http, p, csrf, ctx);
 }
 

@@ -36,12 +36,16 @@ std::string sso_cookie_name(const db::Site& site) {
                                             : "svc_sso_pool_" + std::to_string(site.user_pool);
 }
 
-std::string set_cookie(const core::Context& ctx, std::string_view name, std::string_view value, long long max_age) {
-  return http::set_cookie(name, value, max_age, secure_cookies(ctx));
+std::string cookie_name(const core::Context& ctx, std::string_view name) {
+  return (secure_cookies(ctx) ? "__Host-" : "") + std::string(name);
 }
 
-std::string request_cookie(const http::Request& request, std::string_view name) {
-  return http::request_cookie(request, name);
+std::string set_cookie(const core::Context& ctx, std::string_view name, std::string_view value, long long max_age) {
+  return http::set_cookie(cookie_name(ctx, name), value, max_age, secure_cookies(ctx));
+}
+
+std::string request_cookie(const core::Context& ctx, const http::Request& request, std::string_view cookie) {
+  return http::request_cookie(request, cookie_name(ctx, cookie));
 }
 
 std::string hash_hex(std::string_view secret) { return crypto::hex_encode(crypto::sha256(secret)); }

@@ -38,13 +38,21 @@ bool secure_cookies(const core::Context& ctx);
 std::string sso_cookie_name(const db::Site& site);
 inline constexpr std::string_view kBrowserCookie = "svc_oidc_browser";
 
-// A Set-Cookie value: host-only (no Domain), Path=/, HttpOnly,
-// SameSite=Lax, Secure per secure_cookies; max_age < 0 = a session cookie,
-// 0 = delete it.
+// The name a cookie goes by: `name` with the "__Host-" prefix when cookies
+// are Secure (RFC 6265bis 4.1.3.2: the browser then takes it only from this
+// host, Secure, Path=/, so no sibling domain or plain-http page can set or
+// shadow it); `name` itself on a loopback development stack.
+std::string cookie_name(const core::Context& ctx, std::string_view name);
+
+// A Set-Cookie value of cookie_name(name): host-only (no Domain), Path=/,
+// HttpOnly, SameSite=Lax, Secure per secure_cookies; max_age < 0 = a
+// session cookie, 0 = delete it.
 std::string set_cookie(const core::Context& ctx, std::string_view name, std::string_view value, long long max_age);
 
-// The value of a cookie the request carries; "" when absent.
-std::string request_cookie(const http::Request& request, std::string_view name);
+// The value of cookie cookie_name(name) the request carries; "" when
+// absent. The unprefixed name is not read (docs/decisions.md "Issue 48:
+// introspection, the SSRF deny list, `__Host-` cookies").
+std::string request_cookie(const core::Context& ctx, const http::Request& request, std::string_view name);
 
 // SHA-256 hex: how codes, secrets and cookies are stored.
 std::string hash_hex(std::string_view secret);

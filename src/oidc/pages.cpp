@@ -1,6 +1,8 @@
 #include "oidc/pages.hpp"
 
+#include "core/text.hpp"
 #include "messaging/template.hpp"
+#include "oidc/id_token.hpp"
 #include "oidc/issuer.hpp"
 
 namespace svc::oidc {
@@ -97,7 +99,13 @@ http::Response second_factor_page(int status, const PageFields& fields, const st
 http::Response consent_page(const PageFields& fields, const std::string& email, const std::string& scopes) {
   auto values = common(fields);
   values["email"] = email;
-  values["scopes"] = scopes;
+  // offline_access is no knowledge but lasting access: said on its own line.
+  std::vector<std::string> known;
+  for (std::string_view s : core::split_words(scopes)) {
+    if (s != "offline_access") known.emplace_back(s);
+  }
+  values["scopes"] = core::join(known, " ");
+  values["offline_hidden"] = has_scope(scopes, "offline_access") ? "" : " hidden";
   return page(200, fill(kPage_consent, values));
 }
 

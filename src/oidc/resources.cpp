@@ -38,11 +38,17 @@ std::optional<Held> held_by_grant(const std::string& sid, const db::Site& site, 
   return Held{false, 0, 0, *grant, *session};
 }
 
+// An access token of a client of this issuer: a first-party client's has
+// the site's audience, any other client's the issuer's (token.cpp).
 std::optional<Held> access_token_of(const std::string& token, const db::Site& site, core::Context& ctx) {
   auto keys = auth::current_key_set(ctx);
   const std::string& issuer = ctx.config.tokens.issuer;
+  const std::string own = issuer_of(ctx.config, site.id);
   auto v =
       crypto::verify_access_token(token, keys->published, issuer, auth::site_audience(site, issuer), ctx.clock.now());
+  if (v.error == crypto::AccessTokenError::WrongAudience && v.claims.aud == own) {
+    v = crypto::verify_access_token(token, keys->published, issuer, own, ctx.clock.now());
+  }
   if (!v.ok()) return std::nullopt;
   auto held = held_by_grant(v.claims.sid, site, ctx);
   if (!held || std::to_string(held->session.user.id) != v.claims.sub) return std::nullopt;
@@ -132,12 +138,16 @@ http::Response introspect(const http::Request& http, core::Context& ctx) {
   const Params p = parse_params(http.body);
   if (!p.repeated.empty()) throw oauth_error(400, "invalid_request", p.repeated + " is given more than once");
   // RFC 7662 2.1: the caller proves it may ask; a public client cannot.
-  if (authenticate_client(http, p, site.id, ctx).is_public) {
-    throw oauth_error(401, "invalid_client", "introspection needs a confidential client");
-  }
+  const db::OAuthClient client = authenticate_client(http, p, site.id, ctx);
+  if (client.is_public) throw oauth_error(401, "invalid_client", "introspection needs a confidential client");
   if (!p.get("token")) throw oauth_error(400, "invalid_request", "token is required");
   auto held = any_token_of(p.value("token"), p.value("token_type_hint"), site, ctx);
-  if (!held) return http::Response::json(200, "{\"active\":false}");
+  // A third-party client learns only about its own tokens (RFC 7662 4); a
+  // first-party one is the site's own backend and may ask about any of the
+  // site's (docs/decisions.md "Issue 48: introspection, the SSRF deny list, `__Host-` cookies").
+  if (!held || (!client.first_party && held->grant.client_id != client.client_id)) {
+    return http::Response::json(200, "{\"active\":false}");
+  }
   http::JsonWriter w;
   w.open().kv("active", true).kv("scope", held->grant.scope).kv("client_id", held->grant.client_id);
   w.kv("token_type", held->refresh ? "refresh_token" : "Bearer").kv("exp", held->exp).kv("iat", held->iat);

@@ -26,10 +26,19 @@ namespace {
 
 http::ApiError invalid_grant(std::string_view why) { return oauth_error(400, "invalid_grant", why); }
 
-// Refresh tokens go to every confidential client, and to a public one only
-// when it asked for offline_access (docs/decisions.md "Issue 39").
-bool gets_refresh_token(const db::OAuthClient& client, const std::string& scope) {
-  return !client.is_public || has_scope(scope, "offline_access");
+// A refresh token only for a grant of offline_access, which the consent
+// page names, whatever the client (docs/decisions.md "Issue 48: an OAuth
+// client's token names the client").
+bool gets_refresh_token(const std::string& scope) { return has_scope(scope, "offline_access"); }
+
+// Whom the client's access tokens are for: a first-party client is the
+// site's own (the site's audience), any other gets the site's issuer as its
+// audience, which the site's backends refuse unless they choose to accept it.
+auth::OAuthGrantee grantee_of(const db::Site& site, const db::OAuthClient& client, const std::string& scope,
+                              core::Context& ctx) {
+  const std::string audience =
+      client.first_party ? auth::site_audience(site, ctx.config.tokens.issuer) : issuer_of(ctx.config, site.id);
+  return {client.client_id, scope, audience};
 }
 
 struct Issued {
@@ -114,11 +123,12 @@ http::Response exchange_code(const Params& p, const db::Site& site, const db::OA
   if (!s) throw invalid_grant("the session has ended");
   const auth::SignIn sign_in{s->session.auth_time, amr_of(s->session)};
   Issued issued;
-  issued.pair =
-      auth::sign_pair(s->user, s->session.table, site.id, sign_in, {s->session.id, s->session.generation}, ctx);
+  const auth::OAuthGrantee grantee = grantee_of(site, client, row.scope, ctx);
+  issued.pair = auth::sign_pair(s->user, s->session.table, site.id, sign_in, {s->session.id, s->session.generation},
+                                ctx, &grantee);
   issued.scope = row.scope;
   issued.id_token = id_token_for(site, client, *s, row.scope, row.nonce, issued.pair.access_token, ctx);
-  return token_reply(issued, gets_refresh_token(client, row.scope), ctx);
+  return token_reply(issued, gets_refresh_token(row.scope), ctx);
 }
 
 http::Response refresh(const Params& p, const http::Request& http, const db::Site& site, const db::OAuthClient& client,
@@ -128,7 +138,7 @@ http::Response refresh(const Params& p, const http::Request& http, const db::Sit
   auto verified = crypto::jwt_verify(token, ctx.config.keys.jwt, "refresh", ctx.clock.now());
   if (!verified.ok()) throw invalid_grant("invalid refresh token");
   auto grant = db::OAuthRepo(ctx.db).find_grant(verified.claims.sid);
-  if (!grant || grant->client_id != client.client_id || !gets_refresh_token(client, grant->scope)) {
+  if (!grant || grant->client_id != client.client_id || !gets_refresh_token(grant->scope)) {
     throw invalid_grant("invalid refresh token");
   }
   if (const std::string asked = p.value("scope"); !asked.empty()) {
@@ -136,7 +146,8 @@ http::Response refresh(const Params& p, const http::Request& http, const db::Sit
       if (!has_scope(grant->scope, s)) throw oauth_error(400, "invalid_scope", "scope exceeds the grant");
     }
   }
-  auth::Refreshed refreshed = auth::refresh_session(http, token, ctx);
+  const auth::OAuthGrantee grantee = grantee_of(site, client, grant->scope, ctx);
+  auth::Refreshed refreshed = auth::refresh_session(http, token, ctx, &grantee);
   if (refreshed.outcome != auth::RefreshOutcome::kOk) throw invalid_grant("the refresh token is revoked or expired");
   auto s = sso_of(ctx, grant->session_id);
   if (!s) throw invalid_grant("the session has ended");

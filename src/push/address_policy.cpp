@@ -47,10 +47,13 @@ std::uint32_t v4_at(const unsigned char* b) {
 bool forbidden_v6(const unsigned char (&a)[16]) {
   static constexpr unsigned char kZero[12] = {};
   static constexpr unsigned char kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  // IPv4-translated (SIIT, RFC 2765 2.1: ::ffff:0:a.b.c.d): a translator
+  // takes it to the IPv4 address, so it is judged as that address.
+  static constexpr unsigned char kTranslated[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0};
   static constexpr unsigned char kNat64[12] = {0x00, 0x64, 0xff, 0x9b};
   static constexpr unsigned char kNat64Local[6] = {0x00, 0x64, 0xff, 0x9b, 0x00, 0x01};
   if (std::memcmp(a, kZero, 12) == 0) return true;  // ::, ::1, IPv4-compatible
-  if (std::memcmp(a, kMapped, 12) == 0) return forbidden_v4(v4_at(a + 12));
+  if (std::memcmp(a, kMapped, 12) == 0 || std::memcmp(a, kTranslated, 12) == 0) return forbidden_v4(v4_at(a + 12));
   // A NAT64 gateway (64:ff9b::/96, local-use 64:ff9b:1::/48) connects on our
   // behalf to an IPv4 address the gateway chooses, maybe inside its own
   // network; Teredo (2001::/32) tunnels to an address we cannot see.

@@ -62,7 +62,7 @@ class IdTokenAlgTest(ApiTest):
     def id_token_of(self, client):
         """A code + PKCE flow of a fresh user through the hosted sign-in; (token reply, nonce)."""
         email, _ = new_user("oidc-alg")
-        oauth = session_for(client)
+        oauth = session_for(client, scope="openid email profile offline_access")  # a refresh token below
         verifier, nonce = generate_token(48), generate_token(20)
         url, _ = oauth.create_authorization_url(self.meta["authorization_endpoint"], code_verifier=verifier,
                                                 nonce=nonce)

@@ -454,7 +454,7 @@ class OidcTest(ApiTest):
         self.assertEqual(dead, {"active": False})
 
         # Revocation (RFC 7009) of the second client's tokens ends its session.
-        oauth2, token2, _ = self.code_flow(other, browser, email)
+        oauth2, token2, _ = self.code_flow(other, browser, email, "openid offline_access")
         self.assertEqual(oauth2.revoke_token(self.meta["revocation_endpoint"], token=token2["refresh_token"],
                                              token_type_hint="refresh_token").status_code, 200)
         after = oauth2.introspect_token(self.meta["introspection_endpoint"], token=token2["access_token"]).json()

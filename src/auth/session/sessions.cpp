@@ -90,21 +90,25 @@ SessionTicket open_session(core::Context& ctx, const http::Request& request, con
 }
 
 Rotation rotate_session(core::Context& ctx, const http::Request& request, const std::string& sid, long long gen,
-                        const std::string& table, long long user_id) {
+                        const std::string& table, long long user_id, bool oauth_grant_ok) {
   db::SessionRepo repo(ctx.db);
   const long long now = ctx.clock.now();
   // A current token (nearly every refresh) is one statement: the UPDATE
   // checks everything the row would be read for. Only a miss reads it.
   const std::string agent = core::utf8_clean(request.user_agent(), kUserAgentChars);
   if (repo.rotate({sid, table, user_id, gen}, now, now + ctx.config.auth.refresh_ttl, request.remote_addr.substr(0, 45),
-                  agent)) {
+                  agent, oauth_grant_ok)) {
     metrics::count(metrics::Counter::kSessionRefreshes);
     return {RotateOutcome::kRotated, {sid, gen + 1}};
   }
-  auto row = repo.find(sid);
+  auto row = repo.find_with_grant(sid);
   if (!row) return {RotateOutcome::kRevoked, {}};
   if (row->table != table || row->user_id != user_id) return {RotateOutcome::kMismatch, {}};
   if (row->revoked_at || row->expires_at <= now) return {RotateOutcome::kRevoked, {}};
+  // A client's session is the client's: refreshed where the client proves
+  // who it is, never by whoever holds its refresh token (nor ended by it
+  // as a reuse here).
+  if (!oauth_grant_ok && row->oauth_grant) return {RotateOutcome::kOAuthGrant, {}};
   // The UPDATE missed with the row as read: another refresh of the same
   // token won (here or on another host), so this token is now the previous
   // one, or it is older still. A generation the row has not reached is

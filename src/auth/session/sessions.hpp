@@ -44,23 +44,26 @@ SessionTicket open_session(core::Context& ctx, const http::Request& request, con
 
 // What a presented refresh token of session `sid` at generation `gen` gets.
 enum class RotateOutcome {
-  kRotated,   // the token was current: the session moved to the next generation
-  kGrace,     // the token was the previous one, within [tokens] refresh_reuse_seconds:
-              // a valid pair of the current generation, nothing moves
-  kReused,    // an older token, or the previous one later: the session is now revoked
-  kRevoked,   // the session was revoked or has expired (or is unknown: purged)
-  kMismatch,  // the session is not this user's, or the generation is from the future
+  kRotated,     // the token was current: the session moved to the next generation
+  kGrace,       // the token was the previous one, within [tokens] refresh_reuse_seconds:
+                // a valid pair of the current generation, nothing moves
+  kReused,      // an older token, or the previous one later: the session is now revoked
+  kRevoked,     // the session was revoked or has expired (or is unknown: purged)
+  kMismatch,    // the session is not this user's, or the generation is from the future
+  kOAuthGrant,  // the session is an OAuth client's and the caller is not its token endpoint: nothing moves
 };
 struct Rotation {
   RotateOutcome outcome = RotateOutcome::kRevoked;
   SessionTicket ticket;  // for kRotated and kGrace
 };
 
-// The rotation of /auth/refresh-token. A reuse leaves an audit row
-// (`refresh_reuse`, the session id in its detail), a warn log line with the
-// session id (never a token) and a count in the reuse metric.
+// The rotation of /auth/refresh-token (`oauth_grant_ok` false: a session
+// granted to an OAuth client is kOAuthGrant) and of the OpenID Connect
+// token endpoint (true). A reuse leaves an audit row (`refresh_reuse`, the
+// session id in its detail), a warn log line with the session id (never a
+// token) and a count in the reuse metric.
 Rotation rotate_session(core::Context& ctx, const http::Request& request, const std::string& sid, long long gen,
-                        const std::string& table, long long user_id);
+                        const std::string& table, long long user_id, bool oauth_grant_ok);
 
 // A refresh token from before sessions (no sid) of `user`: opens the
 // session it continues, once per token (its jti). kRotated with the new

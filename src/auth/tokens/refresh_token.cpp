@@ -30,6 +30,8 @@ http::Response refresh_token(const http::Request& request, core::Context& ctx) {
       throw http::ApiError::failed(401, "Refresh token is no longer valid");
     case RefreshOutcome::kSessionRevoked:
       throw http::ApiError::failed(401, "Refresh token has been revoked");
+    case RefreshOutcome::kOAuthGrant:
+      throw http::ApiError::failed(400, "Refresh token belongs to an OAuth client: use its token endpoint");
   }
   http::JsonWriter w;
   w.open().kv("status", "Success").open("token");

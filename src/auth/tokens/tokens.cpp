@@ -11,7 +11,7 @@
 namespace svc::auth {
 
 TokenPair sign_pair(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
-                    const SessionTicket& ticket, core::Context& ctx) {
+                    const SessionTicket& ticket, core::Context& ctx, const OAuthGrantee* grantee) {
   crypto::Claims c;
   c.sub = std::to_string(user.id);
   c.tbl = table;
@@ -25,7 +25,7 @@ TokenPair sign_pair(const db::User& user, const std::string& table, long long ap
   c.sid = ticket.id;
   c.gen = ticket.generation;
   TokenPair pair;
-  pair.access_token = issue_access_token(user, table, app_id, sign_in, ticket.id, ctx);
+  pair.access_token = issue_access_token(user, table, app_id, sign_in, ticket.id, ctx, grantee);
   pair.refresh_token = crypto::jwt_sign(c, ctx.config.keys.jwt.current);
   pair.sid = ticket.id;
   return pair;
@@ -71,7 +71,8 @@ http::Response session_reply(const Session& session, Profile profile, bool passw
   return reply;
 }
 
-Refreshed refresh_session(const http::Request& request, const std::string& refresh_jwt, core::Context& ctx) {
+Refreshed refresh_session(const http::Request& request, const std::string& refresh_jwt, core::Context& ctx,
+                          const OAuthGrantee* grantee) {
   auto verified = crypto::jwt_verify(refresh_jwt, ctx.config.keys.jwt, "refresh", ctx.clock.now());
   if (verified.error == crypto::JwtError::Expired) return {RefreshOutcome::kExpired, {}};
   // Ours, but from before tokens named their audience: the session ends.
@@ -95,15 +96,18 @@ Refreshed refresh_session(const http::Request& request, const std::string& refre
   SignIn sign_in{claims.auth_time != 0 ? claims.auth_time : claims.iat, claims.amr};
   if (sign_in.amr.empty()) sign_in.amr = {"pwd"};
   // A refresh token from before sessions opens the session it continues, once.
-  Rotation rotation = claims.sid.empty()
-                          ? adopt_legacy_token(ctx, request, claims.jti, *user, table->str(), claims.app, sign_in)
-                          : rotate_session(ctx, request, claims.sid, claims.gen, table->str(), user_id);
+  Rotation rotation =
+      claims.sid.empty()
+          ? adopt_legacy_token(ctx, request, claims.jti, *user, table->str(), claims.app, sign_in)
+          : rotate_session(ctx, request, claims.sid, claims.gen, table->str(), user_id, grantee != nullptr);
   switch (rotation.outcome) {
     case RotateOutcome::kRotated:
     case RotateOutcome::kGrace:
-      return {RefreshOutcome::kOk, sign_pair(*user, table->str(), claims.app, sign_in, rotation.ticket, ctx)};
+      return {RefreshOutcome::kOk, sign_pair(*user, table->str(), claims.app, sign_in, rotation.ticket, ctx, grantee)};
     case RotateOutcome::kMismatch:
       return {RefreshOutcome::kMalformed, {}};
+    case RotateOutcome::kOAuthGrant:
+      return {RefreshOutcome::kOAuthGrant, {}};
     case RotateOutcome::kReused:
     case RotateOutcome::kRevoked:
       break;

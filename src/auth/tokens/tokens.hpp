@@ -48,9 +48,10 @@ TokenPair issue_tokens(const http::Request& request, const db::User& user, const
 // for the user of `table`. Both carry the user's token_version (a password
 // reset revokes earlier refresh tokens) and the session id as `sid`; the
 // refresh token also carries the ticket's generation (`gen`) and `sign_in`,
-// so every access token of the session keeps auth_time and amr.
+// so every access token of the session keeps auth_time and amr. With
+// `grantee`, the access token is that OAuth client's (access_tokens.hpp).
 TokenPair sign_pair(const db::User& user, const std::string& table, long long app_id, const SignIn& sign_in,
-                    const SessionTicket& ticket, core::Context& ctx);
+                    const SessionTicket& ticket, core::Context& ctx, const OAuthGrantee* grantee = nullptr);
 
 // The keys reset tokens are signed and verified with: each key of [keys] jwt
 // (current and previous, same kids) derived with crypto::derive_key_ring and
@@ -81,6 +82,8 @@ enum class RefreshOutcome {
                     // also a genuine refresh token signed before tokens carried `aud`
                     // (docs/decisions.md: such sessions log in again)
   kSessionRevoked,  // its session was revoked or ended, or this token was reused (which revoked it)
+  kOAuthGrant,      // the session was granted to an OAuth client: it refreshes only at the client's
+                    // token endpoint, with the client's authentication (nothing rotated)
 };
 struct Refreshed {
   RefreshOutcome outcome = RefreshOutcome::kMalformed;
@@ -92,7 +95,10 @@ struct Refreshed {
 // rotate_session: a reuse revokes it) and issues a new pair for the same
 // table and app. Reads the user through ctx.user_cache (a password reset or
 // deactivation applies within [auth] user_cache_seconds; a revoked session
-// at once).
-Refreshed refresh_session(const http::Request& request, const std::string& refresh_jwt, core::Context& ctx);
+// at once). `grantee` is the OAuth client the token endpoint authenticated
+// (its grant checked by the caller); without one, a token of a session
+// granted to an OAuth client is kOAuthGrant.
+Refreshed refresh_session(const http::Request& request, const std::string& refresh_jwt, core::Context& ctx,
+                          const OAuthGrantee* grantee = nullptr);
 
 }  // namespace svc::auth

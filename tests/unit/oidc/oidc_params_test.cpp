@@ -6,9 +6,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include "crypto/signing_key.hpp"
+#include "http/request.hpp"
 #include "http/routes.hpp"
+#include "offline_context.hpp"
 #include "oidc/clients.hpp"
 #include "oidc/id_token.hpp"
+#include "oidc/issuer.hpp"
 #include "oidc/pages.hpp"
 #include "oidc/params.hpp"
 
@@ -44,8 +47,12 @@ BOOST_AUTO_TEST_CASE(redirect_uris_registered_only_when_safe) {
                          "com.example.app:/callback"}) {
     BOOST_TEST(oidc::redirect_uri_problem(ok).empty(), ok);
   }
-  for (const char* bad : {"", "/cb", "http://rp.example/cb", "https://rp.example/cb#frag", "https://rp example/",
-                          "javascript:alert(1)", "http://localhost.evil.example/cb", "https:rp"}) {
+  for (const char* bad :
+       {"", "/cb", "http://rp.example/cb", "https://rp.example/cb#frag", "https://rp example/", "javascript:alert(1)",
+        "http://localhost.evil.example/cb", "https:rp",
+        // user information: RFC 3986 reads the host after "@" (evil.example)
+        "http://127.0.0.1:80@evil.example/cb", "http://localhost@evil.example/cb", "http://[::1]:9@evil.example/",
+        "https://user:pw@rp.example/cb", "http://127.0.0.1:8x/cb", "http://127.0.0.1.evil.example/cb"}) {
     BOOST_TEST(!oidc::redirect_uri_problem(bad).empty(), bad);
   }
 }
@@ -105,6 +112,25 @@ BOOST_AUTO_TEST_CASE(pages_escape_every_value) {
   for (const auto& [name, value] : page.headers)
     no_frames = no_frames || (name == "X-Frame-Options" && value == "DENY");
   BOOST_TEST(no_frames);
+}
+
+// Outside loopback the provider's cookies are "__Host-" cookies, and only
+// that name is read: a cookie of the bare name (set by a sibling domain or a
+// plain-http page) is not the browser's.
+BOOST_AUTO_TEST_CASE(cookies_take_the_host_prefix_when_secure) {
+  svc::testing::OfflineContext offline;
+  http::Request request;
+  request.headers["cookie"] = "svc_sso_1=tossed; __Host-svc_sso_1=mine";
+  offline.config.tokens.oidc_issuer = "https://auth.example";
+  BOOST_TEST(oidc::set_cookie(offline.ctx, "svc_sso_1", "v", -1) ==
+             "__Host-svc_sso_1=v; Path=/; HttpOnly; SameSite=Lax; Secure");
+  BOOST_TEST(oidc::request_cookie(offline.ctx, request, "svc_sso_1") == "mine");
+  request.headers["cookie"] = "svc_sso_1=tossed";
+  BOOST_TEST(oidc::request_cookie(offline.ctx, request, "svc_sso_1").empty());
+  offline.config.tokens.oidc_issuer = "http://127.0.0.1:8080";  // a loopback development stack: no Secure, no prefix
+  BOOST_TEST(oidc::set_cookie(offline.ctx, "svc_sso_1", "v", 0) ==
+             "svc_sso_1=v; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
+  BOOST_TEST(oidc::request_cookie(offline.ctx, request, "svc_sso_1") == "tossed");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -62,6 +62,9 @@ BOOST_AUTO_TEST_CASE(forbidden_address_table) {
       {"::ffff:127.0.0.1", true},
       {"::ffff:10.0.0.1", true},
       {"::ffff:169.254.169.254", true},
+      {"::ffff:0:127.0.0.1", true},  // IPv4-translated (::ffff:0:0:0/96)
+      {"::ffff:0:a9fe:a9fe", true},
+      {"::ffff:0:10.1.2.3", true},
       {"fc00::1", true},
       {"fd12:3456::1", true},
       {"ff02::1", true},
@@ -73,6 +76,7 @@ BOOST_AUTO_TEST_CASE(forbidden_address_table) {
       {"100.128.0.1", false},
       {"2606:4700::1", false},
       {"::ffff:93.184.216.34", false},
+      {"::ffff:0:93.184.216.34", false},
       {"2a00:1450:4001::200e", false},
       {"64:ff9b::808:808", true},    // NAT64: the gateway picks the real target
       {"64:ff9b:1::808:808", true},  // local-use NAT64
