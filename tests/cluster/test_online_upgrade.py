@@ -15,7 +15,7 @@ the front nginx (sign-up, login, refresh, notification) while:
    that, within three times the p99 before it: the migration does not
    stall) -- except for the time Galera holds writes to svc_users while
    the unique key builds (total order isolation, docs/operations.md
-   "Sites and their user pools"), which the bound adds;
+   "Sites and their user pools"), which the bound adds (one and a half times it);
 2. app host 1 is drained at the front and restarted (cluster.sh
    restart-app 1) while host 2 serves: no request fails;
 3. the workers of app host 1 are killed (kill -9): only requests in flight
@@ -219,7 +219,12 @@ class OnlineUpgradeTest(unittest.TestCase):
 
         self.assertGreater(len(during), 0, "no request ran during the migration")
         self.assertEqual([r for r in migration_phase if failed(r)], [], C.app_problems())
-        self.assertLess(p99(during), max(1.0, 3 * p99(before)) + pools_seconds, "the migration stalled requests")
+        # Writes wait while sql/034's key builds (Galera's total order), then
+        # the ones held back drain together on the same two cores: the
+        # allowance is half as long again as the build. A stall beyond that
+        # is one the key does not explain.
+        self.assertLess(p99(during), max(1.0, 3 * p99(before)) + 1.5 * pools_seconds,
+                        "the migration stalled requests")
         self.assertGreater(len(rolling), 0)
         # Only a request open while the workers were killed may fail; one
         # that started just before the kill and was cut by it is such a
