@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "admin/args.hpp"
+#include "core/text.hpp"
 #include "crypto/password_hasher.hpp"
 
 namespace svc::admin {
@@ -31,20 +32,23 @@ long long site_pool(const Args& args, CommandEnv& env) {
   return site == 0 ? db::kDefaultPool : env.site(site).user_pool;
 }
 
+std::string site_ids(const std::vector<long long>& ids) {
+  std::vector<std::string> names;
+  for (long long id : ids) names.push_back(std::to_string(id));
+  return (ids.size() == 1 ? "site " : "sites ") + core::join(names, ", ");
+}
+
 namespace {
 
-// "pool 1 (sites 1, 2), pool 5 (site 4)": where an address was found.
+// "pool 1 (sites 1, 2); pool 5 (site 4)": where an address was found.
 std::string pools_and_sites(CommandEnv& env, const std::vector<long long>& pools) {
   db::SiteRepo sites(env.db);
-  std::string out;
+  std::vector<std::string> out;
   for (long long pool : pools) {
     const auto ids = sites.sites_in_pool(pool);
-    std::string names;
-    for (long long id : ids) names += (names.empty() ? "" : ", ") + std::to_string(id);
-    out += (out.empty() ? "" : "; ") + std::string("pool ") + std::to_string(pool) +
-           (ids.empty() ? " (no site)" : (ids.size() == 1 ? " (site " : " (sites ") + names + ")");
+    out.push_back("pool " + std::to_string(pool) + " (" + (ids.empty() ? "no site" : site_ids(ids)) + ")");
   }
-  return out;
+  return core::join(out, "; ");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // names, and what commands derive from them (a site, a password hash).
 
 #include <string>
+#include <vector>
 
 #include "admin/args.hpp"
 #include "config/config.hpp"
@@ -45,6 +46,9 @@ struct NamedUser {
   db::User user;
 };
 NamedUser named_user(const Args& args, CommandEnv& env);
+
+// "site 4" or "sites 3, 5": ids as a command's output names them.
+std::string site_ids(const std::vector<long long>& ids);
 
 // The user pool of --site N (its site must exist), or the default pool
 // when the command names no site.

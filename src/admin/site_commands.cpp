@@ -104,26 +104,19 @@ std::optional<long long> user_pool_option(const Args& args, db::Database& db) {
   const std::string usage = "--user-pool expects own, default or site:N (the pool of site N)";
   if (v->rfind("site:", 0) != 0) throw UsageError(usage + ", not '" + *v + "'");
   const std::string digits = v->substr(5);
-  if (digits.empty() || digits.size() > 18 ||
-      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    throw UsageError(usage + ", not '" + *v + "'");
-  }
-  const long long other = std::stoll(digits);
-  auto site = db::SiteRepo(db).find(other);
+  const auto other = core::parse_id(digits);
+  if (!other) throw UsageError(usage + ", not '" + *v + "'");
+  auto site = db::SiteRepo(db).find(*other);
   if (!site) throw UsageError("--user-pool site:" + digits + ": no site with id " + digits);
   return site->user_pool;
 }
 
 // "pool 5, shared with sites 3, 4" / "pool 1 (default), no other site".
 std::string pool_line(db::Database& db, const db::Site& site) {
-  std::string others;
-  for (long long id : db::SiteRepo(db).sites_in_pool(site.user_pool)) {
-    if (id != site.id) others += (others.empty() ? "" : ", ") + std::to_string(id);
-  }
+  std::vector<long long> others = db::SiteRepo(db).sites_in_pool(site.user_pool);
+  std::erase(others, site.id);
   return std::to_string(site.user_pool) + (site.user_pool == db::kDefaultPool ? " (default)" : "") +
-         (others.empty()
-              ? ", no other site"
-              : ", shared with site" + std::string(others.find(',') == std::string::npos ? " " : "s ") + others);
+         (others.empty() ? ", no other site" : ", shared with " + site_ids(others));
 }
 
 // A WebAuthn RP id: a lower-case host name (labels of [a-z0-9-], dots

@@ -7,6 +7,7 @@
 #include "core/clock.hpp"
 #include "core/log.hpp"
 #include "core/text.hpp"
+#include "crypto/encoding.hpp"
 #include "db/version_repo.hpp"
 #include "http/json.hpp"
 #include "http/validate.hpp"
@@ -64,9 +65,8 @@ std::string throttle_key(const std::string& email, long long pool) {
   if (pool == db::kDefaultPool) return key;
   unsigned char digest[16];
   crypto_generichash(digest, sizeof digest, reinterpret_cast<const unsigned char*>(key.data()), key.size(), nullptr, 0);
-  char hex[sizeof digest * 2 + 1];
-  sodium_bin2hex(hex, sizeof hex, digest, sizeof digest);
-  return "pool " + std::to_string(pool) + ":" + hex;
+  return "pool " + std::to_string(pool) + ":" +
+         crypto::hex_encode(std::string_view(reinterpret_cast<const char*>(digest), sizeof digest));
 }
 
 void audit(core::Context& ctx, const http::Request& request, std::string event, const std::string& table,

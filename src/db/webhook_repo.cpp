@@ -83,21 +83,15 @@ int WebhookRepo::enqueue(long long site_id, const std::string& type, const Webho
   // the event a second time under another id.
   // An event about a user names the user's pool: the pool of the site whose
   // endpoints receive it (a user signs in only to sites of their pool).
-  const std::string json = data.json();
-  if (data.user_id == 0) {
-    return db_.execute(
-        "INSERT INTO svc_webhook_deliveries (endpoint_id, site_id, msg_id, event_type, data, created_at,"
-        " next_attempt_at) SELECT id, site_id, ?, ?, ?, UNIX_TIMESTAMP(), UNIX_TIMESTAMP()"
-        " FROM svc_webhook_endpoints WHERE site_id = ? AND enabled = 1 AND FIND_IN_SET(?, events) > 0",
-        [&](Params& p) { p.text(new_msg_id()).text(type).text(json).integer(site_id).text(type); });
-  }
+  const char* value = data.user_id != 0 ? "JSON_COMPACT(JSON_SET(?, '$.pool', s.user_pool))" : "?";
   return db_.execute(
-      "INSERT INTO svc_webhook_deliveries (endpoint_id, site_id, msg_id, event_type, data, created_at,"
-      " next_attempt_at) SELECT e.id, e.site_id, ?, ?, JSON_COMPACT(JSON_SET(?, '$.pool', s.user_pool)),"
-      " UNIX_TIMESTAMP(), UNIX_TIMESTAMP()"
-      " FROM svc_webhook_endpoints e JOIN svc_sites s ON s.id = e.site_id"
-      " WHERE e.site_id = ? AND e.enabled = 1 AND FIND_IN_SET(?, e.events) > 0",
-      [&](Params& p) { p.text(new_msg_id()).text(type).text(json).integer(site_id).text(type); });
+      std::string("INSERT INTO svc_webhook_deliveries (endpoint_id, site_id, msg_id, event_type, data, created_at,"
+                  " next_attempt_at) SELECT e.id, e.site_id, ?, ?, ") +
+          value +
+          ", UNIX_TIMESTAMP(), UNIX_TIMESTAMP()"
+          " FROM svc_webhook_endpoints e JOIN svc_sites s ON s.id = e.site_id"
+          " WHERE e.site_id = ? AND e.enabled = 1 AND FIND_IN_SET(?, e.events) > 0",
+      [&](Params& p) { p.text(new_msg_id()).text(type).text(data.json()).integer(site_id).text(type); });
 }
 
 int WebhookRepo::enqueue_message(long long outbox_id, const std::string& type, const std::string& reason) {
