@@ -19,7 +19,7 @@ import re
 import subprocess
 import sys
 
-COMMAND = re.compile(r"^  ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?(?=\s|$)")
+COMMAND = re.compile(r"^  ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?(?: ([a-z][a-z-]*))?(?=\s|$)")
 OPTION = re.compile(r"(--[a-z][a-z-]*)(?:[ =]([^\s\[\]]+))?")
 
 
@@ -70,14 +70,17 @@ def render(commands, values):
         words = cmd.split(" ")
         if words[0] not in firsts:
             firsts.append(words[0])
-        if len(words) == 2:
-            subs.setdefault(words[0], []).append(words[1])
+        # "site admin add": "site" offers "admin", "site admin" offers "add".
+        for n in range(1, len(words)):
+            prefix = " ".join(words[:n])
+            if words[n] not in subs.setdefault(prefix, []):
+                subs[prefix].append(words[n])
     out = ["# bash completion for svc-admin. Generated at build time by",
            "# packaging/svc_admin_help.py from `svc-admin --help`: do not edit.",
            "",
            "_svc_admin_subcommands() {",
            "    case $1 in"]
-    out += ["        %s) echo '%s' ;;" % (first, " ".join(words)) for first, words in subs.items()]
+    out += ["        '%s') echo '%s' ;;" % (first, " ".join(words)) for first, words in subs.items()]
     out += ["    esac", "}", "", "_svc_admin_options() {", "    case $1 in"]
     out += ["        '%s') echo '%s' ;;" % (cmd, " ".join(opts)) for cmd, opts in commands.items()]
     out += ["    esac", "}", "", "_svc_admin_values() {", "    case $1 in"]
@@ -87,8 +90,8 @@ def render(commands, values):
     local cur prev words cword
     _init_completion || return
     local command="" i
-    # The command: its first word, and the second when the first has
-    # subcommands; --config and its value may come first.
+    # The command: its first word, and the next ones while the words so
+    # far have subcommands; --config and its value may come first.
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
             --config) ((i++)) ;;
@@ -97,11 +100,10 @@ def render(commands, values):
             *)
                 if [[ -z $command ]]; then
                     command=${words[i]}
-                    [[ -n $(_svc_admin_subcommands "$command") ]] || break
                 else
                     command+=" ${words[i]}"
-                    break
                 fi
+                [[ -n $(_svc_admin_subcommands "$command") ]] || break
                 ;;
         esac
     done
@@ -118,10 +120,11 @@ def render(commands, values):
         COMPREPLY=($(compgen -W "--config --help --version %s" -- "$cur"))
     elif [[ $command == help ]]; then
         COMPREPLY=($(compgen -W "%s" -- "$cur"))
-    elif [[ $command != *" "* && -n $(_svc_admin_subcommands "$command") ]]; then
-        COMPREPLY=($(compgen -W "$(_svc_admin_subcommands "$command")" -- "$cur"))
     elif [[ $cur == -* ]]; then
+        # A family that is a command too ("audit --site N") has options.
         COMPREPLY=($(compgen -W "$(_svc_admin_options "$command")" -- "$cur"))
+    elif [[ -n $(_svc_admin_subcommands "$command") ]]; then
+        COMPREPLY=($(compgen -W "$(_svc_admin_subcommands "$command")" -- "$cur"))
     fi
 } &&
     complete -F _svc_admin svc-admin""" % (" ".join(firsts), " ".join(f for f in firsts if f != "help")))

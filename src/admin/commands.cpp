@@ -10,6 +10,7 @@
 #include "admin/doctor.hpp"
 #include "admin/key_commands.hpp"
 #include "admin/mail_commands.hpp"
+#include "admin/manage_commands.hpp"
 #include "admin/merge_query_commands.hpp"
 #include "admin/oauth_client_commands.hpp"
 #include "admin/outbox_commands.hpp"
@@ -171,6 +172,15 @@ const std::vector<Command>& commands() {
        cmd_passwords_import_breached,
        "passwords import-breached FILE [--min-count 1]   read the Have I Been Pwned list (SHA1:COUNT lines,\n"
        "               ordered by hash; - = stdin) into [auth] breached_list (no network)"},
+      {{"site", "admin", "add"},
+       cmd_site_admin_add,
+       "site admin add --site N --email E --role owner|admin|viewer   let a user of the site's pool run it"},
+      {{"site", "admin", "list"},
+       cmd_site_admin_list,
+       "site admin list --site N              the site's administrators"},
+      {{"site", "admin", "remove"},
+       cmd_site_admin_remove,
+       "site admin remove --site N --email E   take a user's role on the site away"},
       {{"site", "create"}, cmd_site_create, "site create --name N [site options]   create a site (prints its id)"},
       {{"site", "set"}, cmd_site_set, "site set --site ID [site options]     change a site"},
       {{"site", "show"}, cmd_site_show, "site show --site ID                   show a site (no secrets)"},
@@ -196,6 +206,17 @@ const std::vector<Command>& commands() {
        cmd_dkim_keys,
        "dkim-keys --site N --selector S [--algorithm rsa-sha256|ed25519-sha256] [--force]\n"
        "               make the site's DKIM key, print the DNS TXT record to publish"},
+      {{"user", "list"},
+       cmd_user_list,
+       "user list --site N [--prefix P] [--limit N] [--cursor C]   the users of the site's pool, by address"},
+      {{"user", "find"}, cmd_user_find, "user find TEXT --site N               users whose address begins with TEXT"},
+      {{"user", "show"},
+       cmd_user_show,
+       "user show --site N (--email E | --id ID)   a user: profile, factors, passkeys, sessions"},
+      {{"user", "disable"},
+       cmd_user_disable,
+       "user disable --site N --email E       refuse their sign-in and end their sessions"},
+      {{"user", "enable"}, cmd_user_enable, "user enable --site N --email E        let a disabled user sign in again"},
       {{"user", "create"},
        cmd_user_create,
        "user create --email E [--site N] [--first F --last L --role R --mobile M --table T] [--verified] < password\n"
@@ -316,6 +337,8 @@ const std::vector<Command>& commands() {
       {{"audit", "purge"},
        cmd_audit_purge,
        "audit purge --older-than 180d [--batch 1000] [--pause-ms 20] [--dry-run]   delete old audit rows"},
+      // After "audit purge": find_command takes the first row whose words begin the typed ones.
+      {{"audit"}, cmd_audit_list, "audit --site N [--limit N] [--cursor C]   the changes made to a site, newest first"},
   };
   return kCommands;
 }

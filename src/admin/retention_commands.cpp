@@ -91,7 +91,10 @@ int cmd_outbox_purge(const Args& args, const std::string& config_path) {
 }
 
 int cmd_audit_purge(const Args& args, const std::string& config_path) {
-  return purge_aged(args, config_path, "audit purge", db::AgedTable::kAudit);
+  // The security audit and the site administrators' audit (sql/036) keep
+  // the same age.
+  purge_aged(args, config_path, "audit purge", db::AgedTable::kAudit);
+  return purge_aged(args, config_path, "audit purge: site admin", db::AgedTable::kAdminAudit);
 }
 
 int cmd_sessions_purge(const Args& args, const std::string& config_path) {

@@ -1,8 +1,12 @@
 #include "app/routes.hpp"
 
+#include <iterator>
+#include <vector>
+
 #include "app/metrics_endpoint.hpp"
 #include "auth/handlers.hpp"
 #include "http/health.hpp"
+#include "manage_api/handlers.hpp"
 #include "messaging/handlers.hpp"
 #include "oidc/handlers.hpp"
 #include "push/handlers.hpp"
@@ -23,7 +27,7 @@ constexpr size_t kFormLimit = 16 * 1024;
 // The one route table. Dispatch checks method, body limit, JSON body and site
 // authentication from these rows, so handlers never repeat those checks.
 std::span<const Route> routes() {
-  static const Route kRoutes[] = {
+  static const Route kApiRoutes[] = {
       {"GET", "/health", &http::health, nullptr, 0, kNoFlags},
       // Prometheus scrapes; nginx admits only the scrapers' addresses.
       {"GET", "/metrics", &metrics_endpoint, nullptr, 0, kNoFlags},
@@ -109,6 +113,13 @@ std::span<const Route> routes() {
       {"GET", "/mail/unsubscribe", &messaging::unsubscribe_page, nullptr, 0, kNoFlags},
       {"POST", "/mail/unsubscribe", &messaging::unsubscribe, nullptr, 4096, kNoFlags},
   };
+  // Then the site management API (manage_api/routes.cpp), in its own table.
+  static const std::vector<Route> kRoutes = [] {
+    std::vector<Route> all(std::begin(kApiRoutes), std::end(kApiRoutes));
+    auto manage = manage_api::routes();
+    all.insert(all.end(), manage.begin(), manage.end());
+    return all;
+  }();
   return kRoutes;
 }
 

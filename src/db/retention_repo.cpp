@@ -39,6 +39,9 @@ AgedSql aged_sql(AgedTable t) {
     case AgedTable::kAudit:
       return {"DELETE FROM svc_audit_log WHERE created_at < NOW() - INTERVAL ? SECOND LIMIT ?",
               "SELECT COUNT(*) FROM svc_audit_log WHERE created_at < NOW() - INTERVAL ? SECOND"};
+    case AgedTable::kAdminAudit:
+      return {"DELETE FROM svc_admin_audit WHERE created_at < UNIX_TIMESTAMP() - ? LIMIT ?",
+              "SELECT COUNT(*) FROM svc_admin_audit WHERE created_at < UNIX_TIMESTAMP() - ?"};
     case AgedTable::kMailBounces:
       return {"DELETE FROM svc_mail_bounces WHERE created_at < NOW() - INTERVAL ? SECOND LIMIT ?",
               "SELECT COUNT(*) FROM svc_mail_bounces WHERE created_at < NOW() - INTERVAL ? SECOND"};

@@ -25,7 +25,17 @@ namespace svc::db {
 // The OpenID Connect provider's (issue 39): authorization requests and codes
 // expired that long ago, single sign-on cookies and grants whose session
 // ended that long ago (or is gone).
-enum class AgedTable { kAudit, kMailBounces, kSessions, kOAuthRequests, kOAuthCodes, kOAuthSso, kOAuthGrants };
+// kAdminAudit: the site administrators' audit (svc_admin_audit, sql/036).
+enum class AgedTable {
+  kAudit,
+  kAdminAudit,
+  kMailBounces,
+  kSessions,
+  kOAuthRequests,
+  kOAuthCodes,
+  kOAuthSso,
+  kOAuthGrants
+};
 
 class RetentionRepo {
  public:

@@ -69,6 +69,27 @@ std::optional<User> UserRepo::find_by_email(const std::string& email) {
       select(by_email().c_str()), [&](Params& p) { bind_email(p, email); }, read_user);
 }
 
+std::vector<User> UserRepo::page_by_email(const std::string& prefix, const std::string& after_email, int limit) {
+  // LIKE's own characters in the prefix match themselves.
+  std::string pattern;
+  for (char c : prefix) {
+    if (c == '%' || c == '_' || c == '\\') pattern += '\\';
+    pattern += c;
+  }
+  pattern += '%';
+  const std::string pool = tracks_pools() ? "pool_id = ?" : "? = " + std::to_string(kDefaultPool);
+  return db_.rows(
+      "SELECT " + columns("", "''") + " FROM " + table_.quoted() + " WHERE " + pool +
+          " AND user_email LIKE ? AND user_email > ? ORDER BY user_email LIMIT ?",
+      [&](Params& p) { p.integer(pool_).text(pattern).text(after_email).integer(limit); }, read_user);
+}
+
+bool UserRepo::set_active(long long id, bool active) {
+  db_.execute_idempotent("UPDATE " + table_.quoted() + " SET active = ? WHERE id = ?",
+                         [&](Params& p) { p.flag(active).integer(id); });
+  return find_by_id(id).has_value();
+}
+
 std::vector<long long> UserRepo::pools_with(const std::string& email) {
   if (!tracks_pools()) {
     return find_by_email(email) ? std::vector<long long>{kDefaultPool} : std::vector<long long>{};

@@ -76,6 +76,13 @@ class UserRepo {
   // (unique key pool_id, user_email). Throws when the pool is not the
   // default one and the table has no pool_id column.
   std::optional<long long> insert(const NewUser& user);
+  // A page of the pool's users whose address begins with `prefix` ("" =
+  // every user), in address order after `after_email` ("" = from the
+  // first), at most `limit`; the password reads as "". One range read of
+  // the unique key (pool_id, user_email).
+  std::vector<User> page_by_email(const std::string& prefix, const std::string& after_email, int limit);
+  // Sets the active flag; false when no such user.
+  bool set_active(long long id, bool active);
   // The pools that hold this address, ascending (svc-admin: an address
   // without --site must name one user).
   std::vector<long long> pools_with(const std::string& email);

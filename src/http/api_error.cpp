@@ -1,5 +1,7 @@
 #include "http/api_error.hpp"
 
+#include <rapidjson/document.h>
+
 #include "http/json.hpp"
 
 namespace svc::http {
@@ -28,6 +30,20 @@ ApiError ApiError::validation(const std::vector<FieldError>& errors) {
   for (const auto& e : errors) w.open().kv("field", e.field).kv("message", e.message).close();
   w.close_array().close();
   return ApiError(400, w.str());
+}
+
+std::string ApiError::text() const {
+  rapidjson::Document doc;
+  doc.Parse(body_.data(), body_.size());
+  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("message") || !doc["message"].IsString()) return body_;
+  std::string out = doc["message"].GetString();
+  if (doc.HasMember("errors") && doc["errors"].IsArray()) {
+    for (const auto& e : doc["errors"].GetArray()) {
+      if (!e.IsObject() || !e.HasMember("field") || !e.HasMember("message")) continue;
+      out += std::string("; ") + e["field"].GetString() + ": " + e["message"].GetString();
+    }
+  }
+  return out;
 }
 
 }  // namespace svc::http

@@ -44,6 +44,10 @@ class ApiError : public std::exception {
   static ApiError error(int status, std::string_view message);
   // 400 {"status":"Failed","message":"Validation error","errors":[{field,message}...]}
   static ApiError validation(const std::vector<FieldError>& errors);
+  // The body as one line for a person (svc-admin prints it): the message,
+  // then each field's "field: message".
+  std::string text() const;
+
   static ApiError validation(std::string field, std::string message) {
     return validation(std::vector<FieldError>{{std::move(field), std::move(message)}});
   }

@@ -19,14 +19,53 @@
 
 namespace svc::http {
 
+namespace {
+
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+         c == '.' || c == '~';
+}
+
+// Whether one path segment stands where a pattern's wildcard does.
+bool wildcard_matches(char wildcard, std::string_view segment) {
+  if (segment.empty()) return false;
+  if (wildcard == '*') {
+    return segment.size() <= 18 &&
+           std::all_of(segment.begin(), segment.end(), [](char c) { return c >= '0' && c <= '9'; });
+  }
+  return segment.size() <= 128 && segment != "." && segment != ".." &&
+         std::all_of(segment.begin(), segment.end(), is_name_char);
+}
+
+}  // namespace
+
 bool path_matches(std::string_view pattern, std::string_view path) {
-  const size_t star = pattern.find('*');
-  if (star == std::string_view::npos) return pattern == path;
-  // The segment in place of '*': one or more digits (a site id).
-  if (path.substr(0, star) != pattern.substr(0, star)) return false;
-  size_t end = star;
-  while (end < path.size() && path[end] >= '0' && path[end] <= '9') ++end;
-  return end > star && end - star <= 18 && path.substr(end) == pattern.substr(star + 1);
+  if (pattern.find_first_of("*?") == std::string_view::npos) return pattern == path;
+  // Segment by segment: a wildcard segment takes one path segment.
+  while (!pattern.empty() && !path.empty()) {
+    const size_t p_end = std::min(pattern.find('/', 1), pattern.size());
+    const size_t s_end = std::min(path.find('/', 1), path.size());
+    const std::string_view p_seg = pattern.substr(0, p_end), s_seg = path.substr(0, s_end);
+    const bool wildcard = p_seg.size() == 2 && p_seg[0] == '/' && (p_seg[1] == '*' || p_seg[1] == '?');
+    if (wildcard ? !(s_seg.size() > 1 && s_seg[0] == '/' && wildcard_matches(p_seg[1], s_seg.substr(1)))
+                 : p_seg != s_seg) {
+      return false;
+    }
+    pattern.remove_prefix(p_end);
+    path.remove_prefix(s_end);
+  }
+  return pattern.empty() && path.empty();
+}
+
+std::vector<std::string_view> path_segments(std::string_view path) {
+  std::vector<std::string_view> out;
+  while (!path.empty()) {
+    if (path.front() == '/') path.remove_prefix(1);
+    const size_t end = std::min(path.find('/'), path.size());
+    out.push_back(path.substr(0, end));
+    path.remove_prefix(end);
+  }
+  return out;
 }
 
 namespace {

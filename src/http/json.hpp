@@ -74,6 +74,11 @@ class JsonWriter {
     writer_.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
     return *this;
   }
+  // Writes a key whose value the next call writes (an object a helper opens).
+  JsonWriter& key(std::string_view name) {
+    k(name);
+    return *this;
+  }
   std::string str() const { return std::string(buffer_.GetString(), buffer_.GetSize()); }
 
  private:

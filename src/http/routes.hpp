@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "core/context.hpp"
 #include "http/request.hpp"
@@ -31,8 +32,10 @@ enum RouteFlags : unsigned {
 };
 
 // One row of a route table (the API's is app::routes()). Exactly one of
-// handler / site_handler is set. A '*' in `path` stands for one path
-// segment of 1 to 18 digits (the site id of /oidc/*/...; path_matches).
+// handler / site_handler is set. A segment '*' in `path` stands for one
+// path segment of 1 to 18 digits (a site id, /oidc/*/...; a row id), a
+// segment '?' for one of 1 to 128 of [A-Za-z0-9._~-] (a client id, a
+// provider name); path_matches.
 struct Route {
   const char* method;
   const char* path;
@@ -42,7 +45,12 @@ struct Route {
   unsigned flags;
 };
 
-// Whether `path` is `pattern`, its '*' (at most one) matched by 1 to 18 digits.
+// Whether `path` is `pattern`, each '*' segment matched by 1 to 18 digits,
+// each '?' segment by a name (Route).
 bool path_matches(std::string_view pattern, std::string_view path);
+
+// The segments of a path: "/admin/sites/3/users" -> {"admin", "sites", "3",
+// "users"}. Views into `path`.
+std::vector<std::string_view> path_segments(std::string_view path);
 
 }  // namespace svc::http

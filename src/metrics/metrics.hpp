@@ -21,7 +21,7 @@
 
 namespace svc::metrics {
 
-inline constexpr int kMaxRoutes = 64;  // route-table rows, by index; the last slot is "any other path"
+inline constexpr int kMaxRoutes = 192;  // route-table rows, by index; the last slot is "any other path"
 inline constexpr int kOtherRoute = kMaxRoutes - 1;
 inline constexpr int kMinStatus = 100;
 inline constexpr int kStatusSlots = 500;  // 100..599

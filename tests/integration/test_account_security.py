@@ -91,11 +91,11 @@ def outbox_events(email):
                               % q(email))]
 
 
-def mint_refresh(uid, auth_time, app=None):
+def mint_refresh(uid, auth_time, app=None, amr=("pwd",)):
     """A refresh token made here (HS256 with [keys] jwt) whose session began at `auth_time`."""
     now = int(time.time())
     payload = {"sub": str(uid), "typ": "refresh", "aud": "svc-refresh", "tbl": "svc_users", "ver": 0, "iat": now,
-               "exp": now + 3600, "jti": secrets.token_urlsafe(16), "auth_time": auth_time, "amr": ["pwd"]}
+               "exp": now + 3600, "jti": secrets.token_urlsafe(16), "auth_time": auth_time, "amr": list(amr)}
     if app is not None:
         payload["app"] = app
     header = {"alg": "HS256", "typ": "JWT", "kid": KID}

@@ -74,10 +74,19 @@ class Purge(unittest.TestCase):
             for _ in range(n):
                 sql("INSERT INTO svc_audit_log (event, created_at) VALUES ('%s', NOW() - INTERVAL %d DAY)"
                     % (event, days))
+        sql("DELETE FROM svc_admin_audit WHERE action LIKE 'purge_test%'")
+        for action, days in (("purge_test_old", 40), ("purge_test_new", 2)):
+            sql("INSERT INTO svc_admin_audit (site_id, actor, action, created_at)"
+                " VALUES (%d, 'operator', '%s', UNIX_TIMESTAMP() - %d * 86400)" % (SITE, action, days))
         result = admin("audit", "purge", "--older-than", "30d", "--batch", "2", "--pause-ms", "0")
-        self.assertEqual(result.stdout.splitlines(), ["audit purge: 2 deleted (total 2)",
-                                                      "audit purge: 1 deleted (total 3)",
-                                                      "audit purge: done, 3 rows older than 30d deleted"])
+        lines = result.stdout.splitlines()
+        self.assertEqual(lines[:3], ["audit purge: 2 deleted (total 2)",
+                                     "audit purge: 1 deleted (total 3)",
+                                     "audit purge: done, 3 rows older than 30d deleted"])
+        # The site administrators' audit (sql/036) goes by the same age.
+        self.assertEqual(lines[-1], "audit purge: site admin: done, 1 rows older than 30d deleted", lines)
+        self.assertEqual(sql_value("SELECT GROUP_CONCAT(action) FROM svc_admin_audit WHERE action LIKE 'purge_test%'"),
+                         "purge_test_new")
         self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_audit_log WHERE event = 'purge_test_old'"), "0")
         self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_audit_log WHERE event = 'purge_test_new'"), "2")
         # Recent rows of the service itself are untouched.

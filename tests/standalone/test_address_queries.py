@@ -22,6 +22,7 @@ SOURCE_DIR = os.environ.get("SVC_SOURCE_DIR", os.path.abspath(os.path.join(os.pa
 ALLOWED = {
     "src/db/user_repo.cpp": "the lookups by address, each scoped by by_email(); the column list; the insert",
     "src/db/account_repo.cpp": "the confirmed e-mail change: UPDATE ... WHERE id = ? AND user_email = ? (by id)",
+    "src/db/site_admin_repo.cpp": "the site admins' listing joins each admin's address by user id (u.id = a.user_id)",
     "src/db/user_pool_ddl.cpp": "the migration of other auth tables: the unique key (pool_id, user_email)",
 }
 # A string literal that reads as SQL and names the column.

@@ -17,7 +17,7 @@ SOURCE_DIR = Path(os.environ.get("SVC_SOURCE_DIR") or Path(__file__).resolve().p
 BIN_DIR = Path(os.environ.get("SVC_BIN_DIR") or SOURCE_DIR / "build")
 COMPLETION = BIN_DIR / "bash-completion" / "svc-admin"
 BASH_COMPLETION = "/usr/share/bash-completion/bash_completion"  # Debian's bash-completion
-COMMAND = re.compile(r"^  ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?(?=\s|$)")
+COMMAND = re.compile(r"^  ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?(?: ([a-z][a-z-]*))?(?=\s|$)")
 OPTION = re.compile(r"--[a-z][a-z-]*")
 
 
@@ -67,10 +67,15 @@ class BashCompletion(unittest.TestCase):
         self.assertEqual(complete("--config", "/etc/svc/svc.conf", "sig"), ["signing-keys"])
 
     def test_subcommands(self):
-        for first in sorted({c[0] for c in self.commands if len(c) == 2}):
-            with self.subTest(first):
-                subs = sorted(c[1] for c in self.commands if len(c) == 2 and c[0] == first)
-                self.assertEqual(complete(first, ""), subs)
+        # After each command's leading words, its next word ("site" offers
+        # "admin", "site admin" offers "add").
+        prefixes = {c[:n] for c in self.commands for n in range(1, len(c))}
+        for prefix in sorted(prefixes):
+            with self.subTest(" ".join(prefix)):
+                subs = sorted({c[len(prefix)] for c in self.commands
+                               if len(c) > len(prefix) and c[:len(prefix)] == prefix})
+                self.assertEqual(complete(*prefix, ""), subs)
+        self.assertEqual(complete("site", "admin", ""), ["add", "list", "remove"])
 
     def test_every_command_offers_its_options(self):
         for command, options in self.commands.items():

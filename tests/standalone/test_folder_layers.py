@@ -2,7 +2,7 @@
 """The folders of src/ form floors, and an #include only points down or
 sideways on its own floor, never in a circle:
 
-    bin -> app, admin -> oidc -> fcgi, auth, messaging, push, sms, webhooks -> http
+    bin -> app, admin -> manage_api, manage -> oidc -> fcgi, auth, messaging, push, sms, webhooks -> http
         -> db, crypto, config, core, metrics
 
 and inside auth/, whose capabilities have folders of their own:
@@ -32,9 +32,13 @@ SRC = SOURCE_DIR / "src"
 
 # Higher floors may include lower ones (and their own floor, without cycles).
 FLOORS = {
-    "bin": 6,
-    "app": 5,
-    "admin": 5,
+    "bin": 7,
+    "app": 6,
+    "admin": 6,
+    # Site management (issue 49): one service per capability (manage/), which
+    # svc-admin and the management API's handlers (manage_api/) both call.
+    "manage_api": 5,
+    "manage": 5,
     # The OpenID Connect provider: above auth/, whose sign-ins and sessions it uses.
     "oidc": 4,
     "fcgi": 3,

@@ -18,7 +18,7 @@ SOURCE_DIR = Path(os.environ.get("SVC_SOURCE_DIR") or Path(__file__).resolve().p
 BIN_DIR = Path(os.environ.get("SVC_BIN_DIR") or SOURCE_DIR / "build")
 MAN_DIR = BIN_DIR / "man"
 PAGES = {"svc-admin.8": "svc-admin", "svc-fcgi.8": "svc-fcgi", "svc-sender.8": "svc-sender", "svc.conf.5": None}
-COMMAND = re.compile(r"^  ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?(?=\s|$)")
+COMMAND = re.compile(r"^  ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?(?: ([a-z][a-z-]*))?(?=\s|$)")
 OPTION = re.compile(r"--[a-z][a-z-]*")
 
 

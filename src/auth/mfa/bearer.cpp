@@ -28,6 +28,7 @@ struct TokenSubject {
   long long ver = 0;
   long long auth_time = 0;
   std::string sid;
+  std::vector<std::string> amr;
 };
 
 // The legacy HS256 token has no audience to tell a site's from svc's (every
@@ -36,7 +37,7 @@ std::optional<TokenSubject> legacy_subject(std::string_view token, core::Context
   auto verified = crypto::jwt_verify(token, ctx.config.keys.jwt, "access", ctx.clock.now());
   if (!verified.ok()) return std::nullopt;
   const crypto::Claims& c = verified.claims;
-  return TokenSubject{c.sub, c.tbl, c.app, c.ver, c.auth_time, c.sid};
+  return TokenSubject{c.sub, c.tbl, c.app, c.ver, c.auth_time, c.sid, c.amr};
 }
 
 // Only a token for svc itself: aud = [tokens] issuer (an account token, whose
@@ -55,7 +56,7 @@ std::optional<TokenSubject> access_subject(std::string_view token, core::Context
     if (!id) return std::nullopt;
     app_id = *id;
   }
-  return TokenSubject{c.sub, c.tbl, app_id, c.ver, c.auth_time, c.sid};
+  return TokenSubject{c.sub, c.tbl, app_id, c.ver, c.auth_time, c.sid, c.amr};
 }
 
 // An account-security route does not take a token of an ended session,
@@ -82,7 +83,7 @@ SignedInUser require_signed_in(const http::Request& request, core::Context& ctx)
   if (!user || !user->active || user->token_version != subject->ver || !session_alive(ctx, *subject)) {
     throw http::ApiError::failed(401, "Unauthorized");
   }
-  return {std::move(*user), std::move(*table), subject->app_id, subject->auth_time, subject->sid};
+  return {std::move(*user), std::move(*table), subject->app_id, subject->auth_time, subject->sid, subject->amr};
 }
 
 void require_enrolment_allowed(const SignedInUser& me, core::Context& ctx) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "auth/mfa/mail.hpp"
 #include "core/context.hpp"
@@ -16,9 +17,10 @@ namespace svc::auth {
 struct SignedInUser {
   db::User user;
   db::TableName table;
-  long long app_id = 0;     // the token's client_id; 0 = issued without an appID
-  long long auth_time = 0;  // when the session's sign-in happened (unix seconds)
-  std::string sid;          // the token's session ("" for a token from before sessions)
+  long long app_id = 0;          // the token's client_id; 0 = issued without an appID
+  long long auth_time = 0;       // when the session's sign-in happened (unix seconds)
+  std::string sid;               // the token's session ("" for a token from before sessions)
+  std::vector<std::string> amr;  // the token's methods (RFC 8176): "pwd", "otp", "mfa", "hwk", ...
 };
 
 // Checks the bearer access token against the key set and svc's own audience

@@ -69,6 +69,24 @@ BOOST_AUTO_TEST_CASE(site_paths_match_digits_only) {
   BOOST_TEST(!http::path_matches("/auth/login", "/auth/logi"));
 }
 
+// The management API's paths: several '*' (ids) and '?' (names).
+BOOST_AUTO_TEST_CASE(admin_paths_match_ids_and_names) {
+  BOOST_TEST(http::path_matches("/admin/sites/*/users/*", "/admin/sites/3/users/42"));
+  BOOST_TEST(!http::path_matches("/admin/sites/*/users/*", "/admin/sites/3/users/42/sessions"));
+  BOOST_TEST(!http::path_matches("/admin/sites/*/users/*", "/admin/sites/3/users"));
+  BOOST_TEST(!http::path_matches("/admin/sites/*/users/*", "/admin/sites/x/users/42"));
+  BOOST_TEST(http::path_matches("/admin/sites/*/clients/?", "/admin/sites/3/clients/shop-app_1.v2"));
+  BOOST_TEST(!http::path_matches("/admin/sites/*/clients/?", "/admin/sites/3/clients/.."));
+  BOOST_TEST(!http::path_matches("/admin/sites/*/clients/?", "/admin/sites/3/clients/a%2Fb"));
+  BOOST_TEST(!http::path_matches("/admin/sites/*/clients/?", "/admin/sites/3/clients/"));
+  BOOST_TEST(http::path_matches("/admin/sites/*", "/admin/sites/7"));
+  BOOST_TEST(!http::path_matches("/admin/sites/*", "/admin/sites/7/"));
+  const auto segments = http::path_segments("/admin/sites/3/users/42");
+  BOOST_TEST(segments.size() == 5u);
+  BOOST_TEST(segments[2] == "3");
+  BOOST_TEST(segments[4] == "42");
+}
+
 // OpenID Connect Core 1.0 appendix A.3: the example's access token and at_hash.
 BOOST_AUTO_TEST_CASE(at_hash_matches_the_core_example) {
   BOOST_TEST(oidc::at_hash("jHkWEdUXMU1BwAsC4vtUsZwnNvTIxEl0z9K3vx5KF0Y", crypto::SigningAlg::kRS256) ==
