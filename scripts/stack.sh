@@ -31,6 +31,8 @@ mkdir -p "$dir"
 dir="$(cd "$dir" && pwd)"
 bin="${SVC_BIN_DIR:-$repo/build}"
 py=/usr/bin/python3
+# The demo site owner's TOTP secret (base32; README, docs/api.md): a demo value, never a real one.
+demo_owner_totp=DEMOSVCOWNERTOTP
 run="$dir/pids"
 
 lib_name=stack
@@ -201,6 +203,19 @@ SQL
       --email demo@example.com --first Demo --last User --role admin --mobile +15550100 --verified >/dev/null
     mysql_root svc <"$repo/sql/seed/demo.sql"
   fi
+  # The demo site's owner (issue 49): a second demo account, with a TOTP
+  # factor of a known secret, so the management API and the console can be
+  # tried at once (the demo user keeps signing in with a password only, as
+  # the spec's examples do).
+  if [ "$(mysql_root -N svc -e "SELECT COUNT(*) FROM svc_users WHERE user_email = 'owner@example.com'")" = "0" ]; then
+    say "seeding the demo site's owner"
+    printf '%s\n' 'Demo@2026!' | "$bin/svc-admin" --config "$dir/svc.conf" user create --site 1 \
+      --email owner@example.com --first Site --last Owner --verified >/dev/null
+    printf '%s\n' "$demo_owner_totp" >"$dir/owner-totp.txt"
+    "$bin/svc-admin" --config "$dir/svc.conf" users mfa-import --site 1 --email owner@example.com \
+      --secret-file "$dir/owner-totp.txt" >/dev/null
+    "$bin/svc-admin" --config "$dir/svc.conf" site admin add --site 1 --email owner@example.com --role owner >/dev/null
+  fi
   # A state directory from before issue 36 sends the demo's reset links to
   # /reset, which this stack does not serve: point them at the ready page.
   mysql_root svc -e "UPDATE svc_sites SET reset_url = 'http://127.0.0.1:$http_port/account/reset'
@@ -344,6 +359,8 @@ svc is running at http://127.0.0.1:$http_port  (state and logs in $dir; stop wit
        -H 'site-id: 1' -H "x-site-key: $(site_key)" -d '{"event":"welcome-email","email":"you@example.com","data":{"name":"Ada"}}'
 
 The demo site's key (x-site-key) is SITE_KEY in $dir/env.
+The demo site's owner (site administration, docs/api.md): owner@example.com, password Demo@2026!,
+TOTP secret $demo_owner_totp (a code: oathtool --totp -b $demo_owner_totp).
 Worker pools: main $(conf_value workers), hashing $(conf_value hashing_workers) (login, sign-up, reset-pass),
 outbound $(conf_value outbound_workers) (sendPush, notification, user-sms-code; per site $(conf_value per_site)).
 E-mails land in $dir/mail/*.eml, SMS in $dir/sms.log, pushes in $dir/push.log.

@@ -12,6 +12,7 @@
 #include "admin/mail_commands.hpp"
 #include "admin/manage_commands.hpp"
 #include "admin/merge_query_commands.hpp"
+#include "admin/mfa_import_command.hpp"
 #include "admin/oauth_client_commands.hpp"
 #include "admin/outbox_commands.hpp"
 #include "admin/password_commands.hpp"
@@ -232,6 +233,9 @@ const std::vector<Command>& commands() {
       {{"users", "mfa-reset"},
        cmd_users_mfa_reset,
        "users mfa-reset --email E [--site N] [--table T]   remove a user's second factor (lost device)"},
+      {{"users", "mfa-import"},
+       cmd_users_mfa_import,
+       "users mfa-import --email E [--site N] --secret-file FILE   a TOTP secret from another system as the factor"},
       {{"template", "set"},
        cmd_template_set,
        "template set --site N --event E --subject-file F --content-file F [--from ADDR] [--bcc LIST]\n"

@@ -38,6 +38,10 @@ The example format (what a document writer follows):
     <SITE_KEY>        the demo site 1's key for x-site-key (SITE_KEY in the
                       stack's env file; svc-admin site create printed it)
     <SMS_CODE>        the code of the newest SMS the sink got for user 1's mobile
+    <MFA_TOKEN>       the `mfa_token` of the latest reply that carried one
+    <TOTP_CODE>       a TOTP code (oathtool) of the demo site's owner, for a
+                      time step the owner's factor has not accepted yet
+                      (waits for the next step when the current one was used)
   Any other <UPPER_CASE> word in a command fails the test.
 
 The examples of one document run in document order and share the state
@@ -288,6 +292,12 @@ class DocState:
             return self.reset
         if name == "<SMS_CODE>":
             return self.sms_code(where)
+        if name == "<MFA_TOKEN>":
+            if "mfa_token" not in self.tokens:
+                raise AssertionError("%s: <MFA_TOKEN> used before any reply carried an mfa_token" % where)
+            return self.tokens["mfa_token"]
+        if name == "<TOTP_CODE>":
+            return self.owner_totp()
         if name == "<SITE_KEY>":
             if not svc_stack.SITE_KEY:
                 raise AssertionError("%s: <SITE_KEY> used but the stack's env file has no SITE_KEY" % where)
@@ -295,6 +305,8 @@ class DocState:
         raise AssertionError("%s: unknown placeholder %s (see the list in %s)" % (where, name, __file__))
 
     def remember(self, reply):
+        if isinstance(reply, dict) and isinstance(reply.get("mfa_token"), str):
+            self.tokens["mfa_token"] = reply["mfa_token"]
         if isinstance(reply, dict) and isinstance(reply.get("token"), dict):
             for key in ("access_token", "refresh_token", "account_token"):
                 if isinstance(reply["token"].get(key), str):
@@ -318,6 +330,19 @@ class DocState:
                     return m.group(1)
             time.sleep(0.2)
         raise AssertionError("%s: no reset e-mail to %s within 20 s" % (where, sorted(fresh)))
+
+    def owner_totp(self):
+        """The demo owner's code (scripts/stack.sh owner-totp.txt) of a step
+        newer than the last one the factor accepted: a code is taken once."""
+        with open(os.path.join(svc_stack.STACK_DIR, "owner-totp.txt")) as f:
+            secret = f.read().strip()
+        last = int(sql("SELECT f.last_step FROM svc_mfa_factors f JOIN svc_users u ON u.id = f.user_id"
+                       " WHERE f.auth_table = 'svc_users' AND u.user_email = 'owner@example.com'")[0][0])
+        while int(time.time()) // 30 <= last:
+            time.sleep(0.5)
+        step = int(time.time()) // 30
+        return subprocess.run(["oathtool", "--totp", "-b", "--now", "@%d" % (step * 30 + 1), secret],
+                              capture_output=True, text=True, check=True).stdout.strip()
 
     def sms_code(self, where):
         deadline = time.time() + 10

@@ -59,6 +59,17 @@ std::optional<TotpSetup> set_up_totp(core::Context& ctx, const db::TableName& ta
   return setup;
 }
 
+bool import_totp(core::Context& ctx, const db::TableName& table, const db::User& user, const std::string& secret) {
+  const std::string sealed =
+      crypto::base64url_encode(crypto::seal_totp_secret(secret, ctx.config.keys.mfa_key, owner(table.str(), user.id)));
+  db::MfaRepo repo(ctx.db);
+  const long long now = ctx.clock.now();
+  if (!repo.store_pending(table.str(), user.id, sealed, now)) return false;
+  // Confirmed as if a code of two steps ago had been accepted: the codes of
+  // the steps accept_totp compares (current - 1 on) all stay acceptable.
+  return repo.accept_step(table.str(), user.id, sealed, crypto::totp_step(now) - 2, true, now);
+}
+
 bool accept_totp(core::Context& ctx, const std::string& table, long long user_id, const std::string& code,
                  bool confirming) {
   if (!is_totp_code(code)) return false;

@@ -27,6 +27,12 @@ struct TotpSetup {
 std::optional<TotpSetup> set_up_totp(core::Context& ctx, const db::TableName& table, const db::User& user,
                                      const std::string& issuer);
 
+// Stores `secret` (raw bytes, e.g. a factor moved from another system) as
+// the user's confirmed factor, replacing an unconfirmed one; codes of the
+// current step on are accepted. False (nothing changed) when the user
+// already has a confirmed factor.
+bool import_totp(core::Context& ctx, const db::TableName& table, const db::User& user, const std::string& secret);
+
 // Accepts a 6-digit code of the user's factor at the context's clock (±1
 // time step) once: the step it matched must be newer than every step
 // accepted before (one conditional UPDATE decides, so a code is never
