@@ -138,6 +138,9 @@ def entries(help_text):
     for line in commands_text.splitlines():
         if not line.strip():
             continue
+        if re.match(r"^[a-z].*:$", line):  # a group of commands ("users:")
+            out.append(["", line.rstrip(":")])
+            continue
         fresh = re.match(r"^  \S", line) is not None
         parts = re.split(r"\s{2,}", line.strip(), maxsplit=1)
         if fresh:
@@ -166,6 +169,9 @@ def man_page(help_text, version):
     out += [roff(line.strip()) for line in preamble if line.strip()]
     out += [".SH COMMANDS"]
     for synopsis, description in entries(help_text):
+        if not synopsis:
+            out += [".SS " + roff(description[0].upper() + description[1:])]
+            continue
         out += [".TP", ".B " + roff(synopsis), roff(description) if description else "\\&"]
     if site:
         out += [".SH SITE OPTIONS", roff(" ".join(site.split()))]

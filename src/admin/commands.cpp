@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <iterator>
 #include <vector>
 
 #include "admin/command_env.hpp"
@@ -439,12 +440,43 @@ int print_help(const Args& args, const std::string&) {
 
 }  // namespace
 
+namespace {
+
+// The help's groups, by task, in the order it prints them.
+constexpr const char* kGroups[] = {"sites and their administrators", "users",    "mail and templates",
+                                   "sign-in, tokens and keys",       "webhooks", "operations and retention"};
+
+// The group of a command: its first word, except that every purge is retention.
+std::size_t group_of(const Command& c) {
+  const std::string& first = c.words.front();
+  if (c.words.back().find("purge") != std::string::npos) return 5;
+  if (first == "site") return 0;
+  if (first == "user" || first == "users" || first == "sessions") return 1;
+  if (first == "template" || first == "merge-query" || first == "outbox" || first == "mail" || first == "suppression" ||
+      first == "dkim-keys") {
+    return 2;
+  }
+  if (first == "oauth-client" || first == "signing-keys" || first == "keygen" || first == "vapid-keys" ||
+      first == "mint-user-id" || first == "mint-customer-id" || first == "hash-password" || first == "passwords") {
+    return 3;
+  }
+  if (first == "webhook") return 4;
+  return 5;
+}
+
+}  // namespace
+
 std::string usage() {
   std::string out =
       "usage: svc-admin [--config FILE] COMMAND [options]\n"
       "       svc-admin help [COMMAND] | COMMAND --help | --version\n"
       "  --config FILE defaults to $SVC_CONFIG, then /etc/svc/svc.conf\n\ncommands:\n";
-  for (const auto& c : commands()) out += std::string("  ") + c.help + "\n";
+  for (std::size_t g = 0; g < std::size(kGroups); ++g) {
+    out += std::string(g == 0 ? "" : "\n") + kGroups[g] + ":\n";
+    for (const auto& c : commands()) {
+      if (group_of(c) == g) out += std::string("  ") + c.help + "\n";
+    }
+  }
   out += "\n" + site_options_help();
   return out;
 }

@@ -54,6 +54,29 @@ class AdminCommandLine(unittest.TestCase):
                 code, out, err = admin(*args)
                 self.assertEqual((code, out, err), (0, full, ""))
 
+    def test_help_is_grouped_by_task(self):
+        _, full, _ = admin("--help")
+        commands = full.split("commands:\n", 1)[1].split("\nsite options:", 1)[0]
+        groups, current = {}, None
+        for line in commands.splitlines():
+            if re.match(r"^[a-z].*:$", line):
+                current = line[:-1]
+                groups[current] = []
+            elif re.match(r"^  [a-z]", line):
+                self.assertIsNotNone(current, line)
+                groups[current].append(" ".join(re.match(r"^  ((?:[a-z][a-z-]*)(?: [a-z][a-z-]*){0,2})", line)
+                                                .group(1).split()[:3]))
+        self.assertEqual(list(groups), ["sites and their administrators", "users", "mail and templates",
+                                        "sign-in, tokens and keys", "webhooks", "operations and retention"])
+        self.assertTrue(all(groups.values()), groups)
+        where = {name: g for g, names in groups.items() for name in names}
+        self.assertEqual(where["site admin add"], "sites and their administrators")
+        self.assertEqual(where["user list"], "users")
+        self.assertEqual(where["template set"], "mail and templates")
+        self.assertEqual(where["signing-keys rotate"], "sign-in, tokens and keys")
+        self.assertEqual(where["audit purge"], "operations and retention")
+        self.assertEqual(where["migrate"], "operations and retention")
+
     def test_version(self):
         for args in (("--version",), ("--config", MISSING, "--version"), ("version",)):
             with self.subTest(args):
