@@ -5,7 +5,15 @@
 #include <cstdio>
 #include <string>
 
+#include "core/clock.hpp"
+
 namespace svc::admin {
+
+// The one form svc-admin prints a time in for a person: "2026-11-29
+// 10:00:00Z" (UTC), "-" for none (0).
+inline std::string readable_time(long long unix_seconds) {
+  return unix_seconds > 0 ? core::format_utc(unix_seconds, "%Y-%m-%d %H:%M:%SZ") : "-";
+}
 
 // Prints `empty` (a whole line, without its line break) when rows is empty,
 // else `header` and then print_row(row) for each row (print_row writes the

@@ -15,8 +15,7 @@
 namespace svc::admin {
 namespace {
 
-// "2026-11-29 10:00:00Z", "-" for none.
-std::string when(long long t) { return t > 0 ? core::format_utc(t, "%Y-%m-%d %H:%M:%SZ") : "-"; }
+std::string when(long long t) { return readable_time(t); }
 
 // What every command here opens: the services (the same Context the API's
 // workers have) and the operator acting on --site N.

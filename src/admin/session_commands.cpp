@@ -17,7 +17,7 @@
 namespace svc::admin {
 namespace {
 
-std::string utc(long long t) { return core::format_utc(t, "%Y-%m-%d %H:%M:%SZ"); }
+std::string utc(long long t) { return readable_time(t); }
 
 void audit(CommandEnv& env, const std::string& table, long long user_id, const std::string& detail) {
   db::AuditEvent event;

@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "admin/command_env.hpp"
+#include "admin/listing.hpp"
 #include "core/clock.hpp"
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"
@@ -22,7 +23,7 @@ constexpr long long kJwksMaxAge = 300;
 
 long long now() { return static_cast<long long>(std::time(nullptr)); }
 
-std::string format_time(long long t) { return core::format_utc(t, "%Y-%m-%dT%H:%M:%SZ"); }
+std::string format_time(long long t) { return readable_time(t); }
 
 void require_kek(const config::Config& config) {
   if (config.keys.signing_kek.empty()) {
