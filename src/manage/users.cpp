@@ -174,12 +174,6 @@ int end_user_sessions(core::Context& ctx, const Actor& actor, const db::TableNam
   return ended;
 }
 
-long long pool_user_id(core::Context& ctx, const Actor& actor, const db::TableName& table, const std::string& email) {
-  auto user = db::UserRepo(ctx.db, table, actor.pool_id).find_by_email(email);
-  if (!user) throw http::ApiError::failed(404, "User not found");
-  return user->id;
-}
-
 db::User invite_user(core::Context& ctx, const Actor& actor, const db::TableName& table, const Invitation& invitation) {
   require_role(actor, Role::kAdmin);
   check_invitation(invitation);

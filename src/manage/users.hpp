@@ -54,10 +54,6 @@ db::User set_user_active(core::Context& ctx, const Actor& actor, const db::Table
 // Ends every open session of the user; returns how many. Role admin.
 int end_user_sessions(core::Context& ctx, const Actor& actor, const db::TableName& table, long long user_id);
 
-// The id of the pool's user with this address (svc-admin's --email); 404
-// "User not found" when there is none.
-long long pool_user_id(core::Context& ctx, const Actor& actor, const db::TableName& table, const std::string& email);
-
 struct Invitation {
   std::string email;
   std::string first_name;
