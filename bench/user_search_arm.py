@@ -52,7 +52,7 @@ ANALYZE TABLE svc_users;
 
     def explain(self, stack):
         """The plan of the service's page query (db/user_repo.cpp page_by_email); stops the bench on a scan."""
-        plan = stack.sql(f"EXPLAIN SELECT id, user_email FROM svc_users WHERE pool_id = {self.pool_id}"
+        plan = stack.sql(f"EXPLAIN SELECT * FROM svc_users WHERE pool_id = {self.pool_id}"
                          f" AND user_email LIKE '{PREFIX}%' AND user_email > '' ORDER BY user_email LIMIT 51")
         (self.out / "admin-user-search-explain.txt").write_text(plan)
         log(f"admin-user-search: EXPLAIN: {' '.join(plan.split())}")
@@ -61,7 +61,7 @@ ANALYZE TABLE svc_users;
             raise SystemExit(f"admin-user-search: the search is not a range read of {INDEX}:\n{plan}")
 
     def enrol_admin(self, stack):
-        self.email = f"search-admin@{DOMAIN}"
+        self.email = f"search-admin.{time.time_ns()}@{DOMAIN}"
         stack.admin("user", "create", "--email", self.email, "--site", str(self.site), "--verified",
                     stdin=ADMIN_PASSWORD + "\n")
         stack.admin("site", "admin", "add", "--site", str(self.site), "--email", self.email, "--role", "viewer")
