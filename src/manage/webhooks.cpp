@@ -1,5 +1,7 @@
 #include "manage/webhooks.hpp"
 
+#include <stdexcept>
+
 #include "config/config.hpp"
 #include "core/text.hpp"
 #include "http/api_error.hpp"
@@ -31,9 +33,9 @@ db::WebhookEndpoint site_endpoint(core::Context& ctx, const Actor& actor, long l
 // A fresh key: its whsec_ form (shown once) and its sealed form (stored).
 std::pair<std::string, std::string> new_secret(core::Context& ctx, long long site_id) {
   const std::string& webhook_key = ctx.config.keys.webhook_key;
-  if (webhook_key.empty()) {
-    throw http::ApiError::failed(503, "Webhooks are not configured on this service ([keys] webhook_key)");
-  }
+  // The operator's mistake, not the caller's: svc-admin prints it, the API
+  // answers 500 and logs it.
+  if (webhook_key.empty()) throw std::runtime_error("[keys] webhook_key is not set (svc-admin keygen prints one)");
   const std::string key = webhooks::new_secret_key();
   return {webhooks::format_secret(key), webhooks::seal_secret(key, webhook_key, site_id)};
 }
