@@ -348,7 +348,7 @@ const std::vector<Command>& commands() {
        "webhook delete ID                    remove an endpoint and drop its queue"},
       {{"webhook", "deliveries"},
        cmd_webhook_deliveries,
-       "webhook deliveries --site N [--limit 50]   the site's deliveries, newest first"},
+       "webhook deliveries --site N [--endpoint ID] [--limit 50] [--cursor C]   the site's deliveries, newest first"},
       {{"audit", "purge"},
        cmd_audit_purge,
        "audit purge --older-than 180d [--batch 1000] [--pause-ms 20] [--dry-run]   delete old audit rows"},
