@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "admin/command_env.hpp"
+#include "admin/listing.hpp"
 #include "app/services.hpp"
 #include "core/clock.hpp"
 #include "http/api_error.hpp"
@@ -27,11 +28,6 @@ struct OperatorEnv {
   app::Services services;
   core::Context& ctx;
 };
-
-// A time as a person reads it: "2026-11-29 10:00:00Z"; "-" for none.
-inline std::string readable_time(long long unix_seconds) {
-  return unix_seconds > 0 ? core::format_utc(unix_seconds, "%Y-%m-%d %H:%M:%SZ") : "-";
-}
 
 // Runs fn(); a refusal of the service for bad input (400) becomes a
 // UsageError that names the command's options: each field of `options`
