@@ -264,7 +264,7 @@ const std::vector<Command>& commands() {
        "               every saved version, newest first"},
       {{"template", "rollback"},
        cmd_template_rollback,
-       "template rollback --site N (--id ID | --event E [--locale L]) --version V   save version V again"},
+       "template rollback --site N (--id ID | --event E [--locale L]) --to-version V   save version V again"},
       {{"template", "test-send"},
        cmd_template_test_send,
        "template test-send --site N (--id ID | --event E [--locale L]) --to ADDR [--data JSON]\n"

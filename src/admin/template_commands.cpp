@@ -266,10 +266,10 @@ int cmd_template_versions(const Args& args, const std::string& config_path) {
 }
 
 int cmd_template_rollback(const Args& args, const std::string& config_path) {
-  args.allow_only({"site", "id", "event", "locale", "version"});
+  args.allow_only({"site", "id", "event", "locale", "to-version"});
   TemplateEnv m(config_path, args.required_integer("site"));
-  const long long version = args.required_integer("version");
-  if (version < 1 || version > INT32_MAX) throw UsageError("--version must be a version number");
+  const long long version = args.required_integer("to-version");
+  if (version < 1 || version > INT32_MAX) throw UsageError("--to-version must be a version number");
   const manage::TemplateState s =
       manage::rollback_template(m.ctx, m.actor, named_template(m, args), static_cast<int>(version));
   std::printf("template %lld of site %lld: version %d is version %lld again\n", s.tmpl.id, m.actor.site_id, s.version,

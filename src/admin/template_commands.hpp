@@ -27,7 +27,7 @@ int cmd_template_show(const Args& args, const std::string& config_path);
 int cmd_template_preview(const Args& args, const std::string& config_path);
 // template versions --site N (--id ID | --event E [--locale L]) [--limit N] [--cursor C]
 int cmd_template_versions(const Args& args, const std::string& config_path);
-// template rollback --site N (--id ID | --event E [--locale L]) --version V
+// template rollback --site N (--id ID | --event E [--locale L]) --to-version V
 int cmd_template_rollback(const Args& args, const std::string& config_path);
 // template test-send --site N (--id ID | --event E [--locale L]) --to ADDR [--data JSON]
 int cmd_template_test_send(const Args& args, const std::string& config_path);

@@ -172,7 +172,7 @@ class SiteAdminTemplatesTest(ApiTest):
         self.assertEqual(p["subject"], "Hello Ada <Lovelace>")
         self.assertEqual(p["html"], "<p>Dear Ada &lt;Lovelace&gt;,</p><p>order <b>42</b> &amp; more</p>"
                                     "<a href=\"https://shop.example/o/42\">see</a>")
-        self.assertEqual(p["text"], "Dear Ada <Lovelace>,\norder 42 & more\nsee\nhttps://shop.example/o/42")
+        self.assertEqual(p["text"], "Dear Ada <Lovelace>,\n\norder 42 & more\nsee\nhttps://shop.example/o/42")
         self.assertEqual(p["placeholders"], ["name", "order", "link"])
         # An unsaved draft previews without being saved.
         draft = self.viewer.call("POST", path, {"data": {"x": "1"}, "content": "<p>[x] draft</p>"})
@@ -242,7 +242,7 @@ class SiteAdminTemplatesTest(ApiTest):
         preview = admin("template", "preview", "--site", site, "--event", event, "--data",
                         json.dumps({"name": "Ada", "order": 7})).stdout
         self.assertIn("subject: CLI 7\nfields:  order, name\nhtml:\n<p>Bye Ada</p>\ntext:\nBye Ada\n", preview)
-        back = admin("template", "rollback", "--site", site, "--event", event, "--version", "1").stdout
+        back = admin("template", "rollback", "--site", site, "--event", event, "--to-version", "1").stdout
         self.assertIn("version 3 is version 1 again", back)
         self.assertEqual(self.row(tid)[0][3], "<p>Hi [name]</p>")
         self.assertEqual(audit_rows(self.site, "templates.rollback")[-1][:2], ("operator", "template %d" % tid))
