@@ -7,7 +7,7 @@
 
 namespace m = svc::manage;
 
-BOOST_AUTO_TEST_SUITE(manage_templates)
+BOOST_AUTO_TEST_SUITE(manage_templates_test)
 
 BOOST_AUTO_TEST_CASE(content_with_active_parts_is_refused) {
   const std::vector<std::pair<std::string, std::string>> refused = {
