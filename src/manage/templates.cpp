@@ -49,9 +49,12 @@ std::string flattened(std::string_view html) {
       std::size_t j = i + (hex ? 3 : 2);
       long value = 0;
       const std::size_t digits_from = j;
-      while (j < html.size() && j - digits_from < 8 && std::isxdigit(static_cast<unsigned char>(html[j])) &&
+      // Browsers take any number of leading zeros: read every digit, and
+      // stop growing the value once it is past any code point.
+      while (j < html.size() && std::isxdigit(static_cast<unsigned char>(html[j])) &&
              (hex || std::isdigit(static_cast<unsigned char>(html[j])))) {
-        value = value * (hex ? 16 : 10) + std::stol(std::string(1, html[j]), nullptr, 16);
+        const char d = static_cast<char>(std::tolower(static_cast<unsigned char>(html[j])));
+        if (value < 0x110000) value = value * (hex ? 16 : 10) + (d <= '9' ? d - '0' : d - 'a' + 10);
         ++j;
       }
       if (j > digits_from && value < 128) {

@@ -1,9 +1,9 @@
 // What the Templates service refuses in a subject or a content before
 // anything is saved (manage/templates.hpp): the rules both svc-admin and
 // /admin/sites/{site}/templates apply.
-#include "manage/templates.hpp"
-
 #include <boost/test/unit_test.hpp>
+
+#include "manage/templates.hpp"
 
 namespace m = svc::manage;
 
@@ -21,6 +21,7 @@ BOOST_AUTO_TEST_CASE(content_with_active_parts_is_refused) {
       {"<a href=\" JaVa\tScRiPt:alert(1)\">x</a>", "holds a javascript: address"},
       {"<a href=\"jav&#x61;script&colon;alert(1)\">x</a>", "holds a javascript: address"},
       {"<a href=\"&#106;&#97;vascript:x\">x</a>", "holds a javascript: address"},
+      {"<a href=\"&#0000000106;avascript:x\">x</a>", "holds a javascript: address"},
       {"<a href=\"vbscript:msgbox\">x</a>", "holds a vbscript: address"},
       {"<a href=\"data:text/html,<b>x</b>\">x</a>", "holds a data:text/html address"},
   };
