@@ -266,6 +266,27 @@ const std::vector<Command>& commands() {
        cmd_template_priority,
        "template priority --site N --event E --priority normal|bulk   mark a template bulk (claimed last;\n"
        "               every locale; bulk mail carries one-click unsubscribe)"},
+      {{"template", "show"},
+       cmd_template_show,
+       "template show --site N (--id ID | --event E [--locale L])   a template, its version and content"},
+      {{"template", "preview"},
+       cmd_template_preview,
+       "template preview --site N (--id ID | --event E [--locale L]) [--data JSON]\n"
+       "               the subject, HTML and text parts the mail would carry with sample data"},
+      {{"template", "versions"},
+       cmd_template_versions,
+       "template versions --site N (--id ID | --event E [--locale L]) [--limit N] [--cursor C]\n"
+       "               every saved version, newest first"},
+      {{"template", "rollback"},
+       cmd_template_rollback,
+       "template rollback --site N (--id ID | --event E [--locale L]) --to-version V   save version V again"},
+      {{"template", "test-send"},
+       cmd_template_test_send,
+       "template test-send --site N (--id ID | --event E [--locale L]) --to ADDR [--data JSON]\n"
+       "               queue the merged mail to ADDR only, through the outbox"},
+      {{"template", "delete"},
+       cmd_template_delete,
+       "template delete --site N (--id ID | --event E [--locale L])   delete a template and its versions"},
       {{"merge-query", "set"},
        cmd_merge_query_set,
        "merge-query set --site N --name NAME --sql-file F   create or update a named merge SELECT"},

@@ -46,4 +46,16 @@ http::Response oauth_client_create(const http::Request& request, core::Context& 
 http::Response oauth_client_rotate_secret(const http::Request& request, core::Context& ctx);
 http::Response oauth_client_delete(const http::Request& request, core::Context& ctx);
 
+// templates_api.cpp
+http::Response templates_list(const http::Request& request, core::Context& ctx);
+http::Response template_create(const http::Request& request, core::Context& ctx);
+http::Response template_show(const http::Request& request, core::Context& ctx);
+http::Response template_update(const http::Request& request, core::Context& ctx);
+http::Response template_delete(const http::Request& request, core::Context& ctx);
+http::Response template_versions(const http::Request& request, core::Context& ctx);
+http::Response template_version_show(const http::Request& request, core::Context& ctx);
+http::Response template_rollback(const http::Request& request, core::Context& ctx);
+http::Response template_preview(const http::Request& request, core::Context& ctx);
+http::Response template_test_send(const http::Request& request, core::Context& ctx);
+
 }  // namespace svc::manage_api

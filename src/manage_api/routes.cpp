@@ -5,6 +5,7 @@ namespace svc::manage_api {
 
 using http::kAuthBodyLimit;
 using http::kJsonBody;
+using http::kMessageBodyLimit;
 using http::kNoFlags;
 using http::Route;
 
@@ -44,6 +45,17 @@ std::span<const Route> routes() {
       {"GET", "/admin/sites/*/oauth-clients/?", &oauth_client_show, nullptr, 0, kNoFlags},
       {"DELETE", "/admin/sites/*/oauth-clients/?", &oauth_client_delete, nullptr, 0, kNoFlags},
       {"POST", "/admin/sites/*/oauth-clients/?/secret", &oauth_client_rotate_secret, nullptr, 0, kNoFlags},
+      // Templates (templates_api.cpp): bodies carry a template's content.
+      {"GET", "/admin/sites/*/templates", &templates_list, nullptr, 0, kNoFlags},
+      {"POST", "/admin/sites/*/templates", &template_create, nullptr, kMessageBodyLimit, kJsonBody},
+      {"GET", "/admin/sites/*/templates/*", &template_show, nullptr, 0, kNoFlags},
+      {"PATCH", "/admin/sites/*/templates/*", &template_update, nullptr, kMessageBodyLimit, kJsonBody},
+      {"DELETE", "/admin/sites/*/templates/*", &template_delete, nullptr, 0, kNoFlags},
+      {"GET", "/admin/sites/*/templates/*/versions", &template_versions, nullptr, 0, kNoFlags},
+      {"GET", "/admin/sites/*/templates/*/versions/*", &template_version_show, nullptr, 0, kNoFlags},
+      {"POST", "/admin/sites/*/templates/*/rollback", &template_rollback, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/admin/sites/*/templates/*/preview", &template_preview, nullptr, kMessageBodyLimit, kJsonBody},
+      {"POST", "/admin/sites/*/templates/*/test-send", &template_test_send, nullptr, kAuthBodyLimit, kJsonBody},
   };
   return kRoutes;
 }
