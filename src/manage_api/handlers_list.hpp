@@ -21,4 +21,13 @@ http::Response user_show(const http::Request& request, core::Context& ctx);
 http::Response user_update(const http::Request& request, core::Context& ctx);
 http::Response user_sessions_end(const http::Request& request, core::Context& ctx);
 
+// mail_api.cpp
+http::Response mail_list(const http::Request& request, core::Context& ctx);
+http::Response mail_show(const http::Request& request, core::Context& ctx);
+http::Response mail_resend(const http::Request& request, core::Context& ctx);
+http::Response suppressions_list(const http::Request& request, core::Context& ctx);
+http::Response suppression_add(const http::Request& request, core::Context& ctx);
+http::Response suppression_remove(const http::Request& request, core::Context& ctx);
+http::Response bounce_guard_show(const http::Request& request, core::Context& ctx);
+
 }  // namespace svc::manage_api
