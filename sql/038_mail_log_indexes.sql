@@ -10,7 +10,8 @@
 -- With several filters the most selective one given (recipient, then
 -- event, then status) picks the index; the rest are checked on the rows of
 -- that range. recipient is up to 2048 characters, so its key part is a
--- prefix: the full value is compared on the row.
+-- prefix: the full value is compared on the row, and the mails to one
+-- address are sorted after the read (no scan beyond them).
 -- Each index is one more B-tree write per queued mail (sql/015): three
 -- here, the price of a log an administrator can search without a scan.
 ALTER TABLE svc_notification_log
