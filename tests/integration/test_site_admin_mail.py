@@ -19,6 +19,7 @@ through svc-admin.
   from svc-admin (outbox list|show|retry, suppression list|add|remove).
 """
 
+import datetime
 import re
 import uuid
 
@@ -39,6 +40,22 @@ def new_event():
     return "mail-admin-" + uuid.uuid4().hex[:10]
 
 
+# Every row a test here makes, deleted at the end: a Pending row left behind
+# would be an old Pending row to `svc-admin doctor`, a Failed one a row to
+# `outbox purge` of another file.
+MADE = []
+
+
+def hours_ago(hours, minutes=0):
+    """A DATETIME text (UTC) this long ago, to the whole minute."""
+    t = datetime.datetime.now(datetime.timezone.utc).replace(second=0, microsecond=0)
+    return (t - datetime.timedelta(hours=hours, minutes=minutes)).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def rfc3339(datetime_text):
+    return datetime_text.replace(" ", "T") + "Z"
+
+
 def insert_mail(site, event, recipient, status="Sent", created_at=None, subject="Hello", body="<p>Hi <b>you</b></p>",
                 last_error=None, attempts=0):
     """One outbox row as svc-sender leaves it; returns its id. Pending rows are due in a day, so the
@@ -49,7 +66,8 @@ def insert_mail(site, event, recipient, status="Sent", created_at=None, subject=
         " %s, %d, %s, %s, UTC_TIMESTAMP() + INTERVAL 1 DAY, %s)"
         % (site, q(event), q(recipient), q(subject), q(body), q(status), attempts,
            q(last_error) if last_error else "NULL", created, created if status == "Sent" else "NULL"))
-    return int(sql_value("SELECT MAX(id) FROM svc_notification_log WHERE event = %s" % q(event)))
+    MADE.append(int(sql_value("SELECT MAX(id) FROM svc_notification_log WHERE event = %s" % q(event))))
+    return MADE[-1]
 
 
 def ids(reply, key="mail"):
@@ -68,6 +86,11 @@ class SiteAdminMailTest(ApiTest):
         cls.viewer = Admin(cls.site, "viewer")
         cls.plain_admin = Admin(cls.site, "admin", second_factor=False)
         cls.stranger = Admin(cls.other_site, "owner")
+
+    @classmethod
+    def tearDownClass(cls):
+        if MADE:
+            sql("DELETE FROM svc_notification_log WHERE id IN (%s)" % ",".join(map(str, MADE)))
 
     def refused_everywhere(self, method, path, body=None, query=None):
         """Every caller but an admin of the site with a second factor is refused, the same way on each route."""
@@ -94,12 +117,13 @@ class SiteAdminMailTest(ApiTest):
     def test_filters_each_narrow_the_log(self):
         event, other_event = new_event(), new_event()
         ann, bob = svc_stack.unique_email("ann"), svc_stack.unique_email("bob")
-        sent_ann = insert_mail(self.site, event, ann, created_at="2026-03-01 10:00:00")
-        failed_bob = insert_mail(self.site, event, bob, status="Failed", created_at="2026-03-02 10:00:00",
+        t = [hours_ago(5 - i) for i in range(5)]  # five whole minutes an hour apart, oldest first
+        sent_ann = insert_mail(self.site, event, ann, created_at=t[0])
+        failed_bob = insert_mail(self.site, event, bob, status="Failed", created_at=t[1],
                                  last_error="550 5.1.1 no such user", attempts=1)
-        pending_ann = insert_mail(self.site, event, ann, status="Pending", created_at="2026-03-03 10:00:00")
-        other = insert_mail(self.site, other_event, ann, created_at="2026-03-03 11:00:00")
-        theirs = insert_mail(self.other_site, event, ann, created_at="2026-03-03 12:00:00")
+        pending_ann = insert_mail(self.site, event, ann, status="Pending", created_at=t[2])
+        other = insert_mail(self.site, other_event, ann, created_at=t[3])
+        theirs = insert_mail(self.other_site, event, ann, created_at=t[4])
 
         by_event = self.viewer.call("GET", "/mail", query={"event": event})
         self.assertReply(by_event, 200)
@@ -108,10 +132,10 @@ class SiteAdminMailTest(ApiTest):
         failed = by_event.json["mail"][1]
         self.assertEqual((failed["status"], failed["recipient"], failed["attempts"], failed["last_error"]),
                          ("Failed", bob, 1, "550 5.1.1 no such user"))
-        self.assertEqual(failed["created_at"], "2026-03-02T10:00:00Z")
+        self.assertEqual(failed["created_at"], rfc3339(t[1]))
         self.assertIsNone(failed["sent_at"])
         self.assertRegex(by_event.json["mail"][0]["next_attempt_at"], TIME)
-        self.assertEqual(by_event.json["mail"][2]["sent_at"], "2026-03-01T10:00:00Z")
+        self.assertEqual(by_event.json["mail"][2]["sent_at"], rfc3339(t[0]))
 
         def listed(**query):
             reply = self.owner.call("GET", "/mail", query=query)
@@ -121,13 +145,15 @@ class SiteAdminMailTest(ApiTest):
         self.assertEqual(listed(event=event, status="Failed"), [failed_bob])
         self.assertEqual(listed(recipient=ann), [other, pending_ann, sent_ann])
         self.assertEqual(listed(recipient=ann.upper(), event=event), [pending_ann, sent_ann])
-        self.assertEqual(listed(event=event, since="2026-03-02", until="2026-03-03"), [failed_bob])
-        self.assertEqual(listed(recipient=ann, since="2026-03-03T10:30:00Z"), [other])
-        self.assertEqual(listed(event=event, until="2026-03-02T10:00:00Z"), [sent_ann])
+        self.assertEqual(listed(event=event, since=rfc3339(t[1]), until=rfc3339(t[2])), [failed_bob])
+        self.assertEqual(listed(recipient=ann, since=rfc3339(hours_ago(2, 30))), [other])
+        self.assertEqual(listed(event=event, until=rfc3339(t[1])), [sent_ann])
+        tomorrow = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1)).strftime("%Y-%m-%d")
+        self.assertEqual(listed(event=event, until=tomorrow), [pending_ann, failed_bob, sent_ann])  # a date: midnight
         by_status = listed(status="Pending", limit=100)
         self.assertIn(pending_ann, by_status)
         self.assertNotIn(sent_ann, by_status)
-        self.assertNotIn(theirs, listed(limit=100, since="2026-03-03"))
+        self.assertNotIn(theirs, listed(limit=100, since=rfc3339(t[4])))
         # Another site's admin sees its own row only.
         self.assertEqual(ids(self.stranger.call("GET", "/mail", query={"event": event})), [theirs])
 
@@ -140,8 +166,8 @@ class SiteAdminMailTest(ApiTest):
 
     def test_pages_with_a_cursor_bound_to_the_filters(self):
         event = new_event()
-        made = [insert_mail(self.site, event, svc_stack.unique_email("page"), created_at="2026-04-01 10:00:00")
-                for _ in range(3)]
+        minute = hours_ago(1)
+        made = [insert_mail(self.site, event, svc_stack.unique_email("page"), created_at=minute) for _ in range(3)]
         first = self.owner.call("GET", "/mail", query={"event": event, "limit": 2})
         self.assertReply(first, 200)
         self.assertEqual(ids(first), [made[2], made[1]])  # same second: newest id first
@@ -282,15 +308,15 @@ class SiteAdminMailTest(ApiTest):
     def test_cli_does_the_same_with_operator_in_the_audit(self):
         event = new_event()
         to = svc_stack.unique_email("cli")
-        failed = insert_mail(self.site, event, to, status="Failed", created_at="2026-05-01 10:00:00",
-                             last_error="554 no", attempts=2)
+        created = hours_ago(1)
+        failed = insert_mail(self.site, event, to, status="Failed", created_at=created, last_error="554 no", attempts=2)
         theirs = insert_mail(self.other_site, event, to, status="Failed")
         listed = admin("outbox", "list", "--site", str(self.site), "--event", event).stdout
-        self.assertRegex(listed, r"(?m)^%d\t%d\t%s\tFailed\t2\t2026-05-01 10:00:00\t" % (failed, self.site, event))
+        self.assertRegex(listed, r"(?m)^%d\t%d\t%s\tFailed\t2\t%s\t" % (failed, self.site, event, created))
         self.assertNotIn("\n%d\t" % theirs, listed)
         shown = admin("outbox", "show", str(failed)).stdout
         self.assertIn("status:        Failed, 2 failed attempt(s)", shown)
-        self.assertIn("created:       2026-05-01 10:00:00Z", shown)
+        self.assertIn("created:       %sZ" % created, shown)
         self.assertIn("to:            " + to, shown)
         self.assertIn("--- text/plain ---\nHi you", shown)
         missing = admin("outbox", "show", str(theirs), "--site", str(self.site), check=False)
