@@ -52,8 +52,9 @@ db::OutboxFilter checked_filter(const MailQuery& q) {
   for (auto [name, text, out] : {std::tuple("since", &q.since, &f.since), std::tuple("until", &q.until, &f.until)}) {
     if (text->empty()) continue;
     auto datetime = datetime_of(*text);
-    if (!datetime)
+    if (!datetime) {
       errors.push_back({name, std::string(name) + " must be a date (2026-11-29) or a UTC time (2026-11-29T10:00:00Z)"});
+    }
     *out = datetime.value_or("");
   }
   if (!errors.empty()) throw http::ApiError::validation(errors);
