@@ -298,10 +298,14 @@ const std::vector<Command>& commands() {
        "outbox stats                          rows per status, oldest Pending age"},
       {{"outbox", "retry"},
        cmd_outbox_retry,
-       "outbox retry ID                       re-queue a Failed row (attempts 0, due now)"},
+       "outbox retry ID [--site N]            re-queue a Failed row (attempts 0, due now)"},
+      {{"outbox", "show"},
+       cmd_outbox_show,
+       "outbox show ID [--site N]             a row: its status history and the message it sends"},
       {{"outbox", "list"},
        cmd_outbox_list,
-       "outbox list [--status Pending|Sent|Failed] [--site N] [--limit N]   newest first (default Failed, 20)"},
+       "outbox list [--status Pending|Sent|Failed] [--site N] [--limit N]   newest first (default Failed, 20)\n"
+       "               with --site: [--event E] [--recipient ADDR] [--since DATE] [--until DATE]"},
       {{"outbox", "purge"},
        cmd_outbox_purge,
        "outbox purge --older-than 30d [--status Sent|Failed|Pending] [--batch 1000] [--pause-ms 20] [--dry-run]\n"

@@ -12,7 +12,6 @@
 #include "core/text.hpp"
 #include "db/outbox_repo.hpp"
 #include "db/suppression_repo.hpp"
-#include "http/validate.hpp"
 #include "messaging/bounce_report.hpp"
 #include "messaging/mail_tags.hpp"
 #include "messaging/outgoing_mail.hpp"
@@ -154,20 +153,6 @@ int ingest(const Args& args, const std::string& config_path) {
   return kExOk;
 }
 
-std::string checked_email(const Args& args) {
-  std::string email = args.required("email");
-  if (!http::is_valid_email(email)) throw UsageError("--email: '" + email + "' is not a valid e-mail address");
-  return core::ascii_lower(email);
-}
-
-std::string checked_reason(const Args& args, const std::string& fallback) {
-  std::string reason = args.get("reason").value_or(fallback);
-  if (!reason.empty() && !db::is_suppression_reason(reason)) {
-    throw UsageError("--reason must be bounce, complaint, unsubscribe or manual");
-  }
-  return reason;
-}
-
 }  // namespace
 
 int cmd_mail_ingest(const Args& args, const std::string& config_path) {
@@ -183,51 +168,6 @@ int cmd_mail_ingest(const Args& args, const std::string& config_path) {
     std::fprintf(stderr, "svc-admin: mail ingest: %s (temporary failure, the MTA retries)\n", e.what());
     return kExTempFail;
   }
-}
-
-int cmd_suppression_list(const Args& args, const std::string& config_path) {
-  args.allow_only({"site", "reason", "limit"});
-  const std::string reason = checked_reason(args, "");
-  const long long limit = args.integer("limit", 100);
-  if (limit < 1 || limit > 100000) throw UsageError("--limit must be from 1 to 100000");
-  CommandEnv env(config_path);
-  const long long site_id = args.integer("site", 0);
-  if (site_id != 0) env.site(site_id);
-  const auto rows = db::SuppressionRepo(env.db).list(site_id, reason, static_cast<int>(limit));
-  std::printf("site\taddress\treason\tsince\tlog_id\tdetail\n");
-  for (const auto& s : rows) {
-    std::printf("%lld\t%s\t%s\t%s\t%s\t%s\n", s.site_id, core::mask_controls(s.address).c_str(), s.reason.c_str(),
-                s.created_at.c_str(), s.log_id > 0 ? std::to_string(s.log_id).c_str() : "-",
-                s.detail.empty() ? "-" : core::mask_controls(s.detail).c_str());
-  }
-  return 0;
-}
-
-int cmd_suppression_add(const Args& args, const std::string& config_path) {
-  args.allow_only({"site", "email", "reason", "detail"});
-  const long long site_id = args.required_integer("site");
-  const std::string email = checked_email(args);
-  const std::string reason = checked_reason(args, "manual");
-  const std::string detail = args.get("detail").value_or("added by svc-admin");
-  if (core::has_controls(detail)) throw UsageError("--detail must be one line");
-  CommandEnv env(config_path);
-  env.site(site_id);
-  const bool fresh = db::SuppressionRepo(env.db).add(site_id, email, reason, detail);
-  std::printf("%s suppressed for site %lld (%s)%s\n", email.c_str(), site_id, reason.c_str(),
-              fresh ? "" : ", already was");
-  return 0;
-}
-
-int cmd_suppression_remove(const Args& args, const std::string& config_path) {
-  args.allow_only({"site", "email", "reason"});
-  const long long site_id = args.required_integer("site");
-  const std::string email = checked_email(args);
-  const std::string reason = checked_reason(args, "");
-  CommandEnv env(config_path);
-  env.site(site_id);
-  const int removed = db::SuppressionRepo(env.db).remove(site_id, email, reason);
-  std::printf("%d suppression(s) of %s removed for site %lld\n", removed, email.c_str(), site_id);
-  return 0;
 }
 
 }  // namespace svc::admin

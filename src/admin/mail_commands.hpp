@@ -1,7 +1,7 @@
 #pragma once
-// svc-admin mail ingest (bounces and complaints in) and suppression
-// list | add | remove (docs/operations.md "Bounces, complaints and
-// suppression").
+// svc-admin mail ingest: bounces and complaints in (docs/operations.md
+// "Bounces, complaints and suppression"; the suppression commands are in
+// outbox_commands.hpp).
 
 #include <string>
 
@@ -15,9 +15,5 @@ namespace svc::admin {
 // database failed (the MTA keeps the message and retries), 78 bounce
 // handling is not configured.
 int cmd_mail_ingest(const Args& args, const std::string& config_path);
-
-int cmd_suppression_list(const Args& args, const std::string& config_path);
-int cmd_suppression_add(const Args& args, const std::string& config_path);
-int cmd_suppression_remove(const Args& args, const std::string& config_path);
 
 }  // namespace svc::admin

@@ -2,9 +2,8 @@
 
 #include <cstdio>
 
-#include "admin/command_env.hpp"
 #include "admin/listing.hpp"
-#include "app/services.hpp"
+#include "admin/manage_env.hpp"
 #include "auth/session/device.hpp"
 #include "core/clock.hpp"
 #include "core/text.hpp"
@@ -17,30 +16,10 @@ namespace {
 
 std::string when(long long t) { return readable_time(t); }
 
-// What every command here opens: the services (the same Context the API's
-// workers have) and the operator acting on --site N.
-struct ManageEnv {
-  explicit ManageEnv(const std::string& config_path, const Args& args)
-      : env(config_path), services(env.config), ctx(services.context()) {
-    const db::Site site = env.site(args.required_integer("site"));
-    actor = manage::Actor::operator_on(site.id, site.user_pool);
-    table = manage::users_table(ctx, args.get("table"));
-  }
-  CommandEnv env;
-  app::Services services;
-  core::Context& ctx;
-  manage::Actor actor;
-  db::TableName table = db::TableName::builtin_users();
-};
-
 manage::Role role_option(const Args& args) {
   auto role = manage::parse_role(args.required("role"));
   if (!role) throw UsageError("--role must be owner, admin or viewer");
   return *role;
-}
-
-void print_next(const std::string& cursor) {
-  if (!cursor.empty()) std::printf("more: --cursor %s\n", cursor.c_str());
 }
 
 int print_users(const manage::Page<db::User>& page) {

@@ -26,21 +26,24 @@ constexpr const char* kDueCondition =
 // six-digit sign-in code, in the body and perhaps in a site's own subject:
 // there every run of six or more digits goes. The mail itself is already
 // sent with the token or code.
-constexpr const char* kRedactBody =
-    " body = IF(event = 'email-code', REGEXP_REPLACE(body, '[0-9]{6,}', '[redacted]'),"
-    "           REGEXP_REPLACE(body, 'eyJ[A-Za-z0-9_-]+[.][A-Za-z0-9_-]+[.][A-Za-z0-9_-]+', '[redacted]')),"
-    " subject = IF(event = 'email-code', REGEXP_REPLACE(subject, '[0-9]{6,}', '[redacted]'), subject),";
+const std::string kRedactedBody =
+    "IF(event = 'email-code', REGEXP_REPLACE(body, '[0-9]{6,}', '[redacted]'),"
+    " REGEXP_REPLACE(body, 'eyJ[A-Za-z0-9_-]+[.][A-Za-z0-9_-]+[.][A-Za-z0-9_-]+', '[redacted]'))";
+const std::string kRedactedSubject =
+    "IF(event = 'email-code', REGEXP_REPLACE(subject, '[0-9]{6,}', '[redacted]'), subject)";
+const std::string kRedactBody = " body = " + kRedactedBody + ", subject = " + kRedactedSubject + ",";
 
-constexpr const char* kListingColumns =
+const std::string kListingColumns =
     "id, site_id, event, status, attempts, recipient, created_at, next_attempt_at, sent_at, claimed_until,"
-    " claimed_by, last_error";
+    " claimed_by, last_error, " +
+    kRedactedSubject;
 
 // In the order of kListingColumns.
 constexpr auto read_listing =
     read_fields<OutboxListing, &OutboxListing::id, &OutboxListing::site_id, &OutboxListing::event,
                 &OutboxListing::status, &OutboxListing::attempts, &OutboxListing::recipient, &OutboxListing::created_at,
                 &OutboxListing::next_attempt_at, &OutboxListing::sent_at, &OutboxListing::claimed_until,
-                &OutboxListing::claimed_by, &OutboxListing::last_error>;
+                &OutboxListing::claimed_by, &OutboxListing::last_error, &OutboxListing::subject>;
 
 // last_error is VARCHAR(1024) under a strict sql_mode: keep it short and
 // ASCII, since SMTP replies come from a server we do not control.
@@ -92,7 +95,7 @@ std::vector<OutboxMessage> OutboxRepo::due(int limit) {
 bool OutboxRepo::mark_sent(long long id, const std::string& claimer) {
   return with_message_event(db_, id, "message.sent", [&] {
     return update_claimed(db_,
-                          std::string("UPDATE svc_notification_log SET") + kRedactBody +
+                          "UPDATE svc_notification_log SET" + kRedactBody +
                               " status = 'Sent', sent_at = NOW(), claimed_until = NULL, claimed_by = NULL"
                               " WHERE id = ? AND status = 'Pending' AND claimed_by = ?",
                           id, claimer, kNoParams);
@@ -113,7 +116,7 @@ bool OutboxRepo::mark_failed(long long id, const std::string& claimer, const std
   return with_message_event(db_, id, "message.failed", [&] {
     return update_claimed(
         db_,
-        std::string("UPDATE svc_notification_log SET") + kRedactBody +
+        "UPDATE svc_notification_log SET" + kRedactBody +
             " status = 'Failed', attempts = attempts + 1, claimed_until = NULL,"
             " claimed_by = NULL, last_error = ? WHERE id = ? AND status = 'Pending' AND claimed_by = ?",
         id, claimer, [&](Params& p) { p.text(error_column(error)); });
@@ -176,15 +179,15 @@ void OutboxRepo::add_quota_stats(OutboxStats& s) {
 
 std::vector<OutboxListing> OutboxRepo::list(const std::string& status, long long site_id, int limit) {
   return db_.rows(
-      std::string("SELECT ") + kListingColumns +
+      "SELECT " + kListingColumns +
           " FROM svc_notification_log WHERE status = ? AND (? = 0 OR site_id = ?) ORDER BY id DESC LIMIT ?",
       [&](Params& p) { p.text(status).integer(site_id).integer(site_id).integer(limit); }, read_listing);
 }
 
 std::optional<OutboxListing> OutboxRepo::find(long long id) {
   return db_.one(
-      std::string("SELECT ") + kListingColumns + " FROM svc_notification_log WHERE id = ?",
-      [&](Params& p) { p.integer(id); }, read_listing);
+      "SELECT " + kListingColumns + " FROM svc_notification_log WHERE id = ?", [&](Params& p) { p.integer(id); },
+      read_listing);
 }
 
 std::optional<OutboxMessage> OutboxRepo::message(long long id) {
@@ -193,11 +196,63 @@ std::optional<OutboxMessage> OutboxRepo::message(long long id) {
       [&](Params& p) { p.integer(id); }, read_message);
 }
 
-bool OutboxRepo::requeue_failed(long long id) {
+namespace {
+
+// The index whose prefix serves the filters given (sql/038): the most
+// selective of them.
+const char* log_index(const OutboxFilter& f) {
+  if (!f.recipient.empty()) return "ix_svc_log_site_recipient";
+  if (!f.event.empty()) return "ix_svc_log_site_event";
+  if (!f.status.empty()) return "ix_svc_log_site_status";
+  return "ix_svc_log_site";
+}
+
+}  // namespace
+
+std::vector<OutboxListing> OutboxRepo::site_page(long long site_id, const OutboxFilter& filter,
+                                                 const std::optional<OutboxPosition>& after, int limit) {
+  // Fixed fragments only; every value is bound.
+  std::string sql = "SELECT " + kListingColumns + " FROM svc_notification_log FORCE INDEX (" + log_index(filter) +
+                    ") WHERE site_id = ?";
+  if (!filter.status.empty()) sql += " AND status = ?";
+  if (!filter.event.empty()) sql += " AND event = ?";
+  if (!filter.recipient.empty()) sql += " AND recipient = ?";
+  if (!filter.since.empty()) sql += " AND created_at >= ?";
+  if (!filter.until.empty()) sql += " AND created_at < ?";
+  if (after) sql += " AND (created_at < ? OR (created_at = ? AND id < ?))";
+  sql += " ORDER BY created_at DESC, id DESC LIMIT ?";
+  return db_.rows(
+      sql,
+      [&](Params& p) {
+        p.integer(site_id);
+        for (const std::string* value :
+             {&filter.status, &filter.event, &filter.recipient, &filter.since, &filter.until}) {
+          if (!value->empty()) p.text(*value);
+        }
+        if (after) p.text(after->created_at).text(after->created_at).integer(after->id);
+        p.integer(limit);
+      },
+      read_listing);
+}
+
+std::optional<OutboxListing> OutboxRepo::find(long long site_id, long long id) {
+  return db_.one(
+      "SELECT " + kListingColumns + " FROM svc_notification_log WHERE id = ? AND site_id = ?",
+      [&](Params& p) { p.integer(id).integer(site_id); }, read_listing);
+}
+
+std::optional<OutboxMessage> OutboxRepo::message_shown(long long site_id, long long id) {
+  return db_.one(
+      "SELECT id, site_id, event, recipient, cc, bcc, `from`, " + kRedactedSubject + ", " + kRedactedBody +
+          ", attempts, UNIX_TIMESTAMP(created_at), priority FROM svc_notification_log WHERE id = ? AND site_id = ?",
+      [&](Params& p) { p.integer(id).integer(site_id); }, read_message);
+}
+
+bool OutboxRepo::requeue_failed(long long site_id, long long id) {
   return db_.execute(
              "UPDATE svc_notification_log SET status = 'Pending', attempts = 0, next_attempt_at = NOW(),"
-             " claimed_until = NULL, claimed_by = NULL WHERE id = ? AND status = 'Failed'",
-             [&](Params& p) { p.integer(id); }) == 1;
+             " claimed_until = NULL, claimed_by = NULL WHERE id = ? AND site_id = ? AND status = 'Failed'",
+             [&](Params& p) { p.integer(id).integer(site_id); }) == 1;
 }
 
 }  // namespace svc::db

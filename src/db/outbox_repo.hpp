@@ -39,7 +39,26 @@ struct OutboxListing {
   std::string claimed_until;    // "" unless claimed
   std::string claimed_by;
   std::string last_error;
+  std::string subject;  // as shown: a Pending mail's one-time codes and links redacted
 };
+
+// A site's mail log filters (manage/mail.hpp); "" = not filtered.
+struct OutboxFilter {
+  std::string status;  // Pending | Sent | Failed
+  std::string event;
+  std::string recipient;  // the row's whole recipient list (one address for account mail)
+  std::string since;      // "YYYY-MM-DD HH:MM:SS" UTC: created at or after
+  std::string until;      // idem: created before
+};
+
+// Where a page of the mail log ended: its last row's created_at and id.
+struct OutboxPosition {
+  std::string created_at;
+  long long id = 0;
+};
+
+// The marker the redaction leaves where a one-time link or code was.
+inline constexpr const char* kRedacted = "[redacted]";
 
 struct OutboxStats {
   long long pending = 0, sent = 0, failed = 0;
@@ -119,8 +138,18 @@ class OutboxRepo final : public OutboxQueue {
   std::optional<OutboxListing> find(long long id);
   // The row as the sender reads it, whatever its status (svc-admin mail ingest).
   std::optional<OutboxMessage> message(long long id);
+
+  // --- a site's mail log (manage/mail.hpp); every query scoped to site_id ---
+  // Newest first (created_at, then id), after `after` when given: one range
+  // read of the index sql/038 names for the filters given.
+  std::vector<OutboxListing> site_page(long long site_id, const OutboxFilter& filter,
+                                       const std::optional<OutboxPosition>& after, int limit);
+  std::optional<OutboxListing> find(long long site_id, long long id);
+  // The row as the sender reads it, its one-time links and codes redacted
+  // as they are once it is Sent or Failed (a Pending reset link stays live).
+  std::optional<OutboxMessage> message_shown(long long site_id, long long id);
   // Failed → Pending, attempts 0, due now. False when the row is not Failed.
-  bool requeue_failed(long long id);
+  bool requeue_failed(long long site_id, long long id);
 
  private:
   void add_quota_stats(OutboxStats& s);

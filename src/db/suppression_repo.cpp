@@ -55,6 +55,32 @@ std::vector<Suppression> SuppressionRepo::list(long long site_id, const std::str
       });
 }
 
+std::vector<Suppression> SuppressionRepo::site_page(long long site_id, const std::string& reason,
+                                                    const std::optional<SuppressionPosition>& after, int limit) {
+  std::string sql =
+      "SELECT site_id, address, reason, detail, COALESCE(log_id, 0), created_at FROM svc_mail_suppressions"
+      " FORCE INDEX (ix_svc_mail_suppressions_site_created) WHERE site_id = ? AND (? = '' OR reason = ?)";
+  if (after) {
+    sql += " AND (created_at < ? OR (created_at = ? AND (address < ? OR (address = ? AND reason < ?))))";
+  }
+  sql += " ORDER BY created_at DESC, address DESC, reason DESC LIMIT ?";
+  return db_.rows(
+      sql,
+      [&](Params& p) {
+        p.integer(site_id).text(reason).text(reason);
+        if (after) {
+          p.text(after->created_at).text(after->created_at).text(after->address).text(after->address);
+          p.text(after->reason);
+        }
+        p.integer(limit);
+      },
+      [](RowReader& r) {
+        Suppression s;
+        r.read(s.site_id, s.address, s.reason, s.detail, s.log_id, s.created_at);
+        return s;
+      });
+}
+
 std::map<std::string, std::string> SuppressionRepo::blocking(long long site_id, int priority,
                                                              const std::vector<std::string>& addresses) {
   std::map<std::string, std::string> out;
@@ -113,6 +139,33 @@ std::vector<BounceRate> SuppressionRepo::over_bounce_rate(int percent, int min_m
       [](RowReader& r) {
         BounceRate b;
         r.read(b.site_id, b.hard, b.mails);
+        return b;
+      });
+}
+
+BounceRate SuppressionRepo::bounce_rate(long long site_id) {
+  BounceRate rate;
+  rate.site_id = site_id;
+  rate.hard = db_.one(
+                     "SELECT COUNT(*) FROM svc_mail_bounces WHERE site_id = ? AND kind = 'hard'"
+                     " AND created_at > NOW() - INTERVAL 1 HOUR",
+                     [&](Params& p) { p.integer(site_id); }, [](RowReader& r) { return r.integer(); })
+                  .value_or(0);
+  rate.mails = db_.one(
+                      "SELECT COUNT(*) FROM svc_notification_log WHERE site_id = ?"
+                      " AND created_at > NOW() - INTERVAL 1 HOUR AND status IN ('Sent', 'Failed')",
+                      [&](Params& p) { p.integer(site_id); }, [](RowReader& r) { return r.integer(); })
+                   .value_or(0);
+  return rate;
+}
+
+std::vector<BounceNote> SuppressionRepo::bounces_of(long long site_id, long long log_id) {
+  return db_.rows(
+      "SELECT address, kind, status, created_at FROM svc_mail_bounces WHERE log_id = ? AND site_id = ? ORDER BY id",
+      [&](Params& p) { p.integer(log_id).integer(site_id); },
+      [](RowReader& r) {
+        BounceNote b;
+        r.read(b.address, b.kind, b.status, b.created_at);
         return b;
       });
 }

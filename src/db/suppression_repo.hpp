@@ -52,6 +52,21 @@ struct BounceRate {
   long long mails = 0;
 };
 
+// Where a page of a site's suppression list ended: its last row's key.
+struct SuppressionPosition {
+  std::string created_at;
+  std::string address;
+  std::string reason;
+};
+
+// One bounce or complaint note of svc_mail_bounces.
+struct BounceNote {
+  std::string address;
+  std::string kind;    // hard | soft | complaint
+  std::string status;  // the DSN status ("5.1.1") or the feedback type
+  std::string created_at;
+};
+
 class SuppressionRepo {
  public:
   explicit SuppressionRepo(Database& db) : db_(db) {}
@@ -65,6 +80,11 @@ class SuppressionRepo {
   int remove(long long site_id, const std::string& address, const std::string& reason);
   // Newest first; site_id 0 = every site, reason "" = every reason.
   std::vector<Suppression> list(long long site_id, const std::string& reason, int limit);
+  // The site's suppressions newest first (created_at, then address and
+  // reason, descending), after `after` when given; reason "" = every
+  // reason. A range read of (site_id, created_at), sql/038.
+  std::vector<Suppression> site_page(long long site_id, const std::string& reason,
+                                     const std::optional<SuppressionPosition>& after, int limit);
   // Of `addresses` (any case), those a mail of `priority` (kPriorityHigh..
   // kPriorityBulk) must not go to, lower-cased, each with its reason.
   std::map<std::string, std::string> blocking(long long site_id, int priority,
@@ -79,6 +99,10 @@ class SuppressionRepo {
   // least `min_mails` mails of that hour (the bounce-rate guard). Empty when
   // percent is 0.
   std::vector<BounceRate> over_bounce_rate(int percent, int min_mails);
+  // One site's hard bounces and mails of the last hour, as over_bounce_rate counts them.
+  BounceRate bounce_rate(long long site_id);
+  // The bounce and complaint notes of one mail of the site, oldest first.
+  std::vector<BounceNote> bounces_of(long long site_id, long long log_id);
 
  private:
   Database& db_;

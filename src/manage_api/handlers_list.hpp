@@ -58,4 +58,13 @@ http::Response template_rollback(const http::Request& request, core::Context& ct
 http::Response template_preview(const http::Request& request, core::Context& ctx);
 http::Response template_test_send(const http::Request& request, core::Context& ctx);
 
+// mail_api.cpp
+http::Response mail_list(const http::Request& request, core::Context& ctx);
+http::Response mail_show(const http::Request& request, core::Context& ctx);
+http::Response mail_resend(const http::Request& request, core::Context& ctx);
+http::Response suppressions_list(const http::Request& request, core::Context& ctx);
+http::Response suppression_add(const http::Request& request, core::Context& ctx);
+http::Response suppression_remove(const http::Request& request, core::Context& ctx);
+http::Response bounce_guard_show(const http::Request& request, core::Context& ctx);
+
 }  // namespace svc::manage_api

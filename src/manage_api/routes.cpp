@@ -56,6 +56,14 @@ std::span<const Route> routes() {
       {"POST", "/admin/sites/*/templates/*/rollback", &template_rollback, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/admin/sites/*/templates/*/preview", &template_preview, nullptr, kMessageBodyLimit, kJsonBody},
       {"POST", "/admin/sites/*/templates/*/test-send", &template_test_send, nullptr, kAuthBodyLimit, kJsonBody},
+      // Mail (mail_api.cpp)
+      {"GET", "/admin/sites/*/mail", &mail_list, nullptr, 0, kNoFlags},
+      {"GET", "/admin/sites/*/mail/*", &mail_show, nullptr, 0, kNoFlags},
+      {"POST", "/admin/sites/*/mail/*/resend", &mail_resend, nullptr, 0, kNoFlags},
+      {"GET", "/admin/sites/*/suppressions", &suppressions_list, nullptr, 0, kNoFlags},
+      {"POST", "/admin/sites/*/suppressions", &suppression_add, nullptr, kAuthBodyLimit, kJsonBody},
+      {"DELETE", "/admin/sites/*/suppressions", &suppression_remove, nullptr, 0, kNoFlags},
+      {"GET", "/admin/sites/*/bounce-guard", &bounce_guard_show, nullptr, 0, kNoFlags},
   };
   return kRoutes;
 }

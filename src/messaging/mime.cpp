@@ -197,6 +197,8 @@ void add_part(std::string& out, std::string_view boundary, std::string_view type
 
 }  // namespace
 
+std::string text_part(const OutgoingMail& mail) { return mail.text.empty() ? html_to_text(mail.html) : mail.text; }
+
 std::string build_mime(const OutgoingMail& mail) {
   std::string out;
   add_header(out, "Date", {rfc5322_date(mail.date_unix)});
@@ -226,7 +228,7 @@ std::string build_mime(const OutgoingMail& mail) {
   }
   out += "MIME-Version: 1.0\r\n";
 
-  const std::string text = mail.text.empty() ? html_to_text(mail.html) : mail.text;
+  const std::string text = text_part(mail);
   if (mail.html.empty()) {
     out +=
         "Content-Type: text/plain; charset=UTF-8\r\n"

@@ -37,6 +37,10 @@ struct OutgoingMail {
 // text ends with CRLF. Dot-stuffing is left to the SMTP layer.
 std::string build_mime(const OutgoingMail& mail);
 
+// The text/plain part build_mime writes: mail.text, or when it is empty the
+// text derived from mail.html (html_to_text).
+std::string text_part(const OutgoingMail& mail);
+
 // envelope_to when set, else to + cc + bcc in that order; controls stripped,
 // blanks trimmed, empties dropped, duplicates (compared case-insensitively)
 // removed keeping the first.
