@@ -113,6 +113,8 @@ std::span<const Route> routes() {
       {"GET", "/auth/oidc/register", &oidc::register_form, nullptr, 0, kHashing},
       {"POST", "/auth/oidc/register", &oidc::register_submit, nullptr, kFormLimit, kHashing},
       {"POST", "/auth/oidc/upstream", &oidc::upstream_start, nullptr, kFormLimit, kNoFlags},
+      {"GET", "/auth/upstream/?/start", &oidc::upstream_api_start, nullptr, 0, kNoFlags},
+      {"POST", "/auth/upstream/exchange", &oidc::upstream_exchange, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/upstream/identities", &upstream::identities_list, nullptr, 0, kNoFlags},
       {"POST", "/auth/upstream/unlink", &upstream::identity_unlink, nullptr, kAuthBodyLimit, kJsonBody},
       {"GET", "/oidc/*/upstream/?/callback", &oidc::upstream_callback, nullptr, 0, kOutbound},

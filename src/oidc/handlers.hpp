@@ -50,6 +50,14 @@ http::Response register_submit(const http::Request& request, core::Context& ctx)
 // site, values escaped; "" when it has none).
 http::Response upstream_start(const http::Request& request, core::Context& ctx);
 http::Response upstream_callback(const http::Request& request, core::Context& ctx);
+// The JSON API's form (sites without OpenID Connect): GET
+// /auth/upstream/{name}/start?appID=N&return_to=URL (return_to within the
+// site's reset URLs) ends on return_to with ?code= (or error and
+// error_description); POST /auth/upstream/exchange {"code"} trades the code,
+// once, within 60 s, for the login reply (amr fed), or the second-factor
+// reply for a user with one.
+http::Response upstream_api_start(const http::Request& request, core::Context& ctx);
+http::Response upstream_exchange(const http::Request& request, core::Context& ctx);
 std::string provider_buttons(core::Context& ctx, long long site_id, const std::string& request_id,
                              const std::string& csrf);
 

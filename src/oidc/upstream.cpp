@@ -11,13 +11,19 @@
 #include <map>
 
 #include "auth/mfa/login.hpp"
+#include "auth/mfa/replies.hpp"
 #include "auth/session/sessions.hpp"
+#include "auth/tokens/tokens.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
+#include "core/text.hpp"
 #include "crypto/encoding.hpp"
 #include "crypto/json_object.hpp"
 #include "db/oauth_repo.hpp"
 #include "db/upstream_repo.hpp"
+#include "http/api_error.hpp"
+#include "http/reset_url.hpp"
+#include "http/validate.hpp"
 #include "oidc/flow.hpp"
 #include "oidc/forms.hpp"
 #include "oidc/handlers.hpp"
@@ -35,6 +41,7 @@ namespace {
 using namespace upstream;
 
 constexpr long long kFlowSeconds = 600;
+constexpr long long kApiCodeSeconds = 60;  // the JSON API's one-time code
 
 http::Response redirect(const std::string& location, const std::vector<std::string>& cookies = {}) {
   http::Response r{303, "", {{"Location", location}}};
@@ -182,6 +189,61 @@ http::Response sign_in_user(Live& live, const Resolved& who, const std::string& 
   return out;
 }
 
+// Stores a flow and sends the browser to the provider's authorization endpoint.
+http::Response to_provider(const db::UpstreamProvider& provider, db::UpstreamFlow flow, const std::string& browser,
+                           std::vector<std::string> cookies, core::Context& ctx) {
+  const std::string state = random_token();
+  flow.state_hash = hash_hex(state);
+  flow.provider_id = provider.id;
+  flow.browser_hash = hash_hex(browser);
+  flow.nonce = random_token();
+  flow.verifier = random_token();
+  flow.expires_at = ctx.clock.now() + kFlowSeconds;
+  db::UpstreamRepo(ctx.db).insert_flow(flow);
+  std::map<std::string, std::string> q{{"response_type", "code"},
+                                       {"client_id", provider.client_id},
+                                       {"redirect_uri", callback_uri(ctx.config, flow.site_id, provider.name)},
+                                       {"scope", provider.scopes},
+                                       {"state", state},
+                                       {"code_challenge", pkce_challenge(flow.verifier)},
+                                       {"code_challenge_method", "S256"}};
+  if (provider.type == "oidc") q["nonce"] = flow.nonce;
+  if (provider.response_mode == "form_post") q["response_mode"] = "form_post";
+  return redirect(append_query(provider.authorize_url, q), cookies);
+}
+
+// The JSON API's flow ends on the site's return_to: a one-time code for
+// POST /auth/upstream/exchange, or error and error_description.
+http::Response api_outcome(const db::UpstreamFlow& flow, const db::UpstreamProvider& provider,
+                           const UpstreamIdentity& identity, const http::Request& http, core::Context& ctx) {
+  auto site = active_site(ctx, flow.site_id);
+  if (!site) return failed("This site is not active.");
+  const Resolved who = resolve(ctx, http, *site, provider, identity, sign_in_table(ctx));
+  std::map<std::string, std::string> q;
+  if (who.kind == Resolution::kSignIn) {
+    const std::string code = random_token();
+    db::UpstreamPending pending;
+    pending.token_hash = hash_hex(code);
+    pending.kind = "code";
+    pending.site_id = site->id;
+    pending.provider_id = provider.id;
+    pending.subject = identity.subject;
+    pending.email = identity.email;
+    pending.table = who.table;
+    pending.user_id = who.user.id;
+    pending.expires_at = ctx.clock.now() + kApiCodeSeconds;
+    db::UpstreamRepo(ctx.db).insert_pending(pending);
+    q["code"] = code;
+  } else if (who.kind == Resolution::kLinkFirst) {
+    q["error"] = "link_required";
+    q["error_description"] = "An account uses this address: sign in with it first, then link " + provider.name + ".";
+  } else {
+    q["error"] = "access_denied";
+    q["error_description"] = who.message;
+  }
+  return redirect(append_query(flow.return_to, q));
+}
+
 }  // namespace
 
 std::string provider_buttons(core::Context& ctx, long long site_id, const std::string& request_id,
@@ -206,27 +268,56 @@ http::Response upstream_start(const http::Request& http, core::Context& ctx) {
   if (!live) return expired_page();
   auto provider = db::UpstreamRepo(ctx.db).provider(live->site.id, p.value("provider"));
   if (!provider) return failed("This site offers no such way to sign in.");
-  const std::string state = random_token();
   db::UpstreamFlow flow;
-  flow.state_hash = hash_hex(state);
   flow.site_id = live->site.id;
-  flow.provider_id = provider->id;
-  flow.browser_hash = hash_hex(request_cookie(ctx, http, kBrowserCookie));
-  flow.nonce = random_token();
-  flow.verifier = random_token();
   flow.request_id = live->request.id;
-  flow.expires_at = ctx.clock.now() + kFlowSeconds;
-  db::UpstreamRepo(ctx.db).insert_flow(flow);
-  std::map<std::string, std::string> q{{"response_type", "code"},
-                                       {"client_id", provider->client_id},
-                                       {"redirect_uri", callback_uri(ctx.config, live->site.id, provider->name)},
-                                       {"scope", provider->scopes},
-                                       {"state", state},
-                                       {"code_challenge", pkce_challenge(flow.verifier)},
-                                       {"code_challenge_method", "S256"}};
-  if (provider->type == "oidc") q["nonce"] = flow.nonce;
-  if (provider->response_mode == "form_post") q["response_mode"] = "form_post";
-  return redirect(append_query(provider->authorize_url, q));
+  return to_provider(*provider, flow, request_cookie(ctx, http, kBrowserCookie), {}, ctx);
+}
+
+http::Response upstream_api_start(const http::Request& http, core::Context& ctx) {
+  const Params p = parse_params(http.query);
+  const std::string name = http.path.substr(std::string("/auth/upstream/").size(),
+                                            http.path.size() - std::string("/auth/upstream//start").size());
+  const auto app_id = p.repeated.empty() ? core::parse_id(p.value("appID")) : std::nullopt;
+  auto site = app_id ? active_site(ctx, *app_id) : std::nullopt;
+  if (!site) return failed("appID names no active site.");
+  const std::string return_to = p.value("return_to");
+  // The site's reset-URL allowlist says where its pages are (design).
+  if (return_to.empty() || return_to.size() > 2048 || !http::reset_url_allowed(return_to, site->reset_urls)) {
+    return failed("return_to is not a page of this site.");
+  }
+  auto provider = db::UpstreamRepo(ctx.db).provider(site->id, name);
+  if (!provider) return failed("This site offers no such way to sign in.");
+  std::vector<std::string> cookies;
+  std::string browser = request_cookie(ctx, http, kBrowserCookie);
+  if (browser.size() != 43) {
+    browser = random_token();
+    cookies.push_back(set_cookie(ctx, kBrowserCookie, browser, -1));
+  }
+  db::UpstreamFlow flow;
+  flow.site_id = site->id;
+  flow.return_to = return_to;
+  return to_provider(*provider, flow, browser, cookies, ctx);
+}
+
+http::Response upstream_exchange(const http::Request& http, core::Context& ctx) {
+  http::Fields fields(http.json);
+  auto code = fields.required_string("code", 128);
+  fields.throw_if_errors();
+  db::UpstreamRepo repo(ctx.db);
+  auto pending = repo.take_pending(hash_hex(*code), "code", ctx.clock.now());
+  auto table = pending ? db::allowlisted(pending->table, ctx.config.auth.tables) : std::nullopt;
+  auto user = table ? db::UserRepo(ctx.db, *table).find_by_id(pending->user_id) : std::nullopt;
+  if (!user || !user->active) throw http::ApiError::failed(400, "Invalid or expired code");
+  if (auth::needs_second_factor(ctx, table->str(), user->id)) {
+    const std::string token = auth::open_mfa_challenge(ctx, table->str(), user->id, pending->site_id, "fed");
+    return auth::second_factor_reply(token, false);
+  }
+  auth::Session session;
+  session.user = *user;
+  session.tokens =
+      auth::issue_tokens(http, *user, table->str(), pending->site_id, auth::SignIn{ctx.clock.now(), {"fed"}}, ctx);
+  return auth::session_reply(session, auth::Profile::kWithRole);
 }
 
 http::Response upstream_callback(const http::Request& http, core::Context& ctx) {
@@ -262,6 +353,7 @@ http::Response upstream_callback(const http::Request& http, core::Context& ctx) 
   std::string problem;
   auto identity = identity_of(ctx, *provider, *flow, code, problem);
   if (!identity) return failed(problem);
+  if (flow->request_id.empty()) return api_outcome(*flow, *provider, *identity, http, ctx);
   auto live = live_of(ctx, flow->request_id);
   if (!live) return expired_page();
   const Resolved who = resolve(ctx, http, live->site, *provider, *identity, sign_in_table(ctx));

@@ -192,6 +192,8 @@ class UpstreamSignInTest(ApiTest):
         # The relying site, its pool its own, and its client.
         cls.rp = new_site("Relying site")
         cls.rp_pool = pool_of(cls.rp)
+        # Its pages, where the JSON API's form may return (before any request caches the site).
+        admin("site", "set", "--site", str(cls.rp), "--reset-url", "http://127.0.0.1:9/app/")
         callback = "%s/oidc/%d/upstream/svc-up/callback" % (BASE, cls.rp)
         cls.up_client = json.loads(admin("oauth-client", "create", "--site", str(cls.up), "--name", "Relying site",
                                          "--redirect-uri", callback, "--first-party", "--json").stdout)
@@ -452,6 +454,30 @@ class UpstreamSignInTest(ApiTest):
         self.assertEqual(identities(self.rp_pool, email), 1)
         self.assertEqual(sql_value("SELECT subject FROM svc_user_identities WHERE pool_id = %d AND email = %s"
                                    % (self.rp_pool, q(email))), "4242")
+
+    # -- the JSON API's form --------------------------------------------------
+
+    def test_the_json_api_form_returns_a_one_time_code_that_the_backend_exchanges(self):
+        browser = Browser()
+        outside = browser.get("/auth/upstream/fake/start?appID=%d&return_to=%s"
+                              % (self.rp, urllib.parse.quote("https://evil.example/")))
+        self.assertRefused(outside, "return_to is not a page of this site")
+        reply = browser.get("/auth/upstream/fake/start?appID=%d&return_to=%s"
+                            % (self.rp, urllib.parse.quote("http://127.0.0.1:9/app/done")))
+        self.assertEqual(reply.status_code, 303, reply.text)
+        params = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(reply.headers["Location"]).query))
+        email = unique_email("api")
+        self.fake.codes["c-api"] = {"id_token": self.fake.token(self.good_claims(email)(params))}
+        back = browser.get("/oidc/%d/upstream/fake/callback?code=c-api&state=%s" % (self.rp, params["state"]))
+        self.assertEqual(back.status_code, 303, back.text)
+        self.assertTrue(back.headers["Location"].startswith("http://127.0.0.1:9/app/done?code="), back.headers)
+        code = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(back.headers["Location"]).query))["code"]
+        token = self.assertTokenReply(post("/auth/upstream/exchange", {"code": code}))
+        claims = json.loads(svc_stack.b64url_decode(token["access_token"].split(".")[1]))
+        self.assertIn("fed", claims.get("amr", []))
+        self.assertEqual(token["user"]["email"], email)
+        self.assertReply(post("/auth/upstream/exchange", {"code": code}), 400,
+                         {"status": "Failed", "message": "Invalid or expired code"})
 
     # -- hosted registration -------------------------------------------------
 
