@@ -19,7 +19,6 @@ docs/oidc.md "Sign in with ..."), through nginx on the hosted pages:
 import base64
 import http.server
 import json
-import os
 import socket
 import tempfile
 import threading
@@ -436,8 +435,7 @@ class UpstreamSignInTest(ApiTest):
         self.assertRefused(reply, "could not be reached")
 
     def test_a_provider_slower_than_15_seconds_is_a_clear_page(self):
-        if os.environ.get("SVC_SLOW_TESTS") != "1":
-            self.skipTest("waits out the 15 s bound: SVC_SLOW_TESTS=1 runs it")
+        # Waits out the bound once (the outbound pool's worker, not the test, times out).
         self.fake.delay = 16
         try:
             reply, _ = self.fake_callback(Browser(), self.good_claims(unique_email("slow")))
