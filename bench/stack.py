@@ -17,7 +17,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 HASHING_PATHS = ("/auth/login", "/auth/sign-up", "/auth/reset-pass", "/auth/mfa/disable", "/auth/password/change",
-                 "/auth/email/change", "/auth/account/delete", "/auth/oidc/sign-in")
+                 "/auth/email/change", "/auth/account/delete", "/auth/oidc/sign-in", "/auth/oidc/register")
 # The routes nginx sends to the outbound pool (kOutbound; tests/unit/app/outbound_routes_test.cpp).
 OUTBOUND_PATHS = ("/message/sendPush", "/message/notification", "/auth/user-sms-code")
 

@@ -23,6 +23,7 @@
 #include "admin/site_commands.hpp"
 #include "admin/sql_dir.hpp"
 #include "admin/template_commands.hpp"
+#include "admin/upstream_commands.hpp"
 #include "admin/user_commands.hpp"
 #include "admin/webhook_commands.hpp"
 #include "config/config.hpp"
@@ -183,6 +184,19 @@ const std::vector<Command>& commands() {
       {{"site", "admin", "remove"},
        cmd_site_admin_remove,
        "site admin remove --site N --email E   take a user's role on the site away"},
+      {{"site", "provider", "add"},
+       cmd_site_provider_add,
+       "site provider add --site N --name NAME [--type oidc|github] [--issuer URL] [--tenant T]\n"
+       "               [--api-url URL --authorize-url URL --token-url URL] --client-id ID\n"
+       "               --client-secret-file FILE [--scopes S] [--trust-email]\n"
+       "                                 sign in with an upstream provider (presets google, microsoft,\n"
+       "                                 apple, gitlab, github); prints the callback URI to register"},
+      {{"site", "provider", "list"},
+       cmd_site_provider_list,
+       "site provider list --site N           the site's upstream providers and their callback URIs"},
+      {{"site", "provider", "remove"},
+       cmd_site_provider_remove,
+       "site provider remove --site N --name NAME   no more sign-in through it"},
       {{"site", "create"}, cmd_site_create, "site create --name N [site options]   create a site (prints its id)"},
       {{"site", "set"}, cmd_site_set, "site set --site ID [site options]     change a site"},
       {{"site", "show"}, cmd_site_show, "site show --site ID                   show a site (no secrets)"},

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "admin/operator_env.hpp"
+#include "admin/upstream_commands.hpp"
 #include "auth/tokens/access_tokens.hpp"
 #include "config/config.hpp"
 #include "core/text.hpp"
@@ -74,6 +75,7 @@ std::vector<std::string> with_mail_options(std::vector<std::string> options) {
   options.push_back("rp-id");
   options.push_back("origins");
   options.push_back("user-pool");
+  options.push_back("signup");  // upstream_commands.hpp
   return options;
 }
 
@@ -136,6 +138,7 @@ void print_site_identity(CommandEnv& env, const db::Site& site) {
   // Issue 48: what a site's backend checks (docs/api.md "Verifying access tokens").
   std::printf("token_issuer:    %s (iss of its access tokens)\n", env.config.tokens.issuer.c_str());
   std::printf("oidc_issuer:     %s (iss of its ID tokens)\n", oidc::issuer_of(env.config, site.id).c_str());
+  print_signup(env.db, site.id);
 }
 
 // The operator's own options (no site administrator changes these).
@@ -256,6 +259,8 @@ std::string site_options_help() {
          "  pool of requests without appID, or the pool of site N, for sites that share users and\n"
          "  single sign-on; site create defaults to own; site set refuses a change once users\n"
          "  signed in to the site)\n"
+         "  --signup open|closed (whether strangers may register on the hosted pages or through an\n"
+         "  upstream provider; default open)\n"
          "  (site create also takes --id N to keep an existing appID; it generates a key unless\n"
          "  --api-key none; a generated key is printed once as 'site_key: KEY'; without\n"
          "  --email-from it sends as no-reply@DOMAIN, and without --domain either it is refused\n"
@@ -303,6 +308,7 @@ int cmd_site_create(const Args& args, const std::string& config_path) {
   if (!later.empty()) {
     naming_options(kSettingOptions, [&] { return manage::update_settings(o.ctx, o.on_site(id), later); });
   }
+  apply_signup(args, env.db, id);
   std::printf("%lld\n", id);
   return 0;
 }
@@ -333,6 +339,7 @@ int cmd_site_set(const Args& args, const std::string& config_path) {
   db::SiteRepo(env.db).update(site);
   apply_mail_options(args, env.db, site.id);
   apply_audience(args, env.db, site.id);
+  apply_signup(args, env.db, site.id);
   site = env.site(site.id);
   print_site(site);
   if (!key.empty()) std::printf("site_key: %s\n", key.c_str());

@@ -10,6 +10,7 @@
 #include "messaging/handlers.hpp"
 #include "oidc/handlers.hpp"
 #include "push/handlers.hpp"
+#include "upstream/handlers.hpp"
 
 namespace svc::app {
 
@@ -105,6 +106,19 @@ std::span<const Route> routes() {
       {"GET", "/auth/oidc/email-code", &oidc::email_code_form, nullptr, 0, kNoFlags},
       {"POST", "/auth/oidc/email-code", &oidc::email_code_submit, nullptr, kFormLimit, kNoFlags},
       {"POST", "/auth/oidc/email-code/verify", &oidc::email_code_verify, nullptr, kFormLimit, kNoFlags},
+      // Sign in with an upstream provider (issue 51, docs/oidc.md "Sign in
+      // with …"): the hosted page's button, and the provider's answer, which
+      // waits on its token endpoint and JWKS (kOutbound).
+      // Hosted registration (issue 51); the POST runs Argon2id (hashing pool).
+      {"GET", "/auth/oidc/register", &oidc::register_form, nullptr, 0, kHashing},
+      {"POST", "/auth/oidc/register", &oidc::register_submit, nullptr, kFormLimit, kHashing},
+      {"POST", "/auth/oidc/upstream", &oidc::upstream_start, nullptr, kFormLimit, kNoFlags},
+      {"GET", "/auth/upstream/?/start", &oidc::upstream_api_start, nullptr, 0, kNoFlags},
+      {"POST", "/auth/upstream/exchange", &oidc::upstream_exchange, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/upstream/identities", &upstream::identities_list, nullptr, 0, kNoFlags},
+      {"POST", "/auth/upstream/unlink", &upstream::identity_unlink, nullptr, kAuthBodyLimit, kJsonBody},
+      {"GET", "/oidc/*/upstream/?/callback", &oidc::upstream_callback, nullptr, 0, kOutbound},
+      {"POST", "/oidc/*/upstream/?/callback", &oidc::upstream_callback, nullptr, kFormLimit, kOutbound},
       {"POST", "/message/notification", nullptr, &messaging::notification, kMessageBodyLimit, kJsonBody | kOutbound},
       {"POST", "/message/sendPush", nullptr, &push::send_push, kMessageBodyLimit, kJsonBody | kOutbound},
       // One-click unsubscribe (RFC 8058): the token in the query names site

@@ -3,6 +3,7 @@
 #include "core/clock.hpp"
 #include "oidc/flow.hpp"
 #include "oidc/issuer.hpp"
+#include "upstream/linking.hpp"
 
 namespace svc::oidc {
 
@@ -41,6 +42,8 @@ http::Response expired_page() {
 http::Response signed_in(Live& live, const std::string& sid, const http::Request& http, core::Context& ctx) {
   auto sso = sso_of(ctx, sid);
   if (!sso) return expired_page();
+  // An upstream identity waiting for this sign-in (upstream/flow.cpp).
+  upstream::finish_pending_link(ctx, http, live.request.id, sso->session.table, sso->user.id);
   const std::string cookie = random_token();
   db::OAuthRepo(ctx.db).insert_sso(hash_hex(cookie), live.site.id, sid, ctx.clock.now());
   Step step{live.site, live.client, live.request,

@@ -18,6 +18,7 @@ extern const std::string_view kPage_forgot;
 extern const std::string_view kPage_forgot_sent;
 extern const std::string_view kPage_email_code;
 extern const std::string_view kPage_email_code_sent;
+extern const std::string_view kPage_register;
 
 namespace {
 
@@ -86,6 +87,8 @@ http::Response sign_in_page(int status, const PageFields& fields, const std::str
   values["passkey_options"] = fields.passkey_options;
   values["passkey_challenge"] = fields.passkey_challenge;
   values["email_code_hidden"] = fields.email_code ? "" : " hidden";
+  values["providers_markup"] = fields.providers_markup;
+  values["register_hidden"] = fields.signup ? "" : " hidden";
   // The passkey button's script (web/account/oidc-sign-in.js).
   return page(status, fill(kPage_sign_in, values), true);
 }
@@ -139,6 +142,15 @@ http::Response email_code_page(int status, const PageFields& fields, const std::
 
 http::Response email_code_sent_page(int status, const PageFields& fields, const std::string& email) {
   return with_email(kPage_email_code_sent, status, fields, email);
+}
+
+http::Response register_page(int status, const PageFields& fields, const std::string& email,
+                             const std::string& first_name, const std::string& last_name) {
+  auto values = common(fields);
+  values["email"] = email;
+  values["firstname"] = first_name;
+  values["lastname"] = last_name;
+  return page(status, fill(kPage_register, values));
 }
 
 http::Response message_page(int status, const std::string& title, const std::string& message) {

@@ -28,6 +28,11 @@ struct PageFields {
   std::string passkey_challenge;
   // Whether the sign-in page offers a code by e-mail (the site sends mail).
   bool email_code = false;
+  // The sign-in page's "Sign in with …" forms (upstream/handlers.hpp
+  // provider_buttons: markup, its values escaped); "" = none.
+  std::string providers_markup;
+  // Whether the sign-in page links to the registration page (sign-up open).
+  bool signup = false;
 };
 
 http::Response sign_in_page(int status, const PageFields& fields, const std::string& login_hint);
@@ -50,6 +55,9 @@ http::Response forgot_sent_page(const PageFields& fields);
 // whether or not an account uses the address.
 http::Response email_code_page(int status, const PageFields& fields, const std::string& email);
 http::Response email_code_sent_page(int status, const PageFields& fields, const std::string& email);
+// The hosted registration form (issue 51), its fields filled again after a refusal.
+http::Response register_page(int status, const PageFields& fields, const std::string& email,
+                             const std::string& first_name, const std::string& last_name);
 http::Response message_page(int status, const std::string& title, const std::string& message);
 
 // `tmpl` with every {{name}} replaced by the HTML-escaped values[name]

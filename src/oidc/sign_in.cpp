@@ -22,6 +22,7 @@
 #include "core/clock.hpp"
 #include "db/passkey_repo.hpp"
 #include "db/table_name.hpp"
+#include "db/upstream_repo.hpp"
 #include "http/validate.hpp"
 #include "oidc/flow.hpp"
 #include "oidc/forms.hpp"
@@ -40,6 +41,8 @@ http::Response sign_in_again(int status, const Live& live, const std::string& cs
                              const std::string& email, core::Context& ctx) {
   PageFields f = fields_of(live, csrf, std::move(error));
   f.email_code = !live.site.disable_email;
+  f.providers_markup = provider_buttons(ctx, live.site.id, live.request.id, csrf);
+  f.signup = db::UpstreamRepo(ctx.db).signup_open(live.site.id);
   if (db::PasskeyRepo(ctx.db).find_rp(live.site.id)) {
     const db::TableName table = sign_in_table(ctx);
     const auth::passkey::Ceremony ceremony = auth::passkey::open_login(ctx, live.site.id, std::nullopt, table);

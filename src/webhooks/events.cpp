@@ -7,10 +7,12 @@
 namespace svc::webhooks {
 
 const std::vector<std::string_view> kEventTypes = {
-    "user.created",        "user.deleted",         "user.email_verified", "user.email_changed", "user.password_changed",
-    "user.password_reset", "user.mfa_enabled",     "user.mfa_disabled",   "user.passkey_added", "user.passkey_removed",
-    "session.created",     "session.revoked",      "message.sent",        "message.failed",     "message.bounced",
-    "message.complained",  "message.unsubscribed", "user.disabled",       "user.enabled",
+    "user.created",           "user.deleted",         "user.email_verified", "user.email_changed",
+    "user.password_changed",  "user.password_reset",  "user.mfa_enabled",    "user.mfa_disabled",
+    "user.passkey_added",     "user.passkey_removed", "session.created",     "session.revoked",
+    "message.sent",           "message.failed",       "message.bounced",     "message.complained",
+    "message.unsubscribed",   "user.disabled",        "user.enabled",        "user.identity_linked",
+    "user.identity_unlinked",
 };
 
 bool is_event_type(std::string_view type) {

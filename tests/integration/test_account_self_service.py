@@ -360,7 +360,7 @@ class AccountSelfServiceTest(ApiTest):
         self.assertEqual(account["profile"]["email"], email)
         self.assertEqual(account["profile"]["id"], uid)
         self.assertEqual(set(account), {"profile", "sessions", "second_factor", "recovery_codes", "passkeys",
-                                        "email_changes", "versions", "audit", "mail"})
+                                        "identities", "email_changes", "versions", "audit", "mail"})
         self.assertEqual(len(account["sessions"]), 1)
         self.assertEqual(account["passkeys"][0]["name"], "Laptop")
         self.assertEqual(account["second_factor"], [{"created_at": "1", "confirmed_at": "2"}])

@@ -341,7 +341,7 @@ class NginxFilesTest(unittest.TestCase):
         self.assertIn("error_page 429 = @svc_message_429;", blocks["/message/"])
         # The Argon2id routes: limited like /auth/, served by the hashing pool.
         hashing = ("~ ^/auth/(?:login|sign-up|reset-pass|mfa/disable|password/change|email/change|account/delete|"
-                   "oidc/sign-in)$")
+                   "oidc/sign-in|oidc/register)$")
         self.assertIn("fastcgi_pass svc_fcgi_hashing;", blocks[hashing])
         for line in ("client_max_body_size 64k;", "limit_req zone=svc_auth burst=20 nodelay;",
                      "error_page 429 = @svc_429;"):
@@ -350,7 +350,10 @@ class NginxFilesTest(unittest.TestCase):
         # served by the outbound pool.
         outbound_auth = "~ ^/auth/(?:user-sms-code)$"
         outbound_message = "~ ^/message/(?:sendPush|notification)$"
-        for name, family in ((outbound_auth, "/auth/"), (outbound_message, "/message/")):
+        # Upstream sign-in's callback waits on the provider (issue 51).
+        outbound_upstream = "~ ^/oidc/[0-9]+/upstream/[a-z0-9-]+/callback$"
+        for name, family in ((outbound_auth, "/auth/"), (outbound_message, "/message/"),
+                             (outbound_upstream, "/oidc/")):
             self.assertIn("fastcgi_pass svc_fcgi_outbound;", blocks[name])
             for line in blocks[family].splitlines():
                 if line.strip().startswith(("client_max_body_size", "limit_req", "error_page")):

@@ -41,6 +41,9 @@ FLOORS = {
     "manage": 5,
     # The OpenID Connect provider: above auth/, whose sign-ins and sessions it uses.
     "oidc": 4,
+    # Upstream sign-in (issue 51): providers, ID tokens, linking, the account
+    # routes; the hosted flow that goes on with OpenID Connect is oidc/upstream.cpp.
+    "upstream": 4,
     "fcgi": 3,
     "auth": 3,
     "messaging": 3,

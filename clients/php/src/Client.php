@@ -149,6 +149,30 @@ final class Client
     }
 
     /**
+     * The address to send the browser to for "Sign in with {provider}"
+     * (docs/api.md "Sign in with …"): svc runs the flow with the provider
+     * and comes back to $returnTo (within the site's reset URLs) with
+     * ?code=…, or with error and error_description.
+     */
+    public function upstreamStartUrl(string $provider, string $returnTo): string
+    {
+        return $this->baseUrl . '/auth/upstream/' . rawurlencode($provider) . '/start?'
+            . http_build_query(['appID' => $this->requireAppId(), 'return_to' => $returnTo]);
+    }
+
+    /**
+     * Trades the one-time code upstreamStartUrl()'s flow brought back (once,
+     * within 60 s) for the login reply (amr ["fed"]); a user with a second
+     * factor: SecondFactorRequiredException. A wrong or spent code:
+     * ApiException "Invalid or expired code".
+     * @return array the `token` object, as login()
+     */
+    public function upstreamExchange(string $code): array
+    {
+        return $this->signIn('/auth/upstream/exchange', ['code' => $code]);
+    }
+
+    /**
      * Mails a 6-digit sign-in code (the same reply whether or not the
      * address is registered; at most one code per 60 s reaches an address).
      */

@@ -77,7 +77,7 @@ BOOST_AUTO_TEST_SUITE(hashing_routes_test)
 BOOST_AUTO_TEST_CASE(route_table_flags_the_argon2id_routes) {
   const std::set<std::string> expected{"/auth/login",          "/auth/sign-up",         "/auth/reset-pass",
                                        "/auth/mfa/disable",    "/auth/password/change", "/auth/email/change",
-                                       "/auth/account/delete", "/auth/oidc/sign-in"};
+                                       "/auth/account/delete", "/auth/oidc/sign-in",    "/auth/oidc/register"};
   BOOST_TEST(hashing_route_paths() == expected, boost::test_tools::per_element());
 }
 

@@ -35,8 +35,24 @@ std::set<std::string> outbound_route_paths() {
   return out;
 }
 
-// The alternatives of a pattern written as ^/family/(?:a|b)$, as full paths.
+// The regex nginx uses for a route path with wildcards: '*' a site id,
+// '?' a name (upstream sign-in's /oidc/*/upstream/?/callback).
+std::string wildcard_regex(const std::string& path) {
+  std::string out = "^";
+  for (char c : path) out += c == '*' ? "[0-9]+" : c == '?' ? "[a-z0-9-]+" : std::string(1, c);
+  return out + "$";
+}
+
+// The alternatives of a pattern written as ^/family/(?:a|b)$, as full paths;
+// or the flagged wildcard route whose wildcard_regex the pattern is.
 std::set<std::string> listed_paths(const std::string& pattern) {
+  for (const auto& r : svc::app::routes()) {
+    const std::string path(r.path);
+    if ((r.flags & svc::http::kOutbound) && path.find_first_of("*?") != std::string::npos &&
+        wildcard_regex(path) == pattern) {
+      return {path};
+    }
+  }
   static const std::regex kShape(R"(\^/([a-z]+)/\(\?:([A-Za-z-]+(?:\|[A-Za-z-]+)*)\)\$)");
   std::smatch m;
   BOOST_REQUIRE_MESSAGE(std::regex_match(pattern, m, kShape),
@@ -71,7 +87,8 @@ std::map<std::string, std::vector<std::string>> outbound_locations() {
 BOOST_AUTO_TEST_SUITE(outbound_routes_test)
 
 BOOST_AUTO_TEST_CASE(route_table_flags_the_routes_that_wait_on_outside_parties) {
-  const std::set<std::string> expected{"/auth/user-sms-code", "/message/notification", "/message/sendPush"};
+  const std::set<std::string> expected{"/auth/user-sms-code", "/message/notification", "/message/sendPush",
+                                       "/oidc/*/upstream/?/callback"};
   BOOST_TEST(outbound_route_paths() == expected, boost::test_tools::per_element());
   for (const auto& r : svc::app::routes()) {
     BOOST_TEST_CONTEXT(r.path) {
@@ -114,7 +131,12 @@ BOOST_AUTO_TEST_CASE(benchmark_attributes_the_flagged_routes_to_the_outbound_poo
   const std::string items = m[1].str();
   const std::regex kQuoted("\"([^\"]*)\"");
   for (std::sregex_iterator q(items.begin(), items.end(), kQuoted), end; q != end; ++q) listed.insert((*q)[1].str());
-  BOOST_TEST(listed == outbound_route_paths(), boost::test_tools::per_element());
+  // The benchmark drives no route with wildcards (upstream sign-in's callback).
+  std::set<std::string> plain;
+  for (const auto& p : outbound_route_paths()) {
+    if (p.find_first_of("*?") == std::string::npos) plain.insert(p);
+  }
+  BOOST_TEST(listed == plain, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
