@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "admin/listing.hpp"
-#include "admin/operator_env.hpp"
+#include "admin/manage_env.hpp"
 #include "db/signing_key_repo.hpp"
 #include "http/json.hpp"
 #include "manage/oauth_clients.hpp"
@@ -28,8 +28,8 @@ const std::vector<std::pair<std::string, std::string>> kClientOptions = {
     {"id_token_alg", "id-token-alg"}};
 
 // The operator on the site of the client a command names.
-manage::Actor client_actor(OperatorEnv& o, const std::string& client_id) {
-  return o.on_site(manage::client_site(o.ctx, client_id));
+manage::Actor client_actor(ManageEnv& o, const std::string& client_id) {
+  return o.act_on(manage::client_site(o.ctx, client_id));
 }
 
 void print_credentials(bool json, const std::string& client_id, const std::string& secret,
@@ -74,8 +74,8 @@ int cmd_oauth_client_create(const Args& args, const std::string& config_path) {
   spec.is_public = args.flag("public");
   spec.first_party = args.flag("first-party");
   spec.id_token_alg = args.get("id-token-alg").value_or("RS256");
-  OperatorEnv o(config_path);
-  const manage::Actor actor = o.on_site(site_id);
+  ManageEnv o(config_path);
+  const manage::Actor actor = o.act_on(site_id);
   const auto created = naming_options(kClientOptions, [&] { return manage::create_client(o.ctx, actor, spec); });
   warn_without_key(o.env, spec.id_token_alg, created.client.created_at);
   print_credentials(args.flag("json"), created.client.client_id, created.secret,
@@ -86,9 +86,9 @@ int cmd_oauth_client_create(const Args& args, const std::string& config_path) {
 int cmd_oauth_client_list(const Args& args, const std::string& config_path) {
   args.allow_only({"site"});
   const long long site_id = args.integer("site", 0);
-  OperatorEnv o(config_path);
+  ManageEnv o(config_path);
   // Site 0: every site's clients (the operator's listing).
-  const manage::Actor actor = site_id != 0 ? o.on_site(site_id) : manage::Actor::operator_on(0, 0);
+  const manage::Actor actor = site_id != 0 ? o.act_on(site_id) : manage::Actor::operator_on(0, 0);
   const auto clients = manage::list_clients(o.ctx, actor);
   return print_listing(clients, "no OAuth clients", "client_id\tsite\ttype\tfirst_party\tname", [](const auto& c) {
     std::printf("%s\t%lld\t%s\t%s\t%s\n", c.client_id.c_str(), c.site_id, c.is_public ? "public" : "confidential",
@@ -99,7 +99,7 @@ int cmd_oauth_client_list(const Args& args, const std::string& config_path) {
 int cmd_oauth_client_show(const Args& args, const std::string& config_path) {
   args.allow_only({});
   const std::string client_id = client_word(args, "show");
-  OperatorEnv o(config_path);
+  ManageEnv o(config_path);
   const db::OAuthClient c = manage::find_client(o.ctx, client_actor(o, client_id), client_id);
   std::printf("client_id %s\nsite %lld\nname %s\ntype %s\nfirst_party %s\nid_token_alg %s\nissuer %s\n",
               c.client_id.c_str(), c.site_id, c.name.c_str(), c.is_public ? "public" : "confidential",
@@ -115,7 +115,7 @@ int cmd_oauth_client_show(const Args& args, const std::string& config_path) {
 int cmd_oauth_client_rotate_secret(const Args& args, const std::string& config_path) {
   args.allow_only({"json"});
   const std::string client_id = client_word(args, "rotate-secret");
-  OperatorEnv o(config_path);
+  ManageEnv o(config_path);
   const manage::Actor actor = client_actor(o, client_id);
   const auto rotated = manage::rotate_client_secret(o.ctx, actor, client_id);
   print_credentials(args.flag("json"), client_id, rotated.secret, oidc::issuer_of(o.env.config, actor.site_id));
@@ -125,7 +125,7 @@ int cmd_oauth_client_rotate_secret(const Args& args, const std::string& config_p
 int cmd_oauth_client_delete(const Args& args, const std::string& config_path) {
   args.allow_only({});
   const std::string client_id = client_word(args, "delete");
-  OperatorEnv o(config_path);
+  ManageEnv o(config_path);
   const int ended = manage::delete_client(o.ctx, client_actor(o, client_id), client_id);
   std::printf("OAuth client %s deleted; %d session(s) ended\n", client_id.c_str(), ended);
   return 0;

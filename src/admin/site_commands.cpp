@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <optional>
 
-#include "admin/operator_env.hpp"
+#include "admin/manage_env.hpp"
 #include "admin/upstream_commands.hpp"
 #include "auth/tokens/access_tokens.hpp"
 #include "config/config.hpp"
@@ -40,10 +40,9 @@ const std::vector<std::pair<std::string, std::string>> kSettingOptions = {{"min_
 // new one through the site key service (manage/site_key.hpp: audited),
 // anything else is taken as the key. Returns the new key when one was
 // generated (to print once), "" otherwise.
-std::string apply_api_key(const std::string& value, OperatorEnv& o, const manage::Actor& actor) {
+std::string apply_api_key(const std::string& value, ManageEnv& o, const manage::Actor& actor) {
   if (value == "generate") return manage::rotate_site_key(o.ctx, actor);
-  db::SiteRepo(o.env.db).set_api_key_hash(actor.site_id,
-                                          value.empty() || value == "none" ? "" : http::hash_site_key(value));
+  manage::set_site_key(o.ctx, actor, value == "none" ? "" : value);
   return "";
 }
 
@@ -105,8 +104,8 @@ std::string pool_line(db::Database& db, const db::Site& site) {
 }
 
 // The relying party as the Settings service reads it.
-void print_passkey_rp(OperatorEnv& o, long long site_id) {
-  const manage::SiteSettings s = manage::read_settings(o.ctx, o.on_site(site_id));
+void print_passkey_rp(ManageEnv& o, long long site_id) {
+  const manage::SiteSettings s = manage::read_settings(o.ctx, o.act_on(site_id));
   const bool on = !s.passkey_rp_id.empty();
   std::printf("passkey_rp_id:   %s\n", on ? s.passkey_rp_id.c_str() : "(none: passkeys off)");
   if (on) std::printf("passkey_origins: %s\n", core::join(s.passkey_origins, ", ").c_str());
@@ -284,7 +283,7 @@ int cmd_site_create(const Args& args, const std::string& config_path) {
   if (change.email_cc) s.email_cc = change.email_cc->user_id;
   if (change.email_bcc) s.email_bcc = change.email_bcc->user_id;
   derive_sender(s);
-  OperatorEnv o(config_path);
+  ManageEnv o(config_path);
   CommandEnv& env = o.env;
   // A new site gets a pool of its own unless told otherwise (design "User pools").
   const long long pool = user_pool_option(args, env.db).value_or(0);
@@ -306,7 +305,7 @@ int cmd_site_create(const Args& args, const std::string& config_path) {
   later.passkey_rp_id = change.passkey_rp_id;
   later.passkey_origins = change.passkey_origins;
   if (!later.empty()) {
-    naming_options(kSettingOptions, [&] { return manage::update_settings(o.ctx, o.on_site(id), later); });
+    naming_options(kSettingOptions, [&] { return manage::update_settings(o.ctx, o.act_on(id), later); });
   }
   apply_signup(args, env.db, id);
   std::printf("%lld\n", id);
@@ -315,7 +314,7 @@ int cmd_site_create(const Args& args, const std::string& config_path) {
 
 int cmd_site_set(const Args& args, const std::string& config_path) {
   args.allow_only(with_mail_options(kSiteOptions));
-  OperatorEnv o(config_path);
+  ManageEnv o(config_path);
   CommandEnv& env = o.env;
   const long long site_id = args.required_integer("site");
   db::Site site = env.site(site_id);
@@ -325,10 +324,10 @@ int cmd_site_set(const Args& args, const std::string& config_path) {
   // The settings a site's administrators may change too: checked, written
   // and audited by the Settings service (a site without a sender refused).
   if (!change.empty()) {
-    naming_options(kSettingOptions, [&] { return manage::update_settings(o.ctx, o.on_site(site_id), change); });
+    naming_options(kSettingOptions, [&] { return manage::update_settings(o.ctx, o.act_on(site_id), change); });
   }
   std::string key;
-  if (auto v = args.get("api-key")) key = apply_api_key(*v, o, o.on_site(site_id));
+  if (auto v = args.get("api-key")) key = apply_api_key(*v, o, o.act_on(site_id));
   const db::Site operator_fields = site;
   site = env.site(site_id);
   site.domain = operator_fields.domain;
@@ -351,7 +350,7 @@ int cmd_site_set(const Args& args, const std::string& config_path) {
 
 int cmd_site_show(const Args& args, const std::string& config_path) {
   args.allow_only({"site"});
-  OperatorEnv o(config_path);
+  ManageEnv o(config_path);
   CommandEnv& env = o.env;
   const db::Site site = env.site(args.required_integer("site"));
   print_site(site);

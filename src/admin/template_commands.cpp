@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "admin/command_env.hpp"
+#include "admin/manage_env.hpp"
 #include "admin/listing.hpp"
 #include "app/services.hpp"
 #include "core/clock.hpp"
@@ -22,17 +23,6 @@ namespace svc::admin {
 namespace {
 
 // The operator on --site N, through the Templates service (manage/templates.hpp).
-struct TemplateEnv {
-  TemplateEnv(const std::string& config_path, long long site_id)
-      : env(config_path), services(env.config), ctx(services.context()) {
-    const db::Site site = env.site(site_id);
-    actor = manage::Actor::operator_on(site.id, site.user_pool);
-  }
-  CommandEnv env;
-  app::Services services;
-  core::Context& ctx;
-  manage::Actor actor;
-};
 
 // The file's text, its trailing line breaks dropped for a subject, checked
 // as the service checks it; std::runtime_error naming the file otherwise.
@@ -69,9 +59,9 @@ std::string locale_note(const std::string& locale) { return locale.empty() ? "" 
 const char* priority_name(int priority) { return priority == db::kPriorityBulk ? "bulk" : "normal"; }
 
 // "2026-11-29 10:00:00Z", "-" for none.
-std::string when(long long t) { return t > 0 ? core::format_utc(t, "%Y-%m-%d %H:%M:%SZ") : "-"; }
+std::string when(long long t) { return readable_time(t); }
 
-db::Template require_template(TemplateEnv& m, const std::string& event, const std::string& locale = "") {
+db::Template require_template(ManageEnv& m, const std::string& event, const std::string& locale = "") {
   const std::string site = std::to_string(m.actor.site_id);
   auto t = manage::find_template(m.ctx, m.actor, event, locale, true);
   if (!t) throw std::runtime_error("no template '" + event + "'" + locale_note(locale) + " for site " + site);
@@ -83,7 +73,7 @@ db::Template require_template(TemplateEnv& m, const std::string& event, const st
 }
 
 // The template a command names: --id ID, or --event E [--locale L].
-long long named_template(TemplateEnv& m, const Args& args) {
+long long named_template(ManageEnv& m, const Args& args) {
   if (auto id = args.get("id")) {
     auto parsed = core::parse_id(*id);
     if (!parsed) throw UsageError("--id must be a template id");
@@ -107,7 +97,8 @@ int set_enabled(const Args& args, const std::string& config_path, bool enabled) 
   const long long site_id = args.required_integer("site");
   const std::string event = args.required("event");
   const std::string locale = locale_option(args);
-  TemplateEnv m(config_path, site_id);
+  ManageEnv m(config_path);
+  m.act_on(site_id);
   const auto t = require_template(m, event, locale);
   manage::TemplateFields f;
   f.enabled = enabled;
@@ -133,7 +124,8 @@ int cmd_template_set(const Args& args, const std::string& config_path) {
   f.bcc = cleared_or(args.get("bcc"));
   if (auto enabled = args.get("enabled")) f.enabled = parse_bool("enabled", *enabled);
 
-  TemplateEnv m(config_path, site_id);
+  ManageEnv m(config_path);
+  m.act_on(site_id);
   const auto existing = manage::find_template(m.ctx, m.actor, event, *f.locale, true);
   // The column's collation ignores case, accents and trailing blanks, so the
   // unique key would make this an update of a template the API would never
@@ -167,7 +159,8 @@ int cmd_template_priority(const Args& args, const std::string& config_path) {
   const std::string event = args.required("event");
   const std::string name = args.required("priority");
   if (name != "normal" && name != "bulk") throw UsageError("--priority must be normal or bulk");
-  TemplateEnv m(config_path, site_id);
+  ManageEnv m(config_path);
+  m.act_on(site_id);
   const auto t = require_template(m, event);
   manage::TemplateFields f;
   f.priority = name == "bulk" ? db::kPriorityBulk : db::kPriorityNormal;
@@ -207,7 +200,8 @@ int list_builtin(const Args& args, const std::string& config_path) {
 int cmd_template_list(const Args& args, const std::string& config_path) {
   args.allow_only({"site", "builtin"});
   if (args.flag("builtin")) return list_builtin(args, config_path);
-  TemplateEnv m(config_path, args.required_integer("site"));
+  ManageEnv m(config_path);
+  m.act_on(args.required_integer("site"));
   std::vector<db::Template> all;
   std::string cursor;
   do {
@@ -226,7 +220,8 @@ int cmd_template_list(const Args& args, const std::string& config_path) {
 
 int cmd_template_show(const Args& args, const std::string& config_path) {
   args.allow_only({"site", "id", "event", "locale"});
-  TemplateEnv m(config_path, args.required_integer("site"));
+  ManageEnv m(config_path);
+  m.act_on(args.required_integer("site"));
   const manage::TemplateState s = manage::show_template(m.ctx, m.actor, named_template(m, args));
   const db::Template& t = s.tmpl;
   std::printf("id:        %lld\nevent:     %s\nlocale:    %s\nenabled:   %s\npriority:  %s\n", t.id, t.event.c_str(),
@@ -240,7 +235,8 @@ int cmd_template_show(const Args& args, const std::string& config_path) {
 int cmd_template_preview(const Args& args, const std::string& config_path) {
   args.allow_only({"site", "id", "event", "locale", "data"});
   const messaging::MergeValues data = data_option(args);
-  TemplateEnv m(config_path, args.required_integer("site"));
+  ManageEnv m(config_path);
+  m.act_on(args.required_integer("site"));
   const manage::Preview p =
       manage::preview_template(m.ctx, m.actor, named_template(m, args), data, std::nullopt, std::nullopt);
   std::string fields;
@@ -252,7 +248,8 @@ int cmd_template_preview(const Args& args, const std::string& config_path) {
 
 int cmd_template_versions(const Args& args, const std::string& config_path) {
   args.allow_only({"site", "id", "event", "locale", "limit", "cursor"});
-  TemplateEnv m(config_path, args.required_integer("site"));
+  ManageEnv m(config_path);
+  m.act_on(args.required_integer("site"));
   const int limit = manage::page_limit(args.get("limit") ? std::optional(args.integer("limit", 0)) : std::nullopt);
   auto page =
       manage::template_versions(m.ctx, m.actor, named_template(m, args), args.get("cursor").value_or(""), limit);
@@ -267,7 +264,8 @@ int cmd_template_versions(const Args& args, const std::string& config_path) {
 
 int cmd_template_rollback(const Args& args, const std::string& config_path) {
   args.allow_only({"site", "id", "event", "locale", "to-version"});
-  TemplateEnv m(config_path, args.required_integer("site"));
+  ManageEnv m(config_path);
+  m.act_on(args.required_integer("site"));
   const long long version = args.required_integer("to-version");
   if (version < 1 || version > INT32_MAX) throw UsageError("--to-version must be a version number");
   const manage::TemplateState s =
@@ -281,7 +279,8 @@ int cmd_template_test_send(const Args& args, const std::string& config_path) {
   args.allow_only({"site", "id", "event", "locale", "to", "data"});
   const std::string to = args.required("to");
   const messaging::MergeValues data = data_option(args);
-  TemplateEnv m(config_path, args.required_integer("site"));
+  ManageEnv m(config_path);
+  m.act_on(args.required_integer("site"));
   const long long outbox_id = manage::test_send(m.ctx, m.actor, named_template(m, args), data, to);
   std::printf("queued to %s (outbox %lld)\n", to.c_str(), outbox_id);
   return 0;
@@ -289,7 +288,8 @@ int cmd_template_test_send(const Args& args, const std::string& config_path) {
 
 int cmd_template_delete(const Args& args, const std::string& config_path) {
   args.allow_only({"site", "id", "event", "locale"});
-  TemplateEnv m(config_path, args.required_integer("site"));
+  ManageEnv m(config_path);
+  m.act_on(args.required_integer("site"));
   const long long id = named_template(m, args);
   manage::delete_template(m.ctx, m.actor, id);
   std::printf("template %lld of site %lld deleted, with its versions\n", id, m.actor.site_id);

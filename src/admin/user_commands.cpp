@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "admin/command_env.hpp"
+#include "admin/manage_env.hpp"
 #include "app/services.hpp"
 #include "auth/account/self_service.hpp"
 #include "core/text.hpp"
@@ -47,28 +48,9 @@ int cmd_user_create(const Args& args, const std::string& config_path) {
 
 namespace {
 
-// The services (the Context the API's workers have) and the operator acting
-// on --site N, or on the user's own pool when a command names no site.
-struct OperatorEnv {
-  OperatorEnv(const std::string& config_path, const Args& args)
-      : env(config_path), services(env.config), ctx(services.context()) {
-    const long long site = args.integer("site", 0);
-    if (site != 0) {
-      const db::Site named = env.site(site);  // an unknown site is an error, before anything changes
-      actor = manage::Actor::operator_on(named.id, named.user_pool);
-    }
-    table = manage::users_table(ctx, args.get("table"));
-  }
-  CommandEnv env;
-  app::Services services;
-  core::Context& ctx;
-  manage::Actor actor = manage::Actor::operator_on(0, db::kDefaultPool);
-  db::TableName table = db::TableName::builtin_users();
-};
-
 // The user --email names (command_env.hpp named_user: without --site, the
 // one pool that holds the address, whose users the operator then acts on).
-long long named_user_id(OperatorEnv& o, const Args& args) {
+long long named_user_id(ManageEnv& o, const Args& args) {
   const NamedUser who = named_user(args, o.env);
   if (o.actor.site_id == 0) o.actor.pool_id = who.user.pool_id;
   return who.user.id;
@@ -78,7 +60,7 @@ long long named_user_id(OperatorEnv& o, const Args& args) {
 
 int cmd_users_mfa_reset(const Args& args, const std::string& config_path) {
   args.allow_only({"email", "table", "site"});
-  OperatorEnv o(config_path, args);
+  ManageEnv o(config_path, args, SiteOption::kOptional);
   const bool removed = manage::reset_second_factor(o.ctx, o.actor, o.table, named_user_id(o, args));
   std::printf("%s\n", removed ? "second factor removed" : "no active second factor (pending enrolment removed)");
   return 0;
@@ -86,7 +68,7 @@ int cmd_users_mfa_reset(const Args& args, const std::string& config_path) {
 
 int cmd_user_delete(const Args& args, const std::string& config_path) {
   args.allow_only({"email", "site", "table"});
-  OperatorEnv o(config_path, args);
+  ManageEnv o(config_path, args, SiteOption::kOptional);
   const long long id = named_user_id(o, args);
   manage::delete_user(o.ctx, o.actor, o.table, id);
   std::printf("user %lld deleted\n", id);
@@ -96,7 +78,7 @@ int cmd_user_delete(const Args& args, const std::string& config_path) {
 int cmd_user_invite(const Args& args, const std::string& config_path) {
   args.allow_only({"site", "email", "first", "last", "role", "table"});
   args.required_integer("site");
-  OperatorEnv o(config_path, args);
+  ManageEnv o(config_path, args, SiteOption::kOptional);
   manage::Invitation invitation;
   invitation.email = args.required("email");
   invitation.first_name = args.get("first").value_or("");
@@ -115,7 +97,7 @@ int mail_user(const Args& args, const std::string& config_path, const char* what
               void (*send)(core::Context&, const manage::Actor&, const db::TableName&, long long)) {
   args.allow_only({"site", "email", "table"});
   args.required_integer("site");
-  OperatorEnv o(config_path, args);
+  ManageEnv o(config_path, args, SiteOption::kOptional);
   send(o.ctx, o.actor, o.table, named_user_id(o, args));
   std::printf("%s queued for %s\n", what, args.required("email").c_str());
   return 0;

@@ -21,4 +21,13 @@ std::string rotate_site_key(core::Context& ctx, const Actor& actor) {
   return key;
 }
 
+void set_site_key(core::Context& ctx, const Actor& actor, const std::string& key) {
+  require_role(actor, Role::kOwner);
+  webhooks::atomically(ctx.db, [&] {
+    db::SiteRepo(ctx.db).set_api_key_hash(actor.site_id, key.empty() ? "" : http::hash_site_key(key));
+    audit(ctx, actor, key.empty() ? "site_key.remove" : "site_key.set", "site " + std::to_string(actor.site_id));
+    return true;
+  });
+}
+
 }  // namespace svc::manage

@@ -19,4 +19,9 @@ std::string generate_site_key();
 // "site_key.rotate" (never the key). Role owner. Returns the new key.
 std::string rotate_site_key(core::Context& ctx, const Actor& actor);
 
+// Sets the site's key to `key` (svc-admin site set --api-key KEY, a key the
+// operator chose), or removes it ("": the site needs no key), with the audit
+// row "site_key.set" or "site_key.remove" (never the key). Role owner.
+void set_site_key(core::Context& ctx, const Actor& actor, const std::string& key);
+
 }  // namespace svc::manage

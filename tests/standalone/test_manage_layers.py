@@ -29,11 +29,21 @@ SRC = SOURCE_DIR / "src"
 OWNED = {
     "SiteAdminRepo": "manage/admins.cpp",
     "AdminAuditRepo": "manage/audit.cpp",
+    "NotificationRepo": "manage/templates.cpp",
+    "TemplateVersionRepo": "manage/templates.cpp",
+    "WebhookRepo": "manage/webhooks.cpp",
+    "OAuthRepo": "manage/oauth_clients.cpp",
 }
+# svc-admin files that read an owned repository without changing anything:
+# the doctor's checks look at every table (failing webhook endpoints too).
+READ_ONLY = {"doctor.cpp", "doctor_checks.cpp", "doctor_checks.hpp", "doctor_probes.cpp"}
 # a call only the service makes -> the service (repositories shared with
 # the API's own routes, such as UserRepo, have single writes owned)
 OWNED_CALLS = {
     r"\.set_active\(": "manage/users.cpp",
+    r"\.requeue_failed\(": "manage/mail.cpp",
+    r"\.set_api_key_hash\(": "manage/site_key.cpp",
+    r"\.update_settings\(": "manage/settings.cpp",
 }
 REPO = re.compile(r"\bdb::([A-Z][A-Za-z]*Repo)\b")
 
@@ -58,6 +68,8 @@ class ManageLayers(unittest.TestCase):
 
     def test_admin_commands_reach_no_owned_repository(self):
         for path in sources("admin"):
+            if path.name in READ_ONLY:
+                continue
             text = path.read_text()
             with self.subTest(path.name):
                 owned = sorted({r for r in REPO.findall(text) if r in OWNED})

@@ -1,17 +1,17 @@
 // The Settings service's checks that need no database (manage/settings.hpp)
-// and how svc-admin names a refused field by its option (admin/operator_env.hpp).
+// and how svc-admin names a refused field by its option (admin/manage_env.hpp).
 #include <boost/test/unit_test.hpp>
 #include <string>
 #include <vector>
 
 #include "admin/args.hpp"
-#include "admin/operator_env.hpp"
+#include "admin/manage_env.hpp"
 #include "http/api_error.hpp"
 #include "manage/settings.hpp"
 
 using svc::http::ApiError;
 
-BOOST_AUTO_TEST_SUITE(manage_settings)
+BOOST_AUTO_TEST_SUITE(settings_checks_test)
 
 BOOST_AUTO_TEST_CASE(split_list_trims_and_skips_empty_items) {
   const std::vector<std::string> expected = {"https://a.example/r", "https://b.example/r"};
