@@ -171,6 +171,19 @@ runInChromium(outDir, async (page, out, shot) => {
   out.states.adminMissing = await state(page);
   await axe('admins-1280');
   await shot('console-admins-1280');
+  // Grant the target a role, then take it away after the confirmation.
+  await type(page, 'admin-email', args.target);
+  await page.select('#admin-role', 'admin');
+  await press(page, '#admin-add');
+  await waitText(page, 'admin-add-status', 'is now admin');
+  await page.waitForFunction((t) => document.getElementById('admins-list').textContent.includes(t), {}, args.target);
+  out.states.adminAdded = await state(page);
+  await press(page, `#admins-list button[aria-label="Remove ${args.target}"]`);
+  out.removeFocus = await page.evaluate(() => document.activeElement.textContent);
+  await backTab(page);
+  await page.keyboard.press('Enter');
+  await waitText(page, 'admins-status', 'is no longer an administrator');
+  out.states.adminRemoved = await state(page);
   await go(...pages.audit);
   out.states.audit = await state(page);
   await axe('audit-1280');

@@ -148,7 +148,13 @@ class ConsoleTest(ApiTest):
         self.assertTrue(any(owner in r for r in states["admins"]["rows"]), states["admins"])
         self.assertTrue(any("No user of this site has that address." in e for e in states["adminMissing"]["errors"]),
                         states["adminMissing"])
+        self.assertTrue(any(target in r and "admin" in r for r in states["adminAdded"]["rows"]), states["adminAdded"])
+        self.assertEqual(seen["removeFocus"], "Cancel")
+        self.assertFalse(any(target in r for r in states["adminRemoved"]["rows"]), states["adminRemoved"])
+        self.assertEqual(audit_rows(site, "admins.add")[-1][0], str(owner_id))
+        self.assertEqual(audit_rows(site, "admins.remove")[-1][0], str(owner_id))
         self.assertTrue(any("users.disable" in r for r in states["audit"]["rows"]), states["audit"])
+        self.assertTrue(any("admins.remove" in r and "by you" in r for r in states["audit"]["rows"]), states["audit"])
 
         for name, state in list(seen["widths"].items()) + [(k, states[k]) for k in ("loaded", "reauth", "noFactor390")]:
             self.assertFalse(state["overflow"], name)
