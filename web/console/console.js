@@ -85,17 +85,18 @@
     $('who').textContent = email || '';
     $('role').textContent = '';
     if (reply.status === 403 && message === 'Second factor required for site administration') {
-      refuse('Site administration needs a second factor. Your account signs in with a password alone: turn on ' +
-             'an authenticator app (or add a passkey) in your account first.', true);
+      refuse('Turn on a second factor first', 'Site administration needs a second factor. Your account signs in ' +
+             'with a password alone: turn on an authenticator app (or add a passkey) in your account first.', true);
     } else if (reply.status === 403) {
-      refuse('Your account holds no role on this site. An owner of the site, or the operator of this server, ' +
-             'can give you one.', false);
+      refuse('No role on this site', 'Your account holds no role on this site. An owner of the site, or the ' +
+             'operator of this server, can give you one.', false);
     } else {
-      refuse(api.words(reply), false);
+      refuse('The console cannot open', api.words(reply), false);
     }
   }
 
-  function refuse(text, enrol) {
+  function refuse(title, text, enrol) {
+    $('refused-title').textContent = title;
     $('refused-text').textContent = text;
     $('enrol').hidden = !enrol;
     showOnly('refused');
