@@ -7,7 +7,7 @@
 // before this one runs (index.html loads them in the navigation's order):
 //   { id: 'users', title: 'Users',
 //     render(view, path, ctx) }   // path: the hash's parts after the id
-// ctx: { site, me, may(role), go(hash), api (api.js), ui (ui.js) }; render
+// ctx: { site, me, may(role), api (api.js), ui (ui.js) }; render
 // may return a promise (the heading gets the focus once it resolves). The
 // hash names the section and what it shows (#users, #users/42, #admins);
 // it is never sent to the server.
@@ -34,7 +34,6 @@
     get site() { return site; },
     get me() { return me; },
     may: (role) => !!me && (ROLES[me.role] || 0) >= ROLES[role],
-    go: (hash) => { if (location.hash === hash) route(true); else location.hash = hash; },
     api,
     ui,
   };

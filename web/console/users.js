@@ -113,7 +113,7 @@
       ['Address', u.email_verified ? 'Verified' : 'Not verified'],
       ['Second factor', factor + (u.passkeys.length ? '; ' + u.passkeys.length + ' passkey' +
                                   (u.passkeys.length === 1 ? '' : 's') : '')],
-      ['Last sign-in', ui.time(u.last_sign_in, 'never')],
+      ['Last sign-in', ui.time(u.last_sign_in, 'not known (no open session)')],
     ]));
 
     const redraw = (text) => renderUser(view, id, ctx, text);
