@@ -279,4 +279,12 @@ runInChromium(outDir, async (page, out, shot) => {
   await width(390);
   out.states.noFactor390 = await state(page);
   await axe('second-factor-390');
+
+  // No site, or a site this server does not have: said, and no sign-in.
+  for (const [name, url] of [['noSite', pageUrl.split('?')[0]], ['unknownSite', pageUrl.split('?')[0] + '?site=987654321']]) {
+    await page.goto(url, { waitUntil: 'networkidle0' });
+    await page.waitForFunction(() => !document.getElementById('general').hidden);
+    out.states[name] = await state(page);
+    out.states[name].signInShown = await page.evaluate(() => !document.getElementById('signin-panel').hidden);
+  }
 });

@@ -205,6 +205,11 @@ class ConsoleTest(ApiTest):
         self.assertIn("needs a second factor", states["noFactor"]["refused"])
         self.assertEqual(states["noFactor"]["enrolLink"], "/account/?site=%d" % site)
 
+        self.assertIn("/console/?site=N", states["noSite"]["general"])
+        self.assertIn("no site 987654321", states["unknownSite"]["general"])
+        self.assertFalse(states["noSite"]["signInShown"] or states["unknownSite"]["signInShown"])
+        self.assertTrue(states["unknownSite"]["url"].endswith("/console/"), states["unknownSite"])
+
         for page, violations in seen["axe"].items():
             self.assertEqual(violations, [], page)
         self.assertGreaterEqual(len(seen["axe"]), 12)

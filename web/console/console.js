@@ -197,7 +197,10 @@
     api.onSignInNeeded(signInAgain);
     $('enrol-link').href = '/account/?site=' + site;
     let details = null;
-    await form.showSite(site, (s) => { details = s; });
+    if (!(await form.showSite(site, (s) => { details = s; }))) {
+      showOnly('none');
+      return general('This server has no site ' + site + '. Check the number in the address (?site=N).');
+    }
     window.svcSignIn.init(site, details, takeToken);
     $('sign-out').addEventListener('click', signOut);
     $('refused-again').addEventListener('click', signOut);
