@@ -202,6 +202,12 @@ runInChromium(outDir, async (page, out, shot) => {
   out.states.audit = await state(page);
   await axe('audit-1280');
   await shot('console-audit-1280');
+  // The first Tab reaches the skip link, which moves the focus to the heading.
+  await page.evaluate(() => { document.activeElement.blur(); window.scrollTo(0, 0); });
+  await page.keyboard.press('Tab');
+  out.skip = { first: await page.evaluate(() => document.activeElement.id) };
+  await page.keyboard.press('Enter');
+  Object.assign(out.skip, await page.evaluate(() => ({ focused: document.activeElement.textContent, hash: location.hash })));
 
   // --- every page at 390 px ---------------------------------------------------
   await width(390);

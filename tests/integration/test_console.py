@@ -173,6 +173,7 @@ class ConsoleTest(ApiTest):
         self.assertEqual(audit_rows(site, "admins.add")[-1][0], str(owner_id))
         self.assertEqual(audit_rows(site, "admins.remove")[-1][0], str(owner_id))
         self.assertTrue(any("users.disable" in r for r in states["audit"]["rows"]), states["audit"])
+        self.assertEqual(seen["skip"], {"first": "skip", "focused": "Audit log", "hash": "#audit"})
         self.assertTrue(any("admins.remove" in r and "by you" in r for r in states["audit"]["rows"]), states["audit"])
 
         for name, state in list(seen["widths"].items()) + [(k, states[k]) for k in ("loaded", "reauth", "noFactor390")]:

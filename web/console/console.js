@@ -60,6 +60,8 @@
       const { resolve } = reauth;
       closeReauth();
       resolve(true);
+      // Someone else signed in over the page: their role decides what it shows.
+      if (token.user && me && token.user.email !== me.email) loadSite(token.user.email);
       return;
     }
     loadSite(token.user && token.user.email);
@@ -207,6 +209,16 @@
     $('reauth-cancel').addEventListener('click', cancelReauth);
     $('reauth').addEventListener('cancel', (event) => { event.preventDefault(); cancelReauth(); });
     window.addEventListener('hashchange', () => route(false));
+    // The fragment names sections: the skip link moves the focus instead.
+    $('skip').addEventListener('click', (event) => {
+      event.preventDefault();
+      const target = ['view', 'refused', 'signin-panel'].map($).find((e) => !e.hidden);
+      const heading = target && Array.from(target.querySelectorAll('h1')).find((h) => h.offsetParent !== null);
+      if (heading) {
+        heading.tabIndex = -1;
+        heading.focus();
+      }
+    });
     showOnly('signin');
     $('email').focus();
   }

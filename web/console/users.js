@@ -28,7 +28,7 @@
                             ui.el('input', { type: 'search', autocomplete: 'off', spellcheck: false,
                                              value: list.q }),
                             'Type the start of an address: the list follows as you type.');
-    const rows = ui.el('ul', { id: 'users-list', className: 'rows', 'aria-live': 'polite' });
+    const rows = ui.el('ul', { id: 'users-list', className: 'rows' });
     const more = ui.el('button', { id: 'users-more', type: 'button', className: 'secondary', hidden: true },
                        'More users');
     const line = ui.el('p', { id: 'users-status', className: 'status', role: 'status' });
