@@ -49,6 +49,7 @@
     $('view').hidden = which !== 'view';
     $('nav').hidden = which !== 'view';
     $('who-line').hidden = which === 'signin';
+    document.body.classList.toggle('narrow', which !== 'view');  // a form alone: the account centre's width
   }
 
   // --- signing in and out --------------------------------------------------
