@@ -135,6 +135,10 @@ class ConsoleTest(ApiTest):
         self.assertEqual(len(states["found"]["rows"]), 1, states["found"])
         self.assertIn(target, states["found"]["rows"][0])
         self.assertEqual(seen["linkFocused"], target)
+        # Typed key by key, searched after pauses only (not once a key).
+        searches = [r for r in seen["requests"] if re.search(r"/users\?q=console-target", r)]
+        self.assertTrue(searches)
+        self.assertLess(len(searches), len(args["search"]) // 2, searches)
         user = states["user"]
         self.assertEqual(user["h1"], [target])
         self.assertEqual(user["images"], 0)

@@ -9,7 +9,8 @@
 (function () {
   const PAGE = 20;
   const DEBOUNCE_MS = 250;
-  // What the list shows, kept while a user's page is open.
+  // What the list shows, kept while a user's page is open (and drawn again
+  // from the server when the list comes back).
   const list = { q: '', rows: [], next: null, loaded: false };
   let asked = 0;  // the number of the newest search: older replies are dropped
 
@@ -77,9 +78,9 @@
       load(false);
     });
     more.addEventListener('click', () => ui.busy(more, () => load(true)));
+    // Back from a user's page: the list as it was at once, then as it is now.
     if (list.loaded) draw();
-    else load(false);
-    return search.input;
+    load(false);
   }
 
   function facts(ui, pairs) {
