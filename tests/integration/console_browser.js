@@ -102,8 +102,13 @@ runInChromium(outDir, async (page, out, shot) => {
     await page.evaluate((h) => { location.hash = h; }, hash);
     await page.waitForFunction(ready);
   };
+  // The sign-in form is shown with the focus on the address (after a
+  // sign-out: once the sign-out's request has come back).
+  const signInShown = () => page.waitForFunction(() =>
+    !document.getElementById('signin-panel').hidden && !document.getElementById('signin').hidden &&
+    document.activeElement.id === 'email' && !document.getElementById('email').value);
   const signIn = async (email, secret, offset) => {
-    await page.waitForSelector('#signin:not([hidden])');
+    await signInShown();
     await page.keyboard.type(email);
     await page.keyboard.press('Tab');
     await page.keyboard.type(args.password);
@@ -251,7 +256,7 @@ runInChromium(outDir, async (page, out, shot) => {
   await width(1280);
   // The viewer signs in with an e-mailed code, then the TOTP code.
   await press(page, '#sign-out');
-  await page.waitForSelector('#signin:not([hidden])');
+  await signInShown();
   await page.keyboard.type(args.viewer);
   await press(page, '#signin-code');
   await page.waitForSelector('#code-form:not([hidden])');
