@@ -330,6 +330,8 @@ def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
     def rotating(tag):  # each run of a refresh arm presents tokens current at that moment (refresh_pool.py)
         return RefreshPool(stack.config, stack.sql, args.out, tag)
 
+    from user_search_arm import UserSearchArm  # here: it builds on Arm, defined above
+
     peer_up = bool(peer and peer.get("files"))
     # The peer's refresh tokens are stateless (no rotation): its 16 tokens replay as they are.
     php_arms = [Arm("php-refresh-token", "/auth/refresh-token", "POST", peer["files"]["refresh-token"],
@@ -349,6 +351,8 @@ def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
         *php_arms,
         post("user-email", "/auth/user-email", floor="hello", target=0.7),
         post("getFolderLimits", "/auth/getFolderLimits", floor="hello", target=0.6),
+        # The site management API's user search over 1,000,000 users of one pool (issue 49).
+        UserSearchArm(stack, args.out, floor="getFolderLimits", target=0.5),
         post("notification", "/message/notification", floor="hello", target=0.5),
         post("sign-out", "/auth/sign-out", floor="hello"),
         post("login", "/auth/login", floor="argon2-verify-fastest", target=0.9, **hashing),

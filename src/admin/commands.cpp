@@ -237,6 +237,16 @@ const std::vector<Command>& commands() {
       {{"users", "mfa-import"},
        cmd_users_mfa_import,
        "users mfa-import --email E [--site N] --secret-file FILE   a TOTP secret from another system as the factor"},
+      {{"user", "invite"},
+       cmd_user_invite,
+       "user invite --site N --email E [--first F --last L --role R]   create a user with no password and mail\n"
+       "               them an invitation with a set-password link"},
+      {{"user", "reset-password"},
+       cmd_user_reset_password,
+       "user reset-password --site N --email E   mail the user the site's password-reset link"},
+      {{"user", "resend-verification"},
+       cmd_user_resend_verification,
+       "user resend-verification --site N --email E   mail the user a new address-verification link"},
       {{"template", "set"},
        cmd_template_set,
        "template set --site N --event E --subject-file F --content-file F [--from ADDR] [--bcc LIST]\n"

@@ -7,9 +7,8 @@
 #include "app/services.hpp"
 #include "auth/account/self_service.hpp"
 #include "core/text.hpp"
-#include "db/audit_repo.hpp"
-#include "db/mfa_repo.hpp"
 #include "db/user_repo.hpp"
+#include "manage/users.hpp"
 
 namespace svc::admin {
 namespace {
@@ -46,33 +45,90 @@ int cmd_user_create(const Args& args, const std::string& config_path) {
   return 0;
 }
 
+namespace {
+
+// The services (the Context the API's workers have) and the operator acting
+// on --site N, or on the user's own pool when a command names no site.
+struct OperatorEnv {
+  OperatorEnv(const std::string& config_path, const Args& args)
+      : env(config_path), services(env.config), ctx(services.context()) {
+    const long long site = args.integer("site", 0);
+    if (site != 0) {
+      const db::Site named = env.site(site);  // an unknown site is an error, before anything changes
+      actor = manage::Actor::operator_on(named.id, named.user_pool);
+    }
+    table = manage::users_table(ctx, args.get("table"));
+  }
+  CommandEnv env;
+  app::Services services;
+  core::Context& ctx;
+  manage::Actor actor = manage::Actor::operator_on(0, db::kDefaultPool);
+  db::TableName table = db::TableName::builtin_users();
+};
+
+// The user --email names (command_env.hpp named_user: without --site, the
+// one pool that holds the address, whose users the operator then acts on).
+long long named_user_id(OperatorEnv& o, const Args& args) {
+  const NamedUser who = named_user(args, o.env);
+  if (o.actor.site_id == 0) o.actor.pool_id = who.user.pool_id;
+  return who.user.id;
+}
+
+}  // namespace
+
 int cmd_users_mfa_reset(const Args& args, const std::string& config_path) {
   args.allow_only({"email", "table", "site"});
-  CommandEnv env(config_path);
-  const NamedUser who = named_user(args, env);
-  const bool removed = db::MfaRepo(env.db).remove(who.table.str(), who.user.id);
-  db::AuditEvent event;
-  event.event = "mfa_reset";
-  event.auth_table = who.table.str();
-  event.user_id = who.user.id;
-  event.detail = removed ? "svc-admin users mfa-reset" : "svc-admin users mfa-reset (no active factor)";
-  db::AuditRepo(env.db).record(event);
+  OperatorEnv o(config_path, args);
+  const bool removed = manage::reset_second_factor(o.ctx, o.actor, o.table, named_user_id(o, args));
   std::printf("%s\n", removed ? "second factor removed" : "no active second factor (pending enrolment removed)");
   return 0;
 }
 
 int cmd_user_delete(const Args& args, const std::string& config_path) {
   args.allow_only({"email", "site", "table"});
-  CommandEnv env(config_path);
-  const long long site = args.integer("site", 0);
-  if (site != 0) env.site(site);  // an unknown site is an error, before anything is deleted
-  const NamedUser who = named_user(args, env);
-  app::Services services(env.config);
-  http::Request request;
-  request.request_id = "svc-admin";
-  auth::delete_account(request, services.context(), who.table, who.user, site, "operator");
-  std::printf("user %lld deleted\n", who.user.id);
+  OperatorEnv o(config_path, args);
+  const long long id = named_user_id(o, args);
+  manage::delete_user(o.ctx, o.actor, o.table, id);
+  std::printf("user %lld deleted\n", id);
   return 0;
+}
+
+int cmd_user_invite(const Args& args, const std::string& config_path) {
+  args.allow_only({"site", "email", "first", "last", "role", "table"});
+  args.required_integer("site");
+  OperatorEnv o(config_path, args);
+  manage::Invitation invitation;
+  invitation.email = args.required("email");
+  invitation.first_name = args.get("first").value_or("");
+  invitation.last_name = args.get("last").value_or("");
+  invitation.role = args.get("role").value_or("user");
+  const db::User user = manage::invite_user(o.ctx, o.actor, o.table, invitation);
+  std::printf("invitation mailed to %s\n%lld\n", user.email.c_str(), user.id);
+  return 0;
+}
+
+namespace {
+
+// user reset-password / resend-verification: one mail to the user --email
+// names in the pool of --site N.
+int mail_user(const Args& args, const std::string& config_path, const char* what,
+              void (*send)(core::Context&, const manage::Actor&, const db::TableName&, long long)) {
+  args.allow_only({"site", "email", "table"});
+  args.required_integer("site");
+  OperatorEnv o(config_path, args);
+  send(o.ctx, o.actor, o.table, named_user_id(o, args));
+  std::printf("%s queued for %s\n", what, args.required("email").c_str());
+  return 0;
+}
+
+}  // namespace
+
+int cmd_user_reset_password(const Args& args, const std::string& config_path) {
+  return mail_user(args, config_path, "reset mail", manage::send_password_reset);
+}
+
+int cmd_user_resend_verification(const Args& args, const std::string& config_path) {
+  return mail_user(args, config_path, "verification mail", manage::resend_verification);
 }
 
 int cmd_user_export(const Args& args, const std::string& config_path) {

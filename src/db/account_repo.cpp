@@ -171,6 +171,7 @@ void AccountRepo::erase_user_rows(const std::string& table, long long user_id, c
       "DELETE FROM svc_sms_events WHERE auth_table = ? AND user_id = ?",
       "DELETE FROM svc_email_changes WHERE auth_table = ? AND user_id = ?",
       "DELETE FROM svc_oauth_consents WHERE auth_table = ? AND user_id = ?",
+      "DELETE FROM svc_site_admins WHERE auth_table = ? AND user_id = ?",
       "DELETE FROM svc_versions WHERE table_name = ? AND record_id = ?",
       "UPDATE svc_audit_log SET user_id = NULL, ip = NULL, user_agent = NULL WHERE auth_table = ? AND user_id = ?",
   };

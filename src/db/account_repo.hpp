@@ -73,7 +73,7 @@ class AccountRepo {
   // Deletes every row keyed to the user of `table` but the user's own row
   // and the audit log (sessions, factors, recovery codes, challenges,
   // passkeys, codes and their events, the login throttle of `email`,
-  // version snapshots, e-mail changes). Suppressions of the address stay.
+  // version snapshots, e-mail changes, grants on sites). Suppressions of the address stay.
   // The user's audit rows lose their user id, IP and user agent. Run it
   // inside the transaction that deletes the user.
   void erase_user_rows(const std::string& table, long long user_id, const std::string& email);

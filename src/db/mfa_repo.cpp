@@ -90,8 +90,7 @@ int MfaRepo::unused_recovery_codes(const std::string& table, long long user_id) 
 }
 
 bool MfaRepo::remove(const std::string& table, long long user_id, long long enrolled_since) {
-  return with_transaction_retry(db_, [&] {
-    Transaction tx(db_);
+  auto body = [&] {
     const int removed = db_.execute(
         "DELETE FROM svc_mfa_factors WHERE auth_table = ? AND user_id = ? AND created_at >= ?"
         " AND confirmed_at IS NOT NULL",
@@ -104,8 +103,14 @@ bool MfaRepo::remove(const std::string& table, long long user_id, long long enro
                 [&](Params& p) { p.text(table).integer(user_id); });
     db_.execute("DELETE FROM svc_mfa_challenges WHERE auth_table = ? AND user_id = ?",
                 [&](Params& p) { p.text(table).integer(user_id); });
-    tx.commit();
     return removed == 1;
+  };
+  if (db_.in_transaction()) return body();  // the caller's transaction commits it
+  return with_transaction_retry(db_, [&] {
+    Transaction tx(db_);
+    const bool removed = body();
+    tx.commit();
+    return removed;
   });
 }
 

@@ -59,7 +59,8 @@ class MfaRepo {
   // Deletes the factor, its recovery codes and open challenges in one
   // transaction; true when a confirmed factor was removed. With
   // `enrolled_since` (unix seconds), only a factor created then or later
-  // (and, with it, its codes and challenges). REQUIRES: no transaction open.
+  // (and, with it, its codes and challenges). Inside the caller's
+  // transaction when one is open.
   bool remove(const std::string& table, long long user_id, long long enrolled_since = 0);
 
   void create_challenge(const std::string& token_hash, const MfaChallenge& challenge, long long expires_at);

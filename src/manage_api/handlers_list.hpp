@@ -20,5 +20,10 @@ http::Response users_list(const http::Request& request, core::Context& ctx);
 http::Response user_show(const http::Request& request, core::Context& ctx);
 http::Response user_update(const http::Request& request, core::Context& ctx);
 http::Response user_sessions_end(const http::Request& request, core::Context& ctx);
+http::Response user_create(const http::Request& request, core::Context& ctx);
+http::Response user_delete(const http::Request& request, core::Context& ctx);
+http::Response user_second_factor_reset(const http::Request& request, core::Context& ctx);
+http::Response user_password_reset(const http::Request& request, core::Context& ctx);
+http::Response user_verification_resend(const http::Request& request, core::Context& ctx);
 
 }  // namespace svc::manage_api

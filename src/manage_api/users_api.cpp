@@ -18,6 +18,19 @@ db::TableName table_of(const http::Request& request, core::Context& ctx) {
   return manage::users_table(ctx, query_param(request, "table"));
 }
 
+// An admin's change to the user of the path: `change(w, actor, table, id)`
+// writes what the reply holds beside "status":"Success".
+template <class Fn>
+http::Response change_user(const http::Request& request, core::Context& ctx, Change kind, Fn&& change) {
+  const manage::Actor actor = require_admin(request, ctx, Role::kAdmin, kind);
+  const db::TableName table = table_of(request, ctx);
+  const long long id = path_id(request, kUserSegment);
+  http::JsonWriter w;
+  success(w);
+  change(w, actor, table, id);
+  return reply(w);
+}
+
 }  // namespace
 
 http::Response users_list(const http::Request& request, core::Context& ctx) {
@@ -90,12 +103,60 @@ http::Response user_update(const http::Request& request, core::Context& ctx) {
 }
 
 http::Response user_sessions_end(const http::Request& request, core::Context& ctx) {
+  return change_user(request, ctx, Change::kAny,
+                     [&](http::JsonWriter& w, const auto& actor, const auto& table, long long id) {
+                       w.kv("ended", manage::end_user_sessions(ctx, actor, table, id));
+                     });
+}
+
+http::Response user_create(const http::Request& request, core::Context& ctx) {
   const manage::Actor actor = require_admin(request, ctx, Role::kAdmin);
-  const int ended = manage::end_user_sessions(ctx, actor, table_of(request, ctx), path_id(request, kUserSegment));
+  const db::TableName table = table_of(request, ctx);
+  http::Fields fields(request.json);
+  auto email = fields.required_string("email", 254);
+  auto first = fields.optional_string("first_name", 1024);
+  auto last = fields.optional_string("last_name", 1024);
+  auto role = fields.optional_string("role", 64);
+  fields.throw_if_errors();
+  manage::Invitation invitation;
+  invitation.email = *email;
+  invitation.first_name = first.value_or("");
+  invitation.last_name = last.value_or("");
+  invitation.role = role.value_or("user");
+  const db::User user = manage::invite_user(ctx, actor, table, invitation);
   http::JsonWriter w;
   success(w);
-  w.kv("ended", ended);
-  return reply(w);
+  w.key("user");
+  write_user(w, user);
+  return reply(w, 201);
+}
+
+http::Response user_delete(const http::Request& request, core::Context& ctx) {
+  return change_user(request, ctx, Change::kDestructive,
+                     [&](http::JsonWriter&, const auto& actor, const auto& table, long long id) {
+                       manage::delete_user(ctx, actor, table, id);
+                     });
+}
+
+http::Response user_second_factor_reset(const http::Request& request, core::Context& ctx) {
+  return change_user(request, ctx, Change::kAny,
+                     [&](http::JsonWriter& w, const auto& actor, const auto& table, long long id) {
+                       w.kv("removed", manage::reset_second_factor(ctx, actor, table, id));
+                     });
+}
+
+http::Response user_password_reset(const http::Request& request, core::Context& ctx) {
+  return change_user(request, ctx, Change::kAny,
+                     [&](http::JsonWriter&, const auto& actor, const auto& table, long long id) {
+                       manage::send_password_reset(ctx, actor, table, id);
+                     });
+}
+
+http::Response user_verification_resend(const http::Request& request, core::Context& ctx) {
+  return change_user(request, ctx, Change::kAny,
+                     [&](http::JsonWriter&, const auto& actor, const auto& table, long long id) {
+                       manage::resend_verification(ctx, actor, table, id);
+                     });
 }
 
 }  // namespace svc::manage_api

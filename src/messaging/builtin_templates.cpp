@@ -147,6 +147,17 @@ const BuiltInTemplate kBuiltIns[] = {
      "Tage, solange das Passwort gleich bleibt; die Seite bittet Sie, eine Schaltfl\u00e4che zu dr\u00fccken), und "
      "setzen Sie dann Ihr Passwort zur\u00fcck.</p>",
      "email firstName lastName newEmail link days"},
+    {"invitation", "en", "You are invited",
+     "<p>An account was made for [email].</p>"
+     "<p><a href=\"[link]\">Choose your password</a> to start (the link is valid for [days] days).</p>"
+     "<p>If you did not expect this, you can ignore this e-mail.</p>",
+     "email firstName lastName link days"},
+    {"invitation", "de", "Sie sind eingeladen",
+     "<p>F\u00fcr [email] wurde ein Konto angelegt.</p>"
+     "<p><a href=\"[link]\">W\u00e4hlen Sie Ihr Passwort</a>, um zu beginnen (der Link ist [days] Tage "
+     "g\u00fcltig).</p>"
+     "<p>Wenn Sie das nicht erwartet haben, k\u00f6nnen Sie diese E-Mail ignorieren.</p>",
+     "email firstName lastName link days"},
     {"account-deleted", "en", "Your account was deleted",
      "<p>The account of [email] and everything stored with it were deleted.</p>"
      "<p>If it was not you, contact us.</p>",

@@ -17,6 +17,12 @@ from svc_stack import admin, post, request, sql, unique_email
 
 PASSWORD = "Site@Admin-2026-ok"
 
+FORBIDDEN = {"status": "Failed", "message": "Forbidden"}
+SECOND_FACTOR = {"status": "Failed", "message": "Second factor required for site administration"}
+UNAUTHORIZED = {"status": "Failed", "message": "Unauthorized"}
+RECENT = {"status": "Failed", "message": "Recent sign-in required, log in again"}
+NOT_FOUND = {"status": "Failed", "message": "User not found"}
+
 
 def create_site(name="Managed"):
     """A new site with a user pool of its own; returns its id."""

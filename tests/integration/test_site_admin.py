@@ -19,15 +19,11 @@ import json
 import time
 
 import svc_stack
-from site_admins import Admin, audit_rows, create_site, create_user, login
+from site_admins import (FORBIDDEN, NOT_FOUND, RECENT, SECOND_FACTOR, UNAUTHORIZED, Admin, audit_rows, create_site,
+                         create_user, login)
 from test_account_security import mint_refresh, refresh
 from svc_stack import ApiTest, admin, post, sql, sql_value
 
-FORBIDDEN = {"status": "Failed", "message": "Forbidden"}
-SECOND_FACTOR = {"status": "Failed", "message": "Second factor required for site administration"}
-UNAUTHORIZED = {"status": "Failed", "message": "Unauthorized"}
-RECENT = {"status": "Failed", "message": "Recent sign-in required, log in again"}
-NOT_FOUND = {"status": "Failed", "message": "User not found"}
 
 
 class SiteAdminTest(ApiTest):

@@ -270,15 +270,14 @@ void delete_account(const http::Request& request, core::Context& ctx, const db::
                     long long site_id, const char* actor) {
   // Read before the row goes: the notice is written in the reader's language.
   const auto notice = account_notice(ctx, request, site_id, table, user, "account-deleted");
-  db::with_transaction_retry(ctx.db, [&] {
-    db::Transaction tx(ctx.db);
+  webhooks::atomically(ctx.db, [&] {
     db::AccountRepo(ctx.db).erase_user_rows(table.str(), user.id, user.email);
     db::AccountRepo(ctx.db).remove_user(table, user.id);
     webhooks::enqueue(ctx.db, site_id, "user.deleted", db::user_data(table.str(), user.id, user.email));
     if (notice) messaging::enqueue(ctx, *notice);
     audit(ctx, request, "account_deleted", table.str(), 0, site_id,
           std::string("by ") + actor + ", user " + hashed_user(ctx, table.str(), user.id));
-    tx.commit();
+    return true;
   });
 }
 

@@ -63,7 +63,9 @@ void undo_email_change(const http::Request& request, core::Context& ctx, const s
 // erase_user_rows) in one transaction with the audit row `account_deleted`,
 // whose detail names the user by a keyed hash only, and the
 // `account-deleted` notice from `site_id` (0: svc itself). `actor` goes into
-// the detail ("user" or "operator"). `request` may be a blank one (svc-admin).
+// the detail ("user", "site admin" or "operator"). `request` may be a blank
+// one (svc-admin). Inside the caller's transaction when one is open (a site
+// administrator's deletion commits with its svc_admin_audit row).
 // The webhook event user.deleted goes to `site_id`'s endpoints in the same
 // transaction (none for site 0); the sessions go with the user's rows,
 // without a session.revoked each.

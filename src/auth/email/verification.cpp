@@ -80,7 +80,7 @@ void queue_verification_mail(core::Context& ctx, const http::Request& request, c
   audit(ctx, request, "verify_email_sent", table.str(), user.id, site.id);
 }
 
-void resend_verification(core::Context& ctx, const http::Request& request, const std::string& email, long long app_id,
+bool resend_verification(core::Context& ctx, const http::Request& request, const std::string& email, long long app_id,
                          const db::TableName& table) {
   auto site = db::SiteRepo(ctx.db).find(app_id);
   if (!site || !site->active) throw http::ApiError::validation("appID", "appID does not name an application");
@@ -114,9 +114,11 @@ void resend_verification(core::Context& ctx, const http::Request& request, const
     tx.commit();
     return true;
   });
-  if (committed) return;
-  audit(ctx, request, "verify_email_requested", table.str(), subject, site->id,
-        no_mail_reason(user, *site, eligible, capped));
+  if (!committed) {
+    audit(ctx, request, "verify_email_requested", table.str(), subject, site->id,
+          no_mail_reason(user, *site, eligible, capped));
+  }
+  return committed;
 }
 
 void verify_email_token(core::Context& ctx, const http::Request& request, const std::string& token) {

@@ -36,8 +36,9 @@ void queue_verification_mail(core::Context& ctx, const http::Request& request, c
 // own mail is not counted). The same statements run whoever asks (a
 // token signed for user 0, the mail rendered and inserted in a transaction
 // that is rolled back), like request-pass. Throws http::ApiError 400 on
-// appID when it names no active site.
-void resend_verification(core::Context& ctx, const http::Request& request, const std::string& email, long long app_id,
+// appID when it names no active site. Returns whether the mail was queued
+// (for svc's own callers; the reply never tells).
+bool resend_verification(core::Context& ctx, const http::Request& request, const std::string& email, long long app_id,
                          const db::TableName& table);
 
 // POST /auth/verify-email: checks the token (signature, expiry, typ, a

@@ -37,7 +37,7 @@ namespace {
 std::string reset_base(const std::optional<std::string>& url, const db::Site& site, const std::string& ready_page) {
   if (!url) {
     if (site.reset_urls.empty() && !ready_page.empty()) return ready_page + "#";
-    if (site.reset_urls.empty()) {
+    if (site.reset_urls.empty()) {  // !has_reset_page
       throw http::ApiError::validation("url", "url is required: the application has no reset page configured");
     }
     return site.reset_urls.front();
@@ -94,16 +94,11 @@ std::string reset_fingerprint(const core::Context& ctx, const std::string& passw
 // Signed for user id 0 and an empty password when nobody may reset (no such
 // user, or one who gets no mail), so the work does not tell registered
 // e-mails apart. Signed with the reset tokens' own key (reset_token_keys).
-std::string reset_token(core::Context& ctx, const db::User* user, const std::string& table, long long site_id) {
-  crypto::Claims c = account_token_claims(ctx, "reset", user, table, site_id, ctx.config.auth.reset_ttl);
+std::string reset_token(core::Context& ctx, const db::User* user, const std::string& table, long long site_id,
+                        long long ttl) {
+  crypto::Claims c = account_token_claims(ctx, "reset", user, table, site_id, ttl);
   c.pwf = user ? reset_fingerprint(ctx, user->password, user->email) : reset_fingerprint(ctx, "", "");
   return crypto::jwt_sign(c, reset_token_keys(ctx.config.keys.jwt).current);
-}
-
-// True for an account that may get a reset mail and a new password: active,
-// and with a password column that can ever match (not "!", NULL or "").
-bool may_reset(const core::Context& ctx, const db::User& user) {
-  return user.active && crypto::is_verifiable_hash(user.password, !ctx.config.keys.legacy_password_key.empty());
 }
 
 void queue_user_mail(core::Context& ctx, const http::Request& request, const db::Site& site, const db::Template& tmpl,
@@ -134,7 +129,26 @@ std::string reset_token_fingerprint(std::string_view reset_key, const std::strin
   return crypto::password_fingerprint(password_hash + '\n' + core::ascii_lower(email), reset_key);
 }
 
-void request_password_reset(core::Context& ctx, const http::Request& request, const std::string& email,
+bool may_reset(const core::Context& ctx, const db::User& user) {
+  return user.active && (user.password == kInvitedPassword ||
+                         crypto::is_verifiable_hash(user.password, !ctx.config.keys.legacy_password_key.empty()));
+}
+
+bool has_reset_page(const core::Context& ctx, const db::Site& site) {
+  return !site.reset_urls.empty() || !ctx.config.auth.reset_page.empty();
+}
+
+void queue_invitation(core::Context& ctx, const http::Request& request, const db::Site& site,
+                      const db::TableName& table, const db::User& user) {
+  const std::string& ready_page = ctx.config.auth.reset_page;
+  const std::string link =
+      reset_link(reset_base(std::nullopt, site, ready_page),
+                 reset_token(ctx, &user, table.str(), site.id, kInvitationSeconds), ready_page, site.id);
+  messaging::enqueue(ctx, account_mail(ctx, request, site, "invitation", user,
+                                       {{"link", link}, {"days", std::to_string(kInvitationSeconds / 86400)}}, ""));
+}
+
+bool request_password_reset(core::Context& ctx, const http::Request& request, const std::string& email,
                             long long app_id, const db::TableName& table, const std::optional<std::string>& url,
                             bool capped_request) {
   auto site = db::SiteRepo(ctx.db).find(app_id);
@@ -159,8 +173,9 @@ void request_password_reset(core::Context& ctx, const http::Request& request, co
   db::User stand_in;
   stand_in.email = email;
   const db::User& to = mail ? *user : stand_in;
-  const std::string link = reset_link(base, reset_token(ctx, mail ? &*user : nullptr, table.str(), site->id),
-                                      ctx.config.auth.reset_page, site->id);
+  const std::string link =
+      reset_link(base, reset_token(ctx, mail ? &*user : nullptr, table.str(), site->id, ctx.config.auth.reset_ttl),
+                 ctx.config.auth.reset_page, site->id);
   // Read for the stand-in too (id 0 matches no row): the same statements either way.
   const std::string locale = db::UserRepo(ctx.db, table).locale(mail ? user->id : 0);
   const db::OutboxEntry entry = reset_mail(ctx, request, *site, to, locale, link);
@@ -177,8 +192,8 @@ void request_password_reset(core::Context& ctx, const http::Request& request, co
     tx.commit();
     return true;
   });
-  if (committed) return;
-  audit(ctx, request, "reset_requested", table.str(), user_id, site->id, detail);
+  if (!committed) audit(ctx, request, "reset_requested", table.str(), user_id, site->id, detail);
+  return committed;
 }
 
 long long reset_token_site(core::Context& ctx, const std::string& token) {
