@@ -180,6 +180,40 @@ runInChromium(outDir, async (page, out, shot) => {
   await press(page, '#user-toggle');
   await waitText(page, 'user-status', 'Enabled');
   out.states.enabled = await state(page);
+  await press(page, '#user-password-reset');
+  await waitText(page, 'user-status', 'on its way');
+  out.states.resetSent = await state(page);
+
+  // A user who lost their phone: the second factor removed, confirmed first.
+  await go('#users/' + args.lostId, () => !!document.getElementById('user-mfa-reset'));
+  await press(page, '#user-mfa-reset');
+  await backTab(page);
+  await page.keyboard.press('Enter');
+  await waitText(page, 'user-status', 'second factor is removed');
+  out.states.mfaReset = await state(page);
+
+  // Invite a user, open them from the reply, delete them (the address typed).
+  await go(...pages.users);
+  await type(page, 'invite-email', args.invitee);
+  await type(page, 'invite-first', 'Ivy');
+  await press(page, '#invite-submit');
+  await waitText(page, 'invite-status', 'on its way');
+  out.states.invited = await state(page);
+  await press(page, '#invite-status a');
+  await page.waitForFunction((t) => (document.querySelector('#view h1') || {}).textContent === t, {}, args.invitee);
+  out.states.invitee = await state(page);
+  await press(page, '#user-delete');
+  out.deleteFocus = await page.evaluate(() => document.activeElement.id);
+  await page.keyboard.type('not the address');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => !document.getElementById('delete-confirm-error').hidden);
+  out.states.deleteWrong = await state(page);
+  await axe('user-delete-1280');
+  await shot('console-user-delete-1280');
+  await type(page, 'delete-confirm', args.invitee);
+  await page.keyboard.press('Enter');
+  await waitText(page, 'users-status', 'is deleted');
+  out.states.deleted = await state(page);
 
   await go(...pages.admins);
   out.states.admins = await state(page);

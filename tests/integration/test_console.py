@@ -28,7 +28,7 @@ import subprocess
 import tempfile
 
 import svc_stack
-from svc_stack import ApiTest, HTTP_PORT, admin, post, request, unique_email
+from svc_stack import ApiTest, HTTP_PORT, admin, post, q, request, sql_value, unique_email
 from page_checks import assert_strict_page
 from site_admins import PASSWORD, Admin, audit_rows, create_user, login
 from test_email_identity import code_of, delivered
@@ -102,9 +102,13 @@ class ConsoleTest(ApiTest):
 
     def test_an_owner_runs_the_users_in_the_browser(self):
         site = int(admin("site", "create", "--name", "Console", "--domain", "console.example",
-                         "--email-from", "Console <no-reply@console.example>").stdout.strip().splitlines()[-1])
+                         "--email-from", "Console <no-reply@console.example>",
+                         "--reset-url", ORIGIN + "/account/reset").stdout.strip().splitlines()[-1])
         owner, owner_id, owner_secret = with_totp(site, "console-owner", "owner")
         viewer, _, viewer_secret = with_totp(site, "console-viewer", "viewer")
+        lost, lost_id, _ = with_totp(site, "console-lost", "viewer")
+        admin("site", "admin", "remove", "--site", str(site), "--email", lost)
+        invitee = unique_email("console-invitee")
         no_factor, _ = create_user(site, "console-nofactor")
         admin("site", "admin", "add", "--site", str(site), "--email", no_factor, "--role", "admin")
         target = unique_email("console-target")
@@ -119,7 +123,8 @@ class ConsoleTest(ApiTest):
             refresh.append(reply.json["token"])
         args = {"owner": owner, "ownerId": owner_id, "ownerSecret": owner_secret, "password": PASSWORD,
                 "search": target.split("@")[0][:-3], "target": target, "targetId": target_id,
-                "viewer": viewer, "viewerSecret": viewer_secret, "noFactor": no_factor}
+                "viewer": viewer, "viewerSecret": viewer_secret, "noFactor": no_factor,
+                "lostId": lost_id, "invitee": invitee}
         seen = self.run_browser(site, args)
         states = seen["states"]
 
@@ -167,6 +172,22 @@ class ConsoleTest(ApiTest):
             rows = audit_rows(site, action)
             self.assertTrue(rows and rows[0][0] == str(owner_id), (action, rows))
             self.assertEqual(rows[0][1], "user %d" % target_id)
+
+        # The users2 actions: a reset mail, a lost second factor, an invitation, a deletion.
+        self.assertIn("A link to choose a new password is on its way to %s." % target, states["resetSent"]["status"])
+        self.assertIsNotNone(svc_stack.newest_outbox_id(target))
+        self.assertIn("The second factor is removed: %s signs in with the password alone." % lost,
+                      states["mfaReset"]["status"])
+        self.assertNotIn("Remove the second factor", states["mfaReset"]["viewButtons"])
+        self.assertEqual(login(lost, site).status, 200)  # the password alone now
+        self.assertTrue(any(invitee in s for s in states["invited"]["status"]), states["invited"])
+        self.assertIsNotNone(svc_stack.newest_outbox_id(invitee))
+        self.assertEqual(seen["deleteFocus"], "delete-confirm")
+        self.assertTrue(any(invitee in e for e in states["deleteWrong"]["errors"]), states["deleteWrong"])
+        self.assertIn("%s is deleted." % invitee, states["deleted"]["status"])
+        self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_users WHERE user_email = %s" % q(invitee)), "0")
+        for action in ("users.password_reset", "users.mfa_reset", "users.create", "users.delete"):
+            self.assertEqual(audit_rows(site, action)[-1][0], str(owner_id), action)
 
         self.assertTrue(any(owner in r for r in states["admins"]["rows"]), states["admins"])
         self.assertTrue(any("No user of this site has that address." in e for e in states["adminMissing"]["errors"]),

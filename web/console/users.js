@@ -3,7 +3,10 @@
 // "More"), and a user's page (GET .../users/{id}): profile, verified, second
 // factor, passkeys, sessions ("Safari on iPhone · 3 minutes ago"), linked
 // identities, and for an admin or owner: disable, enable (PATCH), end the
-// sessions (DELETE .../sessions). Everything from the API is shown as text.
+// sessions (DELETE .../sessions), remove the second factor, send a password
+// reset or the verification mail again, delete (the address typed to
+// confirm), and invite a user (POST .../users). Everything from the API is
+// shown as text.
 'use strict';
 
 (function () {
@@ -13,6 +16,7 @@
   // from the server when the list comes back).
   const list = { q: '', rows: [], next: null, loaded: false };
   let asked = 0;  // the number of the newest search: older replies are dropped
+  let notice = '';  // what the list says when it comes back (a deleted user)
 
   function userLine(ui, user) {
     const name = ui.fullName(user);
@@ -35,12 +39,17 @@
     const line = ui.el('p', { id: 'users-status', className: 'status', role: 'status' });
     view.append(ui.el('h1', {}, 'Users'), ui.el('form', { role: 'search', 'aria-label': 'Users' }, search.wrap),
                 rows, more, line);
+    if (ctx.may('admin')) view.append(inviteForm(ctx));
+    const told = notice;
+    notice = '';
 
     function draw() {
       rows.textContent = '';
       list.rows.forEach((u) => rows.appendChild(userLine(ui, u)));
       more.hidden = !list.next;
-      if (!list.rows.length) {
+      if (told) {
+        ui.status(line, told);
+      } else if (!list.rows.length) {
         ui.status(line, list.q ? 'No user\'s address begins with "' + list.q + '".' : 'This site has no users yet.');
       } else {
         ui.status(line, 'Showing ' + list.rows.length + ' user' + (list.rows.length === 1 ? '' : 's') +
@@ -134,7 +143,34 @@
         await redraw(n === 0 ? 'There was no session to end.' : 'Ended ' + n + ' session' + (n === 1 ? '' : 's') + '.');
       }, 'secondary');
       end.id = 'user-end-sessions';
-      view.append(ui.el('div', { className: 'actions' }, toggle, end));
+      const actions = ui.el('div', { className: 'actions' }, toggle, end);
+      // A mail or a change, its reply in the status line.
+      const act = (label, id, method, path, done, question) => {
+        const b = ui.button(label, async () => {
+          if (question && !(await ui.confirmInline(b, question, label))) return;
+          const reply2 = await ui.busy(b, () => api.call(method, '/users/' + u.id + path));
+          if (reply2.status !== 200) return ui.status(line, api.words(reply2), true);
+          await redraw(done(reply2.body));
+        });
+        b.id = id;
+        actions.append(b);
+      };
+      if (u.totp) {
+        act('Remove the second factor', 'user-mfa-reset', 'DELETE', '/second-factor',
+            (b) => (b.removed ? 'The second factor is removed: ' + u.email + ' signs in with the password alone.'
+                              : 'There was no second factor to remove.'),
+            'Remove the second factor of ' + u.email + ' (a lost phone)?');
+      }
+      act('Send a password reset', 'user-password-reset', 'POST', '/password-reset',
+          () => 'A link to choose a new password is on its way to ' + u.email + '.');
+      if (!u.email_verified) {
+        act('Send the verification mail again', 'user-verification', 'POST', '/verification-mail',
+            () => 'A new verification link is on its way to ' + u.email + '.');
+      }
+      const del = ui.button('Delete…', () => askDelete(view, u, ctx, del, line), 'danger');
+      del.id = 'user-delete';
+      actions.append(del);
+      view.append(actions);
     }
     view.append(line);
 
@@ -167,6 +203,72 @@
       line.tabIndex = -1;
       line.focus();
     }
+  }
+
+  // Delete with a typed confirmation: the address, exactly.
+  function askDelete(view, u, ctx, trigger, line) {
+    const { ui, api } = ctx;
+    if (view.querySelector('#delete-form')) return;
+    const typed = ui.field('delete-confirm', 'Type ' + u.email + ' to delete this user',
+                           ui.el('input', { type: 'text', autocomplete: 'off', spellcheck: false }),
+                           'The user, their sessions, factors and data are deleted; this cannot be undone.');
+    const yes = ui.el('button', { id: 'delete-submit', type: 'submit', className: 'danger' }, 'Delete the user');
+    const no = ui.el('button', { type: 'button', className: 'link' }, 'Cancel');
+    const formEl = ui.el('form', { id: 'delete-form', noValidate: true, className: 'danger-zone',
+                                   'aria-label': 'Delete ' + u.email }, typed.wrap, yes, no);
+    trigger.closest('.actions').after(formEl);
+    no.addEventListener('click', () => { formEl.remove(); trigger.focus(); });
+    formEl.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      if (typed.input.value.trim() !== u.email) return ui.fieldError(typed, 'Type the address exactly: ' + u.email);
+      ui.fieldError(typed, '');
+      const reply = await ui.busy(yes, () => api.call('DELETE', '/users/' + u.id));
+      if (reply.status !== 200) return ui.fieldError(typed, api.words(reply));
+      notice = u.email + ' is deleted.';
+      location.hash = '#users';
+    });
+    typed.input.focus();
+    ui.status(line, '');
+  }
+
+  // The invitation form under the list (admin and owner).
+  function inviteForm(ctx) {
+    const { ui, api } = ctx;
+    const email = ui.field('invite-email', 'E-mail', ui.el('input', { type: 'email', autocomplete: 'off' }));
+    const first = ui.field('invite-first', 'First name (optional)', ui.el('input', { type: 'text', autocomplete: 'off' }));
+    const last = ui.field('invite-last', 'Last name (optional)', ui.el('input', { type: 'text', autocomplete: 'off' }));
+    const send = ui.el('button', { id: 'invite-submit', type: 'submit' }, 'Send the invitation');
+    const line = ui.el('p', { id: 'invite-status', className: 'status', role: 'status' });
+    const formEl = ui.el('form', { noValidate: true, 'aria-labelledby': 'invite-title' },
+                         ui.el('h2', { id: 'invite-title' }, 'Invite a user'),
+                         ui.el('p', { className: 'muted' }, 'They get a mail with a link to choose their password.'),
+                         email.wrap, first.wrap, last.wrap, send, line);
+    const fields = { email, first_name: first, last_name: last };
+    formEl.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      Object.values(fields).forEach((f) => ui.fieldError(f, ''));
+      ui.status(line, '');
+      const address = email.input.value.trim();
+      if (!address) return ui.fieldError(email, 'Type the address of the user to invite.');
+      const body = { email: address };
+      if (first.input.value.trim()) body.first_name = first.input.value.trim();
+      if (last.input.value.trim()) body.last_name = last.input.value.trim();
+      const reply = await ui.busy(send, () => api.call('POST', '/users', body));
+      if (reply.status !== 201) {
+        const bad = Object.entries(fields).find(([name]) => api.fieldMessage(reply, name));
+        if (bad) return ui.fieldError(bad[1], api.fieldMessage(reply, bad[0]));
+        if (reply.status === 409 && /exists/.test((reply.body && reply.body.message) || '')) {
+          return ui.fieldError(email, 'This site already has a user with that address.');
+        }
+        return ui.status(line, api.words(reply), true);
+      }
+      Object.values(fields).forEach((f) => { f.input.value = ''; });
+      const user = reply.body.user;
+      line.textContent = '';
+      line.classList.remove('bad');
+      line.append('The invitation is on its way to ', ui.el('a', { href: '#users/' + user.id }, user.email), '.');
+    });
+    return formEl;
   }
 
   function render(view, path, ctx) {
