@@ -218,7 +218,7 @@ class ConsoleTest(ApiTest):
         self.assertTrue(any(s.startswith("Ended ") for s in after["status"]), after)
 
         # A viewer: no write button anywhere; the API refuses anyway.
-        for name in ("viewerUser", "viewerUser390", "viewerAdmins"):
+        for name in ("viewerUsers", "viewerUser", "viewerUser390", "viewerAdmins"):
             self.assertEqual(states[name]["viewButtons"], [], (name, states[name]))
         self.assertEqual(seen["codeFocus"], "email-code")
         self.assertEqual(states["viewerUser"]["h1"], [target])
