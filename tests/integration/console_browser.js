@@ -21,7 +21,7 @@ const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
 const { execFileSync } = require('child_process');
-const { runInChromium, waitText, type, press } = require('./page_browser');
+const { runInChromium, type, press } = require('./page_browser');
 
 const [pageUrl, outDir, argsJson] = process.argv.slice(2);
 const args = JSON.parse(argsJson);
@@ -42,6 +42,15 @@ function askForCode() {
     process.stdin.destroy();
     resolve(line.trim());
   }));
+}
+
+// Waits until the element `id` exists and holds the text `wanted` (it may
+// not exist yet: the page moves to another section on the way).
+async function waitText(page, id, wanted) {
+  await page.waitForFunction((i, w) => {
+    const e = document.getElementById(i);
+    return !!e && (e.textContent || '').includes(w);
+  }, {}, id, wanted);
 }
 
 async function backTab(page) {
