@@ -11,7 +11,7 @@ import statistics
 import subprocess
 import time
 
-from dataset import PASSWORD
+from dataset import PASSWORD, preview_template_id
 from load import SOCKET_ERRORS, parse_wrk, wrk_cmd
 from oidc_pool import CodePool
 from refresh_pool import RefreshPool
@@ -354,6 +354,10 @@ def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
         # The site management API's user search over 1,000,000 users of one pool (issue 49).
         UserSearchArm(stack, args.out, floor="getFolderLimits", target=0.5),
         post("notification", "/message/notification", floor="hello", target=0.5),
+        # Issue 49: the management API's preview renders a template as the sender would, for an admin
+        # with a second factor (bench/dataset.py preview_request_lines).
+        post("template-preview", f"/admin/sites/1/templates/{preview_template_id(stack)}/preview",
+             floor="notification", target=0.5),
         post("sign-out", "/auth/sign-out", floor="hello"),
         post("login", "/auth/login", floor="argon2-verify-fastest", target=0.9, **hashing),
         # Login of a user with a TOTP factor, then /auth/mfa/verify: ÷ login shows that verify adds no Argon2id.

@@ -156,6 +156,7 @@ def write_request_files(stack, out, rnd):
     }
     lines = {name: [request_line(b) for b in bs] for name, bs in bodies.items()}
     lines.update(site_request_lines(stack, rnd))
+    lines.update(preview_request_lines(stack, rnd))
     files = {}
     for name, ls in lines.items():
         files[name] = str(out / f"{name}.txt")
@@ -182,6 +183,43 @@ def site_request_lines(stack, rnd):
                           "title": "Hi", "message": "Your order shipped", "data": {"order": 42}},
                          site_headers(stack, 1)) for c in range(1, 33)]
     return {"getFolderLimits": folders, "notification": notes, "push": push}
+
+
+def admin_token(stack, site):
+    """The account token of a new admin of `site` signed in with a second
+    factor (TOTP enrolled with oathtool's code, then a recovery code), as the
+    management API requires (docs/api.md "Site administration")."""
+    email = f"bench-admin-{os.getpid()}-{time.time_ns() % 10**9}@example.com"
+    stack.admin("user", "create", "--email", email, "--site", str(site), "--verified", stdin=PASSWORD + "\n")
+    stack.admin("site", "admin", "add", "--site", str(site), "--email", email, "--role", "admin")
+    url = stack.url("")
+    status, first = post_json(url, "/auth/login", {"email": email, "password": PASSWORD, "appID": site})
+    assert status == 200, (status, first)
+    bearer = {"Authorization": "Bearer " + first["token"]["account_token"]}
+    status, setup = post_json(url, "/auth/mfa/totp/setup", {}, bearer)
+    assert status == 200, (status, setup)
+    code = run(["oathtool", "--totp", "-b", "--now", "@%d" % (int(time.time()) - 30), setup["secret"]]).stdout.strip()
+    status, confirm = post_json(url, "/auth/mfa/totp/confirm", {"code": code}, bearer)
+    assert status == 200, (status, confirm)
+    status, challenge = post_json(url, "/auth/login", {"email": email, "password": PASSWORD, "appID": site})
+    assert status == 401 and "mfa_token" in challenge, (status, challenge)
+    status, verified = post_json(url, "/auth/mfa/verify", {"mfa_token": challenge["mfa_token"],
+                                                          "recovery_code": confirm["recovery_codes"][0]})
+    assert status == 200, (status, verified)
+    return verified["token"]["account_token"]
+
+
+def preview_template_id(stack):
+    """The template the preview arm renders: site 1's bench-1, which the notification arm also sends."""
+    return int(stack.sql("SELECT id FROM svc_notifications WHERE site_id = 1 AND event = 'bench-1';").strip())
+
+
+def preview_request_lines(stack, rnd):
+    """The template-preview arm (issue 49): an admin of site 1 previews bench-1 with the notification
+    arm's kind of sample data."""
+    headers = {"Authorization": "Bearer " + admin_token(stack, 1)}
+    return {"template-preview": [request_line({"data": {"name": "Ada <Lovelace>", "order": str(rnd.randint(1000, 99999))}},
+                                              headers) for _ in range(1000)]}
 
 
 def scratch_requests(stack):

@@ -1,22 +1,18 @@
 #include "admin/site_commands.hpp"
 
-#include <sodium.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <optional>
 
-#include "admin/command_env.hpp"
+#include "admin/operator_env.hpp"
 #include "auth/tokens/access_tokens.hpp"
 #include "config/config.hpp"
 #include "core/text.hpp"
-#include "crypto/encoding.hpp"
-#include "crypto/password_score.hpp"
-#include "db/passkey_repo.hpp"
 #include "db/site_mail_repo.hpp"
 #include "db/site_repo.hpp"
-#include "http/reset_url.hpp"
 #include "http/site_auth.hpp"
+#include "manage/settings.hpp"
+#include "manage/site_key.hpp"
 #include "oidc/issuer.hpp"
 
 namespace svc::admin {
@@ -26,58 +22,45 @@ const std::vector<std::string> kSiteOptions = {
     "site",       "id",       "name",      "domain",  "reset-url",       "allowed-hosts", "disable-email",
     "email-from", "email-cc", "email-bcc", "api-key", "allow-sql-merge", "active",        "vapid-subject"};
 
-// 32 random bytes, base64url (43 characters): the key a caller sends in
-// x-site-key. Only its hash is stored, so it is shown exactly once.
-std::string generate_site_key() {
-  unsigned char bytes[32];
-  randombytes_buf(bytes, sizeof bytes);
-  std::string key = crypto::base64url_encode(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes));
-  sodium_memzero(bytes, sizeof bytes);
-  return key;
-}
+// The options of `site set|create` the Settings service (manage/settings.hpp)
+// checks, by the fields its refusals name; longest field first.
+const std::vector<std::pair<std::string, std::string>> kSettingOptions = {{"min_password_score", "min-password-score"},
+                                                                          {"passkey_origins", "origins"},
+                                                                          {"passkey_rp_id", "rp-id"},
+                                                                          {"new_device_mail", "new-device-mail"},
+                                                                          {"disable_email", "disable-email"},
+                                                                          {"verify_email", "verify-email"},
+                                                                          {"reset_urls", "reset-url"},
+                                                                          {"email_from", "email-from"},
+                                                                          {"email_bcc", "email-bcc"},
+                                                                          {"email_cc", "email-cc"}};
 
-// --api-key: "none" (or "") removes the key on purpose, "generate" makes a new
-// one, anything else is taken as the key. Returns the new key when one was
+// --api-key: "none" (or "") removes the key on purpose, "generate" makes a
+// new one through the site key service (manage/site_key.hpp: audited),
+// anything else is taken as the key. Returns the new key when one was
 // generated (to print once), "" otherwise.
-std::string apply_api_key(const std::string& value, db::Site& s) {
-  if (value.empty() || value == "none") {
-    s.api_key_hash.clear();
-    return "";
-  }
-  if (value != "generate") {
-    s.api_key_hash = http::hash_site_key(value);
-    return "";
-  }
-  std::string key = generate_site_key();
-  s.api_key_hash = http::hash_site_key(key);
-  return key;
+std::string apply_api_key(const std::string& value, OperatorEnv& o, const manage::Actor& actor) {
+  if (value == "generate") return manage::rotate_site_key(o.ctx, actor);
+  db::SiteRepo(o.env.db).set_api_key_hash(actor.site_id,
+                                          value.empty() || value == "none" ? "" : http::hash_site_key(value));
+  return "";
 }
 
-// --reset-url: one or more reset URLs, comma-separated (issue 22); the first
-// is the page of links whose request names none, and a request's url must
-// lie within one of them. A reset link over http:// would carry the reset
-// token in clear to any host but this machine: the rule request-pass
-// applies to its url too (http/reset_url.hpp). "" = none (the ready page).
-std::vector<std::string> parse_reset_urls(const std::string& value) {
-  std::vector<std::string> urls;
-  size_t start = 0;
-  while (start <= value.size()) {
-    size_t comma = value.find(',', start);
-    if (comma == std::string::npos) comma = value.size();
-    std::string url = value.substr(start, comma - start);
-    url.erase(0, url.find_first_not_of(" \t"));
-    url.erase(url.find_last_not_of(" \t") + 1);
-    start = comma + 1;
-    if (url.empty()) continue;
-    const auto parsed = http::parse_reset_url(url);
-    if (!parsed) throw UsageError("--reset-url: '" + url + "' is not an absolute http(s) URL a link can carry");
-    if (!http::reset_transport_ok(*parsed)) {
-      throw UsageError("--reset-url: http:// is only allowed for a loopback host; use https://");
-    }
-    urls.push_back(url);
-  }
-  if (core::join(urls, " ").size() > 2048) throw UsageError("--reset-url: at most 2048 characters in all");
-  return urls;
+// The Settings change the options name (--rp-id none: passkeys off).
+manage::SettingsChange settings_change(const Args& args) {
+  manage::SettingsChange c;
+  if (auto v = args.get("name")) c.name = *v;
+  if (auto v = args.get("email-from")) c.email_from = *v;
+  if (args.get("email-cc")) c.email_cc = manage::CopyUser{"", args.integer("email-cc", 0)};
+  if (args.get("email-bcc")) c.email_bcc = manage::CopyUser{"", args.integer("email-bcc", 0)};
+  if (auto v = args.get("disable-email")) c.disable_email = parse_bool("disable-email", *v);
+  if (auto v = args.get("verify-email")) c.verify_email = parse_bool("verify-email", *v);
+  if (auto v = args.get("new-device-mail")) c.new_device_mail = parse_bool("new-device-mail", *v);
+  if (args.get("min-password-score")) c.min_password_score = args.integer("min-password-score", 0);
+  if (auto v = args.get("reset-url")) c.reset_urls = manage::split_list(*v);
+  if (auto v = args.get("rp-id")) c.passkey_rp_id = core::ascii_lower(*v) == "none" ? "" : *v;
+  if (auto v = args.get("origins")) c.passkey_origins = manage::split_list(*v);
+  return c;
 }
 
 // kSiteOptions plus the mail delivery options (apply_mail_options) and
@@ -119,86 +102,12 @@ std::string pool_line(db::Database& db, const db::Site& site) {
          (others.empty() ? ", no other site" : ", shared with " + site_ids(others));
 }
 
-// A WebAuthn RP id: a lower-case host name (labels of [a-z0-9-], dots
-// between), no scheme, port or path; "localhost" included.
-bool valid_rp_id(const std::string& id) {
-  if (id.empty() || id.size() > 253 || id.front() == '.' || id.back() == '.' || id.find("..") != std::string::npos) {
-    return false;
-  }
-  return std::all_of(id.begin(), id.end(),
-                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'; });
-}
-
-// An origin the site's pages run on: scheme://host[:port], nothing after;
-// https, or http for localhost (and *.localhost), which browsers treat as
-// secure; the host must be the RP id or lie under it (WebAuthn §5.1.3).
-void check_origin(const std::string& origin, const std::string& rp_id) {
-  const std::string usage = "--origins: '" + origin + "' ";
-  const std::size_t sep = origin.find("://");
-  if (sep == std::string::npos) throw UsageError(usage + "is not scheme://host[:port]");
-  const std::string scheme = origin.substr(0, sep);
-  std::string host = origin.substr(sep + 3);
-  if (host.find_first_of("/?#@ ") != std::string::npos || host.empty()) {
-    throw UsageError(usage + "must be scheme://host[:port] without path, query or user");
-  }
-  const std::size_t colon = host.find(':');
-  if (colon != std::string::npos) {
-    const std::string port = host.substr(colon + 1);
-    if (port.empty() || port.size() > 5 ||
-        !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      throw UsageError(usage + "has a bad port");
-    }
-    host = host.substr(0, colon);
-  }
-  const bool local = host == "localhost" || (host.size() > 10 && host.ends_with(".localhost"));
-  if (scheme != "https" && !(scheme == "http" && local)) {
-    throw UsageError(usage + "must be https:// (http:// only for localhost)");
-  }
-  if (host != rp_id && !host.ends_with("." + rp_id)) {
-    throw UsageError(usage + "is not on the RP id " + rp_id + " or a subdomain of it");
-  }
-}
-
-// --rp-id DOMAIN|none and --origins URL[,URL...] (passkeys): stored apart
-// from the Site row. --rp-id alone allows https://DOMAIN; "none" turns
-// passkeys off for the site (its passkeys stay stored).
-void apply_passkey_rp(const Args& args, db::Database& db, long long site_id) {
-  auto rp_arg = args.get("rp-id");
-  auto origins_arg = args.get("origins");
-  if (!rp_arg && !origins_arg) return;
-  db::PasskeyRepo repo(db);
-  const auto current = repo.find_rp(site_id);
-  std::string rp_id = rp_arg ? core::ascii_lower(*rp_arg) : current ? current->rp_id : "";
-  if (rp_id == "none") {
-    if (origins_arg) throw UsageError("--origins needs an RP id (--rp-id none turns passkeys off)");
-    repo.set_rp(site_id, "", {});
-    return;
-  }
-  if (!valid_rp_id(rp_id)) throw UsageError("--rp-id expects a host name such as example.com (or 'none')");
-  std::vector<std::string> origins;
-  if (origins_arg) {
-    std::string item;
-    for (char c : *origins_arg + ",") {
-      if (c != ',') {
-        if (c != ' ') item.push_back(c);
-        continue;
-      }
-      if (!item.empty()) origins.push_back(item);
-      item.clear();
-    }
-  } else if (current && current->rp_id == rp_id) {
-    origins = current->origins;
-  }
-  if (origins.empty()) origins.push_back("https://" + rp_id);
-  for (const auto& origin : origins) check_origin(origin, rp_id);
-  if (core::join(origins, " ").size() > 2048) throw UsageError("--origins: at most 2048 characters in all");
-  repo.set_rp(site_id, rp_id, origins);
-}
-
-void print_passkey_rp(db::Database& db, long long site_id) {
-  const auto rp = db::PasskeyRepo(db).find_rp(site_id);
-  std::printf("passkey_rp_id:   %s\n", rp ? rp->rp_id.c_str() : "(none: passkeys off)");
-  if (rp) std::printf("passkey_origins: %s\n", core::join(rp->origins, ", ").c_str());
+// The relying party as the Settings service reads it.
+void print_passkey_rp(OperatorEnv& o, long long site_id) {
+  const manage::SiteSettings s = manage::read_settings(o.ctx, o.on_site(site_id));
+  const bool on = !s.passkey_rp_id.empty();
+  std::printf("passkey_rp_id:   %s\n", on ? s.passkey_rp_id.c_str() : "(none: passkeys off)");
+  if (on) std::printf("passkey_origins: %s\n", core::join(s.passkey_origins, ", ").c_str());
 }
 
 // --audience URI|default (issue 23): the `aud` of the site's access tokens,
@@ -217,26 +126,6 @@ void apply_audience(const Args& args, db::Database& db, long long site_id) {
   db::SiteRepo(db).set_audience(site_id, audience);
 }
 
-// --verify-email [true|false] (issue 26): sign-up mails a verification
-// link and a password login of an unverified address is refused. A bare
-// --verify-email means true. --new-device-mail on|off (issue 37): a sign-in
-// from a new device mails new-sign-in. --min-password-score 0..4 (issue
-// 41): the zxcvbn score a new password must reach, 0 = off. Stored apart
-// from the Site row's other columns.
-void apply_account_mails(const Args& args, db::Database& db, long long site_id) {
-  if (auto v = args.get("verify-email")) db::SiteRepo(db).set_verify_email(site_id, parse_bool("verify-email", *v));
-  if (auto v = args.get("new-device-mail")) {
-    db::SiteRepo(db).set_new_device_mail(site_id, parse_bool("new-device-mail", *v));
-  }
-  if (args.get("min-password-score")) {
-    const long long score = args.integer("min-password-score", 0);
-    if (score < 0 || score > crypto::kMaxPasswordScore) {
-      throw UsageError("--min-password-score expects 0 (off) to 4 (the zxcvbn score a new password must reach)");
-    }
-    db::SiteRepo(db).set_min_password_score(site_id, static_cast<int>(score));
-  }
-}
-
 void print_site_identity(CommandEnv& env, const db::Site& site) {
   std::printf("user_pool:       %s\n", pool_line(env.db, site).c_str());
   std::printf("verify_email:    %s\n", site.verify_email ? "true" : "false");
@@ -249,10 +138,9 @@ void print_site_identity(CommandEnv& env, const db::Site& site) {
   std::printf("oidc_issuer:     %s (iss of its ID tokens)\n", oidc::issuer_of(env.config, site.id).c_str());
 }
 
+// The operator's own options (no site administrator changes these).
 void apply_options(const Args& args, db::Site& s) {
-  if (auto v = args.get("name")) s.name = *v;
   if (auto v = args.get("domain")) s.domain = *v;
-  if (auto v = args.get("reset-url")) s.reset_urls = parse_reset_urls(*v);
   if (auto v = args.get("allowed-hosts")) {
     std::fprintf(stderr,
                  "note: --allowed-hosts no longer admits request-pass urls; list reset URL prefixes in "
@@ -268,10 +156,6 @@ void apply_options(const Args& args, db::Site& s) {
       }
     }
   }
-  if (auto v = args.get("disable-email")) s.disable_email = parse_bool("disable-email", *v);
-  if (auto v = args.get("email-from")) s.email_from = *v;
-  if (args.get("email-cc")) s.email_cc = args.integer("email-cc", 0);
-  if (args.get("email-bcc")) s.email_bcc = args.integer("email-bcc", 0);
   if (auto v = args.get("allow-sql-merge")) s.allow_sql_merge = parse_bool("allow-sql-merge", *v);
   if (auto v = args.get("active")) s.active = parse_bool("active", *v);
   if (auto v = args.get("vapid-subject")) {
@@ -384,56 +268,89 @@ int cmd_site_create(const Args& args, const std::string& config_path) {
   s.id = args.integer("id", 0);
   s.name = args.required("name");
   apply_options(args, s);
+  // The settings its row holds from the start; the others go through the
+  // Settings service once it exists.
+  manage::SettingsChange change = settings_change(args);
+  if (change.reset_urls) {
+    s.reset_urls = naming_options(kSettingOptions, [&] { return manage::checked_reset_urls(*change.reset_urls); });
+  }
+  if (change.disable_email) s.disable_email = *change.disable_email;
+  if (change.email_from) s.email_from = *change.email_from;
+  if (change.email_cc) s.email_cc = change.email_cc->user_id;
+  if (change.email_bcc) s.email_bcc = change.email_bcc->user_id;
   derive_sender(s);
-  CommandEnv env(config_path);
+  OperatorEnv o(config_path);
+  CommandEnv& env = o.env;
   // A new site gets a pool of its own unless told otherwise (design "User pools").
   const long long pool = user_pool_option(args, env.db).value_or(0);
-  std::string key = apply_api_key(args.get("api-key").value_or("generate"), s);
+  const std::string api_key = args.get("api-key").value_or("generate");
+  const std::string key = api_key == "generate" ? manage::generate_site_key() : "";
+  s.api_key_hash = !key.empty()                           ? http::hash_site_key(key)
+                   : api_key.empty() || api_key == "none" ? ""
+                                                          : http::hash_site_key(api_key);
   s.user_pool = pool != 0 ? pool : db::SiteRepo(env.db).create_pool();
   long long id = db::SiteRepo(env.db).create(s);
   // The id stays the last line: scripts read it from there.
   if (!key.empty()) std::printf("site_key: %s\n", key.c_str());
   apply_mail_options(args, env.db, id);
   apply_audience(args, env.db, id);
-  apply_account_mails(args, env.db, id);
-  apply_passkey_rp(args, env.db, id);
+  manage::SettingsChange later;
+  later.verify_email = change.verify_email;
+  later.new_device_mail = change.new_device_mail;
+  later.min_password_score = change.min_password_score;
+  later.passkey_rp_id = change.passkey_rp_id;
+  later.passkey_origins = change.passkey_origins;
+  if (!later.empty()) {
+    naming_options(kSettingOptions, [&] { return manage::update_settings(o.ctx, o.on_site(id), later); });
+  }
   std::printf("%lld\n", id);
   return 0;
 }
 
 int cmd_site_set(const Args& args, const std::string& config_path) {
   args.allow_only(with_mail_options(kSiteOptions));
-  CommandEnv env(config_path);
-  db::Site site = env.site(args.required_integer("site"));
-  apply_options(args, site);
+  OperatorEnv o(config_path);
+  CommandEnv& env = o.env;
+  const long long site_id = args.required_integer("site");
+  db::Site site = env.site(site_id);
+  apply_options(args, site);  // checks the operator's options before anything is written
+  const manage::SettingsChange change = settings_change(args);
   apply_user_pool(args, env.db, site);
-  // A change of sender or of disable_email must not leave a site that mails without one.
-  const bool mail_settings = args.get("email-from") || args.get("disable-email");
-  if (mail_settings && site.email_from.empty() && !site.disable_email) throw UsageError(kSenderNeeded);
+  // The settings a site's administrators may change too: checked, written
+  // and audited by the Settings service (a site without a sender refused).
+  if (!change.empty()) {
+    naming_options(kSettingOptions, [&] { return manage::update_settings(o.ctx, o.on_site(site_id), change); });
+  }
   std::string key;
-  if (auto v = args.get("api-key")) key = apply_api_key(*v, site);
+  if (auto v = args.get("api-key")) key = apply_api_key(*v, o, o.on_site(site_id));
+  const db::Site operator_fields = site;
+  site = env.site(site_id);
+  site.domain = operator_fields.domain;
+  site.allowed_redirect_hosts = operator_fields.allowed_redirect_hosts;
+  site.allow_sql_merge = operator_fields.allow_sql_merge;
+  site.active = operator_fields.active;
+  site.vapid_subject = operator_fields.vapid_subject;
   db::SiteRepo(env.db).update(site);
   apply_mail_options(args, env.db, site.id);
   apply_audience(args, env.db, site.id);
-  apply_account_mails(args, env.db, site.id);
-  apply_passkey_rp(args, env.db, site.id);
   site = env.site(site.id);
   print_site(site);
   if (!key.empty()) std::printf("site_key: %s\n", key.c_str());
   print_site_mail(env.db, site.id);
   print_site_identity(env, site);
-  print_passkey_rp(env.db, site.id);
+  print_passkey_rp(o, site.id);
   return 0;
 }
 
 int cmd_site_show(const Args& args, const std::string& config_path) {
   args.allow_only({"site"});
-  CommandEnv env(config_path);
+  OperatorEnv o(config_path);
+  CommandEnv& env = o.env;
   const db::Site site = env.site(args.required_integer("site"));
   print_site(site);
   print_site_mail(env.db, site.id);
   print_site_identity(env, site);
-  print_passkey_rp(env.db, site.id);
+  print_passkey_rp(o, site.id);
   return 0;
 }
 

@@ -1,15 +1,11 @@
 #include "admin/webhook_commands.hpp"
 
 #include <cstdio>
-#include <stdexcept>
 
-#include "admin/command_env.hpp"
 #include "admin/listing.hpp"
+#include "admin/operator_env.hpp"
 #include "core/text.hpp"
-#include "db/webhook_repo.hpp"
-#include "webhooks/client.hpp"
-#include "webhooks/events.hpp"
-#include "webhooks/signature.hpp"
+#include "manage/webhooks.hpp"
 
 namespace svc::admin {
 namespace {
@@ -24,27 +20,13 @@ long long endpoint_id(const Args& args, const char* verb) {
   return *id;
 }
 
-db::WebhookEndpoint existing(db::WebhookRepo& repo, long long id) {
-  auto endpoint = repo.find_endpoint(id);
-  if (!endpoint) throw std::runtime_error("no webhook endpoint " + std::to_string(id));
-  return *endpoint;
-}
-
-// A fresh key, sealed for the site; prints its whsec_ form.
-std::string new_sealed_secret(const CommandEnv& env, long long site_id) {
-  if (env.config.keys.webhook_key.empty()) {
-    throw std::runtime_error("[keys] webhook_key is not set (svc-admin keygen prints one)");
-  }
-  const std::string key = webhooks::new_secret_key();
-  std::printf("secret %s\n", webhooks::format_secret(key).c_str());
-  return webhooks::seal_secret(key, env.config.keys.webhook_key, site_id);
-}
+// The operator on the site of the endpoint a command names.
+manage::Actor endpoint_actor(OperatorEnv& o, long long id) { return o.on_site(manage::endpoint_site(o.ctx, id)); }
 
 int set_enabled(const Args& args, const std::string& config_path, bool enabled) {
   const long long id = endpoint_id(args, enabled ? "enable" : "disable");
-  CommandEnv env(config_path);
-  db::WebhookRepo repo(env.db);
-  if (!repo.set_enabled(id, enabled, "operator")) throw std::runtime_error("no webhook endpoint " + std::to_string(id));
+  OperatorEnv o(config_path);
+  manage::set_endpoint_enabled(o.ctx, endpoint_actor(o, id), id, enabled);
   std::printf("webhook endpoint %lld %s\n", id, enabled ? "enabled" : "disabled");
   return 0;
 }
@@ -55,30 +37,21 @@ int cmd_webhook_add(const Args& args, const std::string& config_path) {
   args.allow_only({"site", "url", "events"});
   const long long site_id = args.required_integer("site");
   const std::string url = args.required("url");
-  std::string unknown;
-  const auto events = webhooks::parse_event_list(args.required("events"), unknown);
-  if (!events) {
-    throw UsageError(unknown.empty() ? "--events needs at least one event"
-                                     : "--events: unknown event '" + unknown + "' (docs/webhooks.md lists them)");
-  }
-  CommandEnv env(config_path);
-  const webhooks::WebhookOptions options{env.config.push.allow_insecure_endpoints, env.config.push.allowed_ports};
-  if (const std::string problem = webhooks::url_problem(url, options); !problem.empty()) {
-    throw UsageError("--url refused: " + problem);
-  }
-  env.site(site_id);
-  db::WebhookRepo repo(env.db);
-  const std::string sealed = new_sealed_secret(env, site_id);
-  const long long id = repo.add_endpoint(site_id, url, *events, sealed);
-  std::printf("endpoint %lld\n", id);
+  const std::string events = args.required("events");
+  OperatorEnv o(config_path);
+  const manage::Actor actor = o.on_site(site_id);
+  const auto added = naming_options({{"events", "events"}, {"url", "url"}},
+                                    [&] { return manage::add_endpoint(o.ctx, actor, url, events); });
+  std::printf("secret %s\n", added.secret.c_str());
+  std::printf("endpoint %lld\n", added.endpoint.id);
   return 0;
 }
 
 int cmd_webhook_list(const Args& args, const std::string& config_path) {
   args.allow_only({"site"});
   const long long site_id = args.required_integer("site");
-  CommandEnv env(config_path);
-  return print_listing(db::WebhookRepo(env.db).endpoints(site_id), "no webhook endpoints",
+  OperatorEnv o(config_path);
+  return print_listing(manage::list_endpoints(o.ctx, o.on_site(site_id)), "no webhook endpoints",
                        "id\tstate\tfailures\tevents\turl", [](const db::WebhookEndpoint& e) {
                          std::printf("%lld\t%s\t%d\t%s\t%s%s\n", e.id, e.enabled ? "enabled" : "disabled", e.failures,
                                      e.events.c_str(), core::mask_controls(e.url).c_str(),
@@ -96,38 +69,39 @@ int cmd_webhook_enable(const Args& args, const std::string& config_path) {
 
 int cmd_webhook_rotate_secret(const Args& args, const std::string& config_path) {
   const long long id = endpoint_id(args, "rotate-secret");
-  CommandEnv env(config_path);
-  db::WebhookRepo repo(env.db);
-  const auto endpoint = existing(repo, id);
-  const long long overlap = env.config.webhooks.secret_overlap_seconds;
-  repo.rotate_secret(id, new_sealed_secret(env, endpoint.site_id), overlap);
-  std::fprintf(stderr, "svc-admin: the old secret signs beside the new one for %lld s\n", overlap);
+  OperatorEnv o(config_path);
+  const auto rotated = manage::rotate_endpoint_secret(o.ctx, endpoint_actor(o, id), id);
+  std::printf("secret %s\n", rotated.secret.c_str());
+  std::fprintf(stderr, "svc-admin: the old secret signs beside the new one for %lld s\n",
+               o.env.config.webhooks.secret_overlap_seconds);
   return 0;
 }
 
 int cmd_webhook_delete(const Args& args, const std::string& config_path) {
   const long long id = endpoint_id(args, "delete");
-  CommandEnv env(config_path);
-  db::WebhookRepo repo(env.db);
-  existing(repo, id);
-  repo.delete_endpoint(id);
+  OperatorEnv o(config_path);
+  manage::delete_endpoint(o.ctx, endpoint_actor(o, id), id);
   std::printf("webhook endpoint %lld deleted\n", id);
   return 0;
 }
 
 int cmd_webhook_deliveries(const Args& args, const std::string& config_path) {
-  args.allow_only({"site", "limit"});
+  args.allow_only({"site", "limit", "endpoint", "cursor"});
   const long long site_id = args.required_integer("site");
   const long long limit = args.integer("limit", 50);
   if (limit < 1 || limit > 10000) throw UsageError("--limit expects 1 to 10000");
-  CommandEnv env(config_path);
-  return print_listing(db::WebhookRepo(env.db).deliveries(site_id, static_cast<int>(limit)), "no webhook deliveries",
-                       "id\tendpoint\twebhook-id\ttype\tstatus\tattempts\tlast status\tnext attempt\tlast error",
-                       [](const db::WebhookDeliveryListing& d) {
-                         std::printf("%lld\t%lld\t%s\t%s\t%s\t%d\t%d\t%lld\t%s\n", d.id, d.endpoint_id,
-                                     d.msg_id.c_str(), d.event_type.c_str(), d.status.c_str(), d.attempts,
-                                     d.last_status, d.next_attempt_at, core::mask_controls(d.last_error).c_str());
-                       });
+  OperatorEnv o(config_path);
+  const auto page = manage::deliveries_page(o.ctx, o.on_site(site_id), args.integer("endpoint", 0),
+                                            args.get("cursor").value_or(""), static_cast<int>(limit));
+  print_listing(page.rows, "no webhook deliveries",
+                "id\tendpoint\twebhook-id\ttype\tstatus\tattempts\tlast status\tnext attempt\tlast error",
+                [](const db::WebhookDeliveryListing& d) {
+                  std::printf("%lld\t%lld\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", d.id, d.endpoint_id, d.msg_id.c_str(),
+                              d.event_type.c_str(), d.status.c_str(), d.attempts, d.last_status,
+                              readable_time(d.next_attempt_at).c_str(), core::mask_controls(d.last_error).c_str());
+                });
+  if (!page.next_cursor.empty()) std::printf("more: --cursor %s\n", page.next_cursor.c_str());
+  return 0;
 }
 
 }  // namespace svc::admin

@@ -1,6 +1,7 @@
 #pragma once
 // svc-admin webhook …: the endpoints a site subscribed and their deliveries
-// (docs/webhooks.md).
+// (docs/webhooks.md), through the Webhooks service (manage/webhooks.hpp),
+// the operator as the actor of its audit rows.
 
 #include <string>
 
@@ -23,7 +24,8 @@ int cmd_webhook_enable(const Args& args, const std::string& config_path);
 int cmd_webhook_rotate_secret(const Args& args, const std::string& config_path);
 // webhook delete ID: the endpoint goes; its pending deliveries are dropped.
 int cmd_webhook_delete(const Args& args, const std::string& config_path);
-// webhook deliveries --site N [--limit 50]: newest first.
+// webhook deliveries --site N [--endpoint ID] [--limit 50] [--cursor C]:
+// newest first, times readable; "more: --cursor C" when there are more.
 int cmd_webhook_deliveries(const Args& args, const std::string& config_path);
 
 }  // namespace svc::admin

@@ -54,28 +54,45 @@ std::vector<Template> NotificationRepo::list(long long site_id) {
       [&](Params& p) { p.integer(site_id); }, read_template);
 }
 
-long long NotificationRepo::upsert(const Template& t) {
+std::optional<Template> NotificationRepo::find_by_id(long long site_id, long long id, bool lock) {
+  return db_.one(
+      std::string(kTemplateSelect) + " WHERE id = ? AND site_id = ?" + (lock ? " FOR UPDATE" : ""),
+      [&](Params& p) { p.integer(id).integer(site_id); }, read_template);
+}
+
+std::vector<Template> NotificationRepo::page(long long site_id, const std::string& after_event,
+                                             const std::string& after_locale, int limit) {
+  return db_.rows(
+      std::string(kTemplateSelect) +
+          " WHERE site_id = ? AND (event > ? OR (event = ? AND locale > ?)) ORDER BY event, locale LIMIT ?",
+      [&](Params& p) { p.integer(site_id).text(after_event).text(after_event).text(after_locale).integer(limit); },
+      read_template);
+}
+
+long long NotificationRepo::insert(const Template& t) {
   db_.execute(
       "INSERT INTO svc_notifications (site_id, event, locale, enabled, subject, content, `from`, bcc, priority)"
-      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE enabled = VALUES(enabled),"
-      " subject = VALUES(subject), content = VALUES(content), `from` = VALUES(`from`), bcc = VALUES(bcc)",
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       [&](Params& p) {
         p.integer(t.site_id).text(t.event).text(t.locale).flag(t.enabled).text(t.subject).text(t.content);
         p.text_or_null(t.from).text_or_null(t.bcc).integer(t.priority);
       });
-  auto saved = find(t.site_id, t.event, t.locale);
-  return saved ? saved->id : 0;
+  return db_.last_insert_id();
 }
 
-void NotificationRepo::set_enabled(long long id, bool enabled) {
-  db_.execute("UPDATE svc_notifications SET enabled = ? WHERE id = ?", [&](Params& p) { p.flag(enabled).integer(id); });
-}
-
-void NotificationRepo::set_priority(long long id, int priority) {
+void NotificationRepo::update(const Template& t) {
   db_.execute(
-      "UPDATE svc_notifications t JOIN svc_notifications s ON s.site_id = t.site_id AND s.event = t.event"
-      " SET t.priority = ? WHERE s.id = ?",
-      [&](Params& p) { p.integer(priority).integer(id); });
+      "UPDATE svc_notifications SET event = ?, locale = ?, enabled = ?, subject = ?, content = ?, `from` = ?,"
+      " bcc = ?, priority = ? WHERE id = ? AND site_id = ?",
+      [&](Params& p) {
+        p.text(t.event).text(t.locale).flag(t.enabled).text(t.subject).text(t.content);
+        p.text_or_null(t.from).text_or_null(t.bcc).integer(t.priority).integer(t.id).integer(t.site_id);
+      });
+}
+
+void NotificationRepo::remove(long long site_id, long long id) {
+  db_.execute("DELETE FROM svc_notifications WHERE id = ? AND site_id = ?",
+              [&](Params& p) { p.integer(id).integer(site_id); });
 }
 
 void NotificationRepo::enqueue(const OutboxEntry& e) {

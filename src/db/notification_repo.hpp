@@ -51,18 +51,24 @@ class NotificationRepo {
   std::optional<Template> find_enabled(long long site_id, const std::string& event,
                                        const std::vector<std::string>& fallbacks);
 
-  // Admin only (svc-admin template ...): the API never writes templates.
+  // Site management only (manage/templates.hpp): the messaging API never
+  // writes templates.
   // find() also returns a disabled template, and one whose event differs
   // only in case or accents (the column's collation treats them as equal).
   std::optional<Template> find(long long site_id, const std::string& event, const std::string& locale = "");
   std::vector<Template> list(long long site_id);
-  // Inserts, or updates every column but the priority of the (site_id,
-  // event, locale) template; returns its id.
-  long long upsert(const Template& t);
-  void set_enabled(long long id, bool enabled);
-  // Sets the priority of the template with this id and of every other
-  // locale of its event (a newsletter is bulk in every language).
-  void set_priority(long long id, int priority);
+  // The template with this id of this site (another site's id finds
+  // nothing); `lock`: FOR UPDATE, inside a transaction.
+  std::optional<Template> find_by_id(long long site_id, long long id, bool lock = false);
+  // The site's templates after (after_event, after_locale) in (event,
+  // locale) order ("" and "" = from the first), at most `limit`.
+  std::vector<Template> page(long long site_id, const std::string& after_event, const std::string& after_locale,
+                             int limit);
+  // Inserts a template; returns its id.
+  long long insert(const Template& t);
+  // Writes every column of the template t.id of t.site_id.
+  void update(const Template& t);
+  void remove(long long site_id, long long id);
   // Inserts a Pending row due now (its id is then Database::last_insert_id()).
   // Idempotent per (request_id, event, recipient): a second insert of the
   // same entry (a retry after a lost connection, whose first run may have

@@ -90,6 +90,21 @@ long long SiteRepo::create(const Site& site) {
   return site.id > 0 ? site.id : db_.last_insert_id();
 }
 
+void SiteRepo::update_settings(const Site& s) {
+  db_.execute(
+      "UPDATE svc_sites SET name = ?, reset_url = ?, disable_email = ?, email_from = ?, email_cc = ?, email_bcc = ?"
+      " WHERE id = ?",
+      [&](Params& p) {
+        p.text(s.name).text(core::join(s.reset_urls, " ")).flag(s.disable_email).text(s.email_from);
+        p.id_or_null(s.email_cc).id_or_null(s.email_bcc).integer(s.id);
+      });
+}
+
+void SiteRepo::set_api_key_hash(long long id, const std::string& hash) {
+  db_.execute("UPDATE svc_sites SET api_key_hash = ? WHERE id = ?",
+              [&](Params& p) { p.text_or_null(hash).integer(id); });
+}
+
 void SiteRepo::update(const Site& site) { write_site(db_, kUpdate, site, false); }
 
 void SiteRepo::set_audience(long long id, const std::string& audience) {

@@ -53,6 +53,12 @@ class SiteRepo {
   // Admin only (svc-admin); the API never writes sites.
   long long create(const Site& site);
   void update(const Site& site);
+  // The columns the Settings capability changes (manage/settings.hpp):
+  // name, reset_url, disable_email, email_from, email_cc, email_bcc; never
+  // the key, so a rotation beside it is not undone.
+  void update_settings(const Site& site);
+  // The hash of the site's key ("" = none): manage/site_key.hpp.
+  void set_api_key_hash(long long id, const std::string& hash);
   // svc-admin site set --audience ("" = the default).
   void set_audience(long long id, const std::string& audience);
   // svc-admin site set --verify-email true|false.

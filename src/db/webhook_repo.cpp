@@ -4,6 +4,7 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 #include "crypto/encoding.hpp"
@@ -167,11 +168,16 @@ bool WebhookRepo::delete_endpoint(long long id) {
   return db_.execute("DELETE FROM svc_webhook_endpoints WHERE id = ?", [&](Params& p) { p.integer(id); }) == 1;
 }
 
-std::vector<WebhookDeliveryListing> WebhookRepo::deliveries(long long site_id, int limit) {
+std::vector<WebhookDeliveryListing> WebhookRepo::deliveries(long long site_id, long long endpoint_id,
+                                                            long long before_id, int limit) {
   return db_.rows(
       "SELECT id, endpoint_id, msg_id, event_type, status, attempts, last_status, last_error, created_at,"
-      " next_attempt_at FROM svc_webhook_deliveries WHERE site_id = ? ORDER BY id DESC LIMIT ?",
-      [&](Params& p) { p.integer(site_id).integer(limit); },
+      " next_attempt_at FROM svc_webhook_deliveries WHERE site_id = ? AND (? = 0 OR endpoint_id = ?)"
+      " AND id < ? ORDER BY id DESC LIMIT ?",
+      [&](Params& p) {
+        p.integer(site_id).integer(endpoint_id).integer(endpoint_id);
+        p.integer(before_id > 0 ? before_id : std::numeric_limits<long long>::max()).integer(limit);
+      },
       read_fields<WebhookDeliveryListing, &WebhookDeliveryListing::id, &WebhookDeliveryListing::endpoint_id,
                   &WebhookDeliveryListing::msg_id, &WebhookDeliveryListing::event_type, &WebhookDeliveryListing::status,
                   &WebhookDeliveryListing::attempts, &WebhookDeliveryListing::last_status,

@@ -123,7 +123,11 @@ class WebhookRepo {
   bool rotate_secret(long long id, const std::string& sealed_secret, long long overlap_seconds);
   // Deletes the endpoint; its pending deliveries become 'dropped'.
   bool delete_endpoint(long long id);
-  std::vector<WebhookDeliveryListing> deliveries(long long site_id, int limit);
+  // The site's deliveries (of endpoint `endpoint_id` only, when not 0),
+  // newest first, with ids below `before_id` (0 = from the newest): up to
+  // `limit` rows, a keyset page on (site_id, id).
+  std::vector<WebhookDeliveryListing> deliveries(long long site_id, long long endpoint_id, long long before_id,
+                                                 int limit);
   // Enabled endpoints with at least `min_failures` failures since their
   // last success (doctor).
   std::vector<WebhookEndpoint> failing_endpoints(int min_failures);

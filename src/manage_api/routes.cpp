@@ -5,6 +5,7 @@ namespace svc::manage_api {
 
 using http::kAuthBodyLimit;
 using http::kJsonBody;
+using http::kMessageBodyLimit;
 using http::kNoFlags;
 using http::Route;
 
@@ -27,6 +28,34 @@ std::span<const Route> routes() {
       {"POST", "/admin/sites/*/admins", &admin_add, nullptr, kAuthBodyLimit, kJsonBody},
       {"DELETE", "/admin/sites/*/admins/*", &admin_remove, nullptr, 0, kNoFlags},
       {"GET", "/admin/sites/*/audit", &audit_list, nullptr, 0, kNoFlags},
+      // Settings and the site key (settings_api.cpp)
+      {"GET", "/admin/sites/*/settings", &settings_show, nullptr, 0, kNoFlags},
+      {"PATCH", "/admin/sites/*/settings", &settings_update, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/admin/sites/*/key", &site_key_rotate, nullptr, 0, kNoFlags},
+      // Webhooks (webhooks_api.cpp)
+      {"GET", "/admin/sites/*/webhooks", &webhooks_list, nullptr, 0, kNoFlags},
+      {"POST", "/admin/sites/*/webhooks", &webhook_add, nullptr, kAuthBodyLimit, kJsonBody},
+      {"GET", "/admin/sites/*/webhooks/deliveries", &webhook_deliveries, nullptr, 0, kNoFlags},
+      {"PATCH", "/admin/sites/*/webhooks/*", &webhook_update, nullptr, kAuthBodyLimit, kJsonBody},
+      {"DELETE", "/admin/sites/*/webhooks/*", &webhook_delete, nullptr, 0, kNoFlags},
+      {"POST", "/admin/sites/*/webhooks/*/secret", &webhook_rotate_secret, nullptr, 0, kNoFlags},
+      // OAuth clients (oauth_clients_api.cpp)
+      {"GET", "/admin/sites/*/oauth-clients", &oauth_clients_list, nullptr, 0, kNoFlags},
+      {"POST", "/admin/sites/*/oauth-clients", &oauth_client_create, nullptr, kAuthBodyLimit, kJsonBody},
+      {"GET", "/admin/sites/*/oauth-clients/?", &oauth_client_show, nullptr, 0, kNoFlags},
+      {"DELETE", "/admin/sites/*/oauth-clients/?", &oauth_client_delete, nullptr, 0, kNoFlags},
+      {"POST", "/admin/sites/*/oauth-clients/?/secret", &oauth_client_rotate_secret, nullptr, 0, kNoFlags},
+      // Templates (templates_api.cpp): bodies carry a template's content.
+      {"GET", "/admin/sites/*/templates", &templates_list, nullptr, 0, kNoFlags},
+      {"POST", "/admin/sites/*/templates", &template_create, nullptr, kMessageBodyLimit, kJsonBody},
+      {"GET", "/admin/sites/*/templates/*", &template_show, nullptr, 0, kNoFlags},
+      {"PATCH", "/admin/sites/*/templates/*", &template_update, nullptr, kMessageBodyLimit, kJsonBody},
+      {"DELETE", "/admin/sites/*/templates/*", &template_delete, nullptr, 0, kNoFlags},
+      {"GET", "/admin/sites/*/templates/*/versions", &template_versions, nullptr, 0, kNoFlags},
+      {"GET", "/admin/sites/*/templates/*/versions/*", &template_version_show, nullptr, 0, kNoFlags},
+      {"POST", "/admin/sites/*/templates/*/rollback", &template_rollback, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/admin/sites/*/templates/*/preview", &template_preview, nullptr, kMessageBodyLimit, kJsonBody},
+      {"POST", "/admin/sites/*/templates/*/test-send", &template_test_send, nullptr, kAuthBodyLimit, kJsonBody},
   };
   return kRoutes;
 }

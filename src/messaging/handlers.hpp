@@ -1,14 +1,21 @@
 #pragma once
 
+#include <rapidjson/document.h>
+
 #include "core/context.hpp"
 #include "db/site_repo.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
+#include "messaging/template.hpp"
 
 // The /message/notification handler (/message/sendPush is in push/). The
 // dispatcher has already authenticated the site from the site-id / x-site-id
 // header; every query here is scoped to it.
 namespace svc::messaging {
+
+// A request's `data` object as merge values: scalars become text (null
+// ""), nested objects and arrays are not merge values; nullptr = none.
+MergeValues values_from(const rapidjson::Value* data);
 
 http::Response notification(const http::Request& request, core::Context& ctx, const db::Site& site);
 

@@ -9,9 +9,7 @@
 #include "messaging/notification_service.hpp"
 
 namespace svc::messaging {
-namespace {
 
-// Scalars become text; nested objects and arrays are not merge values.
 MergeValues values_from(const rapidjson::Value* data) {
   MergeValues out;
   if (!data) return out;
@@ -33,6 +31,8 @@ MergeValues values_from(const rapidjson::Value* data) {
   }
   return out;
 }
+
+namespace {
 
 http::Response failed(const char* message) {
   return http::Response::json(200, http::ApiError::failed(200, message).body());

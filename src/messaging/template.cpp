@@ -1,5 +1,7 @@
 #include "messaging/template.hpp"
 
+#include <algorithm>
+
 #include "core/text.hpp"
 
 namespace svc::messaging {
@@ -11,8 +13,9 @@ bool is_field_char(char c) {
 
 // The one merge loop. Scanning never looks at text that came from a value, so
 // substitution is single-pass by construction.
-template <typename AppendValue>
-std::string merge(std::string_view tmpl, const MergeValues& values, AppendValue append_value) {
+// on_unfilled(name) for each placeholder without a value.
+template <typename AppendValue, typename OnUnfilled>
+std::string merge(std::string_view tmpl, const MergeValues& values, AppendValue append_value, OnUnfilled on_unfilled) {
   std::string out;
   out.reserve(tmpl.size());
   std::size_t i = 0;
@@ -34,11 +37,17 @@ std::string merge(std::string_view tmpl, const MergeValues& values, AppendValue 
     if (auto it = values.find(name); it != values.end()) {
       append_value(out, it->second);
     } else {
+      on_unfilled(name);
       out.append(tmpl.substr(open, end - open + 1));
     }
     i = end + 1;
   }
   return out;
+}
+
+template <typename AppendValue>
+std::string merge(std::string_view tmpl, const MergeValues& values, AppendValue append_value) {
+  return merge(tmpl, values, append_value, [](const std::string&) {});
 }
 
 }  // namespace
@@ -65,6 +74,16 @@ void append_html_escaped(std::string& out, std::string_view value) {
         out += c;
     }
   }
+}
+
+std::vector<std::string> placeholders(std::string_view tmpl) {
+  std::vector<std::string> names;
+  merge(
+      tmpl, {}, [](std::string&, std::string_view) {},
+      [&](const std::string& name) {
+        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      });
+  return names;
 }
 
 std::string merge_html(std::string_view tmpl, const MergeValues& values) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace svc::messaging {
 
@@ -22,6 +23,10 @@ std::string merge_html(std::string_view tmpl, const MergeValues& values);
 // but CR, LF and every other C0 control (and DEL) are removed from the values
 // and from the result (core::strip_controls), so no value can start a new header.
 std::string merge_plain_line(std::string_view tmpl, const MergeValues& values);
+
+// The field names of the placeholders merge_html and merge_plain_line
+// would fill in `tmpl`, each once, in order of first appearance.
+std::vector<std::string> placeholders(std::string_view tmpl);
 
 // Appends `value` to `out` with & < > " ' as HTML entities (text and
 // quoted attribute values alike); the OpenID Connect pages use it too.

@@ -210,7 +210,7 @@ BOOST_AUTO_TEST_CASE(a_disabled_template_stops_notifications_once_the_cached_row
   t.subject = "Hello";
   t.content = "<p>Hello</p>";
   svc::db::NotificationRepo templates(f.db);
-  long long id = templates.upsert(t);
+  t.id = templates.insert(t);
   auto notify = [&] {
     return f
         .post("/message/notification", R"({"event":"recent-rows","email":"someone@example.com"})",
@@ -220,11 +220,13 @@ BOOST_AUTO_TEST_CASE(a_disabled_template_stops_notifications_once_the_cached_row
   const std::string queued = R"({"status":"Success"})";
   const std::string no_template = R"({"status":"Failed","message":"Notification event not found or disabled"})";
   BOOST_CHECK_EQUAL(notify(), queued);
-  templates.set_enabled(id, false);
+  t.enabled = false;
+  templates.update(t);
   BOOST_CHECK_EQUAL(notify(), queued);  // same second: the cached template
   f.clock.value += 1;
   BOOST_CHECK_EQUAL(notify(), no_template);
-  templates.set_enabled(id, true);
+  t.enabled = true;
+  templates.update(t);
   BOOST_CHECK_EQUAL(notify(), queued);  // a missing or disabled template is never cached
   const std::string where = " WHERE site_id = " + std::to_string(site);
   BOOST_CHECK_EQUAL(f.count("SELECT COUNT(*) FROM svc_notification_log" + where), 3);

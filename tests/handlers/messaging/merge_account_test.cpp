@@ -40,7 +40,7 @@ struct MergeFixture {
     t.event = "order";
     t.subject = "Order [order_id] for [customer]";
     t.content = "<p>[customer]</p>";
-    svc::db::NotificationRepo(f.db).upsert(t);
+    svc::db::NotificationRepo(f.db).insert(t);
     svc::db::MergeRepo queries(f.db);
     queries.upsert(site_id, "order", "SELECT customer, id AS order_id FROM demo_orders WHERE id = :master_id");
     queries.upsert(site_id, "order-cte",

@@ -156,4 +156,11 @@ BOOST_AUTO_TEST_CASE(html_to_text_table) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(placeholders_are_the_fields_merge_fills) {
+  BOOST_TEST(m::placeholders("Hi [name], [order] [[name]] [no space] [] [a.b-c_d] [name") ==
+                 (std::vector<std::string>{"name", "order", "a.b-c_d"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(m::placeholders("no fields").empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
