@@ -57,6 +57,9 @@ svc_put("${etc}/nginx/snippets" "${rw}" ${snippets})
 # $svc_www = PREFIX/share/svc/www) and the example Prometheus alert rules.
 file(GLOB reset_page "${src}/web/account/*")
 svc_put("${prefix}/share/svc/www/account" "${rw}" ${reset_page})
+# The site console (/console/, the same snippet serves it).
+file(GLOB console_page "${src}/web/console/*")
+svc_put("${prefix}/share/svc/www/console" "${rw}" ${console_page})
 svc_put("${prefix}/share/svc/prometheus" "${rw}" "${src}/ops/prometheus/svc-alerts.yml")
 
 file(GLOB docs "${src}/docs/*.md")

@@ -361,6 +361,7 @@ svc is running at http://127.0.0.1:$http_port  (state and logs in $dir; stop wit
 The demo site's key (x-site-key) is SITE_KEY in $dir/env.
 The demo site's owner (site administration, docs/api.md): owner@example.com, password Demo@2026!,
 TOTP secret $demo_owner_totp (a code: oathtool --totp -b $demo_owner_totp).
+The site console (docs/console.md): http://127.0.0.1:$http_port/console/?site=1 (sign in as the owner).
 Worker pools: main $(conf_value workers), hashing $(conf_value hashing_workers) (login, sign-up, reset-pass),
 outbound $(conf_value outbound_workers) (sendPush, notification, user-sms-code; per site $(conf_value per_site)).
 E-mails land in $dir/mail/*.eml, SMS in $dir/sms.log, pushes in $dir/push.log.
