@@ -87,4 +87,4 @@ CREATE TABLE IF NOT EXISTS svc_upstream_pending (
 
 -- site set --signup open|closed: whether a stranger may register on the
 -- hosted pages or through an upstream provider (default open).
-ALTER TABLE svc_sites ADD COLUMN IF NOT EXISTS signup_open TINYINT(1) NOT NULL DEFAULT 1;
+ALTER TABLE svc_sites ADD COLUMN IF NOT EXISTS signup_open TINYINT(1) NOT NULL DEFAULT 1, ALGORITHM=INSTANT;

@@ -8,8 +8,8 @@
 #include <stdexcept>
 
 #include "admin/command_env.hpp"
-#include "admin/manage_env.hpp"
 #include "admin/listing.hpp"
+#include "admin/manage_env.hpp"
 #include "app/services.hpp"
 #include "core/clock.hpp"
 #include "core/text.hpp"
@@ -173,8 +173,8 @@ int cmd_template_priority(const Args& args, const std::string& config_path) {
 // language svc ships (issue 27), each with its plain-text part (what the text/plain alternative of the mail holds)
 // and, with --site, whether that site overrides it.
 int list_builtin(const Args& args, const std::string& config_path) {
-  std::optional<TemplateEnv> m;
-  if (args.get("site")) m.emplace(config_path, args.required_integer("site"));
+  std::optional<ManageEnv> m;
+  if (args.get("site")) m.emplace(config_path).act_on(args.required_integer("site"));
   for (const auto& b : messaging::builtin_templates()) {
     std::printf("%s\n  subject: %s\n  fields:  %s\n", b.event, b.subject, b.fields);
     if (m) {

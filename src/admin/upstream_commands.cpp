@@ -6,11 +6,25 @@
 
 #include "admin/command_env.hpp"
 #include "admin/listing.hpp"
+#include "admin/manage_env.hpp"
 #include "core/text.hpp"
 #include "db/upstream_repo.hpp"
+#include "manage/providers.hpp"
 #include "upstream/providers.hpp"
 
 namespace svc::admin {
+namespace {
+
+// The service's fields as the options that set them.
+const std::vector<std::pair<std::string, std::string>> kProviderOptions = {{"client_secret", "client-secret-file"},
+                                                                           {"client_id", "client-id"},
+                                                                           {"issuer", "issuer"},
+                                                                           {"scopes", "scopes"},
+                                                                           {"tenant", "tenant"},
+                                                                           {"name", "name"},
+                                                                           {"type", "type"}};
+
+}  // namespace
 
 int cmd_site_provider_add(const Args& args, const std::string& config_path) {
   args.allow_only({"site", "name", "type", "issuer", "tenant", "api-url", "authorize-url", "token-url", "client-id",
@@ -29,25 +43,20 @@ int cmd_site_provider_add(const Args& args, const std::string& config_path) {
       std::string(core::trim_blanks(read_text_file("client-secret-file", args.required("client-secret-file"))));
   spec.scopes = args.get("scopes").value_or("");
   spec.trust_email = args.flag("trust-email") && parse_bool("trust-email", args.get("trust-email").value_or("true"));
-  CommandEnv env(config_path);
-  env.site(spec.site_id);
-  db::UpstreamProvider p;
-  try {
-    p = upstream::add_provider(env.config, env.db, spec, static_cast<long long>(std::time(nullptr)));
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
+  ManageEnv m(config_path);
+  const db::UpstreamProvider p =
+      naming_options(kProviderOptions, [&] { return manage::add_provider(m.ctx, m.act_on(spec.site_id), spec); });
   std::printf("provider %s (%s) on site %lld\n", p.name.c_str(), p.type.c_str(), p.site_id);
-  std::printf("callback: %s\n", upstream::callback_uri(env.config, p.site_id, p.name).c_str());
+  std::printf("callback: %s\n", upstream::callback_uri(m.env.config, p.site_id, p.name).c_str());
   return 0;
 }
 
 int cmd_site_provider_list(const Args& args, const std::string& config_path) {
   args.allow_only({"site"});
   const long long site_id = args.required_integer("site");
-  CommandEnv env(config_path);
-  env.site(site_id);
-  return print_listing(db::UpstreamRepo(env.db).providers(site_id), "no providers",
+  ManageEnv m(config_path);
+  const auto& env = m.env;
+  return print_listing(manage::list_providers(m.ctx, m.act_on(site_id)), "no providers",
                        "name\ttype\ttrust_email\tissuer\tcallback", [&](const db::UpstreamProvider& p) {
                          std::printf("%s\t%s\t%s\t%s\t%s\n", p.name.c_str(), p.type.c_str(),
                                      p.trust_email ? "yes" : "no",
@@ -60,8 +69,11 @@ int cmd_site_provider_remove(const Args& args, const std::string& config_path) {
   args.allow_only({"site", "name"});
   const long long site_id = args.required_integer("site");
   const std::string name = args.required("name");
-  CommandEnv env(config_path);
-  if (!db::UpstreamRepo(env.db).remove_provider(site_id, name)) {
+  ManageEnv m(config_path);
+  try {
+    manage::remove_provider(m.ctx, m.act_on(site_id), name);
+  } catch (const http::ApiError& e) {
+    if (e.status() != 404) throw;
     throw std::runtime_error("site " + std::to_string(site_id) + " has no provider " + name);
   }
   std::printf("provider %s removed from site %lld\n", name.c_str(), site_id);

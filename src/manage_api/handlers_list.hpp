@@ -67,4 +67,9 @@ http::Response suppression_add(const http::Request& request, core::Context& ctx)
 http::Response suppression_remove(const http::Request& request, core::Context& ctx);
 http::Response bounce_guard_show(const http::Request& request, core::Context& ctx);
 
+// providers_api.cpp
+http::Response providers_list(const http::Request& request, core::Context& ctx);
+http::Response provider_add(const http::Request& request, core::Context& ctx);
+http::Response provider_remove(const http::Request& request, core::Context& ctx);
+
 }  // namespace svc::manage_api

@@ -64,6 +64,11 @@ std::span<const Route> routes() {
       {"POST", "/admin/sites/*/suppressions", &suppression_add, nullptr, kAuthBodyLimit, kJsonBody},
       {"DELETE", "/admin/sites/*/suppressions", &suppression_remove, nullptr, 0, kNoFlags},
       {"GET", "/admin/sites/*/bounce-guard", &bounce_guard_show, nullptr, 0, kNoFlags},
+      // Upstream providers (providers_api.cpp); adding one runs the issuer's
+      // discovery, an outside party: the outbound pool serves it.
+      {"GET", "/admin/sites/*/providers", &providers_list, nullptr, 0, http::kOutbound},
+      {"POST", "/admin/sites/*/providers", &provider_add, nullptr, kAuthBodyLimit, kJsonBody | http::kOutbound},
+      {"DELETE", "/admin/sites/*/providers/?", &provider_remove, nullptr, 0, kNoFlags},
   };
   return kRoutes;
 }

@@ -98,3 +98,12 @@ def audit_rows(site, action):
     """The site's svc_admin_audit rows of `action`, oldest first, as (actor, target, detail)."""
     return [tuple(row) for row in sql("SELECT actor, target, detail FROM svc_admin_audit"
                                       " WHERE site_id = %d AND action = '%s' ORDER BY id" % (site, action))]
+
+
+def forget_unheard_hooks():
+    """Deletes every endpoint at the address nobody listens on (and its
+    deliveries): left behind, its failures would fail the doctor's webhook
+    check of a later test on the same stack."""
+    sql("DELETE d FROM svc_webhook_deliveries d JOIN svc_webhook_endpoints e ON e.id = d.endpoint_id"
+        " WHERE e.url = 'http://127.0.0.1:9/hook'")
+    sql("DELETE FROM svc_webhook_endpoints WHERE url = 'http://127.0.0.1:9/hook'")

@@ -20,7 +20,7 @@ import time
 
 import svc_stack
 from site_admins import (FORBIDDEN, NOT_FOUND, RECENT, SECOND_FACTOR, UNAUTHORIZED, Admin, audit_rows, create_site,
-                         create_user, login)
+                         create_user, forget_unheard_hooks, login)
 from test_account_security import mint_refresh, refresh
 from svc_stack import ApiTest, admin, post, sql, sql_value
 
@@ -43,10 +43,7 @@ class SiteAdminTest(ApiTest):
 
     @classmethod
     def tearDownClass(cls):
-        # The endpoint nobody listens on would fail the doctor's webhook check
-        # of a later test on the same stack.
-        sql("DELETE FROM svc_webhook_deliveries WHERE site_id = %d" % cls.site)
-        sql("DELETE FROM svc_webhook_endpoints WHERE site_id = %d" % cls.site)
+        forget_unheard_hooks()
 
     def refused_everywhere(self, method, path, body=None):
         """Every caller but an admin of the site with a second factor is refused, the same way on each route."""

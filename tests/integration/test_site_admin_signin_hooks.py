@@ -17,6 +17,7 @@ nginx, real workers and MariaDB, and the same through svc-admin.
 import re
 import time
 
+import site_admins
 import svc_stack
 from site_admins import Admin, audit_rows, create_site, create_user
 from test_account_security import mint_refresh, refresh
@@ -280,6 +281,10 @@ class SignInAndHooksTest(ApiTest):
         self.assertEqual(refused.returncode, 2, refused.stderr)
         self.assertIn("--id-token-alg expects RS256, ES256 or EdDSA", refused.stderr)
 
+
+
+def tearDownModule():
+    site_admins.forget_unheard_hooks()
 
 if __name__ == "__main__":
     svc_stack.main()

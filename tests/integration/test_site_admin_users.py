@@ -26,6 +26,7 @@ import re
 import time
 import urllib.parse
 
+import site_admins
 import svc_stack
 from site_admins import (FORBIDDEN, NOT_FOUND, RECENT, SECOND_FACTOR, UNAUTHORIZED, Admin, audit_rows, create_site,
                          create_user, login)
@@ -300,6 +301,10 @@ class SiteAdminUsersTest(ApiTest):
         self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_users WHERE id = %d" % foreign), "1")
         self.assertNoTokenInAudit(self.site)
 
+
+
+def tearDownModule():
+    site_admins.forget_unheard_hooks()
 
 if __name__ == "__main__":
     svc_stack.main()

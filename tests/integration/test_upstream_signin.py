@@ -32,6 +32,7 @@ import requests  # noqa: E402
 from cryptography.hazmat.primitives import hashes  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric import padding, rsa  # noqa: E402
 
+import site_admins  # noqa: E402
 import svc_stack  # noqa: E402
 from svc_stack import ApiTest, admin, post, q, sql, sql_value, unique_email  # noqa: E402
 
@@ -533,6 +534,10 @@ class UpstreamSignInTest(ApiTest):
         self.assertIn("%s/oidc/%d/upstream/github/callback" % (BASE, self.rp), out)
         self.assertIn("svc-up\toidc", out)
 
+
+
+def tearDownModule():
+    site_admins.forget_unheard_hooks()
 
 if __name__ == "__main__":
     svc_stack.main()

@@ -28,6 +28,7 @@ import signal
 import time
 import urllib.parse
 
+import site_admins
 import svc_stack
 from svc_stack import ApiTest, admin, post, q, sql, sql_value, unique_email
 from test_oidc_authlib import BASE, CALLBACK, Browser, Inputs
@@ -407,6 +408,10 @@ class UpgradeTest(ApiTest):
         reload_workers(lambda: self.staff_login(None).status == 200)
         self.assertSignsInAsBefore()
 
+
+
+def tearDownModule():
+    site_admins.forget_unheard_hooks()
 
 if __name__ == "__main__":
     svc_stack.main()

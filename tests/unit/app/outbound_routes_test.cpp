@@ -87,8 +87,8 @@ std::map<std::string, std::vector<std::string>> outbound_locations() {
 BOOST_AUTO_TEST_SUITE(outbound_routes_test)
 
 BOOST_AUTO_TEST_CASE(route_table_flags_the_routes_that_wait_on_outside_parties) {
-  const std::set<std::string> expected{"/auth/user-sms-code", "/message/notification", "/message/sendPush",
-                                       "/oidc/*/upstream/?/callback"};
+  const std::set<std::string> expected{"/admin/sites/*/providers", "/auth/user-sms-code", "/message/notification",
+                                       "/message/sendPush", "/oidc/*/upstream/?/callback"};
   BOOST_TEST(outbound_route_paths() == expected, boost::test_tools::per_element());
   for (const auto& r : svc::app::routes()) {
     BOOST_TEST_CONTEXT(r.path) {
