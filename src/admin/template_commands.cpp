@@ -173,8 +173,8 @@ int cmd_template_priority(const Args& args, const std::string& config_path) {
 // language svc ships (issue 27), each with its plain-text part (what the text/plain alternative of the mail holds)
 // and, with --site, whether that site overrides it.
 int list_builtin(const Args& args, const std::string& config_path) {
-  std::optional<TemplateEnv> m;
-  if (args.get("site")) m.emplace(config_path, args.required_integer("site"));
+  std::optional<ManageEnv> m;
+  if (args.get("site")) m.emplace(config_path, args);
   for (const auto& b : messaging::builtin_templates()) {
     std::printf("%s\n  subject: %s\n  fields:  %s\n", b.event, b.subject, b.fields);
     if (m) {

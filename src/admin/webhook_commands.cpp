@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "admin/listing.hpp"
-#include "admin/operator_env.hpp"
+#include "admin/manage_env.hpp"
 #include "core/text.hpp"
 #include "manage/webhooks.hpp"
 
@@ -21,11 +21,11 @@ long long endpoint_id(const Args& args, const char* verb) {
 }
 
 // The operator on the site of the endpoint a command names.
-manage::Actor endpoint_actor(OperatorEnv& o, long long id) { return o.on_site(manage::endpoint_site(o.ctx, id)); }
+manage::Actor endpoint_actor(ManageEnv& o, long long id) { return o.act_on(manage::endpoint_site(o.ctx, id)); }
 
 int set_enabled(const Args& args, const std::string& config_path, bool enabled) {
   const long long id = endpoint_id(args, enabled ? "enable" : "disable");
-  OperatorEnv o(config_path);
+  ManageEnv o(config_path);
   manage::set_endpoint_enabled(o.ctx, endpoint_actor(o, id), id, enabled);
   std::printf("webhook endpoint %lld %s\n", id, enabled ? "enabled" : "disabled");
   return 0;
@@ -38,8 +38,8 @@ int cmd_webhook_add(const Args& args, const std::string& config_path) {
   const long long site_id = args.required_integer("site");
   const std::string url = args.required("url");
   const std::string events = args.required("events");
-  OperatorEnv o(config_path);
-  const manage::Actor actor = o.on_site(site_id);
+  ManageEnv o(config_path);
+  const manage::Actor actor = o.act_on(site_id);
   const auto added = naming_options({{"events", "events"}, {"url", "url"}},
                                     [&] { return manage::add_endpoint(o.ctx, actor, url, events); });
   std::printf("secret %s\n", added.secret.c_str());
@@ -50,8 +50,8 @@ int cmd_webhook_add(const Args& args, const std::string& config_path) {
 int cmd_webhook_list(const Args& args, const std::string& config_path) {
   args.allow_only({"site"});
   const long long site_id = args.required_integer("site");
-  OperatorEnv o(config_path);
-  return print_listing(manage::list_endpoints(o.ctx, o.on_site(site_id)), "no webhook endpoints",
+  ManageEnv o(config_path);
+  return print_listing(manage::list_endpoints(o.ctx, o.act_on(site_id)), "no webhook endpoints",
                        "id\tstate\tfailures\tevents\turl", [](const db::WebhookEndpoint& e) {
                          std::printf("%lld\t%s\t%d\t%s\t%s%s\n", e.id, e.enabled ? "enabled" : "disabled", e.failures,
                                      e.events.c_str(), core::mask_controls(e.url).c_str(),
@@ -69,7 +69,7 @@ int cmd_webhook_enable(const Args& args, const std::string& config_path) {
 
 int cmd_webhook_rotate_secret(const Args& args, const std::string& config_path) {
   const long long id = endpoint_id(args, "rotate-secret");
-  OperatorEnv o(config_path);
+  ManageEnv o(config_path);
   const auto rotated = manage::rotate_endpoint_secret(o.ctx, endpoint_actor(o, id), id);
   std::printf("secret %s\n", rotated.secret.c_str());
   std::fprintf(stderr, "svc-admin: the old secret signs beside the new one for %lld s\n",
@@ -79,7 +79,7 @@ int cmd_webhook_rotate_secret(const Args& args, const std::string& config_path) 
 
 int cmd_webhook_delete(const Args& args, const std::string& config_path) {
   const long long id = endpoint_id(args, "delete");
-  OperatorEnv o(config_path);
+  ManageEnv o(config_path);
   manage::delete_endpoint(o.ctx, endpoint_actor(o, id), id);
   std::printf("webhook endpoint %lld deleted\n", id);
   return 0;
@@ -90,8 +90,8 @@ int cmd_webhook_deliveries(const Args& args, const std::string& config_path) {
   const long long site_id = args.required_integer("site");
   const long long limit = args.integer("limit", 50);
   if (limit < 1 || limit > 10000) throw UsageError("--limit expects 1 to 10000");
-  OperatorEnv o(config_path);
-  const auto page = manage::deliveries_page(o.ctx, o.on_site(site_id), args.integer("endpoint", 0),
+  ManageEnv o(config_path);
+  const auto page = manage::deliveries_page(o.ctx, o.act_on(site_id), args.integer("endpoint", 0),
                                             args.get("cursor").value_or(""), static_cast<int>(limit));
   print_listing(page.rows, "no webhook deliveries",
                 "id\tendpoint\twebhook-id\ttype\tstatus\tattempts\tlast status\tnext attempt\tlast error",
