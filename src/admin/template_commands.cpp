@@ -8,8 +8,8 @@
 #include <stdexcept>
 
 #include "admin/command_env.hpp"
-#include "admin/manage_env.hpp"
 #include "admin/listing.hpp"
+#include "admin/manage_env.hpp"
 #include "app/services.hpp"
 #include "core/clock.hpp"
 #include "core/text.hpp"

@@ -133,7 +133,7 @@ class ConsoleTest(ApiTest):
         self.assertEqual(states["loaded"]["site"], "Console")
         self.assertEqual(states["loaded"]["focusedAtLoad"], "email")
         self.assertEqual(seen["mfaFocus"], "mfa-code")
-        self.assertEqual(states["signedIn"]["nav"], ["Users", "Admins", "Audit"])
+        self.assertEqual(states["signedIn"]["nav"], ["Users", "Admins", "Templates", "Audit"])
         self.assertEqual(states["signedIn"]["current"], ["Users"])
 
         # Found by the start of the address; the name with markup is text.
