@@ -14,22 +14,16 @@
 // runs on each page at both widths; a dialog (alert) opening is counted.
 'use strict';
 
-const fs = require('fs');
 const readline = require('readline');
-const { execFileSync } = require('child_process');
 const { runInChromium, type, press } = require('./page_browser');
+const { totp, waitText, backTab, setWidth, axe: runAxe } = require('./console_helpers');
 
 const [pageUrl, outDir, argsJson] = process.argv.slice(2);
 const args = JSON.parse(argsJson);
-const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const lines = readline.createInterface({ input: process.stdin });
 const pending = [];
 lines.on('line', (line) => { const r = pending.shift(); if (r) r(line.trim()); });
 
-function totp(secret, offset) {
-  const at = Math.floor(Date.now() / 1000) + offset;
-  return execFileSync('oathtool', ['--totp', '-b', '--now', '@' + at, secret], { encoding: 'utf8' }).trim();
-}
 
 // Asks the test to do `what`: one line out, its answer (one line) in.
 function ask(what) {
@@ -37,18 +31,7 @@ function ask(what) {
   return new Promise((resolve) => pending.push(resolve));
 }
 
-async function waitText(page, id, wanted) {
-  await page.waitForFunction((i, w) => {
-    const e = document.getElementById(i);
-    return !!e && (e.textContent || '').includes(w);
-  }, {}, id, wanted);
-}
 
-async function backTab(page) {
-  await page.keyboard.down('Shift');
-  await page.keyboard.press('Tab');
-  await page.keyboard.up('Shift');
-}
 
 async function state(page) {
   return page.evaluate(() => {
@@ -92,17 +75,8 @@ runInChromium(outDir, async (page, out, shot) => {
     out.dialogs.push(d.type() + ': ' + d.message());
     await d.dismiss();
   });
-  const axe = async (name) => {
-    if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(AXE);
-    out.axe[name] = await page.evaluate(async () => {
-      const r = await window.axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', '));
-    });
-  };
-  const width = async (w) => {
-    await page.setViewport(w === 390 ? { width: 390, height: 844, deviceScaleFactor: 2 } : { width: 1280, height: 900 });
-  };
+  const axe = (name) => runAxe(page, out, name);
+  const width = (w) => setWidth(page, w);
   const go = async (hash, ready) => {
     await page.evaluate((h) => { location.hash = h; }, hash);
     await page.waitForFunction(ready);

@@ -55,26 +55,34 @@ def with_totp(site, prefix, role):
     return email, uid, secret
 
 
+def run_console_browser(test, script, site, args, need, answer):
+    """Runs the Chromium driver `script` on the site's console; when it asks
+    for `need` (one JSON line {"need": need}), answers with answer() (one
+    line); returns the JSON it printed last."""
+    cmd = ["node", script, "%s/console/?site=%d" % (ORIGIN, site), OUT_DIR, json.dumps(args)]
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True,
+                                env=dict(os.environ, PUPPETEER_SKIP_DOWNLOAD="1"))
+        try:
+            asked = proc.stdout.readline()
+            err.seek(0)
+            test.assertEqual(json.loads(asked or "null"), {"need": need}, asked or err.read())
+            out, _ = proc.communicate(answer() + "\n", timeout=400)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        err.seek(0)
+        test.assertEqual(proc.returncode, 0, err.read())
+    return json.loads(out.strip().splitlines()[-1])
+
+
 class ConsoleTest(ApiTest):
     def run_browser(self, site, args):
         """Runs console_browser.js, answering its request for the viewer's
         e-mailed code; returns what it printed last."""
-        cmd = ["node", BROWSER_SCRIPT, "%s/console/?site=%d" % (ORIGIN, site), OUT_DIR, json.dumps(args)]
-        with tempfile.TemporaryFile("w+") as err:
-            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True,
-                                    env=dict(os.environ, PUPPETEER_SKIP_DOWNLOAD="1"))
-            try:
-                asked = proc.stdout.readline()
-                err.seek(0)
-                self.assertEqual(json.loads(asked or "null"), {"need": "code"}, asked or err.read())
-                out, _ = proc.communicate(code_of(delivered(args["viewer"])) + "\n", timeout=400)
-            finally:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-            err.seek(0)
-            self.assertEqual(proc.returncode, 0, err.read())
-        return json.loads(out.strip().splitlines()[-1])
+        return run_console_browser(self, BROWSER_SCRIPT, site, args, "code",
+                                   lambda: code_of(delivered(args["viewer"])))
 
     def test_page_is_served_with_the_strict_policy(self):
         page = assert_strict_page(self, "/console/", ())

@@ -18,17 +18,13 @@ no page overflows at 390 px; every field has a label.
 
 import json
 import os
-import subprocess
-import tempfile
 
 import svc_stack
-from svc_stack import ApiTest, HTTP_PORT, admin, sql_value
+from svc_stack import ApiTest, admin, sql_value
 from site_admins import PASSWORD, Admin, audit_rows
-from test_console import with_totp
+from test_console import ORIGIN, run_console_browser, with_totp
 
 BROWSER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "console_templates_browser.js")
-OUT_DIR = os.path.join(os.environ.get("SVC_BIN_DIR") or "build", "test-output", "console")
-ORIGIN = "http://127.0.0.1:%d" % HTTP_PORT
 ORIGINAL = "<p>Dear [name], order received.</p>"
 EDITED = "<p>Dear [name], your order [order] shipped.</p>"
 
@@ -50,27 +46,16 @@ class ConsoleTemplatesTest(ApiTest):
         seen_mail = svc_stack.mail_files()
         args = {"owner": owner, "ownerSecret": owner_secret, "viewer": viewer, "viewerSecret": viewer_secret,
                 "password": PASSWORD, "templateId": tid, "content": EDITED}
-        cmd = ["node", BROWSER_SCRIPT, "%s/console/?site=%d" % (ORIGIN, site), OUT_DIR, json.dumps(args)]
-        with tempfile.TemporaryFile("w+") as err:
-            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True,
-                                    env=dict(os.environ, PUPPETEER_SKIP_DOWNLOAD="1"))
-            try:
-                asked = proc.stdout.readline()
-                err.seek(0)
-                self.assertEqual(json.loads(asked or "null"), {"need": "concurrent-save"}, asked or err.read())
-                # Another administrator saves the template meanwhile.
-                current = other.call("GET", "/templates/%d" % tid).json["template"]
-                theirs = other.call("PATCH", "/templates/%d" % tid,
-                                    {"version": current["version"], "subject": "Theirs [name]"})
-                self.assertEqual(theirs.status, 200, theirs)
-                out, _ = proc.communicate("saved\n", timeout=400)
-            finally:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-            err.seek(0)
-            self.assertEqual(proc.returncode, 0, err.read())
-        seen = json.loads(out.strip().splitlines()[-1])
+
+        def save_meanwhile():
+            """Another administrator saves the template meanwhile."""
+            current = other.call("GET", "/templates/%d" % tid).json["template"]
+            theirs = other.call("PATCH", "/templates/%d" % tid,
+                                {"version": current["version"], "subject": "Theirs [name]"})
+            self.assertEqual(theirs.status, 200, theirs)
+            return "saved"
+
+        seen = run_console_browser(self, BROWSER_SCRIPT, site, args, "concurrent-save", save_meanwhile)
         states = seen["states"]
 
         self.assertIn("Templates", states["signedIn"]["nav"])
