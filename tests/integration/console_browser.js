@@ -17,26 +17,11 @@
 // pinned npm package) runs on every page at both widths.
 'use strict';
 
-const readline = require('readline');
 const { runInChromium, type, press } = require('./page_browser');
-const { totp, waitText, backTab, setWidth, axe: runAxe } = require('./console_helpers');
+const { totp, waitText, backTab, setWidth, axe: runAxe, ask } = require('./console_helpers');
 
 const [pageUrl, outDir, argsJson] = process.argv.slice(2);
 const args = JSON.parse(argsJson);
-
-
-// Asks the test for the e-mailed code: one line out, one line in.
-function askForCode() {
-  process.stdout.write(JSON.stringify({ need: 'code' }) + '\n');
-  const lines = readline.createInterface({ input: process.stdin });
-  return new Promise((resolve) => lines.once('line', (line) => {
-    lines.close();
-    process.stdin.destroy();
-    resolve(line.trim());
-  }));
-}
-
-
 
 async function state(page) {
   return page.evaluate(() => {
@@ -273,7 +258,7 @@ runInChromium(outDir, async (page, out, shot) => {
   await press(page, '#signin-code');
   await page.waitForSelector('#code-form:not([hidden])');
   out.codeFocus = await page.evaluate(() => document.activeElement.id);
-  await page.keyboard.type(await askForCode());
+  await page.keyboard.type(await ask('code'));
   await page.keyboard.press('Enter');
   await page.waitForSelector('#mfa-form:not([hidden])');
   await page.keyboard.type(totp(args.viewerSecret, -30));

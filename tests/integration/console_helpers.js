@@ -6,6 +6,7 @@
 'use strict';
 
 const fs = require('fs');
+const readline = require('readline');
 const { execFileSync } = require('child_process');
 
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -45,4 +46,51 @@ async function axe(page, out, name) {
   });
 }
 
-module.exports = { totp, waitText, backTab, setWidth, axe };
+// Moves to the fragment `hash` and waits until `ready()` holds in the page.
+async function go(page, hash, ready) {
+  await page.evaluate((h) => { location.hash = h; }, hash);
+  await page.waitForFunction(ready);
+}
+
+// Signs in by keyboard on the shown sign-in form: the address, Tab, the
+// password, then the TOTP code of `secret` at now + `offset` seconds.
+async function signInTotp(page, email, password, secret, offset) {
+  await page.waitForFunction(() => !document.getElementById('signin-panel').hidden &&
+    document.activeElement.id === 'email' && !document.getElementById('email').value);
+  await page.keyboard.type(email);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(password);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#mfa-form:not([hidden])');
+  await page.keyboard.type(totp(secret, offset));
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => !document.getElementById('view').hidden);
+}
+
+// Whether every shown field has its label, the page overflows sideways,
+// and how much the page keeps in web storage.
+function layout(page) {
+  return page.evaluate(() => {
+    const visible = (e) => !!e && !e.hidden && e.offsetParent !== null;
+    return {
+      labels: Array.from(document.querySelectorAll('input, select, textarea')).filter(visible)
+        .every((i) => !!document.querySelector(`label[for="${i.id}"]`)),
+      overflow: document.documentElement.scrollWidth > window.innerWidth,
+      storage: localStorage.length + sessionStorage.length,
+    };
+  });
+}
+
+// Asks the test for `what` (one line {"need": what} out) and resolves to
+// its answer (one line in); the driver asks once.
+function ask(what) {
+  process.stdout.write(JSON.stringify({ need: what }) + '\n');
+  const lines = readline.createInterface({ input: process.stdin });
+  return new Promise((resolve) => lines.once('line', (line) => {
+    lines.close();
+    process.stdin.destroy();
+    resolve(line.trim());
+  }));
+}
+
+module.exports = { ask, totp, waitText, backTab, setWidth, axe, go, signInTotp, layout };

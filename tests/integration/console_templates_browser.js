@@ -16,7 +16,7 @@
 
 const readline = require('readline');
 const { runInChromium, type, press } = require('./page_browser');
-const { totp, waitText, backTab, setWidth, axe: runAxe } = require('./console_helpers');
+const { waitText, backTab, setWidth, axe: runAxe, go: goTo, signInTotp, layout } = require('./console_helpers');
 
 const [pageUrl, outDir, argsJson] = process.argv.slice(2);
 const args = JSON.parse(argsJson);
@@ -34,7 +34,7 @@ function ask(what) {
 
 
 async function state(page) {
-  return page.evaluate(() => {
+  return Object.assign(await layout(page), await page.evaluate(() => {
     const $ = (id) => document.getElementById(id);
     const visible = (e) => !!e && !e.hidden && e.offsetParent !== null;
     const texts = (sel) => Array.from(document.querySelectorAll(sel)).filter(visible).map((e) => e.textContent.trim());
@@ -59,12 +59,8 @@ async function state(page) {
       diffSummary: $('tpl-diff-summary') ? $('tpl-diff-summary').textContent : '',
       focused: document.activeElement ? (document.activeElement.id || document.activeElement.textContent) : '',
       dialogOpen: $('reauth').open,
-      labels: Array.from(document.querySelectorAll('input, select, textarea')).filter(visible)
-        .every((i) => !!document.querySelector(`label[for="${i.id}"]`)),
-      overflow: document.documentElement.scrollWidth > window.innerWidth,
-      storage: localStorage.length + sessionStorage.length,
     };
-  });
+  }));
 }
 
 runInChromium(outDir, async (page, out, shot) => {
@@ -77,22 +73,8 @@ runInChromium(outDir, async (page, out, shot) => {
   });
   const axe = (name) => runAxe(page, out, name);
   const width = (w) => setWidth(page, w);
-  const go = async (hash, ready) => {
-    await page.evaluate((h) => { location.hash = h; }, hash);
-    await page.waitForFunction(ready);
-  };
-  const signIn = async (email, secret, offset) => {
-    await page.waitForFunction(() => !document.getElementById('signin-panel').hidden &&
-      document.activeElement.id === 'email' && !document.getElementById('email').value);
-    await page.keyboard.type(email);
-    await page.keyboard.press('Tab');
-    await page.keyboard.type(args.password);
-    await page.keyboard.press('Enter');
-    await page.waitForSelector('#mfa-form:not([hidden])');
-    await page.keyboard.type(totp(secret, offset));
-    await page.keyboard.press('Enter');
-    await page.waitForFunction(() => !document.getElementById('view').hidden);
-  };
+  const go = (hash, ready) => goTo(page, hash, ready);
+  const signIn = (email, secret, offset) => signInTotp(page, email, args.password, secret, offset);
   const previewHas = (wanted) => page.waitForFunction((w) =>
     (document.getElementById('tpl-preview-text') || {}).textContent.includes(w), {}, wanted);
   const editor = '#templates/' + args.templateId;

@@ -41,6 +41,13 @@ IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/60
 MARKUP_NAME = "<img src=x onerror=alert(1)>"
 
 
+def console_site(name, domain):
+    """A new site that sends mail from no-reply@`domain`; returns its id."""
+    return int(admin("site", "create", "--name", name, "--domain", domain,
+                     "--email-from", "%s <no-reply@%s>" % (name, domain),
+                     "--reset-url", ORIGIN + "/account/reset").stdout.strip().splitlines()[-1])
+
+
 def with_totp(site, prefix, role):
     """A user of `site`'s pool with an imported TOTP secret and `role`; returns (email, id, secret)."""
     email, uid = create_user(site, prefix)
@@ -109,9 +116,7 @@ class ConsoleTest(ApiTest):
         self.assertEqual(request("POST", "/console/console.js").status, 403)
 
     def test_an_owner_runs_the_users_in_the_browser(self):
-        site = int(admin("site", "create", "--name", "Console", "--domain", "console.example",
-                         "--email-from", "Console <no-reply@console.example>",
-                         "--reset-url", ORIGIN + "/account/reset").stdout.strip().splitlines()[-1])
+        site = console_site("Console", "console.example")
         owner, owner_id, owner_secret = with_totp(site, "console-owner", "owner")
         viewer, _, viewer_secret = with_totp(site, "console-viewer", "viewer")
         lost, lost_id, _ = with_totp(site, "console-lost", "viewer")
@@ -141,7 +146,7 @@ class ConsoleTest(ApiTest):
         self.assertEqual(states["loaded"]["site"], "Console")
         self.assertEqual(states["loaded"]["focusedAtLoad"], "email")
         self.assertEqual(seen["mfaFocus"], "mfa-code")
-        self.assertEqual(states["signedIn"]["nav"], ["Users", "Admins", "Templates", "Audit"])
+        self.assertEqual(states["signedIn"]["nav"], ["Users", "Admins", "Templates", "Mail", "Audit"])
         self.assertEqual(states["signedIn"]["current"], ["Users"])
 
         # Found by the start of the address; the name with markup is text.

@@ -20,9 +20,9 @@ import json
 import os
 
 import svc_stack
-from svc_stack import ApiTest, admin, sql_value
+from svc_stack import ApiTest, sql_value
 from site_admins import PASSWORD, Admin, audit_rows
-from test_console import ORIGIN, run_console_browser, with_totp
+from test_console import ORIGIN, console_site, run_console_browser, with_totp
 
 BROWSER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "console_templates_browser.js")
 ORIGINAL = "<p>Dear [name], order received.</p>"
@@ -31,9 +31,7 @@ EDITED = "<p>Dear [name], your order [order] shipped.</p>"
 
 class ConsoleTemplatesTest(ApiTest):
     def test_an_owner_edits_previews_sends_and_rolls_back_a_template(self):
-        site = int(admin("site", "create", "--name", "Console templates", "--domain", "console-tpl.example",
-                         "--email-from", "Shop <no-reply@console-tpl.example>",
-                         "--reset-url", ORIGIN + "/account/reset").stdout.strip().splitlines()[-1])
+        site = console_site("Console templates", "console-tpl.example")
         owner, owner_id, owner_secret = with_totp(site, "tpl-owner", "owner")
         viewer, _, viewer_secret = with_totp(site, "tpl-viewer", "viewer")
         other = Admin(site, "admin")
