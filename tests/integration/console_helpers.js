@@ -93,4 +93,19 @@ function ask(what) {
   }));
 }
 
-module.exports = { ask, totp, waitText, backTab, setWidth, axe, go, signInTotp, layout };
+// layout() and what `collect(texts, visible)` returns, evaluated in the
+// page: texts(selector) is the text of each shown element it selects.
+async function pageState(page, collect) {
+  const visible = '(e) => !!e && !e.hidden && e.offsetParent !== null';
+  const texts = `(sel) => Array.from(document.querySelectorAll(sel)).filter(${visible}).map((e) => e.textContent.trim())`;
+  return Object.assign(await layout(page), await page.evaluate(`(${collect})(${texts}, ${visible})`));
+}
+
+// The run's pages as the Python side asserts them: the JSON args, and
+// OUT_DIR and the page's address.
+function driverArgs() {
+  const [pageUrl, outDir, argsJson] = process.argv.slice(2);
+  return { pageUrl, outDir, args: JSON.parse(argsJson) };
+}
+
+module.exports = { pageState, driverArgs, ask, totp, waitText, backTab, setWidth, axe, go, signInTotp, layout };

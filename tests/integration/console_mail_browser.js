@@ -13,15 +13,12 @@
 'use strict';
 
 const { runInChromium, type, press } = require('./page_browser');
-const { waitText, backTab, setWidth, axe: runAxe, go: goTo, signInTotp, layout, ask } = require('./console_helpers');
+const { waitText, backTab, setWidth, axe: runAxe, go: goTo, signInTotp, ask, pageState, driverArgs } = require('./console_helpers');
 
-const [pageUrl, outDir, argsJson] = process.argv.slice(2);
-const args = JSON.parse(argsJson);
+const { pageUrl, outDir, args } = driverArgs();
 
 async function state(page) {
-  return Object.assign(await layout(page), await page.evaluate(() => {
-    const visible = (e) => !!e && !e.hidden && e.offsetParent !== null;
-    const texts = (sel) => Array.from(document.querySelectorAll(sel)).filter(visible).map((e) => e.textContent.trim());
+  return pageState(page, (texts) => {
     const frame = document.getElementById('mail-html');
     return {
       h1: texts('#view h1'),
@@ -38,7 +35,7 @@ async function state(page) {
       sandbox: frame ? frame.getAttribute('sandbox') : null,
       text: (document.getElementById('mail-text') || {}).textContent || '',
     };
-  }));
+  });
 }
 
 runInChromium(outDir, async (page, out, shot) => {

@@ -12,15 +12,12 @@
 'use strict';
 
 const { runInChromium, type, press } = require('./page_browser');
-const { waitText, setWidth, axe: runAxe, go: goTo, signInTotp, layout, ask } = require('./console_helpers');
+const { waitText, setWidth, axe: runAxe, go: goTo, signInTotp, ask, pageState, driverArgs } = require('./console_helpers');
 
-const [pageUrl, outDir, argsJson] = process.argv.slice(2);
-const args = JSON.parse(argsJson);
+const { pageUrl, outDir, args } = driverArgs();
 
 async function state(page) {
-  return Object.assign(await layout(page), await page.evaluate(() => {
-    const visible = (e) => !!e && !e.hidden && e.offsetParent !== null;
-    const texts = (sel) => Array.from(document.querySelectorAll(sel)).filter(visible).map((e) => e.textContent.trim());
+  return pageState(page, (texts, visible) => {
     const $ = (id) => document.getElementById(id);
     return {
       h1: texts('#view h1'),
@@ -34,7 +31,7 @@ async function state(page) {
       secretShown: visible($('client-secret-box')),
       focused: document.activeElement ? document.activeElement.id : '',
     };
-  }));
+  });
 }
 
 runInChromium(outDir, async (page, out, shot) => {

@@ -16,10 +16,9 @@
 
 const readline = require('readline');
 const { runInChromium, type, press } = require('./page_browser');
-const { waitText, backTab, setWidth, axe: runAxe, go: goTo, signInTotp, layout } = require('./console_helpers');
+const { waitText, backTab, setWidth, axe: runAxe, go: goTo, signInTotp, pageState, driverArgs } = require('./console_helpers');
 
-const [pageUrl, outDir, argsJson] = process.argv.slice(2);
-const args = JSON.parse(argsJson);
+const { pageUrl, outDir, args } = driverArgs();
 const lines = readline.createInterface({ input: process.stdin });
 const pending = [];
 lines.on('line', (line) => { const r = pending.shift(); if (r) r(line.trim()); });
@@ -34,10 +33,8 @@ function ask(what) {
 
 
 async function state(page) {
-  return Object.assign(await layout(page), await page.evaluate(() => {
+  return pageState(page, (texts) => {
     const $ = (id) => document.getElementById(id);
-    const visible = (e) => !!e && !e.hidden && e.offsetParent !== null;
-    const texts = (sel) => Array.from(document.querySelectorAll(sel)).filter(visible).map((e) => e.textContent.trim());
     const frame = $('tpl-preview-html');
     return {
       hash: location.hash,
@@ -60,7 +57,7 @@ async function state(page) {
       focused: document.activeElement ? (document.activeElement.id || document.activeElement.textContent) : '',
       dialogOpen: $('reauth').open,
     };
-  }));
+  });
 }
 
 runInChromium(outDir, async (page, out, shot) => {

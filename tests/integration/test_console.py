@@ -84,6 +84,22 @@ def run_console_browser(test, script, site, args, need, answer):
     return json.loads(out.strip().splitlines()[-1])
 
 
+def assert_pages_fit(test, seen, min_axe):
+    """Every page the driver measured (seen["widths"]) has no sideways
+    overflow, a label on each field and nothing in web storage; axe-core
+    found no serious or critical violation on any of at least `min_axe`
+    pages; every screenshot was written."""
+    for name, state in seen["widths"].items():
+        test.assertFalse(state["overflow"], name)
+        test.assertTrue(state["labels"], name)
+        test.assertEqual(state["storage"], 0, name)
+    for page, violations in seen["axe"].items():
+        test.assertEqual(violations, [], page)
+    test.assertGreaterEqual(len(seen["axe"]), min_axe)
+    for path in seen["screenshots"]:
+        test.assertGreater(os.path.getsize(path), 1000, path)
+
+
 class ConsoleTest(ApiTest):
     def run_browser(self, site, args):
         """Runs console_browser.js, answering its request for the viewer's
