@@ -16,7 +16,7 @@
 
 const readline = require('readline');
 const { runInChromium, type, press } = require('./page_browser');
-const { waitText, backTab, setWidth, axe: runAxe, go: goTo, signInTotp, pageState, driverArgs } = require('./console_helpers');
+const { totp, waitText, backTab, setWidth, axe: runAxe, go: goTo, signInTotp, pageState, driverArgs } = require('./console_helpers');
 
 const { pageUrl, outDir, args } = driverArgs();
 const lines = readline.createInterface({ input: process.stdin });
@@ -149,6 +149,23 @@ runInChromium(outDir, async (page, out, shot) => {
   await waitText(page, 'tpl-versions-status', 'is the newest again');
   await previewHas('order received.');
   out.states.rolledBack = await state(page);
+
+  // The sign-in ends mid-edit (the test ends the owner's sessions): the
+  // save asks to sign in again over the page; the unsaved text stays and
+  // the save goes on after it.
+  await type(page, 'tpl-subject', 'Expired [name]');
+  await ask('end-sessions');
+  await press(page, '#tpl-save');
+  await page.waitForFunction(() => document.getElementById('reauth').open &&
+    !document.getElementById('signin').hidden);
+  out.states.reauth = await state(page);
+  await page.keyboard.type(args.password);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#mfa-form:not([hidden])');
+  await page.keyboard.type(totp(args.ownerSecret, 30));
+  await page.keyboard.press('Enter');
+  await waitText(page, 'tpl-save-status', 'Saved as version');
+  out.states.afterReauth = await state(page);
 
   await width(390);
   for (const name of ['templates', 'template']) {

@@ -62,19 +62,23 @@ def with_totp(site, prefix, role):
     return email, uid, secret
 
 
-def run_console_browser(test, script, site, args, need, answer):
+def run_console_browser(test, script, site, args, need, answer, more=()):
     """Runs the Chromium driver `script` on the site's console; when it asks
     for `need` (one JSON line {"need": need}), answers with answer() (one
-    line); returns the JSON it printed last."""
+    line), then each (need, answer) of `more` in turn; returns the JSON it
+    printed last."""
     cmd = ["node", script, "%s/console/?site=%d" % (ORIGIN, site), OUT_DIR, json.dumps(args)]
     with tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True,
                                 env=dict(os.environ, PUPPETEER_SKIP_DOWNLOAD="1"))
         try:
-            asked = proc.stdout.readline()
-            err.seek(0)
-            test.assertEqual(json.loads(asked or "null"), {"need": need}, asked or err.read())
-            out, _ = proc.communicate(answer() + "\n", timeout=400)
+            for wanted, reply in [(need, answer)] + list(more):
+                asked = proc.stdout.readline()
+                err.seek(0)
+                test.assertEqual(json.loads(asked or "null"), {"need": wanted}, asked or err.read())
+                proc.stdin.write(reply() + "\n")
+                proc.stdin.flush()
+            out, _ = proc.communicate(timeout=400)
         finally:
             if proc.poll() is None:
                 proc.kill()

@@ -53,7 +53,14 @@ class ConsoleTemplatesTest(ApiTest):
             self.assertEqual(theirs.status, 200, theirs)
             return "saved"
 
-        seen = run_console_browser(self, BROWSER_SCRIPT, site, args, "concurrent-save", save_meanwhile)
+        def end_sessions():
+            """The owner's sign-in ends mid-edit."""
+            ended = Admin(site, "owner").call("DELETE", "/users/%d/sessions" % owner_id)
+            self.assertEqual(ended.status, 200, ended)
+            return "ended"
+
+        seen = run_console_browser(self, BROWSER_SCRIPT, site, args, "concurrent-save", save_meanwhile,
+                                   more=[("end-sessions", end_sessions)])
         states = seen["states"]
 
         self.assertIn("Templates", states["signedIn"]["nav"])
@@ -110,9 +117,19 @@ class ConsoleTemplatesTest(ApiTest):
         self.assertEqual(seen["rollbackFocus"], "Cancel")
         self.assertTrue(any("Version 1 is the newest again, as version 4." in s
                             for s in states["rolledBack"]["status"]), states["rolledBack"])
-        self.assertEqual(sql_value("SELECT content FROM svc_notifications WHERE id = %d" % tid), ORIGINAL)
-        self.assertEqual(sql_value("SELECT subject FROM svc_notifications WHERE id = %d" % tid), "Hello [name]")
+        rolled = other.call("GET", "/templates/%d/versions/4" % tid).json["version"]
+        self.assertEqual((rolled["content"], rolled["subject"], rolled["action"]), (ORIGINAL, "Hello [name]", "rollback"))
         self.assertEqual(audit_rows(site, "templates.rollback")[-1][0], str(owner_id))
+
+        # The sign-in ended mid-edit: asked again over the page, the text kept and saved.
+        reauth = states["reauth"]
+        self.assertTrue(reauth["dialogOpen"])
+        self.assertEqual(reauth["subject"], "Expired [name]")
+        after = states["afterReauth"]
+        self.assertFalse(after["dialogOpen"])
+        self.assertEqual(after["subject"], "Expired [name]")
+        self.assertTrue(any("Saved as version 5." in s for s in after["status"]), after["status"])
+        self.assertEqual(sql_value("SELECT subject FROM svc_notifications WHERE id = %d" % tid), "Expired [name]")
 
         # A viewer previews; no button changes anything.
         for name in ("viewerList", "viewerTemplate", "viewerTemplate390"):
