@@ -22,6 +22,8 @@ async function state(page) {
     return {
       h1: texts('#view h1'),
       rows: texts('#clients-list li'),
+      hooks: texts('#webhooks-list li'),
+      hookSecret: $('webhook-secret') ? $('webhook-secret').textContent : '',
       status: texts('#view .status'),
       errors: texts('.error'),
       viewButtons: texts('#view button'),
@@ -43,6 +45,9 @@ runInChromium(outDir, async (page, out, shot) => {
   const signIn = (email, secret, offset) => signInTotp(page, email, args.password, secret, offset);
   const pages = {
     settings: ['#settings', () => !!document.getElementById('set-name') && document.getElementById('set-name').value !== ''],
+    webhooks: ['#webhooks', () => !!document.getElementById('deliveries-status') &&
+      (document.querySelectorAll('#webhooks-list li').length > 0 ||
+       document.getElementById('webhooks-status').textContent !== '')],
     clients: ['#sign-in', () => document.getElementById('clients-issuer') &&
       document.getElementById('clients-issuer').textContent !== ''],
   };
@@ -86,8 +91,27 @@ runInChromium(outDir, async (page, out, shot) => {
   await axe('sign-in-1280');
   await shot('console-sign-in-1280');
 
+  // A webhook: a URL refused next to its field, then one added (the
+  // secret shown once) and disabled.
+  await go(...pages.webhooks);
+  await type(page, 'webhook-url', 'https://');
+  await type(page, 'webhook-events', 'user.created');
+  await press(page, '#webhook-add');
+  await page.waitForFunction(() => !document.getElementById('webhook-url-error').hidden);
+  out.states.hookBad = await state(page);
+  await type(page, 'webhook-url', args.hook);
+  await type(page, 'webhook-events', 'user.created, user.disabled');
+  await press(page, '#webhook-add');
+  await page.waitForSelector('#webhook-secret');
+  out.states.hookMade = await state(page);
+  await press(page, `#webhooks-list button[aria-label="Disable ${args.hook}"]`);
+  await waitText(page, 'webhooks-status', 'is disabled');
+  out.states.hookDisabled = await state(page);
+  await axe('webhooks-1280');
+  await shot('console-webhooks-1280');
+
   await width(390);
-  for (const name of ['settings', 'clients']) {
+  for (const name of ['settings', 'clients', 'webhooks']) {
     await go('#audit', () => !!document.getElementById('audit-list'));
     await go(...pages[name]);
     out.widths[name + '-390'] = await state(page);
@@ -103,4 +127,7 @@ runInChromium(outDir, async (page, out, shot) => {
   await axe('viewer-settings-1280');
   await go(...pages.clients);
   out.states.viewerClients = await state(page);
+  await go(...pages.webhooks);
+  out.states.viewerWebhooks = await state(page);
+  await axe('viewer-webhooks-1280');
 });

@@ -166,7 +166,7 @@ class ConsoleTest(ApiTest):
         self.assertEqual(states["loaded"]["site"], "Console")
         self.assertEqual(states["loaded"]["focusedAtLoad"], "email")
         self.assertEqual(seen["mfaFocus"], "mfa-code")
-        self.assertEqual(states["signedIn"]["nav"], ["Users", "Admins", "Templates", "Mail", "Settings", "Sign-in", "Audit"])
+        self.assertEqual(states["signedIn"]["nav"], ["Users", "Admins", "Templates", "Mail", "Settings", "Sign-in", "Webhooks", "Audit"])
         self.assertEqual(states["signedIn"]["current"], ["Users"])
 
         # Found by the start of the address; the name with markup is text.

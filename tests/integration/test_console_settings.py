@@ -19,6 +19,7 @@ from svc_stack import ApiTest, q, sql_value
 from site_admins import PASSWORD, Admin, audit_rows
 from test_console import assert_pages_fit, console_site, run_console_browser, with_totp
 
+HOOK = "http://127.0.0.1:9/hook"  # the test stack admits loopback http receivers; nobody listens here
 BROWSER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "console_settings_browser.js")
 
 
@@ -28,7 +29,7 @@ class ConsoleSettingsTest(ApiTest):
         owner, owner_id, owner_secret = with_totp(site, "set-owner", "owner")
         viewer, _, viewer_secret = with_totp(site, "set-viewer", "viewer")
         args = {"owner": owner, "ownerSecret": owner_secret, "viewer": viewer, "viewerSecret": viewer_secret,
-                "password": PASSWORD}
+                "password": PASSWORD, "hook": HOOK}
         off = []
 
         def email_off():
@@ -62,11 +63,21 @@ class ConsoleSettingsTest(ApiTest):
         self.assertEqual(stored.lower(), hashlib.sha256(made["secret"].encode()).hexdigest())
         self.assertEqual(audit_rows(site, "oauth_clients.create")[-1][0], str(owner_id))
 
-        for name in ("viewerSettings", "viewerClients"):
+        self.assertTrue(states["hookBad"]["errors"], states["hookBad"])
+        made = states["hookMade"]
+        self.assertTrue(made["hookSecret"].startswith("whsec_"), made)
+        self.assertTrue(any(HOOK in r and "user.created, user.disabled" in r for r in made["hooks"]), made["hooks"])
+        self.assertTrue(any(HOOK in r and "disabled" in r for r in states["hookDisabled"]["hooks"]))
+        endpoints = Admin(site, "viewer").call("GET", "/webhooks").json["endpoints"]
+        self.assertEqual([(e["url"], e["enabled"]) for e in endpoints], [(HOOK, False)])
+        self.assertEqual(audit_rows(site, "webhooks.add")[-1][0], str(owner_id))
+        self.assertEqual(audit_rows(site, "webhooks.disable")[-1][0], str(owner_id))
+
+        for name in ("viewerSettings", "viewerClients", "viewerWebhooks"):
             self.assertEqual(states[name]["viewButtons"], [], (name, states[name]["viewButtons"]))
         self.assertTrue(states["viewerClients"]["rows"])
 
-        assert_pages_fit(self, seen, 6)
+        assert_pages_fit(self, seen, 9)
         self.assertEqual([e for e in seen["consoleErrors"] if not e.startswith("Failed to load resource")], [])
 
 
