@@ -17,47 +17,11 @@
 // pinned npm package) runs on every page at both widths.
 'use strict';
 
-const fs = require('fs');
-const path = require('path');
-const readline = require('readline');
-const { execFileSync } = require('child_process');
 const { runInChromium, type, press } = require('./page_browser');
+const { totp, waitText, backTab, setWidth, axe: runAxe, ask } = require('./console_helpers');
 
 const [pageUrl, outDir, argsJson] = process.argv.slice(2);
 const args = JSON.parse(argsJson);
-const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-// A TOTP code of `secret` at now + `offset` seconds (RFC 6238 by oathtool).
-function totp(secret, offset) {
-  const at = Math.floor(Date.now() / 1000) + offset;
-  return execFileSync('oathtool', ['--totp', '-b', '--now', '@' + at, secret], { encoding: 'utf8' }).trim();
-}
-
-// Asks the test for the e-mailed code: one line out, one line in.
-function askForCode() {
-  process.stdout.write(JSON.stringify({ need: 'code' }) + '\n');
-  const lines = readline.createInterface({ input: process.stdin });
-  return new Promise((resolve) => lines.once('line', (line) => {
-    lines.close();
-    process.stdin.destroy();
-    resolve(line.trim());
-  }));
-}
-
-// Waits until the element `id` exists and holds the text `wanted` (it may
-// not exist yet: the page moves to another section on the way).
-async function waitText(page, id, wanted) {
-  await page.waitForFunction((i, w) => {
-    const e = document.getElementById(i);
-    return !!e && (e.textContent || '').includes(w);
-  }, {}, id, wanted);
-}
-
-async function backTab(page) {
-  await page.keyboard.down('Shift');
-  await page.keyboard.press('Tab');
-  await page.keyboard.up('Shift');
-}
 
 async function state(page) {
   return page.evaluate(() => {
@@ -95,18 +59,8 @@ runInChromium(outDir, async (page, out, shot) => {
   out.widths = {};
   // axe-core evaluated through the DevTools protocol (the page's policy
   // forbids an injected script tag); serious and critical violations only.
-  const axe = async (name) => {
-    if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(AXE);
-    const found = await page.evaluate(async () => {
-      const r = await window.axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', '));
-    });
-    out.axe[name] = found;
-  };
-  const width = async (w) => {
-    await page.setViewport(w === 390 ? { width: 390, height: 844, deviceScaleFactor: 2 } : { width: 1280, height: 900 });
-  };
+  const axe = (name) => runAxe(page, out, name);
+  const width = (w) => setWidth(page, w);
   const go = async (hash, ready) => {
     await page.evaluate((h) => { location.hash = h; }, hash);
     await page.waitForFunction(ready);
@@ -304,7 +258,7 @@ runInChromium(outDir, async (page, out, shot) => {
   await press(page, '#signin-code');
   await page.waitForSelector('#code-form:not([hidden])');
   out.codeFocus = await page.evaluate(() => document.activeElement.id);
-  await page.keyboard.type(await askForCode());
+  await page.keyboard.type(await ask('code'));
   await page.keyboard.press('Enter');
   await page.waitForSelector('#mfa-form:not([hidden])');
   await page.keyboard.type(totp(args.viewerSecret, -30));

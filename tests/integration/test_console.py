@@ -41,6 +41,13 @@ IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/60
 MARKUP_NAME = "<img src=x onerror=alert(1)>"
 
 
+def console_site(name, domain):
+    """A new site that sends mail from no-reply@`domain`; returns its id."""
+    return int(admin("site", "create", "--name", name, "--domain", domain,
+                     "--email-from", "%s <no-reply@%s>" % (name, domain),
+                     "--reset-url", ORIGIN + "/account/reset").stdout.strip().splitlines()[-1])
+
+
 def with_totp(site, prefix, role):
     """A user of `site`'s pool with an imported TOTP secret and `role`; returns (email, id, secret)."""
     email, uid = create_user(site, prefix)
@@ -55,26 +62,54 @@ def with_totp(site, prefix, role):
     return email, uid, secret
 
 
+def run_console_browser(test, script, site, args, need, answer, more=()):
+    """Runs the Chromium driver `script` on the site's console; when it asks
+    for `need` (one JSON line {"need": need}), answers with answer() (one
+    line), then each (need, answer) of `more` in turn; returns the JSON it
+    printed last."""
+    cmd = ["node", script, "%s/console/?site=%d" % (ORIGIN, site), OUT_DIR, json.dumps(args)]
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True,
+                                env=dict(os.environ, PUPPETEER_SKIP_DOWNLOAD="1"))
+        try:
+            for wanted, reply in [(need, answer)] + list(more):
+                asked = proc.stdout.readline()
+                err.seek(0)
+                test.assertEqual(json.loads(asked or "null"), {"need": wanted}, asked or err.read())
+                proc.stdin.write(reply() + "\n")
+                proc.stdin.flush()
+            out, _ = proc.communicate(timeout=400)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        err.seek(0)
+        test.assertEqual(proc.returncode, 0, err.read())
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def assert_pages_fit(test, seen, min_axe):
+    """Every page the driver measured (seen["widths"]) has no sideways
+    overflow, a label on each field and nothing in web storage; axe-core
+    found no serious or critical violation on any of at least `min_axe`
+    pages; every screenshot was written."""
+    for name, state in seen["widths"].items():
+        test.assertFalse(state["overflow"], name)
+        test.assertTrue(state["labels"], name)
+        test.assertEqual(state["storage"], 0, name)
+    for page, violations in seen["axe"].items():
+        test.assertEqual(violations, [], page)
+    test.assertGreaterEqual(len(seen["axe"]), min_axe)
+    for path in seen["screenshots"]:
+        test.assertGreater(os.path.getsize(path), 1000, path)
+
+
 class ConsoleTest(ApiTest):
     def run_browser(self, site, args):
         """Runs console_browser.js, answering its request for the viewer's
         e-mailed code; returns what it printed last."""
-        cmd = ["node", BROWSER_SCRIPT, "%s/console/?site=%d" % (ORIGIN, site), OUT_DIR, json.dumps(args)]
-        with tempfile.TemporaryFile("w+") as err:
-            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True,
-                                    env=dict(os.environ, PUPPETEER_SKIP_DOWNLOAD="1"))
-            try:
-                asked = proc.stdout.readline()
-                err.seek(0)
-                self.assertEqual(json.loads(asked or "null"), {"need": "code"}, asked or err.read())
-                out, _ = proc.communicate(code_of(delivered(args["viewer"])) + "\n", timeout=400)
-            finally:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-            err.seek(0)
-            self.assertEqual(proc.returncode, 0, err.read())
-        return json.loads(out.strip().splitlines()[-1])
+        return run_console_browser(self, BROWSER_SCRIPT, site, args, "code",
+                                   lambda: code_of(delivered(args["viewer"])))
 
     def test_page_is_served_with_the_strict_policy(self):
         page = assert_strict_page(self, "/console/", ())
@@ -101,9 +136,7 @@ class ConsoleTest(ApiTest):
         self.assertEqual(request("POST", "/console/console.js").status, 403)
 
     def test_an_owner_runs_the_users_in_the_browser(self):
-        site = int(admin("site", "create", "--name", "Console", "--domain", "console.example",
-                         "--email-from", "Console <no-reply@console.example>",
-                         "--reset-url", ORIGIN + "/account/reset").stdout.strip().splitlines()[-1])
+        site = console_site("Console", "console.example")
         owner, owner_id, owner_secret = with_totp(site, "console-owner", "owner")
         viewer, _, viewer_secret = with_totp(site, "console-viewer", "viewer")
         lost, lost_id, _ = with_totp(site, "console-lost", "viewer")
@@ -133,7 +166,7 @@ class ConsoleTest(ApiTest):
         self.assertEqual(states["loaded"]["site"], "Console")
         self.assertEqual(states["loaded"]["focusedAtLoad"], "email")
         self.assertEqual(seen["mfaFocus"], "mfa-code")
-        self.assertEqual(states["signedIn"]["nav"], ["Users", "Admins", "Audit"])
+        self.assertEqual(states["signedIn"]["nav"], ["Users", "Admins", "Templates", "Mail", "Settings", "Sign-in", "Webhooks", "Audit"])
         self.assertEqual(states["signedIn"]["current"], ["Users"])
 
         # Found by the start of the address; the name with markup is text.
