@@ -55,8 +55,11 @@ async function go(page, hash, ready) {
 // Signs in by keyboard on the shown sign-in form: the address, Tab, the
 // password, then the TOTP code of `secret` at now + `offset` seconds.
 async function signInTotp(page, email, password, secret, offset) {
-  await page.waitForFunction(() => !document.getElementById('signin-panel').hidden &&
-    document.activeElement.id === 'email' && !document.getElementById('email').value);
+  await page.waitForFunction(() => !document.getElementById('signin-panel').hidden);
+  // The form takes the focus itself; after a sign-out that may come a
+  // moment later, so the field is focused (and emptied) here too.
+  await page.$eval('#email', (e) => { e.value = ''; });
+  await page.focus('#email');
   await page.keyboard.type(email);
   await page.keyboard.press('Tab');
   await page.keyboard.type(password);

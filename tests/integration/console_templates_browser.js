@@ -165,6 +165,8 @@ runInChromium(outDir, async (page, out, shot) => {
   await page.keyboard.type(totp(args.ownerSecret, 30));
   await page.keyboard.press('Enter');
   await waitText(page, 'tpl-save-status', 'Saved as version');
+  // The dialog closes as the retried save goes out; its reply may come first.
+  await page.waitForFunction(() => !document.getElementById('reauth').open);
   out.states.afterReauth = await state(page);
 
   await width(390);

@@ -54,8 +54,10 @@ async function type(page, id, value) {
   await page.keyboard.type(value);
 }
 
-// Presses the button the selector names (scrolled into view first).
+// Presses the button the selector names (once the page shows it; scrolled
+// into view first).
 async function press(page, selector) {
+  await page.waitForSelector(selector, { visible: true });
   await page.$eval(selector, (e) => e.scrollIntoView({ block: 'center' }));
   await page.click(selector);
 }
