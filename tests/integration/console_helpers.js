@@ -65,6 +65,7 @@ async function signInTotp(page, email, password, secret, offset) {
   await page.keyboard.type(password);
   await page.keyboard.press('Enter');
   await page.waitForSelector('#mfa-form:not([hidden])');
+  await page.focus('#mfa-code');
   await page.keyboard.type(totp(secret, offset));
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => !document.getElementById('view').hidden);

@@ -159,9 +159,13 @@ runInChromium(outDir, async (page, out, shot) => {
   await page.waitForFunction(() => document.getElementById('reauth').open &&
     !document.getElementById('signin').hidden);
   out.states.reauth = await state(page);
+  // The dialog moves the focus to the password field; under load that can
+  // come after the dialog shows, so the field is focused here too.
+  await page.focus('#password');
   await page.keyboard.type(args.password);
   await page.keyboard.press('Enter');
   await page.waitForSelector('#mfa-form:not([hidden])');
+  await page.focus('#mfa-form input');
   await page.keyboard.type(totp(args.ownerSecret, 30));
   await page.keyboard.press('Enter');
   await waitText(page, 'tpl-save-status', 'Saved as version');
