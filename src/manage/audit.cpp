@@ -22,13 +22,8 @@ void audit(core::Context& ctx, const Actor& actor, const std::string& action, co
 Page<db::AdminAuditRow> audit_page(core::Context& ctx, const Actor& actor, const std::string& cursor, int limit) {
   const std::string position = read_cursor(ctx, "audit", actor.site_id, cursor);
   const long long before = position.empty() ? 0 : std::stoll(position);
-  Page<db::AdminAuditRow> page;
-  page.rows = db::AdminAuditRepo(ctx.db).page(actor.site_id, before, limit + 1);
-  if (static_cast<int>(page.rows.size()) > limit) {
-    page.rows.resize(limit);
-    page.next_cursor = make_cursor(ctx, "audit", actor.site_id, std::to_string(page.rows.back().id));
-  }
-  return page;
+  return paged(ctx, "audit", actor.site_id, db::AdminAuditRepo(ctx.db).page(actor.site_id, before, limit + 1), limit,
+               [](const db::AdminAuditRow& last) { return std::to_string(last.id); });
 }
 
 }  // namespace svc::manage

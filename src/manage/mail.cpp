@@ -75,20 +75,6 @@ std::vector<std::string> position_fields(const std::string& position, size_t cou
   return fields;
 }
 
-// A page of `limit` rows from `rows` (fetched limit + 1) and the cursor
-// after its last row.
-template <class Row, class Position>
-Page<Row> paged(core::Context& ctx, const std::string& kind, long long site_id, std::vector<Row> rows, int limit,
-                Position position_of) {
-  Page<Row> page;
-  page.rows = std::move(rows);
-  if (static_cast<int>(page.rows.size()) > limit) {
-    page.rows.resize(static_cast<size_t>(limit));
-    page.next_cursor = make_cursor(ctx, kind, site_id, position_of(page.rows.back()));
-  }
-  return page;
-}
-
 std::string checked_reason(const std::string& reason) {
   if (!reason.empty() && !db::is_suppression_reason(reason)) {
     throw http::ApiError::validation("reason", "reason must be bounce, complaint, unsubscribe or manual");

@@ -2,9 +2,11 @@
 // Keyset pages of the site-management listings: never OFFSET, at most
 // kMaxPage rows, a cursor the client hands back unchanged.
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/context.hpp"
@@ -33,5 +35,19 @@ std::string read_cursor(core::Context& ctx, std::string_view kind, long long sit
 // A page size from a request: absent = kDefaultPage; otherwise 1..kMaxPage,
 // else 400 (field "limit").
 int page_limit(std::optional<long long> requested);
+
+// A page of at most `limit` rows from `rows` (fetched with limit + 1) and,
+// when there were more, the cursor after its last row (position_of(row)).
+template <class Row, class Position>
+Page<Row> paged(core::Context& ctx, std::string_view kind, long long site_id, std::vector<Row> rows, int limit,
+                Position position_of) {
+  Page<Row> page;
+  page.rows = std::move(rows);
+  if (page.rows.size() > static_cast<std::size_t>(limit)) {
+    page.rows.resize(static_cast<std::size_t>(limit));
+    page.next_cursor = make_cursor(ctx, kind, site_id, position_of(page.rows.back()));
+  }
+  return page;
+}
 
 }  // namespace svc::manage

@@ -291,15 +291,10 @@ std::optional<std::string> content_problem(std::string_view content) {
 Page<db::Template> list_templates(core::Context& ctx, const Actor& actor, const std::string& cursor, int limit) {
   const std::string position = read_cursor(ctx, "templates", actor.site_id, cursor);
   const std::size_t cut = position.find('\x1f');
-  Page<db::Template> page;
-  page.rows = db::NotificationRepo(ctx.db).page(actor.site_id, position.substr(0, cut),
+  auto rows = db::NotificationRepo(ctx.db).page(actor.site_id, position.substr(0, cut),
                                                 cut == std::string::npos ? "" : position.substr(cut + 1), limit + 1);
-  if (static_cast<int>(page.rows.size()) > limit) {
-    page.rows.resize(limit);
-    const auto& last = page.rows.back();
-    page.next_cursor = make_cursor(ctx, "templates", actor.site_id, last.event + '\x1f' + last.locale);
-  }
-  return page;
+  return paged(ctx, "templates", actor.site_id, std::move(rows), limit,
+               [](const db::Template& last) { return last.event + '\x1f' + last.locale; });
 }
 
 TemplateState show_template(core::Context& ctx, const Actor& actor, long long id) {
@@ -391,14 +386,10 @@ Page<db::TemplateVersion> template_versions(core::Context& ctx, const Actor& act
   show_template(ctx, actor, id);
   const std::string kind = "template-versions " + std::to_string(id);
   const std::string position = read_cursor(ctx, kind, actor.site_id, cursor);
-  Page<db::TemplateVersion> page;
-  page.rows =
+  auto rows =
       db::TemplateVersionRepo(ctx.db).page(actor.site_id, id, position.empty() ? 0 : std::stoi(position), limit + 1);
-  if (static_cast<int>(page.rows.size()) > limit) {
-    page.rows.resize(limit);
-    page.next_cursor = make_cursor(ctx, kind, actor.site_id, std::to_string(page.rows.back().version));
-  }
-  return page;
+  return paged(ctx, kind, actor.site_id, std::move(rows), limit,
+               [](const db::TemplateVersion& last) { return std::to_string(last.version); });
 }
 
 db::TemplateVersion template_version(core::Context& ctx, const Actor& actor, long long id, int version) {

@@ -113,13 +113,9 @@ Page<db::User> list_users(core::Context& ctx, const Actor& actor, const db::Tabl
                           const std::string& cursor, int limit) {
   const std::string kind = "users " + table.str() + " " + prefix;
   const std::string after = read_cursor(ctx, kind, actor.site_id, cursor);
-  Page<db::User> page;
-  page.rows = db::UserRepo(ctx.db, table, actor.pool_id).page_by_email(prefix, after, limit + 1);
-  if (static_cast<int>(page.rows.size()) > limit) {
-    page.rows.resize(limit);
-    page.next_cursor = make_cursor(ctx, kind, actor.site_id, page.rows.back().email);
-  }
-  return page;
+  return paged(ctx, kind, actor.site_id,
+               db::UserRepo(ctx.db, table, actor.pool_id).page_by_email(prefix, after, limit + 1), limit,
+               [](const db::User& last) { return last.email; });
 }
 
 db::User pool_user(core::Context& ctx, const Actor& actor, const db::TableName& table, long long user_id) {

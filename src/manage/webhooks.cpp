@@ -31,7 +31,12 @@ db::WebhookEndpoint site_endpoint(core::Context& ctx, const Actor& actor, long l
 }
 
 // A fresh key: its whsec_ form (shown once) and its sealed form (stored).
-std::pair<std::string, std::string> new_secret(core::Context& ctx, long long site_id) {
+struct NewSecret {
+  std::string shown;   // whsec_…, to the caller once
+  std::string sealed;  // to the database
+};
+
+NewSecret new_secret(core::Context& ctx, long long site_id) {
   const std::string& webhook_key = ctx.config.keys.webhook_key;
   // The operator's mistake, not the caller's: svc-admin prints it, the API
   // answers 500 and logs it.
@@ -75,13 +80,13 @@ EndpointWithSecret add_endpoint(core::Context& ctx, const Actor& actor, const st
   if (const std::string problem = webhooks::url_problem(url, options); !problem.empty()) {
     throw http::ApiError::validation("url", "url refused: " + problem);
   }
-  auto [secret, sealed] = new_secret(ctx, actor.site_id);
+  const NewSecret fresh = new_secret(ctx, actor.site_id);
   const long long id = webhooks::atomically(ctx.db, [&] {
-    const long long added = db::WebhookRepo(ctx.db).add_endpoint(actor.site_id, url, *parsed, sealed);
+    const long long added = db::WebhookRepo(ctx.db).add_endpoint(actor.site_id, url, *parsed, fresh.sealed);
     audit(ctx, actor, "webhooks.add", target_of(added), url_origin(url) + " events " + *parsed);
     return added;
   });
-  return {find_endpoint(ctx, actor, id), secret};
+  return {find_endpoint(ctx, actor, id), fresh.shown};
 }
 
 db::WebhookEndpoint set_endpoint_enabled(core::Context& ctx, const Actor& actor, long long id, bool enabled) {
@@ -98,15 +103,15 @@ db::WebhookEndpoint set_endpoint_enabled(core::Context& ctx, const Actor& actor,
 EndpointWithSecret rotate_endpoint_secret(core::Context& ctx, const Actor& actor, long long id) {
   require_role(actor, Role::kAdmin);
   site_endpoint(ctx, actor, id);
-  auto [secret, sealed] = new_secret(ctx, actor.site_id);
+  const NewSecret fresh = new_secret(ctx, actor.site_id);
   const long long overlap = ctx.config.webhooks.secret_overlap_seconds;
   webhooks::atomically(ctx.db, [&] {
-    db::WebhookRepo(ctx.db).rotate_secret(id, sealed, overlap);
+    db::WebhookRepo(ctx.db).rotate_secret(id, fresh.sealed, overlap);
     audit(ctx, actor, "webhooks.rotate_secret", target_of(id),
           "the old secret signs beside the new one for " + std::to_string(overlap) + " s");
     return true;
   });
-  return {find_endpoint(ctx, actor, id), secret};
+  return {find_endpoint(ctx, actor, id), fresh.shown};
 }
 
 void delete_endpoint(core::Context& ctx, const Actor& actor, long long id) {
@@ -125,13 +130,9 @@ Page<db::WebhookDeliveryListing> deliveries_page(core::Context& ctx, const Actor
   const std::string kind = "webhook deliveries " + std::to_string(endpoint_id);
   const std::string position = read_cursor(ctx, kind, actor.site_id, cursor);
   const long long before = position.empty() ? 0 : std::stoll(position);
-  Page<db::WebhookDeliveryListing> page;
-  page.rows = db::WebhookRepo(ctx.db).deliveries(actor.site_id, endpoint_id, before, limit + 1);
-  if (static_cast<int>(page.rows.size()) > limit) {
-    page.rows.resize(limit);
-    page.next_cursor = make_cursor(ctx, kind, actor.site_id, std::to_string(page.rows.back().id));
-  }
-  return page;
+  return paged(ctx, kind, actor.site_id,
+               db::WebhookRepo(ctx.db).deliveries(actor.site_id, endpoint_id, before, limit + 1), limit,
+               [](const db::WebhookDeliveryListing& last) { return std::to_string(last.id); });
 }
 
 long long endpoint_site(core::Context& ctx, long long id) {
