@@ -6,7 +6,18 @@ namespace {
 constexpr auto read_admin = read_fields<SiteAdmin, &SiteAdmin::site_id, &SiteAdmin::auth_table, &SiteAdmin::user_id,
                                         &SiteAdmin::role, &SiteAdmin::granted_at>;
 
+constexpr auto read_session_grant = read_fields<SessionGrant, &SessionGrant::auth_table, &SessionGrant::user_id,
+                                                &SessionGrant::revoked_at, &SessionGrant::role>;
+
 }  // namespace
+
+std::optional<SessionGrant> SiteAdminRepo::session_grant(const std::string& session_id, long long site_id) {
+  return db_.one(
+      "SELECT s.auth_table, s.user_id, s.revoked_at, COALESCE(a.role, '') FROM svc_sessions s"
+      " LEFT JOIN svc_site_admins a ON a.site_id = ? AND a.auth_table = s.auth_table AND a.user_id = s.user_id"
+      " WHERE s.id = ?",
+      [&](Params& p) { p.integer(site_id).text(session_id); }, read_session_grant);
+}
 
 std::optional<SiteAdmin> SiteAdminRepo::find(long long site_id, const std::string& auth_table, long long user_id) {
   return db_.one(

@@ -19,6 +19,15 @@ struct SiteAdmin {
   std::string email;  // the user's address, when a listing joins it; "" otherwise
 };
 
+// A session (svc_sessions) with its user's role on one site: the site
+// management guard reads both in one round trip.
+struct SessionGrant {
+  std::string auth_table;  // the session's
+  long long user_id = 0;   // the session's
+  std::optional<long long> revoked_at;
+  std::string role;  // "" = no grant on the site
+};
+
 class SiteAdminRepo {
  public:
   explicit SiteAdminRepo(Database& db) : db_(db) {}
@@ -32,6 +41,8 @@ class SiteAdminRepo {
   // from its auth table.
   std::vector<SiteAdmin> list(long long site_id, const TableName& table);
   long long count_owners(long long site_id);
+  // The session `session_id` and its user's grant on `site_id`.
+  std::optional<SessionGrant> session_grant(const std::string& session_id, long long site_id);
 
  private:
   Database& db_;

@@ -43,6 +43,10 @@ void remove_admin(core::Context& ctx, const Actor& actor, const db::TableName& t
   audit(ctx, actor, "admins.remove", "user " + std::to_string(user_id), "was " + grant->role);
 }
 
+std::optional<db::SessionGrant> session_grant(core::Context& ctx, const std::string& session_id, long long site_id) {
+  return db::SiteAdminRepo(ctx.db).session_grant(session_id, site_id);
+}
+
 std::optional<db::SiteAdmin> grant_of(core::Context& ctx, long long site_id, const std::string& table,
                                       long long user_id) {
   return db::SiteAdminRepo(ctx.db).find(site_id, table, user_id);

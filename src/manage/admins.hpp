@@ -26,6 +26,10 @@ db::SiteAdmin add_admin(core::Context& ctx, const Actor& actor, const db::TableN
 // the user holds none; 409 for the site's last owner.
 void remove_admin(core::Context& ctx, const Actor& actor, const db::TableName& table, long long user_id);
 
+// The session of an API request's token with its user's role on a site
+// ("" = none), in one statement (the guard's, on every management request).
+std::optional<db::SessionGrant> session_grant(core::Context& ctx, const std::string& session_id, long long site_id);
+
 // The grant an API request's user holds on a site, if any.
 std::optional<db::SiteAdmin> grant_of(core::Context& ctx, long long site_id, const std::string& table,
                                       long long user_id);

@@ -15,6 +15,20 @@
 namespace svc::manage_api {
 namespace {
 
+// The token's session and its user's role on the site, in one statement:
+// 401 when the session ended (as require_signed_in answers); "" = no grant.
+std::string role_in_session(core::Context& ctx, const auth::SignedInUser& me, long long site_id) {
+  if (me.sid.empty()) {  // a token from before sessions: the grant alone
+    auto grant = manage::grant_of(ctx, site_id, me.table.str(), me.user.id);
+    return grant ? grant->role : "";
+  }
+  auto row = manage::session_grant(ctx, me.sid, site_id);
+  if (!row || row->revoked_at || row->user_id != me.user.id || row->auth_table != me.table.str()) {
+    throw http::ApiError::failed(401, "Unauthorized");
+  }
+  return row->role;
+}
+
 // TOTP (after a password or an e-mail code: "mfa") or a passkey.
 bool has_second_factor(const std::vector<std::string>& amr) {
   return std::any_of(amr.begin(), amr.end(),
@@ -24,13 +38,11 @@ bool has_second_factor(const std::vector<std::string>& amr) {
 }  // namespace
 
 manage::Actor require_admin(const http::Request& request, core::Context& ctx, manage::Role needed, Change change) {
-  auth::SignedInUser me = auth::require_signed_in(request, ctx);
+  auth::SignedInUser me = auth::require_token_user(request, ctx, auth::SessionCheck::kByCaller);
   const long long site_id = path_id(request, 2);
+  const std::string granted = role_in_session(ctx, me, site_id);
   auto site = http::find_site(ctx, site_id);
-  auto grant = site && site->active && site->user_pool == me.user.pool_id
-                   ? manage::grant_of(ctx, site_id, me.table.str(), me.user.id)
-                   : std::nullopt;
-  auto role = grant ? manage::parse_role(grant->role) : std::nullopt;
+  auto role = site && site->active && site->user_pool == me.user.pool_id ? manage::parse_role(granted) : std::nullopt;
   if (!role) throw http::ApiError::failed(403, "Forbidden");
   if (!has_second_factor(me.amr)) {
     throw http::ApiError::failed(403, "Second factor required for site administration");

@@ -139,6 +139,20 @@ class SiteAdminTest(ApiTest):
         self.assertEqual(audit_rows(self.site, "users.sessions_end")[-1],
                          (str(self.owner.id), "user %d" % uid, "1 session(s) ended"))
 
+    def test_an_ended_session_is_refused_before_the_grant(self):
+        # The guard reads the token's session and the grant in one statement:
+        # once the session ends, every management route answers 401, also for
+        # a site the admin has no grant on, and the grant is never consulted.
+        ending = Admin(self.site, "admin")
+        self.assertReply(ending.call("GET", "/users"), 200)
+        self.assertReply(self.owner.call("DELETE", "/users/%d/sessions" % ending.id), 200)
+        self.assertExact(ending.call("GET", "/users"), 401, UNAUTHORIZED)
+        self.assertExact(ending.call("GET", "", site=self.other_site), 401, UNAUTHORIZED)
+        self.assertExact(ending.call("GET", "", site=999999999), 401, UNAUTHORIZED)
+        # A fresh sign-in of the same admin is let in again.
+        ending.token = ending.sign_in_again()
+        self.assertReply(ending.call("GET", "/users"), 200)
+
     def test_admins_granted_and_removed_never_the_last_owner(self):
         site = create_site("Admins")
         owner = Admin(site, "owner")

@@ -71,6 +71,10 @@ bool session_alive(core::Context& ctx, const TokenSubject& subject) {
 }  // namespace
 
 SignedInUser require_signed_in(const http::Request& request, core::Context& ctx) {
+  return require_token_user(request, ctx, SessionCheck::kHere);
+}
+
+SignedInUser require_token_user(const http::Request& request, core::Context& ctx, SessionCheck session) {
   std::string_view header = request.header("authorization");
   std::optional<TokenSubject> subject;
   if (header.size() > 7 && core::ascii_lower(header.substr(0, 7)) == "bearer ") {
@@ -80,7 +84,8 @@ SignedInUser require_signed_in(const http::Request& request, core::Context& ctx)
   auto user_id = subject ? core::parse_id(subject->sub) : std::nullopt;
   std::optional<db::User> user;
   if (table && user_id) user = find_user_recent(ctx, *table, *user_id, subject->ver);
-  if (!user || !user->active || user->token_version != subject->ver || !session_alive(ctx, *subject)) {
+  if (!user || !user->active || user->token_version != subject->ver ||
+      (session == SessionCheck::kHere && !session_alive(ctx, *subject))) {
     throw http::ApiError::failed(401, "Unauthorized");
   }
   return {std::move(*user), std::move(*table), subject->app_id, subject->auth_time, subject->sid, subject->amr};

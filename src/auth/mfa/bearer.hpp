@@ -30,6 +30,12 @@ struct SignedInUser {
 // Throws ApiError 401 Unauthorized otherwise.
 SignedInUser require_signed_in(const http::Request& request, core::Context& ctx);
 
+// require_signed_in, with the check that the token's session is not ended
+// left to the caller (kByCaller) when it reads the session in a statement of
+// its own: the site management guard reads it with the admin's grant.
+enum class SessionCheck { kHere, kByCaller };
+SignedInUser require_token_user(const http::Request& request, core::Context& ctx, SessionCheck session);
+
 // How recent a sign-in must be to enrol a factor or a passkey.
 inline constexpr long long kEnrolmentSignInAge = 600;
 
