@@ -67,7 +67,7 @@ std::string member(const rapidjson::Document& doc, const char* name) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(apple_secret)
+BOOST_AUTO_TEST_SUITE(apple_secret_test)
 
 BOOST_AUTO_TEST_CASE(the_client_secret_is_an_es256_jwt_that_the_p8_public_key_verifies) {
   const std::string jwt = upstream::apple_client_secret(kP8, "TEAM123456", "KEY9876543", "com.example.web", kNow);
