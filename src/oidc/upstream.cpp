@@ -57,6 +57,12 @@ http::Response failed(const std::string& message) {
 
 std::string pkce_challenge(const std::string& verifier) { return crypto::base64url_encode(crypto::sha256(verifier)); }
 
+// A provider's name as the pages say it ("google" -> "Google").
+std::string display_name(std::string name) {
+  if (!name.empty()) name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+  return name;
+}
+
 // The site and provider name of /oidc/{site}/upstream/{name}/callback.
 bool parse_callback_path(const std::string& path, long long& site_id, std::string& name) {
   constexpr std::string_view kPrefix = "/oidc/";
@@ -236,7 +242,7 @@ http::Response link_outcome(const db::UpstreamFlow& flow, const db::UpstreamProv
   if (!site || !user || !user->active) {
     return linked_page(400, "Nothing was linked", "Your account or this site is not active.", back);
   }
-  const std::string taken = "This " + provider.name +
+  const std::string taken = "This " + display_name(provider.name) +
                             " account is linked to another user already. Nothing was changed: sign in with it to "
                             "use that user, or unlink it there first.";
   auto known = db::UpstreamRepo(ctx.db).identity(site->user_pool, identity_issuer(provider), identity.subject);
@@ -246,14 +252,16 @@ http::Response link_outcome(const db::UpstreamFlow& flow, const db::UpstreamProv
   const std::string address = identity.email.empty() ? "" : " (" + identity.email + ")";
   if (known) {
     return linked_page(200, "Already linked",
-                       "This " + provider.name + " account" + address + " is linked to you already.", back);
+                       "This " + display_name(provider.name) + " account" + address + " is linked to you already.",
+                       back);
   }
   if (!link_identity(ctx, http, site->id, site->user_pool, provider, identity.subject, identity.email, flow.link_table,
                      flow.link_user_id)) {
     return linked_page(409, "Nothing was linked", taken, back);
   }
-  return linked_page(200, "Account linked",
-                     "Your " + provider.name + " account" + address + " is linked: you can sign in with it now.", back);
+  return linked_page(
+      200, "Account linked",
+      "Your " + display_name(provider.name) + " account" + address + " is linked: you can sign in with it now.", back);
 }
 
 // The JSON API's flow ends on the site's return_to: a one-time code for
@@ -294,8 +302,7 @@ std::string provider_buttons(core::Context& ctx, long long site_id, const std::s
                              const std::string& csrf) {
   std::string out;
   for (const auto& p : db::UpstreamRepo(ctx.db).providers(site_id)) {
-    std::string label = p.name;
-    if (!label.empty()) label[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(label[0])));
+    const std::string label = display_name(p.name);
     out += fill(
         "<form class=\"upstream\" method=\"post\" action=\"/auth/oidc/upstream\">"
         "<input type=\"hidden\" name=\"request\" value=\"{{request}}\">"

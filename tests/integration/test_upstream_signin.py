@@ -602,6 +602,13 @@ class UpstreamSignInTest(ApiTest):
         self.assertEqual(self.identity_rows(claims["sub"]), [["svc_users", str(uid)]])
         self.assertEqual(events(uid, "user.identity_linked"), 1)
         self.assertIsNone(self.rp_user(upstream_address))  # no user made for the upstream's address
+        # The same account once more: already linked, nothing new.
+        params = self.link_start(browser, token)
+        again = self.link_callback(browser, params, dict(claims, nonce=params["nonce"]))
+        self.assertEqual(again.status_code, 200, again.text[:500])
+        self.assertIn("Already linked", again.text)
+        self.assertEqual(self.identity_rows(claims["sub"]), [["svc_users", str(uid)]])
+        self.assertEqual(events(uid, "user.identity_linked"), 1)
         listed = post("/auth/upstream/identities", headers=bearer).json["identities"]
         self.assertEqual([(i["provider"], i["email"]) for i in listed], [("fake", upstream_address)])
         # The identity now signs this user in.
@@ -610,6 +617,14 @@ class UpstreamSignInTest(ApiTest):
                          {"status": "Success", "message": "Account unlinked"})
         self.assertEqual(self.identity_rows(claims["sub"]), [])
         self.assertEqual(events(uid, "user.identity_unlinked"), 1)
+
+    def test_linking_asks_for_a_verified_address_as_adding_a_passkey_does(self):
+        email = unique_email("unproved")
+        new_user(self.rp, email, verified=False)
+        reply = post("/auth/upstream/link", {"provider": "fake"},
+                     headers={"Authorization": "Bearer " + self.account_token(email)})
+        self.assertReply(reply, 403, {"status": "Failed", "message": "Email not verified"})
+        self.assertNotIn("Set-Cookie", reply.headers)
 
     def test_an_upstream_account_linked_to_another_user_is_refused_and_nothing_changes(self):
         # User A signs up through the provider: the identity is A's.
