@@ -188,9 +188,11 @@ const std::vector<Command>& commands() {
        cmd_site_provider_add,
        "site provider add --site N --name NAME [--type oidc|github] [--issuer URL] [--tenant T]\n"
        "               [--api-url URL --authorize-url URL --token-url URL] --client-id ID\n"
-       "               --client-secret-file FILE [--scopes S] [--trust-email]\n"
+       "               --client-secret-file FILE [--scopes S] [--trust-email] [--team-id T --key-id K]\n"
        "                                 sign in with an upstream provider (presets google, microsoft,\n"
-       "                                 apple, gitlab, github); prints the callback URI to register"},
+       "                                 apple, gitlab, github); prints the callback URI to register;\n"
+       "                                 apple: --team-id, --key-id and the .p8 key as the secret file\n"
+       "                                 make svc mint the client secret at each token request"},
       {{"site", "provider", "list"},
        cmd_site_provider_list,
        "site provider list --site N           the site's upstream providers and their callback URIs"},

@@ -28,7 +28,7 @@ const std::vector<std::pair<std::string, std::string>> kProviderOptions = {{"cli
 
 int cmd_site_provider_add(const Args& args, const std::string& config_path) {
   args.allow_only({"site", "name", "type", "issuer", "tenant", "api-url", "authorize-url", "token-url", "client-id",
-                   "client-secret-file", "scopes", "trust-email"});
+                   "client-secret-file", "scopes", "trust-email", "team-id", "key-id"});
   upstream::ProviderSpec spec;
   spec.site_id = args.required_integer("site");
   spec.name = args.required("name");
@@ -42,6 +42,8 @@ int cmd_site_provider_add(const Args& args, const std::string& config_path) {
   spec.client_secret =
       std::string(core::trim_blanks(read_text_file("client-secret-file", args.required("client-secret-file"))));
   spec.scopes = args.get("scopes").value_or("");
+  spec.team_id = args.get("team-id").value_or("");
+  spec.key_id = args.get("key-id").value_or("");
   spec.trust_email = args.flag("trust-email") && parse_bool("trust-email", args.get("trust-email").value_or("true"));
   ManageEnv m(config_path);
   const db::UpstreamProvider p =

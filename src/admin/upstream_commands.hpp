@@ -12,6 +12,7 @@ namespace svc::admin {
 // site provider add --site N --name NAME [--type oidc|github] [--issuer URL]
 //   [--tenant T] [--api-url URL --authorize-url URL --token-url URL]
 //   --client-id ID --client-secret-file FILE [--scopes "…"] [--trust-email]
+//   [--team-id T --key-id K] (Apple: the secret file is the .p8 key)
 // prints the provider and the callback URI to register at the provider.
 int cmd_site_provider_add(const Args& args, const std::string& config_path);
 // site provider list --site N: one line per provider, with its callback URI.

@@ -117,6 +117,7 @@ std::span<const Route> routes() {
       {"POST", "/auth/upstream/exchange", &oidc::upstream_exchange, nullptr, kAuthBodyLimit, kJsonBody},
       {"POST", "/auth/upstream/identities", &upstream::identities_list, nullptr, 0, kNoFlags},
       {"POST", "/auth/upstream/unlink", &upstream::identity_unlink, nullptr, kAuthBodyLimit, kJsonBody},
+      {"POST", "/auth/upstream/link", &oidc::upstream_link_start, nullptr, kAuthBodyLimit, kJsonBody},
       {"GET", "/oidc/*/upstream/?/callback", &oidc::upstream_callback, nullptr, 0, kOutbound},
       {"POST", "/oidc/*/upstream/?/callback", &oidc::upstream_callback, nullptr, kFormLimit, kOutbound},
       {"POST", "/message/notification", nullptr, &messaging::notification, kMessageBodyLimit, kJsonBody | kOutbound},

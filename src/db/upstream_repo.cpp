@@ -11,13 +11,14 @@ constexpr int kDuplicateKey = 1062;  // ER_DUP_ENTRY
 
 constexpr const char* kProviderColumns =
     "id, site_id, name, type, issuer, authorize_url, token_url, jwks_url, api_url, client_id, client_secret, scopes,"
-    " trust_email, response_mode";
+    " trust_email, response_mode, team_id, key_id";
 constexpr auto read_provider =
     read_fields<UpstreamProvider, &UpstreamProvider::id, &UpstreamProvider::site_id, &UpstreamProvider::name,
                 &UpstreamProvider::type, &UpstreamProvider::issuer, &UpstreamProvider::authorize_url,
                 &UpstreamProvider::token_url, &UpstreamProvider::jwks_url, &UpstreamProvider::api_url,
                 &UpstreamProvider::client_id, &UpstreamProvider::client_secret, &UpstreamProvider::scopes,
-                &UpstreamProvider::trust_email, &UpstreamProvider::response_mode>;
+                &UpstreamProvider::trust_email, &UpstreamProvider::response_mode, &UpstreamProvider::team_id,
+                &UpstreamProvider::key_id>;
 
 constexpr const char* kIdentityColumns =
     "id, pool_id, issuer, subject, auth_table, user_id, provider, email, created_at, last_used_at";
@@ -44,12 +45,12 @@ std::optional<long long> UpstreamRepo::add_provider(const UpstreamProvider& p, l
   try {
     db_.execute(
         "INSERT INTO svc_upstream_providers (site_id, name, type, issuer, authorize_url, token_url, jwks_url,"
-        " api_url, client_id, client_secret, scopes, trust_email, response_mode, created_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " api_url, client_id, client_secret, scopes, trust_email, response_mode, team_id, key_id, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [&](Params& b) {
           b.integer(p.site_id).text(p.name).text(p.type).text(p.issuer).text(p.authorize_url).text(p.token_url);
           b.text(p.jwks_url).text(p.api_url).text(p.client_id).text(p.client_secret).text(p.scopes);
-          b.flag(p.trust_email).text(p.response_mode).integer(now);
+          b.flag(p.trust_email).text(p.response_mode).text(p.team_id).text(p.key_id).integer(now);
         });
   } catch (const sql::SQLException& e) {
     if (e.getErrorCode() == kDuplicateKey) return std::nullopt;

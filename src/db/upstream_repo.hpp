@@ -26,6 +26,8 @@ struct UpstreamProvider {
   std::string scopes;
   bool trust_email = false;
   std::string response_mode = "query";  // or "form_post"
+  std::string team_id;                  // Apple: the client secret is a JWT minted with the key of client_secret
+  std::string key_id;                   // (upstream/apple_secret.hpp); both empty otherwise
 };
 
 struct UserIdentity {

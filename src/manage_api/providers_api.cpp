@@ -42,7 +42,8 @@ http::Response providers_list(const http::Request& request, core::Context& ctx) 
 http::Response provider_add(const http::Request& request, core::Context& ctx) {
   const manage::Actor actor = require_admin(request, ctx, Role::kAdmin);
   const auto& body = request.json;
-  only_members(body, {"name", "type", "issuer", "tenant", "client_id", "client_secret", "scopes", "trust_email"});
+  only_members(body, {"name", "type", "issuer", "tenant", "client_id", "client_secret", "scopes", "trust_email",
+                      "team_id", "key_id"});
   upstream::ProviderSpec spec;
   spec.name = nullable_string(body, "name", 32).value_or("");
   spec.type = nullable_string(body, "type", 16).value_or("");
@@ -52,6 +53,8 @@ http::Response provider_add(const http::Request& request, core::Context& ctx) {
   spec.client_secret = nullable_string(body, "client_secret", 8192).value_or("");
   spec.scopes = nullable_string(body, "scopes", 512).value_or("");
   spec.trust_email = optional_bool(body, "trust_email").value_or(false);
+  spec.team_id = nullable_string(body, "team_id", 32).value_or("");
+  spec.key_id = nullable_string(body, "key_id", 32).value_or("");
   const db::UpstreamProvider p = manage::add_provider(ctx, actor, spec);
   http::JsonWriter w;
   success(w);

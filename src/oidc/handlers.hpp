@@ -58,6 +58,13 @@ http::Response upstream_callback(const http::Request& request, core::Context& ct
 // reply for a user with one.
 http::Response upstream_api_start(const http::Request& request, core::Context& ctx);
 http::Response upstream_exchange(const http::Request& request, core::Context& ctx);
+// POST /auth/upstream/link {"provider"} (bearer account token, a site's
+// sign-in): links an account at the provider to the signed-in user from the
+// account centre: {"url"} of the provider's authorization endpoint, the flow
+// bound to this browser's cookie (set here when missing) and to the user;
+// its callback ends on a page saying what was linked, linking nothing when
+// the account is linked to another user.
+http::Response upstream_link_start(const http::Request& request, core::Context& ctx);
 std::string provider_buttons(core::Context& ctx, long long site_id, const std::string& request_id,
                              const std::string& csrf);
 

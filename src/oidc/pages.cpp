@@ -154,7 +154,11 @@ http::Response register_page(int status, const PageFields& fields, const std::st
 }
 
 http::Response message_page(int status, const std::string& title, const std::string& message) {
-  return page(status, fill(kPage_message, {{"title", title}, {"message", message}}));
+  return page(status, fill(kPage_message, {{"title", title}, {"message", message}, {"back_hidden", " hidden"}}));
+}
+
+http::Response linked_page(int status, const std::string& title, const std::string& message, const std::string& back) {
+  return page(status, fill(kPage_message, {{"title", title}, {"message", message}, {"back", back}}));
 }
 
 }  // namespace svc::oidc

@@ -59,6 +59,9 @@ http::Response email_code_sent_page(int status, const PageFields& fields, const 
 http::Response register_page(int status, const PageFields& fields, const std::string& email,
                              const std::string& first_name, const std::string& last_name);
 http::Response message_page(int status, const std::string& title, const std::string& message);
+// The outcome of linking an upstream account from the account centre, with
+// a link back to it (`back`: /account/?site=N).
+http::Response linked_page(int status, const std::string& title, const std::string& message, const std::string& back);
 
 // `tmpl` with every {{name}} replaced by the HTML-escaped values[name]
 // ("" for a name without a value).

@@ -10,6 +10,7 @@
 
 #include <map>
 
+#include "auth/mfa/bearer.hpp"
 #include "auth/mfa/login.hpp"
 #include "auth/mfa/replies.hpp"
 #include "auth/session/sessions.hpp"
@@ -22,6 +23,7 @@
 #include "db/oauth_repo.hpp"
 #include "db/upstream_repo.hpp"
 #include "http/api_error.hpp"
+#include "http/json.hpp"
 #include "http/reset_url.hpp"
 #include "http/validate.hpp"
 #include "oidc/flow.hpp"
@@ -55,6 +57,12 @@ http::Response failed(const std::string& message) {
 
 std::string pkce_challenge(const std::string& verifier) { return crypto::base64url_encode(crypto::sha256(verifier)); }
 
+// A provider's name as the pages say it ("google" -> "Google").
+std::string display_name(std::string name) {
+  if (!name.empty()) name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+  return name;
+}
+
 // The site and provider name of /oidc/{site}/upstream/{name}/callback.
 bool parse_callback_path(const std::string& path, long long& site_id, std::string& name) {
   constexpr std::string_view kPrefix = "/oidc/";
@@ -77,7 +85,7 @@ bool parse_callback_path(const std::string& path, long long& site_id, std::strin
 std::optional<rapidjson::Document> exchange_code(core::Context& ctx, const db::UpstreamProvider& provider,
                                                  const db::UpstreamFlow& flow, const std::string& code,
                                                  std::string& problem) {
-  auto secret = client_secret(ctx.config, provider);
+  auto secret = token_request_secret(ctx.config, provider, ctx.clock.now());
   if (!secret) {
     problem = "The provider's client secret could not be opened.";
     return std::nullopt;
@@ -189,9 +197,9 @@ http::Response sign_in_user(Live& live, const Resolved& who, const std::string& 
   return out;
 }
 
-// Stores a flow and sends the browser to the provider's authorization endpoint.
-http::Response to_provider(const db::UpstreamProvider& provider, db::UpstreamFlow flow, const std::string& browser,
-                           std::vector<std::string> cookies, core::Context& ctx) {
+// Stores a flow and returns the provider's authorization URL for it.
+std::string provider_url(const db::UpstreamProvider& provider, db::UpstreamFlow flow, const std::string& browser,
+                         core::Context& ctx) {
   const std::string state = random_token();
   flow.state_hash = hash_hex(state);
   flow.provider_id = provider.id;
@@ -209,7 +217,51 @@ http::Response to_provider(const db::UpstreamProvider& provider, db::UpstreamFlo
                                        {"code_challenge_method", "S256"}};
   if (provider.type == "oidc") q["nonce"] = flow.nonce;
   if (provider.response_mode == "form_post") q["response_mode"] = "form_post";
-  return redirect(append_query(provider.authorize_url, q), cookies);
+  return append_query(provider.authorize_url, q);
+}
+
+// The browser cookie a flow is bound to: the request's, or a new one whose
+// Set-Cookie is added to `cookies`.
+std::string browser_of(const http::Request& http, core::Context& ctx, std::vector<std::string>& cookies) {
+  std::string browser = request_cookie(ctx, http, kBrowserCookie);
+  if (browser.size() != 43) {
+    browser = random_token();
+    cookies.push_back(set_cookie(ctx, kBrowserCookie, browser, -1));
+  }
+  return browser;
+}
+
+// The account centre's flow ends on a page of its own: the identity linked
+// to the user who started it, unless it is linked to someone already.
+http::Response link_outcome(const db::UpstreamFlow& flow, const db::UpstreamProvider& provider,
+                            const UpstreamIdentity& identity, const http::Request& http, core::Context& ctx) {
+  const std::string back = "/account/?site=" + std::to_string(flow.site_id);
+  auto site = active_site(ctx, flow.site_id);
+  auto table = db::allowlisted(flow.link_table, ctx.config.auth.tables);
+  auto user = table ? db::UserRepo(ctx.db, *table).find_by_id(flow.link_user_id) : std::nullopt;
+  if (!site || !user || !user->active) {
+    return linked_page(400, "Nothing was linked", "Your account or this site is not active.", back);
+  }
+  const std::string taken = "This " + display_name(provider.name) +
+                            " account is linked to another user already. Nothing was changed: sign in with it to "
+                            "use that user, or unlink it there first.";
+  auto known = db::UpstreamRepo(ctx.db).identity(site->user_pool, identity_issuer(provider), identity.subject);
+  if (known && (known->table != flow.link_table || known->user_id != flow.link_user_id)) {
+    return linked_page(409, "Nothing was linked", taken, back);
+  }
+  const std::string address = identity.email.empty() ? "" : " (" + identity.email + ")";
+  if (known) {
+    return linked_page(200, "Already linked",
+                       "This " + display_name(provider.name) + " account" + address + " is linked to you already.",
+                       back);
+  }
+  if (!link_identity(ctx, http, site->id, site->user_pool, provider, identity.subject, identity.email, flow.link_table,
+                     flow.link_user_id)) {
+    return linked_page(409, "Nothing was linked", taken, back);
+  }
+  return linked_page(
+      200, "Account linked",
+      "Your " + display_name(provider.name) + " account" + address + " is linked: you can sign in with it now.", back);
 }
 
 // The JSON API's flow ends on the site's return_to: a one-time code for
@@ -250,8 +302,7 @@ std::string provider_buttons(core::Context& ctx, long long site_id, const std::s
                              const std::string& csrf) {
   std::string out;
   for (const auto& p : db::UpstreamRepo(ctx.db).providers(site_id)) {
-    std::string label = p.name;
-    if (!label.empty()) label[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(label[0])));
+    const std::string label = display_name(p.name);
     out += fill(
         "<form class=\"upstream\" method=\"post\" action=\"/auth/oidc/upstream\">"
         "<input type=\"hidden\" name=\"request\" value=\"{{request}}\">"
@@ -271,7 +322,7 @@ http::Response upstream_start(const http::Request& http, core::Context& ctx) {
   db::UpstreamFlow flow;
   flow.site_id = live->site.id;
   flow.request_id = live->request.id;
-  return to_provider(*provider, flow, request_cookie(ctx, http, kBrowserCookie), {}, ctx);
+  return redirect(provider_url(*provider, flow, request_cookie(ctx, http, kBrowserCookie), ctx));
 }
 
 http::Response upstream_api_start(const http::Request& http, core::Context& ctx) {
@@ -289,15 +340,34 @@ http::Response upstream_api_start(const http::Request& http, core::Context& ctx)
   auto provider = db::UpstreamRepo(ctx.db).provider(site->id, name);
   if (!provider) return failed("This site offers no such way to sign in.");
   std::vector<std::string> cookies;
-  std::string browser = request_cookie(ctx, http, kBrowserCookie);
-  if (browser.size() != 43) {
-    browser = random_token();
-    cookies.push_back(set_cookie(ctx, kBrowserCookie, browser, -1));
-  }
+  const std::string browser = browser_of(http, ctx, cookies);
   db::UpstreamFlow flow;
   flow.site_id = site->id;
   flow.return_to = return_to;
-  return to_provider(*provider, flow, browser, cookies, ctx);
+  return redirect(provider_url(*provider, flow, browser, ctx), cookies);
+}
+
+http::Response upstream_link_start(const http::Request& http, core::Context& ctx) {
+  const auth::SignedInUser me = auth::require_signed_in(http, ctx);
+  http::Fields fields(http.json);
+  auto name = fields.required_string("provider", 32);
+  fields.throw_if_errors();
+  // A new way to sign in, as a passkey is: a proved address and a recent sign-in.
+  auth::require_enrolment_allowed(me, ctx);
+  auto site = me.app_id != 0 ? active_site(ctx, me.app_id) : std::nullopt;
+  auto provider = site ? db::UpstreamRepo(ctx.db).provider(site->id, *name) : std::nullopt;
+  if (!provider) throw http::ApiError::failed(404, "No such provider");
+  std::vector<std::string> cookies;
+  const std::string browser = browser_of(http, ctx, cookies);
+  db::UpstreamFlow flow;
+  flow.site_id = site->id;
+  flow.link_table = me.table.str();
+  flow.link_user_id = me.user.id;
+  http::JsonWriter w;
+  w.open().kv("status", "Success").kv("url", provider_url(*provider, flow, browser, ctx)).close();
+  http::Response out = http::Response::json(200, w.str());
+  for (const std::string& c : cookies) out.headers.emplace_back("Set-Cookie", c);
+  return out;
 }
 
 http::Response upstream_exchange(const http::Request& http, core::Context& ctx) {
@@ -353,6 +423,7 @@ http::Response upstream_callback(const http::Request& http, core::Context& ctx) 
   std::string problem;
   auto identity = identity_of(ctx, *provider, *flow, code, problem);
   if (!identity) return failed(problem);
+  if (flow->link_user_id != 0) return link_outcome(*flow, *provider, *identity, http, ctx);
   if (flow->request_id.empty()) return api_outcome(*flow, *provider, *identity, http, ctx);
   auto live = live_of(ctx, flow->request_id);
   if (!live) return expired_page();

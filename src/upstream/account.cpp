@@ -24,6 +24,11 @@ http::Response identities_list(const http::Request& request, core::Context& ctx)
     w.open().kv("id", i.id).kv("provider", i.provider).kv("email", i.email).kv("created_at", i.created_at);
     w.kv("last_used_at", i.last_used_at).close();
   }
+  // The site's providers, which the account centre offers to link.
+  w.close_array().open_array("providers");
+  if (me.app_id != 0) {
+    for (const auto& p : db::UpstreamRepo(ctx.db).providers(me.app_id)) w.s(p.name);
+  }
   w.close_array().close();
   return http::Response::json(200, w.str());
 }

@@ -7,6 +7,8 @@
 #include <stdexcept>
 
 #include "crypto/json_object.hpp"
+#include "crypto/pkcs8_key.hpp"
+#include "upstream/apple_secret.hpp"
 #include "upstream/http_client.hpp"
 #include "webhooks/client.hpp"
 #include "webhooks/signature.hpp"
@@ -88,6 +90,17 @@ std::optional<std::string> client_secret(const config::Config& config, const db:
   return webhooks::open_secret(provider.client_secret, config.keys.webhook_key, provider.site_id);
 }
 
+std::optional<std::string> token_request_secret(const config::Config& config, const db::UpstreamProvider& provider,
+                                                long long now) {
+  auto secret = client_secret(config, provider);
+  if (!secret || provider.team_id.empty()) return secret;
+  try {
+    return apple_client_secret(*secret, provider.team_id, provider.key_id, provider.client_id, now);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+}
+
 std::string identity_issuer(const db::UpstreamProvider& provider) {
   return provider.type == "github" ? provider.api_url : provider.issuer;
 }
@@ -147,6 +160,17 @@ db::UpstreamProvider add_provider(const config::Config& config, db::Database& db
                                   {"the JWKS", p.jwks_url},
                                   {"--api-url", p.api_url}}) {
     if (!url.empty() && url.find('{') == std::string::npos) check_url(config, what, url);
+  }
+  if (!spec.team_id.empty() || !spec.key_id.empty()) {
+    if (p.type != "oidc")
+      throw std::invalid_argument("--team-id and --key-id are for an OpenID Connect provider (apple)");
+    if (!valid_apple_id(spec.team_id)) throw std::invalid_argument("--team-id: 1 to 32 letters and digits");
+    if (!valid_apple_id(spec.key_id)) throw std::invalid_argument("--key-id: 1 to 32 letters and digits");
+    if (!crypto::es256_from_pkcs8_pem(spec.client_secret)) {
+      throw std::invalid_argument("--client-secret-file: not a P-256 key in PKCS#8 PEM (Apple's .p8 file)");
+    }
+    p.team_id = spec.team_id;
+    p.key_id = spec.key_id;
   }
   p.client_secret = webhooks::seal_secret(spec.client_secret, config.keys.webhook_key, spec.site_id);
   auto id = db::UpstreamRepo(db).add_provider(p, now);

@@ -27,6 +27,10 @@ struct ProviderSpec {
   std::string client_secret;  // plain; sealed before it is stored
   std::string scopes;         // "" = the type's default
   bool trust_email = false;
+  // Apple: the secret is the .p8 key, and svc mints the client secret JWT
+  // with these (upstream/apple_secret.hpp). Both or neither; oidc only.
+  std::string team_id;
+  std::string key_id;
 };
 
 // Validates, completes (preset or discovery) and stores the provider;
@@ -44,6 +48,12 @@ bool valid_name(const std::string& name);
 
 // The provider's client secret, opened; nullopt when it does not open.
 std::optional<std::string> client_secret(const config::Config& config, const db::UpstreamProvider& provider);
+
+// The client_secret to send to the token endpoint at `now`: the opened
+// secret, or for a provider with a team id (Apple) a JWT minted with it;
+// nullopt when the secret does not open or the key does not load.
+std::optional<std::string> token_request_secret(const config::Config& config, const db::UpstreamProvider& provider,
+                                                long long now);
 
 // The issuer identities are keyed by: the ID token's issuer, or GitHub's API URL.
 std::string identity_issuer(const db::UpstreamProvider& provider);

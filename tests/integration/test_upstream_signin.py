@@ -13,7 +13,11 @@ docs/oidc.md "Sign in with ..."), through nginx on the hosted pages:
   and a GitHub-like OAuth 2 API) for the bad input: wrong or replayed
   state, no browser cookie, wrong aud / iss / nonce / signature, expired,
   unknown kid after a JWKS refresh, provider down, unverified address;
-  each a clear page and nothing linked. GitHub's primary verified address.
+  each a clear page and nothing linked. GitHub's primary verified address;
+- the account centre's link (POST /auth/upstream/link, then the callback
+  in the same browser): the identity linked to the signed-in user; one
+  linked to another user already is refused with nothing changed; a
+  callback in another browser links nothing; unlink.
 """
 
 import base64
@@ -28,9 +32,11 @@ import warnings
 
 warnings.simplefilter("ignore", ResourceWarning)
 
+import jwt  # noqa: E402
 import requests  # noqa: E402
 from cryptography.hazmat.primitives import hashes  # noqa: E402
-from cryptography.hazmat.primitives.asymmetric import padding, rsa  # noqa: E402
+from cryptography.hazmat.primitives import serialization  # noqa: E402
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa  # noqa: E402
 
 import site_admins  # noqa: E402
 import svc_stack  # noqa: E402
@@ -129,6 +135,8 @@ class FakeProvider(http.server.ThreadingHTTPServer):
         self.delay = 0
         self.emails = []
         self.jwks_reads = 0
+        self.apple_public = None  # set: the client secret must be an ES256 JWT this key verifies
+        self.apple_secrets = []   # (header, claims) of each such secret received
         threading.Thread(target=self.serve_forever, daemon=True).start()
 
     def jwk(self, kid, key):
@@ -176,8 +184,16 @@ class FakeHandler(http.server.BaseHTTPRequestHandler):
         if s.delay:
             time.sleep(s.delay)
         what = s.codes.pop(form.get("code"), None)
-        if what is None or form.get("client_id") != "fake-client" or form.get("client_secret") != "fake-secret" \
-                or not form.get("code_verifier"):
+        secret_ok = form.get("client_secret") == "fake-secret"
+        if s.apple_public is not None:
+            try:
+                claims = jwt.decode(form.get("client_secret", ""), s.apple_public, algorithms=["ES256"],
+                                    audience="https://appleid.apple.com")
+                s.apple_secrets.append((jwt.get_unverified_header(form["client_secret"]), claims))
+                secret_ok = True
+            except jwt.PyJWTError:
+                secret_ok = False
+        if what is None or form.get("client_id") != "fake-client" or not secret_ok or not form.get("code_verifier"):
             return self.reply(400, {"error": "invalid_grant"})
         if what.get("github"):
             return self.reply(200, {"access_token": "gho_x", "token_type": "bearer"})
@@ -528,6 +544,149 @@ class UpstreamSignInTest(ApiTest):
         reply = browser.get("/oidc/%d/upstream/fake/callback?code=c-closed&state=%s" % (site, params["state"]))
         self.assertRefused(reply, "does not let new users sign up")
         self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_users WHERE user_email = %s" % q(email)), "0")
+
+    # -- linking from the account centre ---------------------------------------
+
+    def account_token(self, email):
+        return self.assertTokenReply(post("/auth/login", {"email": email, "password": PASSWORD,
+                                                          "appID": self.rp}))["account_token"]
+
+    def link_start(self, browser, token, provider="fake"):
+        """POST /auth/upstream/link from the account centre's browser: the provider's authorize URL's query."""
+        reply = browser.http.post(BASE + "/auth/upstream/link", json={"provider": provider},
+                                  headers={"Authorization": "Bearer " + token}, allow_redirects=False)
+        self.assertEqual(reply.status_code, 200, reply.text)
+        url = reply.json()["url"]
+        self.assertTrue(url.startswith(self.fake.base + "/authorize?"), url)
+        return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query))
+
+    def link_callback(self, browser, params, claims):
+        code = "link-%f" % time.time()
+        self.fake.codes[code] = {"id_token": self.fake.token(claims)}
+        return browser.get("/oidc/%d/upstream/fake/callback?code=%s&state=%s" % (self.rp, code, params["state"]))
+
+    def identity_rows(self, subject):
+        return sql("SELECT auth_table, user_id FROM svc_user_identities WHERE pool_id = %d AND subject = %s"
+                   % (self.rp_pool, q(subject)))
+
+    def test_the_account_centre_links_an_upstream_account_to_the_signed_in_user_and_unlinks_it(self):
+        email = unique_email("linker")
+        uid = new_user(self.rp, email, verified=True)
+        token = self.account_token(email)
+        bearer = {"Authorization": "Bearer " + token}
+        listed = post("/auth/upstream/identities", headers=bearer)
+        self.assertEqual(listed.status, 200, listed)
+        self.assertEqual(listed.json["identities"], [])
+        self.assertIn("fake", listed.json["providers"])
+        self.assertIn("github", listed.json["providers"])
+        self.assertReply(post("/auth/upstream/link", {"provider": "nope"}, headers=bearer), 404,
+                         {"status": "Failed", "message": "No such provider"})
+        self.assertEqual(post("/auth/upstream/link", {"provider": "fake"}).status, 401)
+        # The upstream's address is another one, and unverified: the user
+        # who links has signed in already, so it links all the same.
+        upstream_address = unique_email("elsewhere")
+        browser = Browser()
+        params = self.link_start(browser, token)
+        self.assertIn("svc_oidc_browser", browser.http.cookies.get_dict())
+        claims = self.good_claims(upstream_address, verified=False)(params)
+        # The same callback in another browser (no cookie of the flow): refused, nothing linked.
+        stranger = self.link_callback(Browser(), params, claims)
+        self.assertRefused(stranger, "another browser")
+        self.assertEqual(self.identity_rows(claims["sub"]), [])
+        params = self.link_start(browser, token)
+        claims = self.good_claims(upstream_address, verified=False)(params)
+        page = self.link_callback(browser, params, claims)
+        self.assertEqual(page.status_code, 200, page.text[:500])
+        self.assertIn("Account linked", page.text)
+        self.assertIn('href="/account/?site=%d"' % self.rp, page.text)
+        self.assertEqual(self.identity_rows(claims["sub"]), [["svc_users", str(uid)]])
+        self.assertEqual(events(uid, "user.identity_linked"), 1)
+        self.assertIsNone(self.rp_user(upstream_address))  # no user made for the upstream's address
+        # The same account once more: already linked, nothing new.
+        params = self.link_start(browser, token)
+        again = self.link_callback(browser, params, dict(claims, nonce=params["nonce"]))
+        self.assertEqual(again.status_code, 200, again.text[:500])
+        self.assertIn("Already linked", again.text)
+        self.assertEqual(self.identity_rows(claims["sub"]), [["svc_users", str(uid)]])
+        self.assertEqual(events(uid, "user.identity_linked"), 1)
+        listed = post("/auth/upstream/identities", headers=bearer).json["identities"]
+        self.assertEqual([(i["provider"], i["email"]) for i in listed], [("fake", upstream_address)])
+        # The identity now signs this user in.
+        self.assertBackAtClient(self.fake_callback(Browser(), lambda p: dict(claims, nonce=p["nonce"]))[0])
+        self.assertReply(post("/auth/upstream/unlink", {"id": listed[0]["id"]}, headers=bearer), 200,
+                         {"status": "Success", "message": "Account unlinked"})
+        self.assertEqual(self.identity_rows(claims["sub"]), [])
+        self.assertEqual(events(uid, "user.identity_unlinked"), 1)
+
+    def test_linking_asks_for_a_verified_address_as_adding_a_passkey_does(self):
+        email = unique_email("unproved")
+        new_user(self.rp, email, verified=False)
+        reply = post("/auth/upstream/link", {"provider": "fake"},
+                     headers={"Authorization": "Bearer " + self.account_token(email)})
+        self.assertReply(reply, 403, {"status": "Failed", "message": "Email not verified"})
+        self.assertNotIn("Set-Cookie", reply.headers)
+
+    def test_an_upstream_account_linked_to_another_user_is_refused_and_nothing_changes(self):
+        # User A signs up through the provider: the identity is A's.
+        email_a = unique_email("owner-a")
+        reply, _ = self.fake_callback(Browser(), self.good_claims(email_a))
+        self.assertBackAtClient(reply)
+        user_a = self.rp_user(email_a)
+        subject = "sub-" + email_a
+        self.assertEqual(self.identity_rows(subject), [["svc_users", str(user_a)]])
+        before = sql("SELECT id, auth_table, user_id, email, created_at FROM svc_user_identities"
+                     " WHERE pool_id = %d AND subject = %s" % (self.rp_pool, q(subject)))
+        # User B, signed in to the account centre, tries to link the same upstream account.
+        email_b = unique_email("taker-b")
+        user_b = new_user(self.rp, email_b, verified=True)
+        token = self.account_token(email_b)
+        browser = Browser()
+        params = self.link_start(browser, token)
+        page = self.link_callback(browser, params, self.good_claims(email_a)(params))
+        self.assertEqual(page.status_code, 409, page.text[:500])
+        self.assertIn("linked to another user already. Nothing was changed", page.text)
+        self.assertEqual(sql("SELECT id, auth_table, user_id, email, created_at FROM svc_user_identities"
+                             " WHERE pool_id = %d AND subject = %s" % (self.rp_pool, q(subject))), before)
+        self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_user_identities WHERE user_id = %d" % user_b), "0")
+        self.assertEqual(events(user_b, "user.identity_linked"), 0)
+        self.assertEqual(post("/auth/upstream/identities",
+                              headers={"Authorization": "Bearer " + token}).json["identities"], [])
+        # The flow is spent: its state does not link on a second try either.
+        again = self.link_callback(browser, params, self.good_claims(email_a)(params))
+        self.assertRefused(again, "expired or was used already")
+
+    # -- Apple's client secret -----------------------------------------------
+
+    def test_an_apple_style_provider_sends_a_fresh_es256_client_secret_minted_from_its_p8_key(self):
+        key = ec.generate_private_key(ec.SECP256R1())
+        p8 = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                               serialization.NoEncryption()).decode()
+        refused = admin("site", "provider", "add", "--site", str(self.rp), "--name", "fake-apple", "--type", "oidc",
+                        "--issuer", self.fake.base, "--client-id", "fake-client", "--team-id", "TEAM123456",
+                        "--key-id", "KEY9876543", "--client-secret-file", secret_file("not a key"), check=False)
+        self.assertNotEqual(refused.returncode, 0)
+        self.assertIn("not a P-256 key in PKCS#8 PEM", refused.stderr)
+        admin("site", "provider", "add", "--site", str(self.rp), "--name", "fake-apple", "--type", "oidc",
+              "--issuer", self.fake.base, "--client-id", "fake-client", "--team-id", "TEAM123456",
+              "--key-id", "KEY9876543", "--client-secret-file", secret_file(p8))
+        self.assertEqual(sql("SELECT team_id, key_id FROM svc_upstream_providers WHERE site_id = %d"
+                             " AND name = 'fake-apple'" % self.rp), [["TEAM123456", "KEY9876543"]])
+        self.fake.apple_public = key.public_key()
+        try:
+            email = unique_email("apple")
+            before = int(time.time())
+            reply, _ = self.fake_callback(Browser(), self.good_claims(email), provider="fake-apple")
+        finally:
+            self.fake.apple_public = None
+        self.assertBackAtClient(reply)
+        self.assertEqual(identities(self.rp_pool, email), 1)
+        self.assertEqual(len(self.fake.apple_secrets), 1)
+        header, claims = self.fake.apple_secrets[0]
+        self.assertEqual((header["alg"], header["kid"]), ("ES256", "KEY9876543"))
+        self.assertEqual((claims["iss"], claims["sub"], claims["aud"]),
+                         ("TEAM123456", "fake-client", "https://appleid.apple.com"))
+        self.assertGreaterEqual(claims["iat"], before - 1)
+        self.assertLessEqual(claims["exp"] - claims["iat"], 15777000)  # Apple's limit: 6 months
 
     def test_provider_list_prints_the_callbacks(self):
         out = admin("site", "provider", "list", "--site", str(self.rp)).stdout

@@ -6,7 +6,10 @@
 // appear only where the site offers them (GET /auth/site) and the browser
 // can use them; a forgotten password asks for a reset link; the code step
 // goes back or sends a new code; sessions name the device and say when
-// (devices.js), never the raw user agent.
+// (devices.js), never the raw user agent. Issue 51: "Linked sign-in" lists
+// the accounts at upstream providers, links one of the site's providers
+// (the browser goes to the provider and ends on svc's page saying what was
+// linked, which leads back here) and unlinks one.
 //
 // The sign-in reply's account_token (the only token svc's account routes
 // take) lives in this closure only: never in storage, a cookie or a URL.
@@ -49,6 +52,8 @@
     'name is too long': 'That name is too long.',
     'name must not contain control characters': 'Use letters, digits, spaces and punctuation only.',
     'Passkeys are not configured for this site: rp_id is not set': 'This site does not offer passkeys.',
+    'No such provider': 'This site no longer offers that provider.',
+    'No such linked account': 'That account is no longer linked.',
   };
 
   // The password requirements of a weak-password reply, as the reset page
@@ -107,10 +112,11 @@
 
   const post = window.svcForm.postJson;  // form.js
 
-  // An account route with the account token; a 401 Unauthorized (the sign-in
-  // ended) sends the user back to the sign-in.
-  async function account(path, payload) {
-    const reply = await post(path, payload, token && token.account_token);
+  // An account route with the account token (and the browser's cookies when
+  // `withCookies`); a 401 Unauthorized (the sign-in ended) sends the user
+  // back to the sign-in.
+  async function account(path, payload, withCookies) {
+    const reply = await post(path, payload, token && token.account_token, withCookies);
     if (reply.status === 401 && reply.body && reply.body.message === 'Unauthorized') {
       token = null;
       show('signin', 'email');
@@ -283,13 +289,14 @@
     endRename();
     loadSessions();
     if (passkeys) loadPasskeys();
+    loadIdentities();
     showFactor();
   }
 
   const when = (seconds) => window.svcDevices.ago(seconds);  // devices.js
 
   // One line of a list: `text`, an optional badge `note`, then a button per
-  // [label, onClick(button)] of `actions`.
+  // [label, onClick(button), name for assistive technology] of `actions`.
   function row(list, text, note, actions) {
     const li = document.createElement('li');
     const span = document.createElement('span');
@@ -301,11 +308,12 @@
       mark.textContent = note;
       li.appendChild(mark);
     }
-    actions.forEach(([label, onClick]) => {
+    actions.forEach(([label, onClick, spoken]) => {
       const button = document.createElement('button');
       button.type = 'button';
       button.className = 'secondary small';
       button.textContent = label;
+      if (spoken) button.setAttribute('aria-label', spoken);
       button.addEventListener('click', () => onClick(button));
       li.appendChild(button);
     });
@@ -510,6 +518,58 @@
     } catch (e) {
       status('pk-status', 'No passkey was added.', true);
     }
+  }
+
+  // A provider's name as its buttons say it ("google" -> "Google").
+  const providerName = (name) => name.charAt(0).toUpperCase() + name.slice(1);
+
+  // "Linked sign-in": the user's accounts at the site's providers (POST
+  // /auth/upstream/identities), each with Unlink, and a Link button per
+  // provider of the site. The section shows when either list has something.
+  async function loadIdentities() {
+    const list = $('identities');
+    const links = $('up-links');
+    const reply = await account('/auth/upstream/identities', null);
+    list.textContent = '';
+    links.textContent = '';
+    if (reply.status !== 200) {
+      $('up-section').hidden = false;
+      return status('up-status', words(reply), true);
+    }
+    const identities = reply.body.identities || [];
+    const providers = reply.body.providers || [];
+    $('up-section').hidden = !identities.length && !providers.length;
+    if (!identities.length) row(list, 'No linked accounts yet.', '', []);
+    identities.forEach((i) => {
+      const what = providerName(i.provider) + (i.email ? ' (' + i.email + ')' : '');
+      row(list, what + ', linked ' + when(i.created_at), '', [['Unlink', async (button) => {
+        const done = await busy(button, () => account('/auth/upstream/unlink', { id: i.id }));
+        status('up-status', done.status === 200 ? 'Your ' + what + ' account is unlinked.' : words(done),
+               done.status !== 200);
+        if (done.status === 200) loadIdentities();
+      }, 'Unlink ' + what]]);
+    });
+    providers.forEach((name) => {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'secondary';
+      button.textContent = 'Link your ' + providerName(name) + ' account';
+      button.addEventListener('click', () => linkProvider(name, button));
+      links.appendChild(button);
+    });
+  }
+
+  // Starts a link at the provider: svc binds the flow to this browser (its
+  // cookie, hence withCookies) and to the signed-in user, and gives the
+  // provider's address to go to.
+  async function linkProvider(name, button) {
+    status('up-status', '');
+    const reply = await busy(button, () => account('/auth/upstream/link', { provider: name }, true));
+    if (reply.status !== 200 || !reply.body || typeof reply.body.url !== 'string') {
+      return status('up-status', words(reply), true);
+    }
+    status('up-status', 'Taking you to ' + providerName(name) + '…');
+    window.location.assign(reply.body.url);
   }
 
   async function exportData() {

@@ -84,17 +84,17 @@ window.svcForm = (function () {
     return site;
   }
 
-  // POSTs `payload` as JSON to `path` on this origin (no cookies, no
-  // cache; payload null: no body), with `Authorization: Bearer <bearer>`
-  // when one is given. Resolves to { status, body }: status 0 and a message
+  // POSTs `payload` as JSON to `path` on this origin (no cookies unless
+  // `withCookies`, no cache; payload null: no body), with `Authorization:
+  // Bearer <bearer>` when one is given. Resolves to { status, body }: status 0 and a message
   // when the server cannot be reached, body null when the reply is not JSON.
-  async function postJson(path, payload, bearer) {
+  async function postJson(path, payload, bearer, withCookies) {
     const headers = { 'Accept': 'application/json' };
     if (payload !== null) headers['Content-Type'] = 'application/json';
     if (bearer) headers.Authorization = 'Bearer ' + bearer;
     try {
       const resp = await fetch(path, {
-        method: 'POST', credentials: 'omit', cache: 'no-store', headers,
+        method: 'POST', credentials: withCookies ? 'same-origin' : 'omit', cache: 'no-store', headers,
         body: payload === null ? undefined : JSON.stringify(payload),
       });
       return { status: resp.status, body: await resp.json().catch(() => null) };
