@@ -59,11 +59,13 @@ int cmd_site_provider_list(const Args& args, const std::string& config_path) {
   ManageEnv m(config_path);
   const auto& env = m.env;
   return print_listing(manage::list_providers(m.ctx, m.act_on(site_id)), "no providers",
-                       "name\ttype\ttrust_email\tissuer\tcallback", [&](const db::UpstreamProvider& p) {
-                         std::printf("%s\t%s\t%s\t%s\t%s\n", p.name.c_str(), p.type.c_str(),
+                       "name\ttype\ttrust_email\tissuer\tcallback\tapple_key", [&](const db::UpstreamProvider& p) {
+                         const std::string apple_key = p.team_id.empty() ? "-" : p.team_id + "/" + p.key_id;
+                         std::printf("%s\t%s\t%s\t%s\t%s\t%s\n", p.name.c_str(), p.type.c_str(),
                                      p.trust_email ? "yes" : "no",
                                      core::mask_controls(upstream::identity_issuer(p)).c_str(),
-                                     upstream::callback_uri(env.config, site_id, p.name).c_str());
+                                     upstream::callback_uri(env.config, site_id, p.name).c_str(),
+                                     core::mask_controls(apple_key).c_str());
                        });
 }
 

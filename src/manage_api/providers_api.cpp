@@ -23,8 +23,14 @@ void write_provider(http::JsonWriter& w, core::Context& ctx, const db::UpstreamP
       .kv("scopes", p.scopes)
       .kv("trust_email", p.trust_email)
       .kv("response_mode", p.response_mode)
-      .kv("callback", upstream::callback_uri(ctx.config, p.site_id, p.name))
-      .close();
+      .kv("callback", upstream::callback_uri(ctx.config, p.site_id, p.name));
+  // Apple's client secret is minted with a key: its team and key ids, never the key.
+  if (p.team_id.empty()) {
+    w.kv_null("team_id").kv_null("key_id");
+  } else {
+    w.kv("team_id", p.team_id).kv("key_id", p.key_id);
+  }
+  w.close();
 }
 
 }  // namespace

@@ -671,6 +671,9 @@ class UpstreamSignInTest(ApiTest):
               "--key-id", "KEY9876543", "--client-secret-file", secret_file(p8))
         self.assertEqual(sql("SELECT team_id, key_id FROM svc_upstream_providers WHERE site_id = %d"
                              " AND name = 'fake-apple'" % self.rp), [["TEAM123456", "KEY9876543"]])
+        listed = [line.split("\t") for line in admin("site", "provider", "list", "--site", str(self.rp)).stdout.splitlines()]
+        self.assertIn("TEAM123456/KEY9876543", [row[-1] for row in listed if row[0] == "fake-apple"])
+        self.assertNotIn("PRIVATE KEY", "\n".join("\t".join(row) for row in listed))
         self.fake.apple_public = key.public_key()
         try:
             email = unique_email("apple")
