@@ -220,31 +220,3 @@ def preview_request_lines(stack, rnd):
     headers = {"Authorization": "Bearer " + admin_token(stack, 1)}
     return {"template-preview": [request_line({"data": {"name": "Ada <Lovelace>", "order": str(rnd.randint(1000, 99999))}},
                                               headers) for _ in range(1000)]}
-
-
-def scratch_requests(stack):
-    """The small data set of a tool's scratch stack (cpu_per_request.py,
-    callgrind_routes.py): one user with tokens and five folder links, one
-    notification template; {route: (path, body, headers)}."""
-    site = site_headers(stack, 1)
-    status, reply = post_json(stack.url(""), "/auth/sign-up", {"email": "prof@example.com", "password": PASSWORD,
-                                                               "firstname": "Pro", "lastname": "File"}, timeout=120)
-    if status != 200:
-        raise SystemExit(f"sign-up failed: {status} {str(reply)[:200]}")
-    user_id = int(stack.sql("SELECT id FROM svc_users WHERE user_email = 'prof@example.com';").strip())
-    stack.sql(f"""
-INSERT INTO svc_folders (id, site_id, name) SELECT 100000 + seq, 1, CONCAT('Folder ', seq) FROM seq_1_to_5;
-INSERT INTO svc_related (master_table, master_id, linked_table, linked)
-  SELECT 'svc_users', {user_id}, 'svc_folders', 100000 + seq FROM seq_1_to_5;
-INSERT INTO svc_notifications (site_id, event, enabled, subject, content)
-  VALUES (1, 'prof', 1, 'Order [order] for [name]', '<p>Hello [name], order <b>[order]</b> shipped.</p>');
-""")
-    user_email_id = stack.admin("mint-user-id", "--user", str(user_id), "--ttl", "2h")
-    return {
-        "refresh-token": ("/auth/refresh-token", refresh_body(reply["token"]), {}),
-        "getFolderLimits": ("/auth/getFolderLimits", {"appID": 1, "table": "svc_folders", "userId": user_id}, site),
-        "notification": ("/message/notification", {"event": "prof", "email": "rcpt@example.com",
-                                                   "data": {"name": "Ada", "order": "4242"}}, site),
-        "login": ("/auth/login", {"email": "prof@example.com", "password": PASSWORD}, {}),
-        "user-email": ("/auth/user-email", {"userId": user_email_id}, {}),
-    }
