@@ -1,4 +1,4 @@
-// Argon2id implementations packaged for this machine, on one stored hash.
+// libsodium's Argon2id verify as is and with its arena kept, on one stored hash.
 //
 //   argon2_impls compare HASH PASSWORD ROUNDS VERIFIES_PER_ROUND [NAME...]
 //   argon2_impls loop NAME HASH PASSWORD SECONDS PROCS
@@ -10,34 +10,18 @@
 // VERIFIES_PER_ROUND timed verifies. Prints one JSON line per candidate:
 // median and p90 ms per verify, minor page faults per verify, the child's
 // peak RSS (KiB).
-// loop: NAME's verify in a loop in PROCS processes for SECONDS, printing
-// argon2_raw's JSON line ({"mode","procs","ops","seconds","ops_per_s"}), so
-// `make bench` can use the fastest candidate as the login floor.
+// loop: NAME's verify in a loop in PROCS processes for SECONDS, printing one
+// JSON line ({"mode","impl","procs","ops","seconds","ops_per_s"}), so `make
+// bench` can use the fastest candidate as the login floor; NAME "hash":
+// crypto_pwhash_str with HASH's m and t instead, the sign-up floor.
 //
-// Candidates (those whose library was found at build time):
+// Candidates (libargon2, Botan 2 and libgcrypt were measured too until issue
+// 52: two to three times slower in every run, docs/benchmarks-history.md):
 //   sodium          crypto_pwhash_str_verify as is (fresh mmap per hash)
 //   sodium-kept     the same, libsodium's mmap/munmap of the arena served
 //                   from a region kept per process (interposed below; svc's
 //                   own version is src/crypto/argon2_arena.cpp)
 //   sodium-kept-thp the same, kept region madvise(MADV_HUGEPAGE)
-//   libargon2       Debian's libargon2 argon2id_verify (malloc per hash)
-//   libargon2-arena libargon2 argon2id_ctx with allocate_cbk -> kept region
-//   botan           Botan 2 argon2_check_pwhash (glibc malloc, default tuning)
-//   botan-mallopt   the same after mallopt(M_MMAP_THRESHOLD/M_TRIM_THRESHOLD)
-//   gcrypt          libgcrypt 1.10 gcry_kdf_* ARGON2ID (malloc per hash)
-#if __has_include(<argon2.h>)
-#include <argon2.h>
-#define HAVE_LIBARGON2 1
-#endif
-#if __has_include(<botan/argon2.h>)
-#include <botan/argon2.h>
-#define HAVE_BOTAN 1
-#endif
-#if __has_include(<gcrypt.h>)
-#include <gcrypt.h>
-#define HAVE_GCRYPT 1
-#endif
-#include <malloc.h>
 #include <sodium.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -108,83 +92,13 @@ namespace {
 
 double now_ms() { return bench_now_s() * 1e3; }
 
-struct Encoded {
-  uint32_t m = 0, t = 0, p = 0;
-  std::vector<unsigned char> salt, hash;
-};
-
-bool b64(const std::string& s, std::vector<unsigned char>& out) {
-  out.resize(s.size());
-  size_t n = 0;
-  if (sodium_base642bin(out.data(), out.size(), s.data(), s.size(), nullptr, &n, nullptr,
-                        sodium_base64_VARIANT_ORIGINAL_NO_PADDING) != 0)
-    return false;
-  out.resize(n);
-  return true;
-}
-
-bool parse(const std::string& enc, Encoded& e) {
-  unsigned v = 0;
-  if (sscanf(enc.c_str(), "$argon2id$v=%u$m=%u,t=%u,p=%u$", &v, &e.m, &e.t, &e.p) != 4 || v != 19) return false;
-  size_t s1 = enc.rfind('$');
-  size_t s0 = enc.rfind('$', s1 - 1);
-  return b64(enc.substr(s0 + 1, s1 - s0 - 1), e.salt) && b64(enc.substr(s1 + 1), e.hash);
-}
-
-#ifdef HAVE_LIBARGON2
-std::vector<unsigned char> g_arena;
-int arena_alloc(uint8_t** mem, size_t bytes) {
-  if (g_arena.size() < bytes) return -1;
-  *mem = g_arena.data();
-  return 0;
-}
-void arena_free(uint8_t*, size_t) {}
-
-bool libargon2_ctx(const Encoded& e, const std::string& pw, bool arena) {
-  std::vector<unsigned char> out(e.hash.size());
-  argon2_context c{};
-  c.out = out.data();
-  c.outlen = static_cast<uint32_t>(out.size());
-  c.pwd = reinterpret_cast<uint8_t*>(const_cast<char*>(pw.data()));
-  c.pwdlen = static_cast<uint32_t>(pw.size());
-  c.salt = const_cast<uint8_t*>(e.salt.data());
-  c.saltlen = static_cast<uint32_t>(e.salt.size());
-  c.t_cost = e.t;
-  c.m_cost = e.m;
-  c.lanes = c.threads = e.p;
-  c.version = ARGON2_VERSION_13;
-  if (arena) {
-    c.allocate_cbk = arena_alloc;
-    c.free_cbk = arena_free;
-  }
-  if (argon2id_ctx(&c) != ARGON2_OK) return false;
-  return sodium_memcmp(out.data(), e.hash.data(), out.size()) == 0;
-}
-
-#endif
-
-#ifdef HAVE_GCRYPT
-bool gcrypt_verify(const Encoded& e, const std::string& pw) {
-  const unsigned long params[4] = {e.hash.size(), e.t, e.m, e.p};
-  gcry_kdf_hd_t hd = nullptr;
-  if (gcry_kdf_open(&hd, GCRY_KDF_ARGON2, GCRY_KDF_ARGON2ID, params, 4, pw.data(), pw.size(), e.salt.data(),
-                    e.salt.size(), nullptr, 0, nullptr, 0) != 0)
-    return false;
-  std::vector<unsigned char> out(e.hash.size());
-  bool ok = gcry_kdf_compute(hd, nullptr) == 0 && gcry_kdf_final(hd, out.size(), out.data()) == 0;
-  gcry_kdf_close(hd);
-  return ok && sodium_memcmp(out.data(), e.hash.data(), out.size()) == 0;
-}
-
-#endif
-
 struct Candidate {
   std::string name;
   std::function<void()> setup;
   std::function<bool()> verify;
 };
 
-std::vector<Candidate> candidates(const std::string& hash, const std::string& pw, const Encoded& e) {
+std::vector<Candidate> candidates(const std::string& hash, const std::string& pw) {
   auto sodium = [hash, pw] { return crypto_pwhash_str_verify(hash.c_str(), pw.data(), pw.size()) == 0; };
   auto sodium_kept = [hash, pw] {
     g_armed = true;
@@ -192,31 +106,22 @@ std::vector<Candidate> candidates(const std::string& hash, const std::string& pw
     g_armed = false;
     return ok;
   };
-  std::vector<Candidate> c = {
+  return {
       {"sodium", [] {}, sodium},
       {"sodium-kept", [] {}, sodium_kept},
       {"sodium-kept-thp", [] { g_thp = true; }, sodium_kept},
   };
-#ifdef HAVE_LIBARGON2
-  c.push_back(
-      {"libargon2", [] {}, [hash, pw] { return argon2id_verify(hash.c_str(), pw.data(), pw.size()) == ARGON2_OK; }});
-  c.push_back({"libargon2-arena", [e] { g_arena.assign(size_t{e.m} * 1024, 0); },
-               [e, pw] { return libargon2_ctx(e, pw, true); }});
-#endif
-#ifdef HAVE_BOTAN
-  auto botan = [hash, pw] { return Botan::argon2_check_pwhash(pw.data(), pw.size(), hash); };
-  c.push_back({"botan", [] {}, botan});
-  c.push_back({"botan-mallopt",
-               [] {
-                 mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
-                 mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
-               },
-               botan});
-#endif
-#ifdef HAVE_GCRYPT
-  c.push_back({"gcrypt", [] { gcry_check_version(nullptr); }, [e, pw] { return gcrypt_verify(e, pw); }});
-#endif
-  return c;
+}
+
+// The sign-up floor: a new hash with the stored hash's m and t (not a candidate of compare).
+Candidate hash_candidate(const std::string& hash, const std::string& pw) {
+  unsigned m = 0, t = 0;
+  const char* params = strstr(hash.c_str(), "$m=");
+  if (!params || sscanf(params, "$m=%u,t=%u", &m, &t) != 2) m = t = 0;
+  return {"hash", [] {}, [m, t, pw] {
+            char out[crypto_pwhash_STRBYTES];
+            return m > 0 && crypto_pwhash_str(out, pw.data(), pw.size(), t, size_t{m} * 1024) == 0;
+          }};
 }
 
 struct Sample {
@@ -304,7 +209,7 @@ int compare(const std::vector<Candidate>& all, int rounds, int per, const std::v
   return failed ? 1 : 0;
 }
 
-// argon2_raw's loop, for one candidate.
+// One candidate's verify (or hash) loop.
 long verify_loop(void* candidate, double seconds) {
   const Candidate& c = *static_cast<const Candidate*>(candidate);
   c.setup();
@@ -324,8 +229,8 @@ int loop(const Candidate& c, double seconds, int procs) {
     fprintf(stderr, "argon2_impls: %s failed to verify\n", c.name.c_str());
     return 1;
   }
-  printf("{\"mode\":\"verify\",\"impl\":\"%s\",\"procs\":%d,\"ops\":%ld,\"seconds\":%.3f,\"ops_per_s\":%.2f}\n",
-         c.name.c_str(), procs, total, elapsed, static_cast<double>(total) / elapsed);
+  printf("{\"mode\":\"%s\",\"impl\":\"%s\",\"procs\":%d,\"ops\":%ld,\"seconds\":%.3f,\"ops_per_s\":%.2f}\n",
+         c.name == "hash" ? "hash" : "verify", c.name.c_str(), procs, total, elapsed, static_cast<double>(total) / elapsed);
   return 0;
 }
 
@@ -346,13 +251,9 @@ int main(int argc, char** argv) {
   const bool is_loop = mode == "loop";
   if ((mode != "compare" && !is_loop) || argc < 6 || (is_loop && argc != 7)) return usage(argv[0]);
   const std::string hash = argv[is_loop ? 3 : 2], pw = argv[is_loop ? 4 : 3];
-  Encoded e;
-  if (!parse(hash, e)) {
-    fprintf(stderr, "argon2_impls: not an $argon2id$v=19$ hash\n");
-    return 2;
-  }
-  const std::vector<Candidate> all = candidates(hash, pw, e);
+  const std::vector<Candidate> all = candidates(hash, pw);
   if (is_loop) {
+    if (std::string(argv[2]) == "hash") return loop(hash_candidate(hash, pw), atof(argv[5]), std::max(1, atoi(argv[6])));
     for (const auto& c : all)
       if (c.name == argv[2]) return loop(c, atof(argv[5]), std::max(1, atoi(argv[6])));
     fprintf(stderr, "argon2_impls: no candidate %s in this build\n", argv[2]);

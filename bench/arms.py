@@ -16,7 +16,7 @@ from load import SOCKET_ERRORS, parse_wrk, wrk_cmd
 from oidc_pool import CodePool
 from php_peer import PeerRefreshPool
 from refresh_pool import RefreshPool
-from sign_in_arms import MfaArm, PasskeyArm
+from mfa_arm import MfaArm
 from smtp_loop import smtp_replay
 from stack import CLK_TCK, group_ticks, log, run, status_kib
 
@@ -28,7 +28,7 @@ class Arm:
     """kind: "http" (one wrk run), "flood" (wrk while a login flood runs),
     "raw" (a floor program in command, printing ops_per_s) or "client" (a
     Python client in command, called as command(stack, seconds, conns), for
-    flows wrk cannot script: sign_in_arms.py). paired_with (a "raw" floor
+    flows wrk cannot script: mfa_arm.py). paired_with (a "raw" floor
     only): the arm measured against it; the two then run in alternating
     slices of one turn (run_paired) instead of each in its own. pool: a
     refresh_pool.FreshPool (RefreshPool, oidc_pool.CodePool): each run gets
@@ -346,7 +346,7 @@ def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
     hashing = {"conns": args.hash_conns}
     # The login floor: a raw verify loop of the fastest implementation measured here.
     # It runs in slices alternating with the login arm's (run_paired).
-    fastest_loop = ("argon2_impls", "loop", fastest) if fastest else ("argon2_raw", "verify")
+    fastest_loop = ("argon2_impls", "loop", fastest or "sodium")
     return [
         Arm("static", "/static", port=stack.bench_port),
         Arm("hello", "/hello", port=stack.bench_port, floor="static"),
@@ -381,7 +381,6 @@ def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
         post("email-code", "/auth/email-code"),
         post("email-code-unknown", "/auth/email-code"),
         post("sign-up", "/auth/sign-up", floor="argon2-hash", **hashing),
-        post("push", "/message/sendPush", floor="push-raw"),
         # OpenID Connect (issue 39): discovery and JWKS are cached-key JSON; the code exchange deletes the
         # code's row and signs an ES256 access token, an HS256 refresh token and an RS256 ID token, each
         # request a fresh code (bench/oidc_pool.py).
@@ -393,14 +392,8 @@ def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
         post("refresh-token-under-login-flood", "/auth/refresh-token", floor="refresh-token", target=0.4,
              kind="flood", pool=rotating("bflood")),
         # Floors measured inside the rounds too, so they share the rounds' conditions.
-        floor_arm(stack, nproc, "argon2-verify", "argon2_raw", "verify", password_hash, PASSWORD),
         floor_arm(stack, nproc, "argon2-verify-fastest", *fastest_loop, password_hash, PASSWORD, paired_with="login"),
-        floor_arm(stack, nproc, "argon2-hash", "argon2_raw", "hash", password_hash, PASSWORD),
-        floor_arm(stack, nproc, "push-raw", "push_raw", "loop"),
-        # Whole passkey sign-ins (options, then login with a fresh ES256 assertion): two requests
-        # and a signature per iteration, so well below refresh-token.
-        post("passkey-sign-in", "/auth/passkey/login", floor="refresh-token", kind="client",
-             command=PasskeyArm(stack), conns=2 * nproc),
+        floor_arm(stack, nproc, "argon2-hash", "argon2_impls", "loop", "hash", password_hash, PASSWORD),
     ], post("login-flood", "/auth/login", files["login"], **hashing)
 
 

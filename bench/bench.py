@@ -10,13 +10,14 @@ and writes bench/results.json and docs/benchmarks.md.
 
 The parts: stack.py (the running stack and /proc accounting), dataset.py
 (the data set and the arms' request files), load.py (wrk and the Python
-clients' closed loop), arms.py (the arms, the floors and the sender rounds;
-the table of arms is build_arms: name, request, floor, target, one row each), sign_in_arms.py (the MFA and
-passkey sign-in arms), refresh_pool.py (fresh sessions for the rotating
-refresh-token arms), mix.py (the mixed-traffic arm), php_peer.py (the
-PHP-FPM peer: its refresh-token arm and its side of the mix) and
-report.py (results.json and docs/benchmarks.md). This file only runs them
-in order.
+clients' closed loop), arms.py (the table of arms, build_arms: name,
+request, floor, target, one row each; the floors and the sender rounds),
+mfa_arm.py and user_search_arm.py (arms wrk cannot script alone),
+refresh_pool.py and oidc_pool.py (fresh sessions and codes for the arms
+whose requests are good once), mix.py (the mixed-traffic arm), php_peer.py
+(the PHP-FPM peer: its refresh-token arm and its side of the mix),
+breached_rows.py (the breached-list rows) and report.py (results.json and
+docs/benchmarks.md). This file only runs them in order.
 """
 
 import argparse
@@ -29,7 +30,7 @@ from pathlib import Path
 from arms import build_arms, compare_argon2, only_arms, pick_argon2_floor, run_arm, run_paired, run_sender_rounds
 from breached_rows import ENTRIES as BREACHED_ENTRIES, breached_ratios, measure_breached
 from dataset import load_data
-from mix import render_svg, run_mix
+from mix import run_mix
 from php_peer import prepare as prepare_php_peer
 from report import DOC, RESULTS, add_mix_ratio, assemble, render_markdown, render_only, render_table, write_only_results
 from stack import LogTail, Stack, children, log, proc_table, status_kib
@@ -130,8 +131,7 @@ def run_mix_only(stack, args, files, peer, out):
     """--only mix: the mixed-traffic arm alone; results to out/mix.json only."""
     mix = mix_arm(stack, args, files, peer)
     (out / "mix.json").write_text(json.dumps(mix, indent=2) + "\n")
-    render_svg(mix, out / "bench-mix.svg")
-    log(f"wrote {out / 'mix.json'} and {out / 'bench-mix.svg'}")
+    log(f"wrote {out / 'mix.json'}")
 
 
 def run_breached_only(stack, args, out):
@@ -200,8 +200,6 @@ def main():
     results = measure_all(stack, args, out)
     if not results:
         return None  # --only: nothing committed is rewritten
-    if results["mix"]:
-        render_svg(results["mix"], DOC.parent / "bench-mix.svg")
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
     DOC.write_text(render_markdown(results))
     log(f"wrote {RESULTS} and {DOC} ({results['run_seconds']:.0f}s)")

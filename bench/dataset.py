@@ -1,4 +1,4 @@
-"""The benchmark's data set: users, sites, templates, folders, customers and
+"""The benchmark's data set: users, sites, templates, folders and
 legacy passwords loaded into the stack, the request files of every arm (one
 request a line, bench/wrk/arm.lua's format, which bench/mix.py and
 bench/php_peer.py read too), and the small data set of the tools' scratch
@@ -26,8 +26,6 @@ FOLDERS_PER_SITE = 100
 FOLDER_ID_BASE = 100_000
 FOLDER_LINKS = 10_000
 LINKS_PER_USER = 5
-CUSTOMERS = 100
-CUSTOMER_ID_BASE = 1000      # bench customer n has id CUSTOMER_ID_BASE + n
 LEGACY_USERS = 20_000        # PHP openssl_encrypt (AES) passwords; enough that no one hits the login throttle
 LEGACY_ID_BASE = 300_000
 
@@ -91,8 +89,6 @@ def load_data(stack, out):
 
 
 def load_rows(stack, password_hash):
-    sub_p256dh, sub_auth = run([str(stack.helpers / "push_raw"), "subscription"]).stdout.split()
-    stack.admin("vapid-keys", "--site", "1")
     stack.sql(f"""
 INSERT INTO svc_sites (id, name, domain, reset_url, allowed_redirect_hosts, email_from, vapid_subject, api_key_hash)
   SELECT seq, CONCAT('Bench site ', seq), CONCAT('site', seq, '.example'), 'http://127.0.0.1/reset',
@@ -117,14 +113,10 @@ INSERT INTO svc_related (master_table, master_id, linked_table, linked)
          {FOLDER_ID_BASE} + ((((seq - 1) DIV {LINKS_PER_USER}) + 1) % {SITES}) * {FOLDERS_PER_SITE}
            + ((seq - 1) % {LINKS_PER_USER}) * 7 + 1
   FROM seq_1_to_{FOLDER_LINKS};
-INSERT INTO svc_customers (id, site_id, name, pushsubscription, p256dh, auth)
-  SELECT {CUSTOMER_ID_BASE} + seq, 1, CONCAT('Customer ', seq), CONCAT('http://127.0.0.1:{stack.push_port}/push/', seq),
-         '{sub_p256dh}', '{sub_auth}'
-  FROM seq_1_to_{CUSTOMERS};
 INSERT INTO svc_users (id, user_email, password, first_name, last_name, primary_role)
   SELECT {LEGACY_ID_BASE} + seq, CONCAT('legacy', seq, '@example.com'), '{legacy_aes(stack)}', 'Legacy', 'User', 'user'
   FROM seq_1_to_{LEGACY_USERS};
-ANALYZE TABLE svc_users, svc_related, svc_folders, svc_notifications, svc_customers;
+ANALYZE TABLE svc_users, svc_related, svc_folders, svc_notifications;
 """)
 
 
@@ -178,11 +170,7 @@ def site_request_lines(stack, rnd):
                                    "email": f"rcpt{rnd.randint(1, 9999)}@example.com",
                                    "data": {"name": "Ada <Lovelace>", "order": str(rnd.randint(1000, 99999))}},
                                   site_headers(stack, site)))
-    push = [request_line({"customerID": stack.admin("mint-customer-id", "--customer", str(CUSTOMER_ID_BASE + c),
-                                                    "--ttl", "2h"),
-                          "title": "Hi", "message": "Your order shipped", "data": {"order": 42}},
-                         site_headers(stack, 1)) for c in range(1, 33)]
-    return {"getFolderLimits": folders, "notification": notes, "push": push}
+    return {"getFolderLimits": folders, "notification": notes}
 
 
 def admin_token(stack, site):

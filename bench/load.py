@@ -1,8 +1,7 @@
 """Closed-loop load against a stack, in one result shape: wrk runs with
 bench/wrk/arm.lua, and Python clients for the flows wrk cannot script (a
-reply's token carried into the next request, a signature over a challenge:
-sign_in_arms.py). Used by bench.py's arms and by the section scripts
-(outbound_bench.py, cluster_bench.py, cpu_per_request.py). Stdlib only.
+reply's token carried into the next request: mfa_arm.py). Used by bench.py's
+arms and by cluster_bench.py. Stdlib only.
 
 A result: rps, requests, p50_ms, p99_ms, max_ms, unexpected (replies with
 another status than expected), unexpected_statuses ("401=3,502=1"),

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 from dataset import parse_line
+from php_peer import PeerRefreshPool
 from refresh_pool import RefreshPool
 from stack import CLK_TCK, group_ticks, log
 
@@ -210,7 +211,6 @@ def run_mix(stack, files, rates, seconds, peer=None, runs=1):
     sequence of routes at each rate; one svc-sender drains the outbox for
     both (the peer writes the same outbox). Both sides' refresh tokens rotate:
     fresh sessions per step (RefreshPool, php_peer.PeerRefreshPool)."""
-    from php_peer import PeerRefreshPool
     sender = subprocess.Popen([str(stack.bin / "svc-sender"), "--config", str(stack.config), "--loop", "1"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     results = []
@@ -255,70 +255,6 @@ def worst_p99(step, slow):
     """The highest p99 of a step among the hashing routes (slow) or among the others."""
     vals = [r["p99_ms"] for n, r in step["routes"].items() if (n in SLOW_ROUTES) == slow and r["p99_ms"] is not None]
     return max(vals) if vals else None
-
-
-def render_svg(mix, path):
-    """p99 against offered rate (both axes log scale) for svc and the PHP-FPM
-    peer in the first run: per implementation, login (limit 250 ms) and the worst of the other
-    five routes (limit 50 ms); the limits dashed grey."""
-    import math
-    if not mix.get("runs"):
-        return
-    run = mix["runs"][0]
-    series = [("svc", run["steps"], run["sustainable_rate"], "#1f77b4")]
-    peer = run.get("peer") or {}
-    if peer.get("steps"):
-        series.append(("PHP-FPM", peer["steps"], peer["sustainable_rate"], "#d62728"))
-    rates = sorted({s["rate"] for _, steps, _, _ in series for s in steps})
-    if not rates:
-        return
-    w, h, left, bottom, top, right = 740, 380, 60, 40, 28, 270
-    xmin, xmax = math.log10(min(rates) / 1.25), math.log10(max(rates) * 1.25)
-    ymin, ymax = 1.0, 10000.0
-
-    def x(r):
-        return left + (w - left - right) * (math.log10(r) - xmin) / (xmax - xmin)
-
-    def y(ms):
-        ms = min(max(ms or ymin, ymin), ymax)
-        return top + (h - top - bottom) * (1 - (math.log10(ms) - math.log10(ymin)) / (math.log10(ymax) - math.log10(ymin)))
-
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">',
-           f'<rect width="{w}" height="{h}" fill="white"/>',
-           f'<text x="{left}" y="16">p99 latency (ms) against offered rate (req/s), mixed traffic, open loop; '
-           'both axes log scale</text>']
-    for ms in (1, 10, 50, 100, 250, 1000, 10000):
-        out.append(f'<line x1="{left}" x2="{w - right}" y1="{y(ms):.1f}" y2="{y(ms):.1f}" stroke="#eee"/>'
-                   f'<text x="{left - 6}" y="{y(ms) + 4:.1f}" text-anchor="end">{ms}</text>')
-    for limit in (mix["p99_limit_ms"], mix["slow_p99_limit_ms"]):
-        out.append(f'<line x1="{left}" x2="{w - right}" y1="{y(limit):.1f}" y2="{y(limit):.1f}" stroke="#888" '
-                   f'stroke-dasharray="4 3"/>')
-    last = None  # a label too close to the one before it goes one line lower
-    for r in rates:
-        low = last is not None and x(r) - last < 34
-        last = None if low else x(r)
-        out.append(f'<text x="{x(r):.1f}" y="{h - bottom + (28 if low else 16)}" text-anchor="middle">{r}</text>')
-    out.append(f'<line x1="{left}" x2="{w - right}" y1="{h - bottom}" y2="{h - bottom}" stroke="black"/>')
-    out.append(f'<line x1="{left}" x2="{left}" y1="{top}" y2="{h - bottom}" stroke="black"/>')
-    row = 0
-    for name, steps, sustainable, color in series:
-        for slow, label, dash in ((False, "worst other route (limit 50)", ""),
-                                  (True, "login (limit 250)", ' stroke-dasharray="6 3"')):
-            pts = [(x(s["rate"]), y(worst_p99(s, slow))) for s in steps]
-            out.append(f'<polyline points="{" ".join(f"{a:.1f},{b:.1f}" for a, b in pts)}" fill="none" '
-                       f'stroke="{color}" stroke-width="2"{dash}/>')
-            out += [f'<circle cx="{a:.1f}" cy="{b:.1f}" r="2.5" fill="{color}"/>' for a, b in pts]
-            row += 1
-            ly = top + 16 * row
-            out.append(f'<line x1="{w - right + 10}" x2="{w - right + 34}" y1="{ly - 4}" y2="{ly - 4}" '
-                       f'stroke="{color}" stroke-width="2"{dash}/>'
-                       f'<text x="{w - right + 40}" y="{ly}">{name}: {label}</text>')
-        row += 1
-        out.append(f'<text x="{w - right + 10}" y="{top + 16 * row}" fill="{color}">{name} sustainable: '
-                   f'{sustainable} req/s</text>')
-        row += 1
-    out.append("</svg>")
-    path.write_text("\n".join(out) + "\n")
 
 
 def step_rows(steps):
@@ -373,7 +309,7 @@ def cpu_rows(steps):
     return lines
 
 
-def render_markdown(mix, svg_name):
+def render_markdown(mix):
     runs = (mix or {}).get("runs") or []
     if not runs:
         return []
@@ -393,8 +329,7 @@ def render_markdown(mix, svg_name):
              "by one conditional UPDATE, ES256 access and HS256 refresh tokens) runs under PHP-FPM, "
              "`pm = static`, opcache on, behind the same nginx with svc's FastCGI parameters. It does less than "
              "svc per request (no login throttle, audit rows, caches or second factor).",
-             "", f"Mails still queued when the last step ended: {mix.get('outbox_pending_after', 0)}.",
-             "", f"![p99 against offered rate, svc and PHP-FPM, run 1]({svg_name})"]
+             "", f"Mails still queued when the last step ended: {mix.get('outbox_pending_after', 0)}."]
     for k, run in enumerate(runs, 1):
         peer = run.get("peer") or {}
         lines += ["", f"### Run {k} of {len(runs)}", "",

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from arms import summarize
 from breached_rows import markdown as breached_markdown
-from dataset import CUSTOMERS
 from mix import render_markdown as mix_markdown
 from stack import REPO
 
@@ -41,7 +40,7 @@ def write_only_results(out, arms, runs):
         cpu = f"  {s['cpu_us_per_req']:.0f} µs CPU/req" if s.get("cpu_us_per_req") else ""
         bad = "" if s["valid"] else f"  INVALID {s['unexpected']} unexpected ({s['unexpected_statuses']})"
         lines.append(f"{a.name:34s} {s['rps']:9.1f}/s{cpu}{ratio}{bad}")
-    extra = versus_rows(arms, summary) + [r for r in [login_since_sessions(summary)] if r]
+    extra = versus_rows(arms, summary)
     (out / "only.json").write_text(json.dumps({"rounds": runs, "summary": summary, "ratios": extra}, indent=2)
                                    + "\n")
     print("\n".join(lines))
@@ -80,14 +79,6 @@ TIMING_PAIRS = (("login-unknown", "login", "login p50: unknown ÷ known user"),
                 ("email-code-unknown", "email-code", "email-code p50: unknown ÷ known user"))
 
 
-# Login before server-side sessions (issue 37: at most 3 % slower since): the
-# committed full run of 2026-11-26 18:17 UTC (commit 5a9f2dc), the last
-# before sessions. A cross-run comparison, so login ÷ its Argon2id floor of
-# each run is compared, not req/s.
-LOGIN_BEFORE_SESSIONS = {"run": "2026-11-26 18:17 UTC, commit 5a9f2dc", "rps": 234.1, "floor_rps": 282.3,
-                         "ratio": 0.829}
-
-
 def versus_rows(arms, arm_summary):
     """Each arm ÷ the arm it is set against (Arm.versus), same run; invalid when that arm did not run."""
     rows = []
@@ -103,20 +94,8 @@ def versus_rows(arms, arm_summary):
     return rows
 
 
-def login_since_sessions(arm_summary):
-    """Login ÷ its floor now ÷ the same before sessions (LOGIN_BEFORE_SESSIONS); None without both arms."""
-    login, floor = arm_summary.get("login"), arm_summary.get("argon2-verify-fastest")
-    if not login or not floor or not floor["rps"]:
-        return None
-    before = LOGIN_BEFORE_SESSIONS
-    return ratio_row(f"login ÷ argon2-verify-fastest, now ÷ before sessions (cross-run: {before['run']}, "
-                     f"{before['ratio']:.3f})", login["rps"] / floor["rps"], before["ratio"], 0.97,
-                     login["valid"] and floor["valid"], note="cross-run")
-
-
 def ratios(arms, arm_summary, mail_summary, idle_rss):
-    """Every arm ÷ its floor and ÷ its versus arm, login since sessions, the e-mail ratios, the timing bands
-    and the idle RSS row."""
+    """Every arm ÷ its floor and ÷ its versus arm, the e-mail ratios, the timing bands and the idle RSS row."""
     rows = []
     for a in arms:
         if a.floor is None:
@@ -125,9 +104,6 @@ def ratios(arms, arm_summary, mail_summary, idle_rss):
         rows.append(ratio_row(f"{a.name} ÷ {a.floor}", s["rps"], arm_summary[a.floor]["rps"], a.target,
                               s["valid"] and (f is None or f["valid"])))
     rows += versus_rows(arms, arm_summary)
-    since = login_since_sessions(arm_summary)
-    if since:
-        rows.append(since)
     mail_pairs = [("sender ÷ smtp-loop", "sender", "smtp-loop", 0.5)] + [
         (f"sender with ÷ without SMTP session reuse ({label})", "sender-reuse" + suffix, "sender-no-reuse" + suffix, 2.0)
         for suffix, label in (("", "plain sink"), ("-starttls", "STARTTLS sink"))]
@@ -179,7 +155,7 @@ def assemble(args, stack, arms, runs, mail, idle, counts, password_hash, elapsed
                     "load_before": Path("/proc/loadavg").read_text().split()[:3]},
         "settings": settings(args, stack, password_hash),
         "data_set": {"users": int(counts[0]), "folder_links": int(counts[1]), "templates": int(counts[2]),
-                     "sites": int(counts[3]), "customers": CUSTOMERS},
+                     "sites": int(counts[3])},
         "arms": arm_summary,
         "mail": mail_summary,
         "idle_rss_kib": {when: {str(k): v for k, v in rss.items()} for when, rss in zip(("after_warmup", "at_end"), idle)},
@@ -286,7 +262,7 @@ def this_run(r):
             f"- machine: {m['nproc']} cores, {m['cpu']}, Linux {m['kernel']}, load average before the run "
             f"{' '.join(m['load_before'])}",
             f"- data set: {d['users']:,} users (one shared Argon2id hash), {d['folder_links']:,} folder links, "
-            f"{d['templates']} templates over {d['sites']} sites, {d['customers']} push subscriptions",
+            f"{d['templates']} templates over {d['sites']} sites",
             f"- load: {s['wrk']}; {s['rounds']} rounds, arms interleaved, median reported; warm-up "
             f"{s['warmup_seconds']} s per arm; the login arm and its Argon2id floor alternate in 1 s slices "
             "within each round (this box's Argon2id speed drifts by up to a fifth within seconds)",
@@ -344,13 +320,11 @@ def arms_section(r):
 
 
 FLOOR_HOW = {
-    "argon2-verify": "crypto_pwhash_str_verify of the data set's hash, one process per core (bench/argon2_raw.c)",
-    "argon2-hash": "crypto_pwhash_str with the same m and t, one process per core",
+    "argon2-hash": "crypto_pwhash_str with the m and t of the data set's hash, one process per core "
+                   "(bench/argon2_impls.cpp loop hash)",
     "argon2-verify-fastest": "the fastest implementation of the table below, verify loop, one process per "
                              "core (bench/argon2_impls.cpp loop), in 1 s slices alternating with the "
                              "login arm's (bench/arms.py run_paired)",
-    "push-raw": "encrypt_push_payload + vapid_jwt + header from libsvc_core.a, one process per core "
-                "(bench/push_raw.cpp)",
     "static": "nginx `return 200` with the same JSON body",
     "hello": "bench/hello.c (libfcgi's own prefork loop) behind the same nginx and FastCGI settings",
     "hello-update": "bench/hello_db.c update: hello + one prepared single-row UPDATE by primary key of a row "
@@ -446,5 +420,5 @@ def profile_section(r):
 def render_markdown(r):
     lines = (HOW_TO_RUN + this_run(r) + arms_section(r) + floors_section(r) + profile_section(r) + mail_section(r)
              + memory_section(r) + argon2_section(r) + breached_markdown(r.get("breached"))
-             + mix_markdown(r.get("mix"), "bench-mix.svg"))
+             + mix_markdown(r.get("mix")))
     return "\n".join(lines) + "\n"

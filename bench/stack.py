@@ -44,7 +44,6 @@ class Stack:
         self.env = read_env(self.dir / "env")
         self.http_port = int(self.env["SVC_HTTP_PORT"])
         self.smtp_port = int(self.env["SVC_SMTP_PORT"])
-        self.push_port = int(self.env["SVC_PUSH_PORT"])
         self.site_key = self.env.get("SITE_KEY", "")  # the demo site 1's x-site-key
         self.bench_port = bench_port
         self.bin = Path(bin_dir)

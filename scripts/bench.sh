@@ -19,14 +19,13 @@
 #   SVC_WORKERS [nproc]    svc-fcgi workers, and hello's; SVC_HASHING_WORKERS [same]
 #   SVC_MAX_REQUESTS [10000, the production default]
 #   SVC_OUTBOUND_WORKERS [16]  workers of the outbound pool (push, notification, SMS code)
-#   SVC_OUTBOUND_PER_SITE [0]  [outbound] per_site: off, because the push and
-#                          notification arms load one or a few sites from 32
-#                          connections (a refused push is a 200 too, and would
-#                          count as a fast one); tests/integration/test_outbound_isolation.py covers the cap
+#   SVC_OUTBOUND_PER_SITE [0]  [outbound] per_site: off, because the notification arm
+#                          loads a few sites from 32 connections;
+#                          tests/integration/test_outbound_isolation.py covers the cap
 #   BENCH_FLOOR_DELETE_ROWS [1000000]  rows of the hello-delete-rs256 floor's table
 #                          (bench/floors.sql; each request deletes one)
 #   BENCH_MFA_USERS [1500] users with a TOTP factor the "login-mfa-verify" arm
-#                          enrols first (bench/sign_in_arms.py; a time step serves a user once)
+#                          enrols first (bench/mfa_arm.py; a time step serves a user once)
 #   BENCH_MIX_SECONDS [60] seconds per offered rate of the mixed-traffic open-loop arm (bench/mix.py); 0 skips it
 #   BENCH_MIX_RATES [250,500,1000,1250,1500,1750,2000]  offered rates (req/s), tried in order until one fails
 #   BENCH_MIX_PHP_RATES [100,250,350,500,750,1000]  the same search against the PHP-FPM
@@ -88,20 +87,11 @@ cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSVC_TESTS=OFF >"$out/b
 say "building bench helpers in $helpers"
 gcc -O2 -Wall -Wextra -o "$helpers/hello" bench/hello.c -lfcgi
 gcc -O2 -Wall -Wextra $(mariadb_config --cflags) -o "$helpers/hello_db" bench/hello_db.c -lfcgi -lmariadb -lcrypto
-gcc -O2 -Wall -Wextra -o "$helpers/argon2_raw" bench/argon2_raw.c -lsodium
-# Every packaged Argon2id implementation found here: per-verify times and the
-# login floor (the fastest of them). Optional libraries join if installed.
-impl_flags=(-lsodium)
-[ -e /usr/include/argon2.h ] && impl_flags+=(-largon2)
-[ -e /usr/include/botan-2/botan/argon2.h ] && impl_flags+=(-I/usr/include/botan-2 -lbotan-2)
-[ -e /usr/include/gcrypt.h ] && impl_flags+=(-lgcrypt)
-rm -f "$helpers/argon2_impls"
-g++ -std=c++20 -O2 -Wall -Wextra -o "$helpers/argon2_impls" bench/argon2_impls.cpp "${impl_flags[@]}" \
-  2>"$out/argon2_impls-build.log" || say "bench/argon2_impls.cpp did not build: login floor is libsodium as is"
+# libsodium's Argon2id verify as is and with a kept arena: the login floor is the fastest of them.
+g++ -std=c++20 -O2 -Wall -Wextra -o "$helpers/argon2_impls" bench/argon2_impls.cpp -lsodium
 core_libs=("$build/libsvc_core.a" -lsodium -lcurl -lssl -lcrypto -lPocoNetSSL -lPocoNet -lPocoUtil
   -lPocoFoundation -lmysqlcppconn -lfcgi -lcrypt -lopendkim -lcbor -lqrencode -lzxcvbn)
 g++ -std=c++20 -O2 -Wall -Wextra -o "$helpers/mix_load" bench/mix_load.cpp
-g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/push_raw" bench/push_raw.cpp "${core_libs[@]}"
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/breached_bench" bench/breached_bench.cpp "${core_libs[@]}"
 # Session reuse on/off needs SmtpMailer's reuse_session: measured only if this builds.
 rm -f "$helpers/sender_pass"
@@ -211,9 +201,8 @@ fi
   --php-children "$php_workers" --php-pid "${php_fpm_pid:-0}"
 [ -n "${BENCH_ONLY:-}" ] && exit 0
 
-# Cluster arm (bench/cluster_bench.py, docs/cluster.md): refresh-token and
-# notification through two app hosts vs one, on a local Galera cluster of
-# its own (names and subnet apart from a developer's .cluster/). Needs root;
+# Cluster arm (bench/cluster_bench.py, docs/cluster.md): the write ceiling,
+# three Galera nodes against one, on a local cluster of its own (names and subnet apart from a developer's .cluster/). Needs root;
 # when the cluster cannot come up this prints a skip line, not a failure.
 cluster_dir="$(mktemp -d /tmp/svc-bench-cluster.XXXXXX)"
 cluster_env=(SVC_CLUSTER_DIR="$cluster_dir" SVC_CLUSTER_NAME=svcb SVC_CLUSTER_NET=10.233.0 SVC_BIN_DIR="$build"
