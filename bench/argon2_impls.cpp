@@ -1,22 +1,15 @@
 // libsodium's Argon2id verify as is and with its arena kept, on one stored hash.
 //
-//   argon2_impls compare HASH PASSWORD ROUNDS VERIFIES_PER_ROUND [NAME...]
 //   argon2_impls loop NAME HASH PASSWORD SECONDS PROCS
 //
-// compare: per-verify time of every candidate, interleaved so that they share
-// the machine's noise. Each round runs every candidate (rotating the order)
-// in a freshly forked child, as a pool worker would be: one warm-up verify
-// (not timed, so a kept arena is already faulted in), then
-// VERIFIES_PER_ROUND timed verifies. Prints one JSON line per candidate:
-// median and p90 ms per verify, minor page faults per verify, the child's
-// peak RSS (KiB).
-// loop: NAME's verify in a loop in PROCS processes for SECONDS, printing one
-// JSON line ({"mode","impl","procs","ops","seconds","ops_per_s"}), so `make
-// bench` can use the fastest candidate as the login floor; NAME "hash":
+// NAME's verify in a loop in PROCS processes for SECONDS, printing one JSON
+// line ({"mode","impl","procs","ops","seconds","ops_per_s"}): `make bench`
+// runs each candidate and uses the fastest as the login floor. NAME "hash":
 // crypto_pwhash_str with HASH's m and t instead, the sign-up floor.
 //
 // Candidates (libargon2, Botan 2 and libgcrypt were measured too until issue
-// 52: two to three times slower in every run, docs/benchmarks-history.md):
+// 52: two to three times slower in every run, docs/benchmarks-history.md,
+// where the per-verify times and page faults of each are):
 //   sodium          crypto_pwhash_str_verify as is (fresh mmap per hash)
 //   sodium-kept     the same, libsodium's mmap/munmap of the arena served
 //                   from a region kept per process (interposed below; svc's
@@ -24,7 +17,6 @@
 //   sodium-kept-thp the same, kept region madvise(MADV_HUGEPAGE)
 #include <sodium.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -124,91 +116,6 @@ Candidate hash_candidate(const std::string& hash, const std::string& pw) {
           }};
 }
 
-struct Sample {
-  std::vector<double> ms;
-  double faults = 0;  // per verify
-  long rss_kib = 0;
-};
-
-// Runs one candidate in a child; returns its timings (empty on failure).
-Sample run_child(const Candidate& c, int n) {
-  int fds[2];
-  if (pipe(fds) != 0) exit(1);
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    c.setup();
-    std::vector<double> out(static_cast<size_t>(n) + 2, -1);
-    if (c.verify()) {  // warm-up
-      rusage r0{}, r1{};
-      getrusage(RUSAGE_SELF, &r0);
-      for (int i = 0; i < n; ++i) {
-        double t0 = now_ms();
-        bool ok = c.verify();
-        out[static_cast<size_t>(i)] = ok ? now_ms() - t0 : -1;
-      }
-      getrusage(RUSAGE_SELF, &r1);
-      out[static_cast<size_t>(n)] = static_cast<double>(r1.ru_minflt - r0.ru_minflt) / n;
-      out[static_cast<size_t>(n) + 1] = static_cast<double>(r1.ru_maxrss);
-    }
-    ssize_t w = write(fds[1], out.data(), out.size() * sizeof(double));
-    _exit(w > 0 ? 0 : 1);
-  }
-  close(fds[1]);
-  std::vector<double> in(static_cast<size_t>(n) + 2, -1);
-  size_t got = 0;
-  auto* p = reinterpret_cast<char*>(in.data());
-  while (got < in.size() * sizeof(double)) {
-    ssize_t r = read(fds[0], p + got, in.size() * sizeof(double) - got);
-    if (r <= 0) break;
-    got += static_cast<size_t>(r);
-  }
-  close(fds[0]);
-  waitpid(pid, nullptr, 0);
-  Sample s;
-  for (int i = 0; i < n; ++i)
-    if (in[static_cast<size_t>(i)] < 0) return {};
-  s.ms.assign(in.begin(), in.begin() + n);
-  s.faults = in[static_cast<size_t>(n)];
-  s.rss_kib = static_cast<long>(in[static_cast<size_t>(n) + 1]);
-  return s;
-}
-
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
-
-int compare(const std::vector<Candidate>& all, int rounds, int per, const std::vector<std::string>& names) {
-  std::vector<Candidate> chosen;
-  for (const auto& c : all)
-    if (names.empty() || std::find(names.begin(), names.end(), c.name) != names.end()) chosen.push_back(c);
-  std::vector<Sample> acc(chosen.size());
-  bool failed = false;
-  for (int r = 0; r < rounds; ++r) {
-    for (size_t k = 0; k < chosen.size(); ++k) {
-      size_t i = (k + static_cast<size_t>(r)) % chosen.size();
-      Sample s = run_child(chosen[i], per);
-      if (s.ms.empty()) {
-        fprintf(stderr, "argon2_impls: %s failed to verify\n", chosen[i].name.c_str());
-        failed = true;
-        continue;
-      }
-      acc[i].ms.insert(acc[i].ms.end(), s.ms.begin(), s.ms.end());
-      acc[i].faults += s.faults / rounds;
-      acc[i].rss_kib = std::max(acc[i].rss_kib, s.rss_kib);
-    }
-  }
-  for (size_t i = 0; i < chosen.size(); ++i) {
-    if (acc[i].ms.empty()) continue;
-    printf(
-        "{\"impl\":\"%s\",\"n\":%zu,\"median_ms\":%.2f,\"p90_ms\":%.2f,\"faults_per_verify\":%.0f,\"rss_kib\":%ld}\n",
-        chosen[i].name.c_str(), acc[i].ms.size(), quantile(acc[i].ms, 0.5), quantile(acc[i].ms, 0.9), acc[i].faults,
-        acc[i].rss_kib);
-  }
-  return failed ? 1 : 0;
-}
-
 // One candidate's verify (or hash) loop.
 long verify_loop(void* candidate, double seconds) {
   const Candidate& c = *static_cast<const Candidate*>(candidate);
@@ -234,30 +141,21 @@ int loop(const Candidate& c, double seconds, int procs) {
   return 0;
 }
 
-int usage(const char* argv0) {
-  fprintf(stderr,
-          "usage: %s compare HASH PASSWORD ROUNDS VERIFIES_PER_ROUND [NAME...]\n"
-          "       %s loop NAME HASH PASSWORD SECONDS PROCS\n",
-          argv0, argv0);
-  return 2;
-}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) return usage(argv[0]);
-  if (sodium_init() < 0) return 1;
-  const std::string mode = argv[1];
-  const bool is_loop = mode == "loop";
-  if ((mode != "compare" && !is_loop) || argc < 6 || (is_loop && argc != 7)) return usage(argv[0]);
-  const std::string hash = argv[is_loop ? 3 : 2], pw = argv[is_loop ? 4 : 3];
-  const std::vector<Candidate> all = candidates(hash, pw);
-  if (is_loop) {
-    if (std::string(argv[2]) == "hash") return loop(hash_candidate(hash, pw), atof(argv[5]), std::max(1, atoi(argv[6])));
-    for (const auto& c : all)
-      if (c.name == argv[2]) return loop(c, atof(argv[5]), std::max(1, atoi(argv[6])));
-    fprintf(stderr, "argon2_impls: no candidate %s in this build\n", argv[2]);
+  if (argc != 7 || std::string(argv[1]) != "loop") {
+    fprintf(stderr, "usage: %s loop NAME HASH PASSWORD SECONDS PROCS\n", argv[0]);
     return 2;
   }
-  return compare(all, atoi(argv[4]), atoi(argv[5]), std::vector<std::string>(argv + 6, argv + argc));
+  if (sodium_init() < 0) return 1;
+  const std::string name = argv[2], hash = argv[3], pw = argv[4];
+  const double seconds = atof(argv[5]);
+  const int procs = std::max(1, atoi(argv[6]));
+  if (name == "hash") return loop(hash_candidate(hash, pw), seconds, procs);
+  for (const auto& c : candidates(hash, pw))
+    if (c.name == name) return loop(c, seconds, procs);
+  fprintf(stderr, "argon2_impls: no candidate %s\n", name.c_str());
+  return 2;
 }

@@ -13,10 +13,9 @@ import time
 
 from dataset import PASSWORD, preview_template_id
 from load import SOCKET_ERRORS, parse_wrk, wrk_cmd
-from oidc_pool import CodePool
-from php_peer import PeerRefreshPool
-from refresh_pool import RefreshPool
 from mfa_arm import MfaArm
+from php_peer import PeerRefreshPool
+from pools import CodePool, RefreshPool
 from smtp_loop import smtp_replay
 from stack import CLK_TCK, group_ticks, log, run, status_kib
 
@@ -31,7 +30,7 @@ class Arm:
     flows wrk cannot script: mfa_arm.py). paired_with (a "raw" floor
     only): the arm measured against it; the two then run in alternating
     slices of one turn (run_paired) instead of each in its own. pool: a
-    refresh_pool.FreshPool (RefreshPool, oidc_pool.CodePool): each run gets
+    pools.FreshPool (RefreshPool, CodePool, php_peer.PeerRefreshPool): each run gets
     a request file of fresh sessions or codes, each line sent once (arm.lua "once"), instead of `file`.
     versus: (arm name, target): a second ratio row, this arm ÷ that one
     (another implementation of the same route, e.g. the PHP-FPM peer's)."""
@@ -176,32 +175,17 @@ def merge_slices(parts):
     return out
 
 
-def compare_argon2(stack, password_hash, rounds=3, per_round=5):
-    """Per-verify ms of every Argon2id implementation bench/argon2_impls.cpp was built with,
-    interleaved in one run (each candidate in a fresh process, one untimed warm-up verify)."""
-    exe = stack.helpers / "argon2_impls"
-    if not exe.exists():
-        return []
-    impls = json_lines([str(exe), "compare", password_hash, PASSWORD, str(rounds), str(per_round)])
-    for i in impls:
-        log(f"  argon2id {i['impl']:16s} {i['median_ms']:7.2f} ms/verify (p90 {i['p90_ms']:.2f}, n {i['n']}), "
-            f"{i['faults_per_verify']:.0f} faults/verify, peak RSS {i['rss_kib'] / 1024:.1f} MiB")
-    return impls
+ARGON2_CANDIDATES = ("sodium", "sodium-kept", "sodium-kept-thp")  # bench/argon2_impls.cpp
 
 
-def pick_argon2_floor(stack, password_hash, impls, nproc, seconds=3):
-    """The login floor's implementation: of the candidates within 10 % of
-    the best single-process verify, the one with the most verifies/s in the
-    floor's own loop (nproc processes at once), as the floor runs. Two
-    verifies in parallel share the memory bus and the page walker, which one
-    alone does not show: 4 KiB and 2 MiB pages measure the same alone and
-    apart in parallel. Returns (name, {name: loop verifies/s})."""
-    if not impls:
-        return None, {}
-    best = min(i["median_ms"] for i in impls)
-    near = [i["impl"] for i in impls if i["median_ms"] <= best * 1.1]
+def pick_argon2_floor(stack, password_hash, nproc, seconds=3):
+    """The login floor's implementation: of bench/argon2_impls.cpp's
+    candidates, the one with the most verifies/s in the floor's own loop
+    (nproc processes at once, as the floor runs: two verifies in parallel
+    share the memory bus and the page walker, which one alone does not
+    show). Returns (name, {name: verifies/s})."""
     rates = {}
-    for name in near:
+    for name in ARGON2_CANDIDATES:
         arm = floor_arm(stack, nproc, name, "argon2_impls", "loop", name, password_hash, PASSWORD)
         rates[name] = measure_raw(arm, seconds)["rps"]
         log(f"  argon2id {name:16s} {rates[name]:7.1f} verifies/s in {nproc} processes")
@@ -327,13 +311,13 @@ def only_arms(arms, names):
 def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
     """The arms of a run, in the order they run each round, and the login
     flood the "flood" arm runs beside. `fastest`: the fastest Argon2id
-    implementation compare_argon2 found (None: libsodium's raw loop).
+    implementation pick_argon2_floor found.
     peer: the PHP-FPM peer (bench.py php_peer), whose refresh-token arm
     runs beside svc's when it is up."""
     def post(name, path, file=None, **kw):  # a POST arm, by default with the request file of its name
         return Arm(name, path, "POST", file or files.get(name, "-"), **{"port": stack.http_port, **kw})
 
-    def rotating(tag):  # each run of a refresh arm presents tokens current at that moment (refresh_pool.py)
+    def rotating(tag):  # each run of a refresh arm presents tokens current at that moment (pools.py)
         return RefreshPool(stack.config, stack.sql, args.out, tag)
 
     from user_search_arm import UserSearchArm  # here: it builds on Arm, defined above
@@ -346,7 +330,7 @@ def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
     hashing = {"conns": args.hash_conns}
     # The login floor: a raw verify loop of the fastest implementation measured here.
     # It runs in slices alternating with the login arm's (run_paired).
-    fastest_loop = ("argon2_impls", "loop", fastest or "sodium")
+    fastest_loop = ("argon2_impls", "loop", fastest)
     return [
         Arm("static", "/static", port=stack.bench_port),
         Arm("hello", "/hello", port=stack.bench_port, floor="static"),
@@ -383,7 +367,7 @@ def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
         post("sign-up", "/auth/sign-up", floor="argon2-hash", **hashing),
         # OpenID Connect (issue 39): discovery and JWKS are cached-key JSON; the code exchange deletes the
         # code's row and signs an ES256 access token, an HS256 refresh token and an RS256 ID token, each
-        # request a fresh code (bench/oidc_pool.py).
+        # request a fresh code (bench/pools.py).
         Arm("oidc-discovery", "/oidc/1/.well-known/openid-configuration", port=stack.http_port, floor="hello",
             target=0.7),
         Arm("oidc-jwks", "/oidc/1/jwks", port=stack.http_port, floor="hello", target=0.7),

@@ -1,23 +1,20 @@
 #!/usr/bin/python3
 """The benchmark run behind `make bench` (started by scripts/bench.sh, which
-builds everything, starts the stack and the hello program, and always stops
+builds everything, starts the stack and the floor programs, and always stops
 them). Stdlib only.
 
-Loads the data set, warms up, runs every wrk arm interleaved over the
-rounds, measures the floors (static, hello, the write floors, raw Argon2id,
-raw push crypto, minimal SMTP loop), runs the mix against the PHP-FPM peer,
-and writes bench/results.json and docs/benchmarks.md.
+Loads the data set, warms up, runs every arm of arms.py build_arms (the one
+table: name, request, floor, target) interleaved over the rounds with its
+floors (static, hello, the write floors, raw Argon2id), the sender rounds,
+the mix against the PHP-FPM peer and the breached-list rows, and writes
+bench/results.json and docs/benchmarks.md (report.py).
 
-The parts: stack.py (the running stack and /proc accounting), dataset.py
-(the data set and the arms' request files), load.py (wrk and the Python
-clients' closed loop), arms.py (the table of arms, build_arms: name,
-request, floor, target, one row each; the floors and the sender rounds),
-mfa_arm.py and user_search_arm.py (arms wrk cannot script alone),
-refresh_pool.py and oidc_pool.py (fresh sessions and codes for the arms
-whose requests are good once), mix.py (the mixed-traffic arm), php_peer.py
-(the PHP-FPM peer: its refresh-token arm and its side of the mix),
-breached_rows.py (the breached-list rows) and report.py (results.json and
-docs/benchmarks.md). This file only runs them in order.
+The other parts: stack.py (the running stack and /proc accounting),
+dataset.py (the data set and the request files), load.py (wrk and the Python
+clients' closed loop), mfa_arm.py and user_search_arm.py (arms wrk cannot
+script alone), pools.py (requests good once: rotating refresh tokens,
+authorization codes), mix.py (the mixed-traffic arm), php_peer.py (the
+PHP-FPM peer) and breached_rows.py. This file only runs them in order.
 """
 
 import argparse
@@ -27,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from arms import build_arms, compare_argon2, only_arms, pick_argon2_floor, run_arm, run_paired, run_sender_rounds
+from arms import build_arms, only_arms, pick_argon2_floor, run_arm, run_paired, run_sender_rounds
 from breached_rows import ENTRIES as BREACHED_ENTRIES, breached_ratios, measure_breached
 from dataset import load_data
 from mix import run_mix
@@ -154,9 +151,8 @@ def measure_all(stack, args, out):
     peer = php_peer(stack, args, files)
     if args.only == "mix":
         return run_mix_only(stack, args, files, peer, out)
-    log("argon2id implementations, per verify (bench/argon2_impls.cpp)")
-    argon2_impls = compare_argon2(stack, password_hash)
-    fastest, loop_rates = pick_argon2_floor(stack, password_hash, argon2_impls, os.cpu_count())
+    log("argon2id implementations, verifies/s in the login floor's loop (bench/argon2_impls.cpp)")
+    fastest, loop_rates = pick_argon2_floor(stack, password_hash, os.cpu_count())
     arms, flood = build_arms(stack, args, files, password_hash, fastest, os.cpu_count(), peer)
     if args.only:
         arms = only_arms(arms, args.only.split(","))
@@ -180,7 +176,7 @@ def measure_all(stack, args, out):
     time.sleep(0.5)
     results = assemble(args, stack, arms, runs, mail, (idle_rss, worker_rss(stack, tail)), counts,
                        password_hash, time.monotonic() - started)
-    results["argon2_impls"] = {"fastest": fastest, "runs": argon2_impls, "loop_verifies_per_s": loop_rates}
+    results["argon2_impls"] = {"fastest": fastest, "loop_verifies_per_s": loop_rates}
     if BREACHED_ENTRIES:
         log("breached-password list (bench/breached_bench.cpp)")
         results["breached"] = measure_breached(stack.helpers, out, args.rounds)

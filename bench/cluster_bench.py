@@ -34,7 +34,7 @@ from pathlib import Path
 
 from dataset import request_line
 from load import wrk
-from refresh_pool import RefreshPool
+from pools import RefreshPool
 from stack import REPO, read_env
 
 CEILING_ARMS = {"sign-up": "/auth/sign-up", "refresh-token": "/auth/refresh-token",

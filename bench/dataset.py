@@ -141,7 +141,7 @@ def write_request_files(stack, out, rnd):
         "email-code-unknown": [{"email": unknown, "appID": 2}],
         "sign-up": [{"email": "new-{uniq}@example.com", "password": "Analytical@1", "firstname": "Ada",
                      "lastname": "Lovelace", "appID": 1}],
-        # (refresh-token: no file here; its tokens rotate, so each run mints its own: refresh_pool.py)
+        # (refresh-token: no file here; its tokens rotate, so each run mints its own: pools.py)
         # encrypted ids of 64 random users
         "user-email": [{"userId": stack.admin("mint-user-id", "--user", str(USER_ID_BASE + rnd.randint(1, USERS)),
                                               "--ttl", "2h")} for _ in range(64)],

@@ -26,7 +26,7 @@ SOCKET_ERRORS = ("connect", "read", "write", "timeout")
 def wrk_cmd(url, method="GET", file="-", seconds=5, conns=32, prefix="b", expect="2xx", timeout="5s",
             order="random"):
     """wrk -t1 with arm.lua: `file` is "-" (no body) or a request file (dataset.py's format); order "once":
-    each line once, in order (refresh_pool.py)."""
+    each line once, in order (pools.py)."""
     seconds = max(1, int(round(float(seconds))))  # wrk takes whole seconds
     return ["wrk", "-t1", f"-c{conns}", f"-d{seconds}s", f"--timeout={timeout}", "--latency", "-s", str(ARM_LUA),
             url, "--", method, str(file), expect, prefix, order]

@@ -1,24 +1,20 @@
 """The mixed-traffic arm of `make bench`: an open loop at fixed offered
-rates (not a closed loop like wrk), svc against the PHP-FPM peer, BENCH_MIX_RUNS
-times in a row: 60 % refresh-token, 10 % login, 10 %
+rates (not a closed loop like wrk), svc then the PHP-FPM peer with the same
+seeds, BENCH_MIX_RUNS times in a row: 60 % refresh-token, 10 % login, 10 %
 notification, 10 % getFolderLimits, 5 % user-email, 5 % request-pass, with
-svc-sender draining the outbox meanwhile. Part of bench/bench.py. The
-requests go out from bench/mix_load.cpp (one thread, epoll, kept HTTP/1.1
-connections to nginx), which costs the machine a few microseconds of CPU per
-request where Python's asyncio cost about 160: each step reports who spent
-the CPU (svc-fcgi, MariaDB, nginx, the sender, the SMTP sink, the generator).
+svc-sender draining the outbox meanwhile. The requests go out from
+bench/mix_load.cpp (one thread, epoll, kept HTTP/1.1 connections to nginx, a
+few µs of CPU a request); each step reports who spent the CPU.
 
 Request i of a step is due at start + i / rate whatever happened before it;
-its latency runs from that due time to the end of its reply, so a server
-that falls behind shows as latency (no coordinated omission). Per step and
-route: p50, p99, p99.9 and non-2xx replies. A step passes when every route's
-p99 stays under 50 ms (login, on the Argon2id pool: 250 ms), nothing but 2xx
-came back, and the generator itself kept the schedule. A 429 is the hashing
-pool's bounded queue refusing a request at once (nginx `limit_conn
-svc_hashing`, issue 42): counted apart as "shed", not a failure while it is at
-most SHED_LIMIT of the route's requests, and left out of the p99. Rates are tried in
-ascending order and the search stops at the first step that fails, so it is
-bounded by the list; the highest passing rate is the sustainable one.
+its latency runs from that due time to the end of its reply (no coordinated
+omission). A step passes when every route's p99 stays under 50 ms (login,
+on the Argon2id pool: 250 ms), nothing but 2xx came back, and the generator
+kept the schedule. A 429 is the hashing pool's bounded queue refusing a
+request at once (nginx `limit_conn svc_hashing`): counted apart as "shed",
+not a failure while it is at most SHED_LIMIT of the route's requests, and
+left out of the p99. Rates are tried in ascending order until a step fails;
+the highest passing rate is the sustainable one.
 """
 
 import os
@@ -30,7 +26,7 @@ from pathlib import Path
 
 from dataset import parse_line
 from php_peer import PeerRefreshPool
-from refresh_pool import RefreshPool
+from pools import RefreshPool
 from stack import CLK_TCK, group_ticks, log
 
 ROUTES = [  # name, path, share in percent
@@ -249,12 +245,6 @@ def run_mix(stack, files, rates, seconds, peer=None, runs=1):
     return {"outbox_pending_after": left, "mix": {n: w for n, _, w in ROUTES}, "p99_limit_ms": P99_LIMIT_MS,
             "slow_p99_limit_ms": SLOW_P99_LIMIT_MS, "shed_limit": SHED_LIMIT, "slow_routes": sorted(SLOW_ROUTES),
             "runs": results}
-
-
-def worst_p99(step, slow):
-    """The highest p99 of a step among the hashing routes (slow) or among the others."""
-    vals = [r["p99_ms"] for n, r in step["routes"].items() if (n in SLOW_ROUTES) == slow and r["p99_ms"] is not None]
-    return max(vals) if vals else None
 
 
 def step_rows(steps):

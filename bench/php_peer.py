@@ -28,7 +28,7 @@ from pathlib import Path
 
 from dataset import USER_ID_BASE, USERS, parse_line, refresh_body
 from load import Client
-from refresh_pool import REFRESH_TTL, FreshPool, RefreshPool, b64url
+from pools import REFRESH_TTL, FreshPool, RefreshPool, b64url
 from stack import log
 
 SESSIONS_TABLE = """

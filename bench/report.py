@@ -296,7 +296,7 @@ def arms_section(r):
     if flood.get("flood_login_rps") is not None:
         lines += ["", f"During the flood arm, the login flood itself ran at {flood['flood_login_rps']:.1f} req/s "
                       f"({flood.get('flood_unexpected', 0)} unexpected replies)."]
-    lines += ["", "The refresh-token arms rotate on every request: before each run bench/refresh_pool.py inserts "
+    lines += ["", "The refresh-token arms rotate on every request: before each run bench/pools.py inserts "
                   "fresh sessions of bench users into svc_sessions (generation 1) and mints their refresh tokens "
                   "with the stack's [keys] jwt secret, one request line per session, twice as many as the arm's "
                   "fastest rate so far needs; bench/wrk/arm.lua sends each line once (a run that used them all "
@@ -309,7 +309,7 @@ def arms_section(r):
         lines += ["", "oidc-token-code is the OpenID Connect code-for-token exchange (POST /oidc/1/token, "
                       "grant_type=authorization_code, a confidential client with client_secret_basic, scope "
                       "\"openid email profile\"): each request a fresh code, sent once; before each run "
-                      "bench/oidc_pool.py inserts a svc session and an svc_oauth_codes row per request straight "
+                      "bench/pools.py inserts a svc session and an svc_oauth_codes row per request straight "
                       "into the database, as src/oidc/flow.cpp issue_code stores them. A reply consumes the "
                       "code's row and signs an ES256 access token, an HS256 refresh token and an RS256 ID token."]
     exhausted = {n: a["exhausted"] for n, a in r["arms"].items() if a.get("exhausted")}
@@ -322,9 +322,9 @@ def arms_section(r):
 FLOOR_HOW = {
     "argon2-hash": "crypto_pwhash_str with the m and t of the data set's hash, one process per core "
                    "(bench/argon2_impls.cpp loop hash)",
-    "argon2-verify-fastest": "the fastest implementation of the table below, verify loop, one process per "
-                             "core (bench/argon2_impls.cpp loop), in 1 s slices alternating with the "
-                             "login arm's (bench/arms.py run_paired)",
+    "argon2-verify-fastest": "the fastest of libsodium's verify as is, with a kept arena and with a kept "
+                             "arena in huge pages (bench/argon2_impls.cpp), verify loop, one process per core, "
+                             "in 1 s slices alternating with the login arm's (bench/arms.py run_paired)",
     "static": "nginx `return 200` with the same JSON body",
     "hello": "bench/hello.c (libfcgi's own prefork loop) behind the same nginx and FastCGI settings",
     "hello-update": "bench/hello_db.c update: hello + one prepared single-row UPDATE by primary key of a row "
@@ -339,8 +339,12 @@ FLOOR_HOW = {
 def floors_section(r):
     names = [n for n, a in r["arms"].items() if a["kind"] == "raw"] + [n for n in FLOOR_HOW if n in r["arms"]
                                                                        and r["arms"][n]["kind"] != "raw"]
+    argon2 = r.get("argon2_impls") or {}
     return ["", "## Floors", ""] + table(["floor", "ops/s:", "how"], [
-        [n, fmt(r["arms"][n]["rps"], 1), FLOOR_HOW.get(n, "")] for n in names])
+        [n, fmt(r["arms"][n]["rps"], 1), FLOOR_HOW.get(n, "")] for n in names]) + ([
+            "", f"The login floor's implementation, {argon2['fastest']}, had the most verifies/s in its own loop "
+                "before the rounds: " + ", ".join(f"{n} {v:.1f}/s" for n, v in argon2["loop_verifies_per_s"].items())
+                + "."] if argon2.get("fastest") else [])
 
 
 MAIL_HOW = {"sender": "svc-sender one-shot pass (process wall time)",
@@ -374,22 +378,6 @@ def memory_section(r):
         for when in ("after_warmup", "at_end")]
 
 
-def argon2_section(r):
-    impls = r.get("argon2_impls", {}).get("runs")
-    if not impls:
-        return []
-    rates = r["argon2_impls"].get("loop_verifies_per_s") or {}
-    loop = " (" + ", ".join(f"{n} {v:.1f}/s" for n, v in rates.items()) + ")" if rates else ""
-    return ["", "## Argon2id implementations (this run)", "",
-            f"Same stored hash, interleaved, each in a fresh process after one untimed verify "
-            f"(bench/argon2_impls.cpp); fastest: **{r['argon2_impls']['fastest']}**, the login floor: of "
-            "the candidates within 10 % of the best time alone, the one with the most verifies/s in the "
-            "floor's own loop, one process per core" + loop + ".", ""] + table(
-        ["implementation", "ms/verify (median):", "p90:", "verifies:", "page faults/verify:", "peak RSS MiB:"],
-        [[i["impl"], fmt(i["median_ms"]), fmt(i["p90_ms"]), i["n"], f"{i['faults_per_verify']:.0f}",
-          fmt(i["rss_kib"] / 1024, 1)] for i in impls])
-
-
 def profile_section(r):
     """Where the time goes for every arm with a target against a floor: CPU per request of each process
     group (arm and floor, from /proc over the arm) and MariaDB statements per request (Questions)."""
@@ -419,6 +407,6 @@ def profile_section(r):
 
 def render_markdown(r):
     lines = (HOW_TO_RUN + this_run(r) + arms_section(r) + floors_section(r) + profile_section(r) + mail_section(r)
-             + memory_section(r) + argon2_section(r) + breached_markdown(r.get("breached"))
+             + memory_section(r) + breached_markdown(r.get("breached"))
              + mix_markdown(r.get("mix")))
     return "\n".join(lines) + "\n"
