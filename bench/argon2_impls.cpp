@@ -110,7 +110,8 @@ Candidate hash_candidate(const std::string& hash, const std::string& pw) {
   unsigned m = 0, t = 0;
   const char* params = strstr(hash.c_str(), "$m=");
   if (!params || sscanf(params, "$m=%u,t=%u", &m, &t) != 2) m = t = 0;
-  return {"hash", [] {}, [m, t, pw] {
+  return {"hash", [] {},
+          [m, t, pw] {
             char out[crypto_pwhash_STRBYTES];
             return m > 0 && crypto_pwhash_str(out, pw.data(), pw.size(), t, size_t{m} * 1024) == 0;
           }};
@@ -137,10 +138,10 @@ int loop(const Candidate& c, double seconds, int procs) {
     return 1;
   }
   printf("{\"mode\":\"%s\",\"impl\":\"%s\",\"procs\":%d,\"ops\":%ld,\"seconds\":%.3f,\"ops_per_s\":%.2f}\n",
-         c.name == "hash" ? "hash" : "verify", c.name.c_str(), procs, total, elapsed, static_cast<double>(total) / elapsed);
+         c.name == "hash" ? "hash" : "verify", c.name.c_str(), procs, total, elapsed,
+         static_cast<double>(total) / elapsed);
   return 0;
 }
-
 
 }  // namespace
 

@@ -113,8 +113,10 @@ static int serve(int listen_fd, int worker) {
     if (ok) {
       FCGX_PutStr(kReply, (int)sizeof kReply - 1, request.out);
     } else {
-      FCGX_FPrintF(request.out, "Status: 500 Internal Server Error\r\nContent-Type: application/json\r\n\r\n"
-                                "{\"status\":\"Failed\",\"message\":\"%s\"}", mysql_stmt_error(st));
+      FCGX_FPrintF(request.out,
+                   "Status: 500 Internal Server Error\r\nContent-Type: application/json\r\n\r\n"
+                   "{\"status\":\"Failed\",\"message\":\"%s\"}",
+                   mysql_stmt_error(st));
     }
     FCGX_Finish_r(&request);
   }

@@ -286,32 +286,25 @@ def arms_section(r):
                      fmt(a["peak_rss_kib"] / 1024 if a["peak_rss_kib"] else None, 1), bad,
                      "yes" if a["valid"] else "NO"])
     lines = ["", "## Arms", "",
-             "Medians over the rounds. CPU = user+system time of nginx, svc-fcgi (master and both pools), mysqld and",
-             "the hello program over the arm, per request. RSS = largest VmHWM among the workers that served the arm.",
-             "`unexpected` counts replies with another status than expected (2xx; 401 for unknown-user logins);",
-             "an arm with any, or with socket errors, is invalid.", ""]
+             "Medians over the rounds. CPU = user+system time of nginx, svc-fcgi (master and all pools), mysqld,",
+             "the floor programs and PHP-FPM over the arm, per request (by process: the profile section). RSS =",
+             "largest VmHWM among the svc-fcgi workers that served the arm. `unexpected` counts replies with",
+             "another status than expected (2xx; 401 for unknown-user logins); an arm with any, or with socket",
+             "errors, is invalid.", ""]
     lines += table(["arm", "req/s:", "p50 ms:", "p99 ms:", "CPU µs/req:", "peak RSS MiB:", "unexpected:", "valid"],
                    rows)
     flood = r["arms"].get("refresh-token-under-login-flood", {})
     if flood.get("flood_login_rps") is not None:
         lines += ["", f"During the flood arm, the login flood itself ran at {flood['flood_login_rps']:.1f} req/s "
                       f"({flood.get('flood_unexpected', 0)} unexpected replies)."]
-    lines += ["", "The refresh-token arms rotate on every request: before each run bench/pools.py inserts "
-                  "fresh sessions of bench users into svc_sessions (generation 1) and mints their refresh tokens "
-                  "with the stack's [keys] jwt secret, one request line per session, twice as many as the arm's "
-                  "fastest rate so far needs; bench/wrk/arm.lua sends each line once (a run that used them all "
-                  "is invalid). So every reply is a rotation and any 401 makes the arm invalid. "
-                  "php-refresh-token is the PHP-FPM peer (bench/php-peer/) beside it, rotating the same way: a "
-                  "row of its own session table, one conditional UPDATE that a reused token fails, the user "
-                  "read, an ES256 access token and an HS256 refresh token (bench/php_peer.py PeerRefreshPool "
-                  "gives it fresh sessions the same way)."]
-    if "oidc-token-code" in r["arms"]:
-        lines += ["", "oidc-token-code is the OpenID Connect code-for-token exchange (POST /oidc/1/token, "
-                      "grant_type=authorization_code, a confidential client with client_secret_basic, scope "
-                      "\"openid email profile\"): each request a fresh code, sent once; before each run "
-                      "bench/pools.py inserts a svc session and an svc_oauth_codes row per request straight "
-                      "into the database, as src/oidc/flow.cpp issue_code stores them. A reply consumes the "
-                      "code's row and signs an ES256 access token, an HS256 refresh token and an RS256 ID token."]
+    lines += ["", "Requests good once (bench/pools.py, each line sent once; a run that used them all is invalid): "
+                  "the refresh-token arms present a fresh session's current token, so every reply is a rotation; "
+                  "php-refresh-token is the PHP-FPM peer (bench/php-peer/) rotating the same way (a row of its "
+                  "own session table, one conditional UPDATE that a reused token fails, the user read, an ES256 "
+                  "access token and an HS256 refresh token); oidc-token-code (POST /oidc/1/token, "
+                  "grant_type=authorization_code, client_secret_basic, scope \"openid email profile\") presents "
+                  "a fresh code stored as src/oidc/flow.cpp issue_code stores it, and its reply consumes the "
+                  "code's row and signs an ES256 access token, an HS256 refresh token and an RS256 ID token."]
     exhausted = {n: a["exhausted"] for n, a in r["arms"].items() if a.get("exhausted")}
     if exhausted:
         lines += ["", "Runs that used up their fresh tokens before their end (invalid): " +
