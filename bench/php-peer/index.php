@@ -54,7 +54,9 @@ function login(): array
     $app = $f->id('appID', false) ?? 0;
     $table = $f->table('authTable', AUTH_TABLES, false);
     $f->check();
-    $user = query('SELECT ' . USER_COLUMNS . " FROM `$table` WHERE user_email = ?", [$email])->fetch();
+    // An address is unique within its user pool: the site's (appID), or the default pool 1 without one.
+    $user = query('SELECT ' . USER_COLUMNS . " FROM `$table` WHERE pool_id = COALESCE((SELECT user_pool"
+        . ' FROM svc_sites WHERE id = ?), 1) AND user_email = ?', [$app, $email])->fetch();
     $hash = $user ? (string)$user['password'] : DUMMY_HASH;
     if (!password_verify($password, $hash) || !$user || !$user['active']) {
         throw Reply::failed(401, 'Invalid credentials');
@@ -157,7 +159,8 @@ function request_pass(): array
     if ($base === null || $url !== null && !array_filter($bases, fn($b) => str_starts_with($url, $b))) {
         throw Reply::validation([['field' => 'url', 'message' => 'url must start with a reset URL this application allows']]);
     }
-    $user = query('SELECT ' . USER_COLUMNS . " FROM `$table` WHERE user_email = ?", [$email])->fetch();
+    $user = query('SELECT ' . USER_COLUMNS . " FROM `$table` WHERE pool_id = ? AND user_email = ?",
+        [$site['user_pool'], $email])->fetch();
     // The same reply whether or not the address is registered; only a user who may reset is mailed.
     if ($user && $user['active'] && (string)$user['password'] !== '' && !$site['disable_email']) {
         queue_reset_mail($site, $user, $table, $base);

@@ -280,8 +280,8 @@ function header_value(string $name): string
 /** An active site by id, or null. */
 function find_site(int $id): ?array
 {
-    $row = query('SELECT id, active, disable_email, reset_url, email_from, email_cc, email_bcc, api_key_hash'
-        . ' FROM svc_sites WHERE id = ?', [$id])->fetch();
+    $row = query('SELECT id, active, disable_email, reset_url, email_from, email_cc, email_bcc, api_key_hash,'
+        . ' user_pool FROM svc_sites WHERE id = ?', [$id])->fetch();
     return $row && $row['active'] ? $row : null;
 }
 
