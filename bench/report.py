@@ -233,7 +233,7 @@ that may cost time. Earlier runs and the profiles by hand: [benchmarks-history.m
 ## How to run
 
 ```sh
-make bench                                   # about 25 minutes on 2 cores, plus a first Release build
+make bench              # 30 to 50 minutes on 2 cores (three mix comparisons), plus a first Release build
 BENCH_SECONDS=2 BENCH_ROUNDS=1 BENCH_MIX_SECONDS=5 BENCH_MIX_RATES=250 BENCH_MIX_PHP_RATES=100 \\
   BENCH_MIX_RUNS=1 BENCH_BREACHED_ENTRIES=0 BENCH_CLUSTER=0 BENCH_FLOOR_DELETE_ROWS=100000 make bench  # smoke run
 ```
