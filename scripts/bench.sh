@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make bench`: builds a Release svc and the bench helpers, starts its own
-# stack in a temporary directory (access log off, sender loop off, the hello
-# program and bench-only server blocks inside the same nginx, the PHP-FPM
-# peer of the mix arm), runs bench/bench.py, and always stops everything it
+# stack in a temporary directory (access log off, sender loop off, the floor
+# programs bench/hello.c and bench/hello_db.c and bench-only server blocks
+# inside the same nginx, the PHP-FPM peer), runs bench/bench.py, then the
+# cluster arm, and always stops everything it
 # started (trap), also on error or Ctrl-C. Writes docs/benchmarks.md and
 # bench/results.json; raw files and logs of the last run go to bench/out/
 # (not in git).
