@@ -1,46 +1,22 @@
-// Argon2id implementations packaged for this machine, on one stored hash.
+// libsodium's Argon2id verify as is and with its arena kept, on one stored hash.
 //
-//   argon2_impls compare HASH PASSWORD ROUNDS VERIFIES_PER_ROUND [NAME...]
 //   argon2_impls loop NAME HASH PASSWORD SECONDS PROCS
 //
-// compare: per-verify time of every candidate, interleaved so that they share
-// the machine's noise. Each round runs every candidate (rotating the order)
-// in a freshly forked child, as a pool worker would be: one warm-up verify
-// (not timed, so a kept arena is already faulted in), then
-// VERIFIES_PER_ROUND timed verifies. Prints one JSON line per candidate:
-// median and p90 ms per verify, minor page faults per verify, the child's
-// peak RSS (KiB).
-// loop: NAME's verify in a loop in PROCS processes for SECONDS, printing
-// argon2_raw's JSON line ({"mode","procs","ops","seconds","ops_per_s"}), so
-// `make bench` can use the fastest candidate as the login floor.
+// NAME's verify in a loop in PROCS processes for SECONDS, printing one JSON
+// line ({"mode","impl","procs","ops","seconds","ops_per_s"}): `make bench`
+// runs each candidate and uses the fastest as the login floor. NAME "hash":
+// crypto_pwhash_str with HASH's m and t instead, the sign-up floor.
 //
-// Candidates (those whose library was found at build time):
+// Candidates (libargon2, Botan 2 and libgcrypt were measured too until issue
+// 52: two to three times slower in every run, docs/benchmarks-history.md,
+// where the per-verify times and page faults of each are):
 //   sodium          crypto_pwhash_str_verify as is (fresh mmap per hash)
 //   sodium-kept     the same, libsodium's mmap/munmap of the arena served
 //                   from a region kept per process (interposed below; svc's
 //                   own version is src/crypto/argon2_arena.cpp)
 //   sodium-kept-thp the same, kept region madvise(MADV_HUGEPAGE)
-//   libargon2       Debian's libargon2 argon2id_verify (malloc per hash)
-//   libargon2-arena libargon2 argon2id_ctx with allocate_cbk -> kept region
-//   botan           Botan 2 argon2_check_pwhash (glibc malloc, default tuning)
-//   botan-mallopt   the same after mallopt(M_MMAP_THRESHOLD/M_TRIM_THRESHOLD)
-//   gcrypt          libgcrypt 1.10 gcry_kdf_* ARGON2ID (malloc per hash)
-#if __has_include(<argon2.h>)
-#include <argon2.h>
-#define HAVE_LIBARGON2 1
-#endif
-#if __has_include(<botan/argon2.h>)
-#include <botan/argon2.h>
-#define HAVE_BOTAN 1
-#endif
-#if __has_include(<gcrypt.h>)
-#include <gcrypt.h>
-#define HAVE_GCRYPT 1
-#endif
-#include <malloc.h>
 #include <sodium.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -108,83 +84,13 @@ namespace {
 
 double now_ms() { return bench_now_s() * 1e3; }
 
-struct Encoded {
-  uint32_t m = 0, t = 0, p = 0;
-  std::vector<unsigned char> salt, hash;
-};
-
-bool b64(const std::string& s, std::vector<unsigned char>& out) {
-  out.resize(s.size());
-  size_t n = 0;
-  if (sodium_base642bin(out.data(), out.size(), s.data(), s.size(), nullptr, &n, nullptr,
-                        sodium_base64_VARIANT_ORIGINAL_NO_PADDING) != 0)
-    return false;
-  out.resize(n);
-  return true;
-}
-
-bool parse(const std::string& enc, Encoded& e) {
-  unsigned v = 0;
-  if (sscanf(enc.c_str(), "$argon2id$v=%u$m=%u,t=%u,p=%u$", &v, &e.m, &e.t, &e.p) != 4 || v != 19) return false;
-  size_t s1 = enc.rfind('$');
-  size_t s0 = enc.rfind('$', s1 - 1);
-  return b64(enc.substr(s0 + 1, s1 - s0 - 1), e.salt) && b64(enc.substr(s1 + 1), e.hash);
-}
-
-#ifdef HAVE_LIBARGON2
-std::vector<unsigned char> g_arena;
-int arena_alloc(uint8_t** mem, size_t bytes) {
-  if (g_arena.size() < bytes) return -1;
-  *mem = g_arena.data();
-  return 0;
-}
-void arena_free(uint8_t*, size_t) {}
-
-bool libargon2_ctx(const Encoded& e, const std::string& pw, bool arena) {
-  std::vector<unsigned char> out(e.hash.size());
-  argon2_context c{};
-  c.out = out.data();
-  c.outlen = static_cast<uint32_t>(out.size());
-  c.pwd = reinterpret_cast<uint8_t*>(const_cast<char*>(pw.data()));
-  c.pwdlen = static_cast<uint32_t>(pw.size());
-  c.salt = const_cast<uint8_t*>(e.salt.data());
-  c.saltlen = static_cast<uint32_t>(e.salt.size());
-  c.t_cost = e.t;
-  c.m_cost = e.m;
-  c.lanes = c.threads = e.p;
-  c.version = ARGON2_VERSION_13;
-  if (arena) {
-    c.allocate_cbk = arena_alloc;
-    c.free_cbk = arena_free;
-  }
-  if (argon2id_ctx(&c) != ARGON2_OK) return false;
-  return sodium_memcmp(out.data(), e.hash.data(), out.size()) == 0;
-}
-
-#endif
-
-#ifdef HAVE_GCRYPT
-bool gcrypt_verify(const Encoded& e, const std::string& pw) {
-  const unsigned long params[4] = {e.hash.size(), e.t, e.m, e.p};
-  gcry_kdf_hd_t hd = nullptr;
-  if (gcry_kdf_open(&hd, GCRY_KDF_ARGON2, GCRY_KDF_ARGON2ID, params, 4, pw.data(), pw.size(), e.salt.data(),
-                    e.salt.size(), nullptr, 0, nullptr, 0) != 0)
-    return false;
-  std::vector<unsigned char> out(e.hash.size());
-  bool ok = gcry_kdf_compute(hd, nullptr) == 0 && gcry_kdf_final(hd, out.size(), out.data()) == 0;
-  gcry_kdf_close(hd);
-  return ok && sodium_memcmp(out.data(), e.hash.data(), out.size()) == 0;
-}
-
-#endif
-
 struct Candidate {
   std::string name;
   std::function<void()> setup;
   std::function<bool()> verify;
 };
 
-std::vector<Candidate> candidates(const std::string& hash, const std::string& pw, const Encoded& e) {
+std::vector<Candidate> candidates(const std::string& hash, const std::string& pw) {
   auto sodium = [hash, pw] { return crypto_pwhash_str_verify(hash.c_str(), pw.data(), pw.size()) == 0; };
   auto sodium_kept = [hash, pw] {
     g_armed = true;
@@ -192,119 +98,26 @@ std::vector<Candidate> candidates(const std::string& hash, const std::string& pw
     g_armed = false;
     return ok;
   };
-  std::vector<Candidate> c = {
+  return {
       {"sodium", [] {}, sodium},
       {"sodium-kept", [] {}, sodium_kept},
       {"sodium-kept-thp", [] { g_thp = true; }, sodium_kept},
   };
-#ifdef HAVE_LIBARGON2
-  c.push_back(
-      {"libargon2", [] {}, [hash, pw] { return argon2id_verify(hash.c_str(), pw.data(), pw.size()) == ARGON2_OK; }});
-  c.push_back({"libargon2-arena", [e] { g_arena.assign(size_t{e.m} * 1024, 0); },
-               [e, pw] { return libargon2_ctx(e, pw, true); }});
-#endif
-#ifdef HAVE_BOTAN
-  auto botan = [hash, pw] { return Botan::argon2_check_pwhash(pw.data(), pw.size(), hash); };
-  c.push_back({"botan", [] {}, botan});
-  c.push_back({"botan-mallopt",
-               [] {
-                 mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
-                 mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
-               },
-               botan});
-#endif
-#ifdef HAVE_GCRYPT
-  c.push_back({"gcrypt", [] { gcry_check_version(nullptr); }, [e, pw] { return gcrypt_verify(e, pw); }});
-#endif
-  return c;
 }
 
-struct Sample {
-  std::vector<double> ms;
-  double faults = 0;  // per verify
-  long rss_kib = 0;
-};
-
-// Runs one candidate in a child; returns its timings (empty on failure).
-Sample run_child(const Candidate& c, int n) {
-  int fds[2];
-  if (pipe(fds) != 0) exit(1);
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    c.setup();
-    std::vector<double> out(static_cast<size_t>(n) + 2, -1);
-    if (c.verify()) {  // warm-up
-      rusage r0{}, r1{};
-      getrusage(RUSAGE_SELF, &r0);
-      for (int i = 0; i < n; ++i) {
-        double t0 = now_ms();
-        bool ok = c.verify();
-        out[static_cast<size_t>(i)] = ok ? now_ms() - t0 : -1;
-      }
-      getrusage(RUSAGE_SELF, &r1);
-      out[static_cast<size_t>(n)] = static_cast<double>(r1.ru_minflt - r0.ru_minflt) / n;
-      out[static_cast<size_t>(n) + 1] = static_cast<double>(r1.ru_maxrss);
-    }
-    ssize_t w = write(fds[1], out.data(), out.size() * sizeof(double));
-    _exit(w > 0 ? 0 : 1);
-  }
-  close(fds[1]);
-  std::vector<double> in(static_cast<size_t>(n) + 2, -1);
-  size_t got = 0;
-  auto* p = reinterpret_cast<char*>(in.data());
-  while (got < in.size() * sizeof(double)) {
-    ssize_t r = read(fds[0], p + got, in.size() * sizeof(double) - got);
-    if (r <= 0) break;
-    got += static_cast<size_t>(r);
-  }
-  close(fds[0]);
-  waitpid(pid, nullptr, 0);
-  Sample s;
-  for (int i = 0; i < n; ++i)
-    if (in[static_cast<size_t>(i)] < 0) return {};
-  s.ms.assign(in.begin(), in.begin() + n);
-  s.faults = in[static_cast<size_t>(n)];
-  s.rss_kib = static_cast<long>(in[static_cast<size_t>(n) + 1]);
-  return s;
+// The sign-up floor: a new hash with the stored hash's m and t (not a candidate of compare).
+Candidate hash_candidate(const std::string& hash, const std::string& pw) {
+  unsigned m = 0, t = 0;
+  const char* params = strstr(hash.c_str(), "$m=");
+  if (!params || sscanf(params, "$m=%u,t=%u", &m, &t) != 2) m = t = 0;
+  return {"hash", [] {},
+          [m, t, pw] {
+            char out[crypto_pwhash_STRBYTES];
+            return m > 0 && crypto_pwhash_str(out, pw.data(), pw.size(), t, size_t{m} * 1024) == 0;
+          }};
 }
 
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
-
-int compare(const std::vector<Candidate>& all, int rounds, int per, const std::vector<std::string>& names) {
-  std::vector<Candidate> chosen;
-  for (const auto& c : all)
-    if (names.empty() || std::find(names.begin(), names.end(), c.name) != names.end()) chosen.push_back(c);
-  std::vector<Sample> acc(chosen.size());
-  bool failed = false;
-  for (int r = 0; r < rounds; ++r) {
-    for (size_t k = 0; k < chosen.size(); ++k) {
-      size_t i = (k + static_cast<size_t>(r)) % chosen.size();
-      Sample s = run_child(chosen[i], per);
-      if (s.ms.empty()) {
-        fprintf(stderr, "argon2_impls: %s failed to verify\n", chosen[i].name.c_str());
-        failed = true;
-        continue;
-      }
-      acc[i].ms.insert(acc[i].ms.end(), s.ms.begin(), s.ms.end());
-      acc[i].faults += s.faults / rounds;
-      acc[i].rss_kib = std::max(acc[i].rss_kib, s.rss_kib);
-    }
-  }
-  for (size_t i = 0; i < chosen.size(); ++i) {
-    if (acc[i].ms.empty()) continue;
-    printf(
-        "{\"impl\":\"%s\",\"n\":%zu,\"median_ms\":%.2f,\"p90_ms\":%.2f,\"faults_per_verify\":%.0f,\"rss_kib\":%ld}\n",
-        chosen[i].name.c_str(), acc[i].ms.size(), quantile(acc[i].ms, 0.5), quantile(acc[i].ms, 0.9), acc[i].faults,
-        acc[i].rss_kib);
-  }
-  return failed ? 1 : 0;
-}
-
-// argon2_raw's loop, for one candidate.
+// One candidate's verify (or hash) loop.
 long verify_loop(void* candidate, double seconds) {
   const Candidate& c = *static_cast<const Candidate*>(candidate);
   c.setup();
@@ -324,39 +137,26 @@ int loop(const Candidate& c, double seconds, int procs) {
     fprintf(stderr, "argon2_impls: %s failed to verify\n", c.name.c_str());
     return 1;
   }
-  printf("{\"mode\":\"verify\",\"impl\":\"%s\",\"procs\":%d,\"ops\":%ld,\"seconds\":%.3f,\"ops_per_s\":%.2f}\n",
-         c.name.c_str(), procs, total, elapsed, static_cast<double>(total) / elapsed);
+  printf("{\"mode\":\"%s\",\"impl\":\"%s\",\"procs\":%d,\"ops\":%ld,\"seconds\":%.3f,\"ops_per_s\":%.2f}\n",
+         c.name == "hash" ? "hash" : "verify", c.name.c_str(), procs, total, elapsed,
+         static_cast<double>(total) / elapsed);
   return 0;
-}
-
-int usage(const char* argv0) {
-  fprintf(stderr,
-          "usage: %s compare HASH PASSWORD ROUNDS VERIFIES_PER_ROUND [NAME...]\n"
-          "       %s loop NAME HASH PASSWORD SECONDS PROCS\n",
-          argv0, argv0);
-  return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) return usage(argv[0]);
+  if (argc != 7 || std::string(argv[1]) != "loop") {
+    fprintf(stderr, "usage: %s loop NAME HASH PASSWORD SECONDS PROCS\n", argv[0]);
+    return 2;
+  }
   if (sodium_init() < 0) return 1;
-  const std::string mode = argv[1];
-  const bool is_loop = mode == "loop";
-  if ((mode != "compare" && !is_loop) || argc < 6 || (is_loop && argc != 7)) return usage(argv[0]);
-  const std::string hash = argv[is_loop ? 3 : 2], pw = argv[is_loop ? 4 : 3];
-  Encoded e;
-  if (!parse(hash, e)) {
-    fprintf(stderr, "argon2_impls: not an $argon2id$v=19$ hash\n");
-    return 2;
-  }
-  const std::vector<Candidate> all = candidates(hash, pw, e);
-  if (is_loop) {
-    for (const auto& c : all)
-      if (c.name == argv[2]) return loop(c, atof(argv[5]), std::max(1, atoi(argv[6])));
-    fprintf(stderr, "argon2_impls: no candidate %s in this build\n", argv[2]);
-    return 2;
-  }
-  return compare(all, atoi(argv[4]), atoi(argv[5]), std::vector<std::string>(argv + 6, argv + argc));
+  const std::string name = argv[2], hash = argv[3], pw = argv[4];
+  const double seconds = atof(argv[5]);
+  const int procs = std::max(1, atoi(argv[6]));
+  if (name == "hash") return loop(hash_candidate(hash, pw), seconds, procs);
+  for (const auto& c : candidates(hash, pw))
+    if (c.name == name) return loop(c, seconds, procs);
+  fprintf(stderr, "argon2_impls: no candidate %s\n", name.c_str());
+  return 2;
 }

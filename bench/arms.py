@@ -13,11 +13,13 @@ import time
 
 from dataset import PASSWORD, preview_template_id
 from load import SOCKET_ERRORS, parse_wrk, wrk_cmd
-from oidc_pool import CodePool
-from refresh_pool import RefreshPool
-from sign_in_arms import MfaArm, PasskeyArm
+from mfa_arm import MfaArm
+from php_peer import PeerRefreshPool
+from pools import CodePool, RefreshPool
 from smtp_loop import smtp_replay
-from stack import CLK_TCK, cpu_ticks, log, run, status_kib
+from stack import CLK_TCK, group_ticks, log, run, status_kib
+
+STATEMENTS_PER_LOOK = 2  # Stack.statements' own (SET time_zone, SHOW GLOBAL STATUS), counted in the second look
 
 # --- arms ----------------------------------------------------------------------------
 
@@ -25,10 +27,10 @@ class Arm:
     """kind: "http" (one wrk run), "flood" (wrk while a login flood runs),
     "raw" (a floor program in command, printing ops_per_s) or "client" (a
     Python client in command, called as command(stack, seconds, conns), for
-    flows wrk cannot script: sign_in_arms.py). paired_with (a "raw" floor
+    flows wrk cannot script: mfa_arm.py). paired_with (a "raw" floor
     only): the arm measured against it; the two then run in alternating
     slices of one turn (run_paired) instead of each in its own. pool: a
-    refresh_pool.FreshPool (RefreshPool, oidc_pool.CodePool): each run gets
+    pools.FreshPool (RefreshPool, CodePool, php_peer.PeerRefreshPool): each run gets
     a request file of fresh sessions or codes, each line sent once (arm.lua "once"), instead of `file`.
     versus: (arm name, target): a second ratio row, this arm ÷ that one
     (another implementation of the same route, e.g. the PHP-FPM peer's)."""
@@ -47,8 +49,10 @@ class Arm:
 
 def measure(stack, arm, seconds, conns, prefix, tail, roots, flood=None, timeout="5s"):
     """One run of an http, flood or client arm: throughput, latency,
-    unexpected statuses, CPU per request over nginx + svc-fcgi (all pools) +
-    mysqld + hello, and the peak RSS of the workers that served it."""
+    unexpected statuses, CPU per request of each process group of `roots`
+    ({name: [root pids]}: nginx, svc-fcgi with both pools, mysqld, the floor
+    programs, PHP-FPM) and in all, MariaDB statements per request, and the
+    peak RSS of the svc-fcgi workers that served it."""
     if arm.pool is not None:  # fresh sessions for this run, written before anything is timed
         arm.file = arm.pool.file_for(seconds, conns)
         if not arm.pool.settle():
@@ -59,12 +63,14 @@ def measure(stack, arm, seconds, conns, prefix, tail, roots, flood=None, timeout
         flood_proc = subprocess.Popen(flood.wrk_cmd(stack, seconds + 2, flood.conns, prefix + "f"),
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(1.0)
-    ticks0, t0 = cpu_ticks(roots), time.monotonic()
+    statements0 = stack.statements()
+    ticks0, t0 = group_ticks(roots), time.monotonic()
     if arm.kind == "client":
         res = arm.command(stack, seconds, conns)
     else:
         res = parse_wrk(run(arm.wrk_cmd(stack, seconds, conns, prefix, timeout), check=False).stdout)
-    ticks1, t1 = cpu_ticks(roots), time.monotonic()
+    ticks1, t1 = group_ticks(roots), time.monotonic()
+    statements = stack.statements() - statements0 - STATEMENTS_PER_LOOK
     if flood_proc is not None:
         f = parse_wrk(flood_proc.communicate(timeout=seconds + 60)[0])
         res["flood"] = {"rps": f["rps"], "unexpected": f["unexpected"], "p50_ms": f["p50_ms"]}
@@ -75,9 +81,12 @@ def measure(stack, arm, seconds, conns, prefix, tail, roots, flood=None, timeout
     hwm = [status_kib(pid, "VmHWM") for pid, path in tail.take() if path == arm.path]
     hwm = [h for h in hwm if h is not None]
     reqs = res["requests"]
+    ticks = {name: ticks1[name] - ticks0[name] for name in roots}
     res.update({
-        "cpu_us_per_req": (ticks1 - ticks0) * 1e6 / CLK_TCK / reqs if reqs else None,
-        "cpu_cores": (ticks1 - ticks0) / CLK_TCK / (t1 - t0),
+        "cpu_us_per_req": sum(ticks.values()) * 1e6 / CLK_TCK / reqs if reqs else None,
+        "cpu_us_per_req_by_process": {n: t * 1e6 / CLK_TCK / reqs for n, t in ticks.items()} if reqs else {},
+        "statements_per_req": statements / reqs if reqs and arm.kind != "client" else None,
+        "cpu_cores": sum(ticks.values()) / CLK_TCK / (t1 - t0),
         "peak_rss_kib": max(hwm) if hwm else None,
         "valid": (res.get("valid", True) and res["unexpected"] == 0 and sum(res["socket_errors"].values()) == 0
                   and reqs > 0 and not res.get("exhausted")),
@@ -166,45 +175,21 @@ def merge_slices(parts):
     return out
 
 
-def compare_argon2(stack, password_hash, rounds=3, per_round=5):
-    """Per-verify ms of every Argon2id implementation bench/argon2_impls.cpp was built with,
-    interleaved in one run (each candidate in a fresh process, one untimed warm-up verify)."""
-    exe = stack.helpers / "argon2_impls"
-    if not exe.exists():
-        return []
-    impls = json_lines([str(exe), "compare", password_hash, PASSWORD, str(rounds), str(per_round)])
-    for i in impls:
-        log(f"  argon2id {i['impl']:16s} {i['median_ms']:7.2f} ms/verify (p90 {i['p90_ms']:.2f}, n {i['n']}), "
-            f"{i['faults_per_verify']:.0f} faults/verify, peak RSS {i['rss_kib'] / 1024:.1f} MiB")
-    return impls
+ARGON2_CANDIDATES = ("sodium", "sodium-kept", "sodium-kept-thp")  # bench/argon2_impls.cpp
 
 
-def pick_argon2_floor(stack, password_hash, impls, nproc, seconds=3):
-    """The login floor's implementation: of the candidates within 10 % of
-    the best single-process verify, the one with the most verifies/s in the
-    floor's own loop (nproc processes at once), as the floor runs. Two
-    verifies in parallel share the memory bus and the page walker, which one
-    alone does not show: 4 KiB and 2 MiB pages measure the same alone and
-    apart in parallel. Returns (name, {name: loop verifies/s})."""
-    if not impls:
-        return None, {}
-    best = min(i["median_ms"] for i in impls)
-    near = [i["impl"] for i in impls if i["median_ms"] <= best * 1.1]
+def pick_argon2_floor(stack, password_hash, nproc, seconds=3):
+    """The login floor's implementation: of bench/argon2_impls.cpp's
+    candidates, the one with the most verifies/s in the floor's own loop
+    (nproc processes at once, as the floor runs: two verifies in parallel
+    share the memory bus and the page walker, which one alone does not
+    show). Returns (name, {name: verifies/s})."""
     rates = {}
-    for name in near:
+    for name in ARGON2_CANDIDATES:
         arm = floor_arm(stack, nproc, name, "argon2_impls", "loop", name, password_hash, PASSWORD)
         rates[name] = measure_raw(arm, seconds)["rps"]
         log(f"  argon2id {name:16s} {rates[name]:7.1f} verifies/s in {nproc} processes")
     return max(rates, key=rates.get), rates
-
-
-def compare_token_algs(stack, rounds=5, ms=200):
-    """Access-token sign+verify per token, ES256 vs EdDSA vs HS256 in one run (bench/token_sign.cpp)."""
-    algs = json_lines([str(stack.helpers / "token_sign"), str(rounds), str(ms)])
-    for a in algs:
-        log(f"  access token {a['alg']:6s} sign {a['sign_us']:7.1f} us + verify {a['verify_us']:7.1f} us "
-            f"= {a['sign_verify_us']:7.1f} us/token")
-    return algs
 
 
 def run_arm(stack, arm, seconds, conns, prefix, tail, roots, flood):
@@ -220,6 +205,11 @@ def median_of(runs, key):
 
 def summarize(runs):
     s = {k: median_of(runs, k) for k in ("rps", "p50_ms", "p99_ms", "max_ms", "cpu_us_per_req", "cpu_cores")}
+    s["statements_per_req"] = median_of(runs, "statements_per_req")
+    groups = {g for r in runs for g in r.get("cpu_us_per_req_by_process") or {}}
+    s["cpu_us_per_req_by_process"] = {g: median_of([r["cpu_us_per_req_by_process"] for r in runs
+                                                     if g in (r.get("cpu_us_per_req_by_process") or {})], g)
+                                      for g in sorted(groups)}
     s["peak_rss_kib"] = max((r["peak_rss_kib"] for r in runs if r.get("peak_rss_kib")), default=None)
     s["unexpected"] = sum(r["unexpected"] for r in runs)
     s["unexpected_statuses"] = ";".join(r["unexpected_statuses"] for r in runs if r["unexpected_statuses"])
@@ -321,39 +311,44 @@ def only_arms(arms, names):
 def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
     """The arms of a run, in the order they run each round, and the login
     flood the "flood" arm runs beside. `fastest`: the fastest Argon2id
-    implementation compare_argon2 found (None: libsodium's raw loop).
+    implementation pick_argon2_floor found.
     peer: the PHP-FPM peer (bench.py php_peer), whose refresh-token arm
     runs beside svc's when it is up."""
     def post(name, path, file=None, **kw):  # a POST arm, by default with the request file of its name
         return Arm(name, path, "POST", file or files.get(name, "-"), **{"port": stack.http_port, **kw})
 
-    def rotating(tag):  # each run of a refresh arm presents tokens current at that moment (refresh_pool.py)
+    def rotating(tag):  # each run of a refresh arm presents tokens current at that moment (pools.py)
         return RefreshPool(stack.config, stack.sql, args.out, tag)
 
     from user_search_arm import UserSearchArm  # here: it builds on Arm, defined above
 
     peer_up = bool(peer and peer.get("files"))
-    # The peer's refresh tokens are stateless (no rotation): its 16 tokens replay as they are.
-    php_arms = [Arm("php-refresh-token", "/auth/refresh-token", "POST", peer["files"]["refresh-token"],
-                    port=peer["port"])] if peer_up else []
+    # The peer rotates as svc does: fresh sessions of its own each run (php_peer.py PeerRefreshPool).
+    php_arms = [Arm("php-refresh-token", "/auth/refresh-token", "POST", port=peer["port"],
+                    pool=PeerRefreshPool(stack, args.out, "bphp"))] if peer_up else []
 
     hashing = {"conns": args.hash_conns}
     # The login floor: a raw verify loop of the fastest implementation measured here.
     # It runs in slices alternating with the login arm's (run_paired).
-    fastest_loop = ("argon2_impls", "loop", fastest) if fastest else ("argon2_raw", "verify")
+    fastest_loop = ("argon2_impls", "loop", fastest)
     return [
         Arm("static", "/static", port=stack.bench_port),
         Arm("hello", "/hello", port=stack.bench_port, floor="static"),
+        # The write floors (bench/hello_db.c): hello plus the one statement a route must make (and for
+        # hello-delete-rs256 an RS256 signature), each the floor of the route that makes that write.
+        Arm("hello-update", "/hello-update", port=stack.bench_port, floor="hello"),
+        Arm("hello-insert", "/hello-insert", port=stack.bench_port, floor="hello"),
+        Arm("hello-delete-rs256", "/hello-delete-rs256", port=stack.bench_port, floor="hello"),
         Arm("health", "/health", port=stack.http_port, floor="hello", target=0.7),
         # Rotation (issue 37): every request a session's current token, so every request rotates.
-        post("refresh-token", "/auth/refresh-token", floor="hello", target=0.5, pool=rotating("bref"),
+        post("refresh-token", "/auth/refresh-token", floor="hello-update", target=0.6, pool=rotating("bref"),
              versus=("php-refresh-token", 3)),
         *php_arms,
         post("user-email", "/auth/user-email", floor="hello", target=0.7),
         post("getFolderLimits", "/auth/getFolderLimits", floor="hello", target=0.6),
         # The site management API's user search over 1,000,000 users of one pool (issue 49).
         UserSearchArm(stack, args.out, floor="getFolderLimits", target=0.5),
-        post("notification", "/message/notification", floor="hello", target=0.5),
+        post("notification", "/message/notification", floor="hello-insert", target=0.8),
         # Issue 49: the management API's preview renders a template as the sender would, for an admin
         # with a second factor (bench/dataset.py preview_request_lines).
         post("template-preview", f"/admin/sites/1/templates/{preview_template_id(stack)}/preview",
@@ -370,48 +365,20 @@ def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
         post("email-code", "/auth/email-code"),
         post("email-code-unknown", "/auth/email-code"),
         post("sign-up", "/auth/sign-up", floor="argon2-hash", **hashing),
-        post("push", "/message/sendPush", floor="push-raw"),
-        # The same two routes with fastcgi_keep_conn off (one connection per request):
-        # only when named in --only (a full run has the keep_conn table instead).
-        *([Arm("health-nokeep", "/health", port=stack.nokeep_port, floor="hello"),
-           post("refresh-token-nokeep", "/auth/refresh-token", floor="hello", pool=rotating("bnok"),
-                port=stack.nokeep_port)] if args.only else []),
-        # OpenID Connect (issue 39): discovery and JWKS are cached-key JSON; the code exchange signs an
-        # ES256 access token and an RS256 ID token, each request a fresh code (bench/oidc_pool.py).
+        # OpenID Connect (issue 39): discovery and JWKS are cached-key JSON; the code exchange deletes the
+        # code's row and signs an ES256 access token, an HS256 refresh token and an RS256 ID token, each
+        # request a fresh code (bench/pools.py).
         Arm("oidc-discovery", "/oidc/1/.well-known/openid-configuration", port=stack.http_port, floor="hello",
             target=0.7),
         Arm("oidc-jwks", "/oidc/1/jwks", port=stack.http_port, floor="hello", target=0.7),
-        post("oidc-token-code", "/oidc/1/token", floor="rs256-sign-verify", target=0.5,
+        post("oidc-token-code", "/oidc/1/token", floor="hello-delete-rs256", target=0.8,
              pool=CodePool(stack.sql, args.out, "boidc")),
         post("refresh-token-under-login-flood", "/auth/refresh-token", floor="refresh-token", target=0.4,
              kind="flood", pool=rotating("bflood")),
         # Floors measured inside the rounds too, so they share the rounds' conditions.
-        floor_arm(stack, nproc, "argon2-verify", "argon2_raw", "verify", password_hash, PASSWORD),
         floor_arm(stack, nproc, "argon2-verify-fastest", *fastest_loop, password_hash, PASSWORD, paired_with="login"),
-        floor_arm(stack, nproc, "argon2-hash", "argon2_raw", "hash", password_hash, PASSWORD),
-        floor_arm(stack, nproc, "push-raw", "push_raw", "loop"),
-        floor_arm(stack, nproc, "rs256-sign-verify", "rs256_raw", "loop"),
-        # Whole passkey sign-ins (options, then login with a fresh ES256 assertion): two requests
-        # and a signature per iteration, so well below refresh-token.
-        post("passkey-sign-in", "/auth/passkey/login", floor="refresh-token", kind="client",
-             command=PasskeyArm(stack), conns=2 * nproc),
+        floor_arm(stack, nproc, "argon2-hash", "argon2_impls", "loop", "hash", password_hash, PASSWORD),
     ], post("login-flood", "/auth/login", files["login"], **hashing)
-
-
-def measure_keep_conn(stack, args, tail, roots):
-    """fastcgi_keep_conn: the production setting (on, with the stack's
-    keepalive pool to the main socket) against off (one connection per
-    request, the bench-only server), once each."""
-    log("fastcgi_keep_conn on vs off (GET /health, POST /auth/sign-out, POST /auth/refresh-token)")
-    keep = {}
-    pool = RefreshPool(stack.config, stack.sql, args.out, "bkeep")
-    for conns in (args.conns, 128):
-        for path, method in (("/health", "GET"), ("/auth/sign-out", "POST"), ("/auth/refresh-token", "POST")):
-            for label, port in (("on", stack.http_port), ("off", stack.nokeep_port)):
-                a = Arm(path, path, method, port=port, pool=pool if path == "/auth/refresh-token" else None)
-                keep[f"{label} {method} {path} c{conns}"] = measure(stack, a, min(args.seconds, 3), conns,
-                                                                   f"k-{label}-{conns}", tail, roots, timeout="2s")
-    return keep
 
 
 def run_sender_rounds(stack, args, proto):

@@ -1,21 +1,20 @@
 #!/usr/bin/python3
 """The benchmark run behind `make bench` (started by scripts/bench.sh, which
-builds everything, starts the stack and the hello program, and always stops
+builds everything, starts the stack and the floor programs, and always stops
 them). Stdlib only.
 
-Loads the data set, warms up, runs every wrk arm interleaved over the
-rounds, measures the floors (static, hello, raw Argon2id, raw push crypto,
-minimal SMTP loop), and writes bench/results.json and docs/benchmarks.md.
+Loads the data set, warms up, runs every arm of arms.py build_arms (the one
+table: name, request, floor, target) interleaved over the rounds with its
+floors (static, hello, the write floors, raw Argon2id), the sender rounds,
+the mix against the PHP-FPM peer and the breached-list rows, and writes
+bench/results.json and docs/benchmarks.md (report.py).
 
-The parts: stack.py (the running stack and /proc accounting), dataset.py
-(the data set and the arms' request files), load.py (wrk and the Python
-clients' closed loop), arms.py (the arms, the floors and the sender rounds;
-a new endpoint arm is one row in build_arms), sign_in_arms.py (the MFA and
-passkey sign-in arms), refresh_pool.py (fresh sessions for the rotating
-refresh-token arms), mix.py (the mixed-traffic arm), php_peer.py (the
-PHP-FPM peer: its refresh-token arm and its side of the mix) and
-report.py (results.json and docs/benchmarks.md). This file only runs them
-in order.
+The other parts: stack.py (the running stack and /proc accounting),
+dataset.py (the data set and the request files), load.py (wrk and the Python
+clients' closed loop), mfa_arm.py and user_search_arm.py (arms wrk cannot
+script alone), pools.py (requests good once: rotating refresh tokens,
+authorization codes), mix.py (the mixed-traffic arm), php_peer.py (the
+PHP-FPM peer) and breached_rows.py. This file only runs them in order.
 """
 
 import argparse
@@ -25,11 +24,10 @@ import sys
 import time
 from pathlib import Path
 
-from arms import (build_arms, compare_argon2, compare_token_algs, measure_keep_conn, only_arms, pick_argon2_floor,
-                  run_arm, run_paired, run_sender_rounds)
-from breached_rows import breached_ratios, measure_breached
+from arms import build_arms, only_arms, pick_argon2_floor, run_arm, run_paired, run_sender_rounds
+from breached_rows import ENTRIES as BREACHED_ENTRIES, breached_ratios, measure_breached
 from dataset import load_data
-from mix import render_svg, run_mix
+from mix import run_mix
 from php_peer import prepare as prepare_php_peer
 from report import DOC, RESULTS, add_mix_ratio, assemble, render_markdown, render_only, render_table, write_only_results
 from stack import LogTail, Stack, children, log, proc_table, status_kib
@@ -40,10 +38,8 @@ def parse_args():
     p.add_argument("--stack", required=True)
     p.add_argument("--bin", required=True)
     p.add_argument("--helpers", required=True)
-    p.add_argument("--hello-pid", required=True)
+    p.add_argument("--floor-pids", required=True)  # a file: the pids of hello's and hello_db's masters
     p.add_argument("--bench-port", type=int, required=True)
-    # The bench-only server with fastcgi_keep_conn off (svc's own keep connections).
-    p.add_argument("--nokeep-port", type=int, required=True)
     p.add_argument("--seconds", type=float, default=5)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--conns", type=int, default=32)
@@ -53,12 +49,13 @@ def parse_args():
     p.add_argument("--warmup", type=float, default=1)
     p.add_argument("--out", required=True)
     # For iterating on one endpoint: only these arms (comma-separated) and
-    # their floors, no keep_conn or sender runs; results go to --out only.
+    # their floors, no sender runs; results go to --out only.
     p.add_argument("--only", default="")
     # The mixed-traffic open-loop arm (bench/mix.py): seconds per offered
     # rate (0 = skip it) and the rates, tried in order until one fails.
     p.add_argument("--mix-seconds", type=float, default=60)
     p.add_argument("--mix-rates", default="250,500,1000,1250,1500,1750,2000")
+    p.add_argument("--mix-runs", type=int, default=3)  # consecutive svc-then-peer comparisons
     # The PHP-FPM peer (bench/php_peer.py): the nginx port in front of it
     # (0 = not started), its offered rates in the mix ("" = no mix) and its pool size.
     p.add_argument("--php-port", type=int, default=0)
@@ -105,18 +102,18 @@ def run_rounds(stack, args, arms, tail, roots, flood):
     return runs
 
 
-def php_peer(args, files, out):
+def php_peer(stack, args, files):
     """The PHP-FPM peer (its php-refresh-token arm, and its part of the mix:
     bench/mix.py run_mix), after its check; None when scripts/bench.sh did
     not start it, {"error"} when it answered wrongly."""
     if not args.php_port:
         return None
     try:
-        peer_files = prepare_php_peer(args.php_port, files, out)
+        prepare_php_peer(stack, args.php_port, files)
     except (RuntimeError, OSError) as e:
         log(f"PHP-FPM peer skipped: {e}")
         return {"error": str(e)}
-    return {"port": args.php_port, "files": peer_files, "rates": [int(r) for r in args.php_rates.split(",") if r],
+    return {"port": args.php_port, "files": files, "rates": [int(r) for r in args.php_rates.split(",") if r],
             "children": args.php_children, "pids": [args.php_pid] if args.php_pid else []}
 
 
@@ -124,15 +121,14 @@ def mix_arm(stack, args, files, peer):
     """The mixed-traffic arm: svc's rate search, then the PHP-FPM peer's
     when scripts/bench.sh started it for the mix (--php-rates)."""
     return run_mix(stack, files, [int(r) for r in args.mix_rates.split(",")], args.mix_seconds,
-                   peer if args.php_rates else None)
+                   peer if args.php_rates else None, args.mix_runs)
 
 
 def run_mix_only(stack, args, files, peer, out):
     """--only mix: the mixed-traffic arm alone; results to out/mix.json only."""
     mix = mix_arm(stack, args, files, peer)
     (out / "mix.json").write_text(json.dumps(mix, indent=2) + "\n")
-    render_svg(mix, out / "bench-mix.svg")
-    log(f"wrote {out / 'mix.json'} and {out / 'bench-mix.svg'}")
+    log(f"wrote {out / 'mix.json'}")
 
 
 def run_breached_only(stack, args, out):
@@ -150,13 +146,13 @@ def measure_all(stack, args, out):
         return run_breached_only(stack, args, out)
     files, password_hash, proto, counts = load_data(stack, out)
     tail = LogTail(stack, out / "svc-fcgi-problems.log")
-    roots = [stack.pid("nginx"), stack.pid("svc-fcgi"), stack.pid("mariadb"), stack.hello_pid]
-    peer = php_peer(args, files, out)
+    roots = {"nginx": [stack.pid("nginx")], "svc-fcgi": [stack.pid("svc-fcgi")], "mariadb": [stack.pid("mariadb")],
+             "floors": stack.floor_pids, "php-fpm": [args.php_pid] if args.php_pid else []}
+    peer = php_peer(stack, args, files)
     if args.only == "mix":
         return run_mix_only(stack, args, files, peer, out)
-    log("argon2id implementations, per verify (bench/argon2_impls.cpp)")
-    argon2_impls = compare_argon2(stack, password_hash)
-    fastest, loop_rates = pick_argon2_floor(stack, password_hash, argon2_impls, os.cpu_count())
+    log("argon2id implementations, verifies/s in the login floor's loop (bench/argon2_impls.cpp)")
+    fastest, loop_rates = pick_argon2_floor(stack, password_hash, os.cpu_count())
     arms, flood = build_arms(stack, args, files, password_hash, fastest, os.cpu_count(), peer)
     if args.only:
         arms = only_arms(arms, args.only.split(","))
@@ -170,7 +166,6 @@ def measure_all(stack, args, out):
     runs = run_rounds(stack, args, arms, tail, roots, flood)
     if args.only:
         return write_only_results(out, arms, runs)
-    keep = measure_keep_conn(stack, args, tail, roots)
     mail = run_sender_rounds(stack, args, proto)
     mix = None
     if args.mix_seconds > 0:
@@ -179,13 +174,13 @@ def measure_all(stack, args, out):
         except Exception as e:  # noqa: BLE001 - the other arms' results still count
             log(f"mix arm failed: {e!r}")
     time.sleep(0.5)
-    results = assemble(args, stack, arms, runs, keep, mail, (idle_rss, worker_rss(stack, tail)), counts,
+    results = assemble(args, stack, arms, runs, mail, (idle_rss, worker_rss(stack, tail)), counts,
                        password_hash, time.monotonic() - started)
-    results["argon2_impls"] = {"fastest": fastest, "runs": argon2_impls, "loop_verifies_per_s": loop_rates}
-    results["token_algs"] = compare_token_algs(stack)
-    log("breached-password list (bench/breached_bench.cpp)")
-    results["breached"] = measure_breached(stack.helpers, out, args.rounds)
-    results["ratios"] += breached_ratios(results["breached"])
+    results["argon2_impls"] = {"fastest": fastest, "loop_verifies_per_s": loop_rates}
+    if BREACHED_ENTRIES:
+        log("breached-password list (bench/breached_bench.cpp)")
+        results["breached"] = measure_breached(stack.helpers, out, args.rounds)
+        results["ratios"] += breached_ratios(results["breached"])
     results["mix"] = mix
     add_mix_ratio(results)
     return results
@@ -197,12 +192,10 @@ def main():
     args = parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    stack = Stack(args.stack, args.bin, args.helpers, args.bench_port, args.nokeep_port, args.hello_pid)
+    stack = Stack(args.stack, args.bin, args.helpers, args.bench_port, args.floor_pids)
     results = measure_all(stack, args, out)
     if not results:
         return None  # --only: nothing committed is rewritten
-    if results["mix"]:
-        render_svg(results["mix"], DOC.parent / "bench-mix.svg")
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
     DOC.write_text(render_markdown(results))
     log(f"wrote {RESULTS} and {DOC} ({results['run_seconds']:.0f}s)")

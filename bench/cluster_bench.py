@@ -1,37 +1,31 @@
 #!/usr/bin/python3
-"""The cluster arms of `make bench` (issues 11 and 42, docs/cluster.md),
-against a running local cluster (scripts/cluster.sh up):
+"""The cluster arm of `make bench` (issue 42, docs/cluster.md), against a
+running local cluster (scripts/cluster.sh up):
 
     SVC_CLUSTER_DIR=.cluster /usr/bin/python3 bench/cluster_bench.py [--seconds 5] [--rounds 3]
-    /usr/bin/python3 bench/cluster_bench.py --markdown RESULTS_JSON   # the benchmarks.md sections
+    /usr/bin/python3 bench/cluster_bench.py --markdown RESULTS_JSON   # the benchmarks.md section
 
-Two measurements, each a ratio within one run:
-
-- hosts: refresh-token (rotating) and notification through the front nginx
-  whose upstreams hold both app hosts, and through a second front nginx
-  (cluster.sh front PORT 1) holding app host 1 only; arms interleaved per
-  round, medians reported.
-- ceiling (the write ceiling of issue 42): sign-up, refresh-token with
-  rotation and notification through the front on three Galera nodes, then
-  on one node (nodes 2 and 3 stopped cleanly, so the cluster shrinks to one
-  node and keeps quorum; started again after, they rejoin by IST). Per arm:
-  req/s, the Galera certification failures and brute-force aborts of the
-  run (wsrep_local_cert_failures + wsrep_local_bf_aborts over the running
-  nodes) and the transactions svc retried (db_transaction_retry lines in
-  the app hosts' logs), per 1,000 requests.
+The write ceiling: sign-up, refresh-token with rotation and notification
+through the front on three Galera nodes, then on one node (nodes 2 and 3
+stopped cleanly, so the cluster shrinks to one node and keeps quorum;
+started again after, they rejoin by IST). Per arm: req/s, the Galera
+certification failures and brute-force aborts of the run
+(wsrep_local_cert_failures + wsrep_local_bf_aborts over the running nodes)
+and the transactions svc retried (db_transaction_retry lines in the app
+hosts' logs), per 1,000 requests. (Two app hosts against one was measured
+too until issue 52: docs/benchmarks-history.md.)
 
 The senders are stopped while it runs (they would compete for the CPU) and
 started again after. Every wrk run is bounded by --seconds.
 
 On one machine with 2 cores the app hosts share the same CPUs as the Galera
-nodes and nginx: the ratios show the overhead of a second host and of
-replication (more processes, certification, appliers), not a speed-up.
+nodes and nginx: the ratios show the overhead of replication (more
+processes, certification, appliers), not a speed-up.
 """
 
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -40,10 +34,9 @@ from pathlib import Path
 
 from dataset import request_line
 from load import wrk
-from refresh_pool import RefreshPool
+from pools import RefreshPool
 from stack import REPO, read_env
 
-HOSTS_ARMS = {"refresh-token": "/auth/refresh-token", "notification": "/message/notification"}
 CEILING_ARMS = {"sign-up": "/auth/sign-up", "refresh-token": "/auth/refresh-token",
                 "notification": "/message/notification"}
 BENCH_USER_BASE = 900_000   # the rotating refresh tokens' users: ids BENCH_USER_BASE + 1 ... + BENCH_USERS
@@ -127,14 +120,6 @@ INSERT INTO svc_users (id, user_email, password, first_name, last_name, primary_
         return wrk(url + CEILING_ARMS[arm], "POST", str(self.notes), seconds, conns, prefix)
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def counted_run(env, files, nodes, arm, url, args, prefix):
     """A run with the Galera aborts and svc's retries it caused."""
     aborts, retries = galera_aborts(env, nodes), app_retries(env)
@@ -142,20 +127,6 @@ def counted_run(env, files, nodes, arm, url, args, prefix):
     res["galera_aborts"] = galera_aborts(env, nodes) - aborts
     res["svc_retries"] = app_retries(env) - retries
     return res
-
-
-def hosts_runs(env, files, args):
-    one_port = free_port()
-    cluster(args.cluster_dir, "front", one_port, "1")
-    fronts = {"two-hosts": env["FRONT_URL"], "one-host": "http://127.0.0.1:%d" % one_port}
-    samples = {arm: {f: [] for f in fronts} for arm in HOSTS_ARMS}
-    for rnd in range(args.rounds):
-        for arm in HOSTS_ARMS:
-            for front, url in fronts.items():
-                samples[arm][front].append(files.run(arm, url, args.seconds, args.conns, "c%d%s" % (rnd, front[0])))
-    ratio = {arm: statistics.median(s["rps"] for s in samples[arm]["two-hosts"])
-             / statistics.median(s["rps"] for s in samples[arm]["one-host"]) for arm in HOSTS_ARMS}
-    return {"arms": samples, "ratio_two_over_one": ratio}
 
 
 def ceiling_runs(env, files, args):
@@ -191,10 +162,7 @@ def run(args):
             result = {"seconds": args.seconds, "rounds": args.rounds, "conns": args.conns,
                       "app_workers_per_pool": int(os.environ.get("SVC_CLUSTER_WORKERS", "2")),
                       "cores": os.cpu_count()}
-            if "hosts" in args.only:
-                result["hosts"] = hosts_runs(env, files, args)
-            if "ceiling" in args.only:
-                result["ceiling"] = ceiling_runs(env, files, args)
+            result["ceiling"] = ceiling_runs(env, files, args)
     finally:
         for n in hosts:
             cluster(args.cluster_dir, "start-sender", n)
@@ -209,23 +177,6 @@ def per_thousand(samples, key):
 def markdown(path):
     r = json.load(open(path))
     out = []
-    hosts = r.get("hosts") or ({"arms": r["arms"], "ratio_two_over_one": r["ratio_two_over_one"]} if "arms" in r else None)
-    if hosts:
-        out += ["", "## Cluster: two app hosts vs one (Galera, 3 nodes)", "",
-                "`bench/cluster_bench.py` against `scripts/cluster.sh` (docs/cluster.md): requests through the",
-                "front nginx whose upstreams hold both app hosts, and through a second front holding app host 1",
-                "only; same cluster, same run, medians of %d rounds of %d s, %d connections; every node, host and"
-                % (r["rounds"], r["seconds"], r["conns"]),
-                "nginx share %s cores, so a second host adds processes and replication work, not CPU: the"
-                % r["cores"],
-                "ratio measures overhead, not scale-out.", "",
-                "| arm | two hosts (req/s) | one host (req/s) | two ÷ one | unexpected replies (two / one) |",
-                "|---|---:|---:|---:|---:|"]
-        for arm, ratio in hosts["ratio_two_over_one"].items():
-            two, one = hosts["arms"][arm]["two-hosts"], hosts["arms"][arm]["one-host"]
-            out.append("| %s | %.0f | %.0f | **%.2f** | %d / %d |" % (
-                arm, statistics.median(s["rps"] for s in two), statistics.median(s["rps"] for s in one), ratio,
-                sum(s["unexpected"] for s in two), sum(s["unexpected"] for s in one)))
     ceiling = r.get("ceiling")
     if ceiling:
         sizes = ceiling["cluster_size"]
@@ -258,11 +209,9 @@ def main():
     p.add_argument("--seconds", type=int, default=5)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--conns", type=int, default=16)
-    p.add_argument("--only", default="hosts,ceiling", help="hosts, ceiling or both (comma-separated)")
     args = p.parse_args()
     if args.markdown:
         return markdown(args.markdown)
-    args.only = set(args.only.split(","))
     print(json.dumps(run(args), indent=1))
 
 

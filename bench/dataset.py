@@ -1,4 +1,4 @@
-"""The benchmark's data set: users, sites, templates, folders, customers and
+"""The benchmark's data set: users, sites, templates, folders and
 legacy passwords loaded into the stack, the request files of every arm (one
 request a line, bench/wrk/arm.lua's format, which bench/mix.py and
 bench/php_peer.py read too), and the small data set of the tools' scratch
@@ -26,8 +26,6 @@ FOLDERS_PER_SITE = 100
 FOLDER_ID_BASE = 100_000
 FOLDER_LINKS = 10_000
 LINKS_PER_USER = 5
-CUSTOMERS = 100
-CUSTOMER_ID_BASE = 1000      # bench customer n has id CUSTOMER_ID_BASE + n
 LEGACY_USERS = 20_000        # PHP openssl_encrypt (AES) passwords; enough that no one hits the login throttle
 LEGACY_ID_BASE = 300_000
 
@@ -91,8 +89,6 @@ def load_data(stack, out):
 
 
 def load_rows(stack, password_hash):
-    sub_p256dh, sub_auth = run([str(stack.helpers / "push_raw"), "subscription"]).stdout.split()
-    stack.admin("vapid-keys", "--site", "1")
     stack.sql(f"""
 INSERT INTO svc_sites (id, name, domain, reset_url, allowed_redirect_hosts, email_from, vapid_subject, api_key_hash)
   SELECT seq, CONCAT('Bench site ', seq), CONCAT('site', seq, '.example'), 'http://127.0.0.1/reset',
@@ -117,14 +113,10 @@ INSERT INTO svc_related (master_table, master_id, linked_table, linked)
          {FOLDER_ID_BASE} + ((((seq - 1) DIV {LINKS_PER_USER}) + 1) % {SITES}) * {FOLDERS_PER_SITE}
            + ((seq - 1) % {LINKS_PER_USER}) * 7 + 1
   FROM seq_1_to_{FOLDER_LINKS};
-INSERT INTO svc_customers (id, site_id, name, pushsubscription, p256dh, auth)
-  SELECT {CUSTOMER_ID_BASE} + seq, 1, CONCAT('Customer ', seq), CONCAT('http://127.0.0.1:{stack.push_port}/push/', seq),
-         '{sub_p256dh}', '{sub_auth}'
-  FROM seq_1_to_{CUSTOMERS};
 INSERT INTO svc_users (id, user_email, password, first_name, last_name, primary_role)
   SELECT {LEGACY_ID_BASE} + seq, CONCAT('legacy', seq, '@example.com'), '{legacy_aes(stack)}', 'Legacy', 'User', 'user'
   FROM seq_1_to_{LEGACY_USERS};
-ANALYZE TABLE svc_users, svc_related, svc_folders, svc_notifications, svc_customers;
+ANALYZE TABLE svc_users, svc_related, svc_folders, svc_notifications;
 """)
 
 
@@ -149,7 +141,7 @@ def write_request_files(stack, out, rnd):
         "email-code-unknown": [{"email": unknown, "appID": 2}],
         "sign-up": [{"email": "new-{uniq}@example.com", "password": "Analytical@1", "firstname": "Ada",
                      "lastname": "Lovelace", "appID": 1}],
-        # (refresh-token: no file here; its tokens rotate, so each run mints its own: refresh_pool.py)
+        # (refresh-token: no file here; its tokens rotate, so each run mints its own: pools.py)
         # encrypted ids of 64 random users
         "user-email": [{"userId": stack.admin("mint-user-id", "--user", str(USER_ID_BASE + rnd.randint(1, USERS)),
                                               "--ttl", "2h")} for _ in range(64)],
@@ -178,11 +170,7 @@ def site_request_lines(stack, rnd):
                                    "email": f"rcpt{rnd.randint(1, 9999)}@example.com",
                                    "data": {"name": "Ada <Lovelace>", "order": str(rnd.randint(1000, 99999))}},
                                   site_headers(stack, site)))
-    push = [request_line({"customerID": stack.admin("mint-customer-id", "--customer", str(CUSTOMER_ID_BASE + c),
-                                                    "--ttl", "2h"),
-                          "title": "Hi", "message": "Your order shipped", "data": {"order": 42}},
-                         site_headers(stack, 1)) for c in range(1, 33)]
-    return {"getFolderLimits": folders, "notification": notes, "push": push}
+    return {"getFolderLimits": folders, "notification": notes}
 
 
 def admin_token(stack, site):
@@ -220,31 +208,3 @@ def preview_request_lines(stack, rnd):
     headers = {"Authorization": "Bearer " + admin_token(stack, 1)}
     return {"template-preview": [request_line({"data": {"name": "Ada <Lovelace>", "order": str(rnd.randint(1000, 99999))}},
                                               headers) for _ in range(1000)]}
-
-
-def scratch_requests(stack):
-    """The small data set of a tool's scratch stack (cpu_per_request.py,
-    callgrind_routes.py): one user with tokens and five folder links, one
-    notification template; {route: (path, body, headers)}."""
-    site = site_headers(stack, 1)
-    status, reply = post_json(stack.url(""), "/auth/sign-up", {"email": "prof@example.com", "password": PASSWORD,
-                                                               "firstname": "Pro", "lastname": "File"}, timeout=120)
-    if status != 200:
-        raise SystemExit(f"sign-up failed: {status} {str(reply)[:200]}")
-    user_id = int(stack.sql("SELECT id FROM svc_users WHERE user_email = 'prof@example.com';").strip())
-    stack.sql(f"""
-INSERT INTO svc_folders (id, site_id, name) SELECT 100000 + seq, 1, CONCAT('Folder ', seq) FROM seq_1_to_5;
-INSERT INTO svc_related (master_table, master_id, linked_table, linked)
-  SELECT 'svc_users', {user_id}, 'svc_folders', 100000 + seq FROM seq_1_to_5;
-INSERT INTO svc_notifications (site_id, event, enabled, subject, content)
-  VALUES (1, 'prof', 1, 'Order [order] for [name]', '<p>Hello [name], order <b>[order]</b> shipped.</p>');
-""")
-    user_email_id = stack.admin("mint-user-id", "--user", str(user_id), "--ttl", "2h")
-    return {
-        "refresh-token": ("/auth/refresh-token", refresh_body(reply["token"]), {}),
-        "getFolderLimits": ("/auth/getFolderLimits", {"appID": 1, "table": "svc_folders", "userId": user_id}, site),
-        "notification": ("/message/notification", {"event": "prof", "email": "rcpt@example.com",
-                                                   "data": {"name": "Ada", "order": "4242"}}, site),
-        "login": ("/auth/login", {"email": "prof@example.com", "password": PASSWORD}, {}),
-        "user-email": ("/auth/user-email", {"userId": user_email_id}, {}),
-    }

@@ -1,8 +1,7 @@
 """Closed-loop load against a stack, in one result shape: wrk runs with
 bench/wrk/arm.lua, and Python clients for the flows wrk cannot script (a
-reply's token carried into the next request, a signature over a challenge:
-sign_in_arms.py). Used by bench.py's arms and by the section scripts
-(outbound_bench.py, cluster_bench.py, cpu_per_request.py). Stdlib only.
+reply's token carried into the next request: mfa_arm.py). Used by bench.py's
+arms and by cluster_bench.py. Stdlib only.
 
 A result: rps, requests, p50_ms, p99_ms, max_ms, unexpected (replies with
 another status than expected), unexpected_statuses ("401=3,502=1"),
@@ -27,7 +26,7 @@ SOCKET_ERRORS = ("connect", "read", "write", "timeout")
 def wrk_cmd(url, method="GET", file="-", seconds=5, conns=32, prefix="b", expect="2xx", timeout="5s",
             order="random"):
     """wrk -t1 with arm.lua: `file` is "-" (no body) or a request file (dataset.py's format); order "once":
-    each line once, in order (refresh_pool.py)."""
+    each line once, in order (pools.py)."""
     seconds = max(1, int(round(float(seconds))))  # wrk takes whole seconds
     return ["wrk", "-t1", f"-c{conns}", f"-d{seconds}s", f"--timeout={timeout}", "--latency", "-s", str(ARM_LUA),
             url, "--", method, str(file), expect, prefix, order]
@@ -94,55 +93,40 @@ def post_json(base_url, path, body, headers=None, timeout=30):
         client.close()
 
 
-class ClosedLoop:
+def closed_loop(iterations, seconds):
     """One thread per callable in `iterations`, each calling it again and
-    again until stop(); a call is one iteration (a whole flow, any number of
-    requests) and returns None when it went as expected, else a label of
-    what did not ("login 429"); an OSError or HTTPException counts as a
-    socket error. The threads are daemons: stop(wait=False) leaves the ones
-    stuck in a request behind."""
+    again for `seconds`; a call is one iteration (a whole flow, any number of
+    requests) and returns None when it went as expected, else a label of what
+    did not ("login 429"); an OSError or HTTPException counts as a socket
+    error. A result over the iterations done, each one's latency from its
+    call to its return."""
+    latencies, unexpected, errors = [], {}, dict.fromkeys(SOCKET_ERRORS, 0)
+    lock, stop, t0 = threading.Lock(), threading.Event(), time.monotonic()
 
-    def __init__(self, iterations):
-        self.latencies, self.unexpected = [], {}
-        self.socket_errors = dict.fromkeys(SOCKET_ERRORS, 0)
-        self.lock = threading.Lock()
-        self.stopping = False
-        self.t0 = time.monotonic()
-        self.threads = [threading.Thread(target=self.loop, args=(it,), daemon=True) for it in iterations]
-        for t in self.threads:
-            t.start()
-
-    def loop(self, iteration):
-        while not self.stopping:
+    def loop(iteration):
+        while not stop.is_set():
             t = time.monotonic()
             try:
                 bad = iteration()
             except (OSError, http.client.HTTPException):
-                with self.lock:
-                    self.socket_errors["read"] += 1
-                continue
-            with self.lock:
-                if bad:
-                    self.unexpected[bad] = self.unexpected.get(bad, 0) + 1
+                bad, t = None, None
+            with lock:
+                if t is None:
+                    errors["read"] += 1
+                elif bad:
+                    unexpected[bad] = unexpected.get(bad, 0) + 1
                 else:
-                    self.latencies.append(time.monotonic() - t)
+                    latencies.append(time.monotonic() - t)
 
-    def stop(self, wait=True):
-        """A result (above) over the iterations so far; their latency runs from the call to its return."""
-        self.stopping = True
-        if wait:
-            for t in self.threads:
-                t.join()
-        elapsed = time.monotonic() - self.t0
-        with self.lock:
-            return latency_result(sorted(self.latencies), elapsed, dict(self.unexpected), dict(self.socket_errors))
-
-
-def closed_loop(iterations, seconds):
-    """ClosedLoop for `seconds`, then its result."""
-    loop = ClosedLoop(iterations)
+    threads = [threading.Thread(target=loop, args=(it,), daemon=True) for it in iterations]
+    for thread in threads:
+        thread.start()
     time.sleep(float(seconds))
-    return loop.stop()
+    stop.set()
+    for thread in threads:
+        thread.join()
+    with lock:
+        return latency_result(sorted(latencies), time.monotonic() - t0, dict(unexpected), dict(errors))
 
 
 def latency_result(latencies, elapsed, unexpected, socket_errors):

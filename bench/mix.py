@@ -1,23 +1,20 @@
 """The mixed-traffic arm of `make bench`: an open loop at fixed offered
-rates (not a closed loop like wrk): 60 % refresh-token, 10 % login, 10 %
+rates (not a closed loop like wrk), svc then the PHP-FPM peer with the same
+seeds, BENCH_MIX_RUNS times in a row: 60 % refresh-token, 10 % login, 10 %
 notification, 10 % getFolderLimits, 5 % user-email, 5 % request-pass, with
-svc-sender draining the outbox meanwhile. Part of bench/bench.py. The
-requests go out from bench/mix_load.cpp (one thread, epoll, kept HTTP/1.1
-connections to nginx), which costs the machine a few microseconds of CPU per
-request where Python's asyncio cost about 160: each step reports who spent
-the CPU (svc-fcgi, MariaDB, nginx, the sender, the SMTP sink, the generator).
+svc-sender draining the outbox meanwhile. The requests go out from
+bench/mix_load.cpp (one thread, epoll, kept HTTP/1.1 connections to nginx, a
+few µs of CPU a request); each step reports who spent the CPU.
 
 Request i of a step is due at start + i / rate whatever happened before it;
-its latency runs from that due time to the end of its reply, so a server
-that falls behind shows as latency (no coordinated omission). Per step and
-route: p50, p99, p99.9 and non-2xx replies. A step passes when every route's
-p99 stays under 50 ms (login, on the Argon2id pool: 250 ms), nothing but 2xx
-came back, and the generator itself kept the schedule. A 429 is the hashing
-pool's bounded queue refusing a request at once (nginx `limit_conn
-svc_hashing`, issue 42): counted apart as "shed", not a failure while it is at
-most SHED_LIMIT of the route's requests, and left out of the p99. Rates are tried in
-ascending order and the search stops at the first step that fails, so it is
-bounded by the list; the highest passing rate is the sustainable one.
+its latency runs from that due time to the end of its reply (no coordinated
+omission). A step passes when every route's p99 stays under 50 ms (login,
+on the Argon2id pool: 250 ms), nothing but 2xx came back, and the generator
+kept the schedule. A 429 is the hashing pool's bounded queue refusing a
+request at once (nginx `limit_conn svc_hashing`): counted apart as "shed",
+not a failure while it is at most SHED_LIMIT of the route's requests, and
+left out of the p99. Rates are tried in ascending order until a step fails;
+the highest passing rate is the sustainable one.
 """
 
 import os
@@ -28,8 +25,9 @@ import time
 from pathlib import Path
 
 from dataset import parse_line
-from refresh_pool import RefreshPool
-from stack import CLK_TCK, cpu_ticks, log
+from php_peer import PeerRefreshPool
+from pools import RefreshPool
+from stack import CLK_TCK, group_ticks, log
 
 ROUTES = [  # name, path, share in percent
     ("refresh-token", "/auth/refresh-token", 60),
@@ -86,7 +84,13 @@ def write_plan(path, port, requests, rate, seconds, seed, pools=None):
         first[n] = len(blobs)
         blobs += [blob(n, headers, body) for headers, body in requests.get(n, [])]
     total = int(rate * seconds)
-    routes = rng.choices(names, weights, k=total)
+    # Exactly each route's share (the largest remainders rounded up), in an order drawn with the seed: the
+    # same seed gives svc and the peer the same sequence of routes.
+    counts = [total * w // 100 for w in weights]
+    for i in sorted(range(len(names)), key=lambda i: -(total * weights[i] % 100))[:total - sum(counts)]:
+        counts[i] += 1
+    routes = [n for n, c in zip(names, counts) for _ in range(c)]
+    rng.shuffle(routes)
     fresh = {n: iter(pool.new_batch(max(1, routes.count(n)))) for n, pool in (pools or {}).items()}
     schedule = []
     for n in routes:
@@ -158,13 +162,14 @@ def own_and_reaped_cpu():
 
 def cpu_breakdown(groups, run):
     """Runs run() and returns (its result, {group: CPU cores used}): each
-    group's process trees (cpu_ticks), the generator (this process) and the
+    group's process trees (group_ticks), the generator (this process) and the
     rest of the machine, so a step shows who spent the two cores."""
     t0, busy0, gen0 = time.monotonic(), machine_busy_ticks(), own_and_reaped_cpu()
-    ticks0 = {name: cpu_ticks(roots) for name, roots in groups.items()}
+    ticks0 = group_ticks(groups)
     result = run()
     wall = time.monotonic() - t0
-    cores = {name: (cpu_ticks(roots) - ticks0[name]) / CLK_TCK / wall for name, roots in groups.items()}
+    ticks1 = group_ticks(groups)
+    cores = {name: (ticks1[name] - ticks0[name]) / CLK_TCK / wall for name in groups}
     cores["generator"] = (own_and_reaped_cpu() - gen0) / wall
     cores["rest"] = max(0.0, (machine_busy_ticks() - busy0) / CLK_TCK / wall - sum(cores.values()))
     return result, {k: round(v, 3) for k, v in cores.items()}
@@ -195,110 +200,51 @@ def search(tool, port, requests, rates, seconds, label, seed, groups=None, pools
     return steps, max(passing) if passing else 0
 
 
-def run_mix(stack, files, rates, seconds, peer=None):
-    """svc's rate search, then the PHP-FPM peer's (peer: {"port", "files",
-    "rates", "children"}, or {"error"} when it failed its check), with one
-    svc-sender draining the outbox for both: the peer writes the same outbox."""
+def run_mix(stack, files, rates, seconds, peer=None, runs=1):
+    """`runs` consecutive comparisons, each svc's rate search then the
+    PHP-FPM peer's (peer: {"port", "files", "rates", "children", "pids"}, or
+    {"error"} when it failed its check) with the same seeds, so the same
+    sequence of routes at each rate; one svc-sender drains the outbox for
+    both (the peer writes the same outbox). Both sides' refresh tokens rotate:
+    fresh sessions per step (RefreshPool, php_peer.PeerRefreshPool)."""
     sender = subprocess.Popen([str(stack.bin / "svc-sender"), "--config", str(stack.config), "--loop", "1"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    php = None
+    results = []
     try:
         groups = {"svc-fcgi": [stack.pid("svc-fcgi")], "mariadb": [stack.pid("mariadb")],
                   "nginx": [stack.pid("nginx")], "svc-sender": [sender.pid], "smtp-sink": [stack.pid("smtp-sink")]}
         tool = stack.helpers / "mix_load"
         pools = {"refresh-token": RefreshPool(stack.config, stack.sql, stack.dir, "bmix")}
-        steps, sustainable = search(tool, stack.http_port, load_requests(files), rates, seconds, "svc", 1000, groups,
-                                    pools)
-        if peer and "error" in peer:
-            php = {"steps": [], "sustainable_rate": 0, "error": peer["error"]}
-        elif peer:
-            time.sleep(2)
-            php_groups = {k: v for k, v in groups.items() if k != "svc-fcgi"}
-            php_groups["php-fpm"] = list(peer.get("pids", []))
-            php_steps, php_rate = search(tool, peer["port"], load_requests(peer["files"]), peer["rates"], seconds,
-                                         "PHP-FPM", 2000, php_groups)
-            php = {"steps": php_steps, "sustainable_rate": php_rate, "rates": peer["rates"],
-                   "children": peer["children"], "error": None}
+        peer_pools = {"refresh-token": PeerRefreshPool(stack, stack.dir, "pmix")} if peer else None
+        for k in range(runs):
+            seed = 1000 * (k + 1)
+            steps, sustainable = search(tool, stack.http_port, load_requests(files), rates, seconds,
+                                        f"svc, run {k + 1} of {runs}", seed, groups, pools)
+            php = None
+            if peer and "error" in peer:
+                php = {"steps": [], "sustainable_rate": 0, "error": peer["error"]}
+            elif peer:
+                time.sleep(2)
+                php_groups = {g: pids for g, pids in groups.items() if g != "svc-fcgi"}
+                php_groups["php-fpm"] = list(peer.get("pids", []))
+                php_steps, php_rate = search(tool, peer["port"], load_requests(peer["files"]), peer["rates"],
+                                             seconds, f"PHP-FPM, run {k + 1} of {runs}", seed, php_groups,
+                                             peer_pools)
+                php = {"steps": php_steps, "sustainable_rate": php_rate, "rates": peer["rates"],
+                       "children": peer["children"], "error": None}
+            results.append({"steps": steps, "sustainable_rate": sustainable, "peer": php})
     finally:
         sender.terminate()
         try:
             sender.wait(timeout=30)
         except subprocess.TimeoutExpired:
             sender.kill()
-    # What the sender had not sent yet must not be sent by the arms after
-    # this one (bench/mail_delivery.py times its own mails).
+    # What the sender had not sent yet must not be sent by the arms after this one.
     left = int(stack.sql("SELECT COUNT(*) FROM svc_notification_log WHERE status = 'Pending';").strip() or 0)
     stack.sql("UPDATE svc_notification_log SET status = 'Failed' WHERE status = 'Pending';")
-    return {"outbox_pending_after": left, "mix": {n: w for n, _, w in ROUTES}, "p99_limit_ms": P99_LIMIT_MS, "slow_p99_limit_ms": SLOW_P99_LIMIT_MS, "shed_limit": SHED_LIMIT,
-            "slow_routes": sorted(SLOW_ROUTES), "steps": steps, "sustainable_rate": sustainable,
-            "peer": php}
-
-
-def worst_p99(step, slow):
-    """The highest p99 of a step among the hashing routes (slow) or among the others."""
-    vals = [r["p99_ms"] for n, r in step["routes"].items() if (n in SLOW_ROUTES) == slow and r["p99_ms"] is not None]
-    return max(vals) if vals else None
-
-
-def render_svg(mix, path):
-    """p99 against offered rate (both axes log scale) for svc and the PHP-FPM
-    peer: per implementation, login (limit 250 ms) and the worst of the other
-    five routes (limit 50 ms); the limits dashed grey."""
-    import math
-    series = [("svc", mix["steps"], mix["sustainable_rate"], "#1f77b4")]
-    peer = mix.get("peer") or {}
-    if peer.get("steps"):
-        series.append(("PHP-FPM", peer["steps"], peer["sustainable_rate"], "#d62728"))
-    rates = sorted({s["rate"] for _, steps, _, _ in series for s in steps})
-    if not rates:
-        return
-    w, h, left, bottom, top, right = 740, 380, 60, 40, 28, 270
-    xmin, xmax = math.log10(min(rates) / 1.25), math.log10(max(rates) * 1.25)
-    ymin, ymax = 1.0, 10000.0
-
-    def x(r):
-        return left + (w - left - right) * (math.log10(r) - xmin) / (xmax - xmin)
-
-    def y(ms):
-        ms = min(max(ms or ymin, ymin), ymax)
-        return top + (h - top - bottom) * (1 - (math.log10(ms) - math.log10(ymin)) / (math.log10(ymax) - math.log10(ymin)))
-
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">',
-           f'<rect width="{w}" height="{h}" fill="white"/>',
-           f'<text x="{left}" y="16">p99 latency (ms) against offered rate (req/s), mixed traffic, open loop; '
-           'both axes log scale</text>']
-    for ms in (1, 10, 50, 100, 250, 1000, 10000):
-        out.append(f'<line x1="{left}" x2="{w - right}" y1="{y(ms):.1f}" y2="{y(ms):.1f}" stroke="#eee"/>'
-                   f'<text x="{left - 6}" y="{y(ms) + 4:.1f}" text-anchor="end">{ms}</text>')
-    for limit in (mix["p99_limit_ms"], mix["slow_p99_limit_ms"]):
-        out.append(f'<line x1="{left}" x2="{w - right}" y1="{y(limit):.1f}" y2="{y(limit):.1f}" stroke="#888" '
-                   f'stroke-dasharray="4 3"/>')
-    last = None  # a label too close to the one before it goes one line lower
-    for r in rates:
-        low = last is not None and x(r) - last < 34
-        last = None if low else x(r)
-        out.append(f'<text x="{x(r):.1f}" y="{h - bottom + (28 if low else 16)}" text-anchor="middle">{r}</text>')
-    out.append(f'<line x1="{left}" x2="{w - right}" y1="{h - bottom}" y2="{h - bottom}" stroke="black"/>')
-    out.append(f'<line x1="{left}" x2="{left}" y1="{top}" y2="{h - bottom}" stroke="black"/>')
-    row = 0
-    for name, steps, sustainable, color in series:
-        for slow, label, dash in ((False, "worst other route (limit 50)", ""),
-                                  (True, "login (limit 250)", ' stroke-dasharray="6 3"')):
-            pts = [(x(s["rate"]), y(worst_p99(s, slow))) for s in steps]
-            out.append(f'<polyline points="{" ".join(f"{a:.1f},{b:.1f}" for a, b in pts)}" fill="none" '
-                       f'stroke="{color}" stroke-width="2"{dash}/>')
-            out += [f'<circle cx="{a:.1f}" cy="{b:.1f}" r="2.5" fill="{color}"/>' for a, b in pts]
-            row += 1
-            ly = top + 16 * row
-            out.append(f'<line x1="{w - right + 10}" x2="{w - right + 34}" y1="{ly - 4}" y2="{ly - 4}" '
-                       f'stroke="{color}" stroke-width="2"{dash}/>'
-                       f'<text x="{w - right + 40}" y="{ly}">{name}: {label}</text>')
-        row += 1
-        out.append(f'<text x="{w - right + 10}" y="{top + 16 * row}" fill="{color}">{name} sustainable: '
-                   f'{sustainable} req/s</text>')
-        row += 1
-    out.append("</svg>")
-    path.write_text("\n".join(out) + "\n")
+    return {"outbox_pending_after": left, "mix": {n: w for n, _, w in ROUTES}, "p99_limit_ms": P99_LIMIT_MS,
+            "slow_p99_limit_ms": SLOW_P99_LIMIT_MS, "shed_limit": SHED_LIMIT, "slow_routes": sorted(SLOW_ROUTES),
+            "runs": results}
 
 
 def step_rows(steps):
@@ -317,14 +263,14 @@ TABLE_HEAD = ["| offered req/s | route | requests | p50 ms | p99 ms | p99.9 ms |
               "|---:|---|---:|---:|---:|---:|---:|---:|---|"]
 
 
-def peer_summary(mix):
-    """The sentence on the PHP-FPM peer's sustainable rate and the ratio."""
-    peer = mix.get("peer")
+def peer_summary(run):
+    """The sentence on one run's PHP-FPM peer's sustainable rate and the ratio."""
+    peer, svc = run.get("peer"), run["sustainable_rate"]
     if not peer:
-        return "No PHP-FPM peer ran (BENCH_MIX_PHP_RATES empty, or a run from before it existed): no comparison row."
+        return "No PHP-FPM peer ran (BENCH_MIX_PHP_RATES empty): no comparison row."
     if peer.get("error"):
         return f"The PHP-FPM peer did not run: {peer['error']}."
-    php, svc = peer["sustainable_rate"], mix["sustainable_rate"]
+    php = peer["sustainable_rate"]
     if not svc:
         ratio = "svc passed none of its rates, so there is no ratio (a loaded machine? see the generator lag)"
     elif php:
@@ -333,7 +279,7 @@ def peer_summary(mix):
         ratio = (f"PHP-FPM passed none of its rates, so svc ÷ PHP-FPM > {svc} ÷ {peer['rates'][0]} = "
                  f"{svc / peer['rates'][0]:.2f} (target ≥ 3)")
     top = " (its highest rate: the real limit is higher)" if php and php == peer["rates"][-1] else ""
-    return f"**PHP-FPM peer's sustainable rate: {php} req/s**{top}; {ratio}."
+    return f"PHP-FPM peer's sustainable rate: **{php} req/s**{top}; {ratio}."
 
 
 def cpu_rows(steps):
@@ -353,33 +299,33 @@ def cpu_rows(steps):
     return lines
 
 
-def render_markdown(mix, svg_name):
-    if not mix or not mix.get("steps"):
+def render_markdown(mix):
+    runs = (mix or {}).get("runs") or []
+    if not runs:
         return []
-    peer = mix.get("peer") or {}
-    lines = ["", "## Mixed traffic, open loop (issue 29)", "",
-             "Offered rates in ascending order, each for the same number of seconds, requests due at fixed "
-             "times whatever the replies do (bench/mix.py): " +
-             ", ".join(f"{w} % {n}" for n, w in mix["mix"].items()) + "; svc-sender drains the outbox meanwhile. "
+    lines = ["", "## Mixed traffic, open loop", "",
+             f"{len(runs)} consecutive runs, each svc's rate search then the PHP-FPM peer's with the same seeds "
+             "(the same sequence of routes at each rate, each route exactly its share): " +
+             ", ".join(f"{w} % {n}" for n, w in mix["mix"].items()) + "; offered rates in ascending order, "
+             "each for the same number of seconds, requests due at fixed times whatever the replies do "
+             "(bench/mix.py, sent by bench/mix_load.cpp: one thread, epoll, kept connections to nginx); "
+             "svc-sender drains the outbox meanwhile. Both sides rotate every refresh token. "
              f"A step passes when every route's p99 is under {mix['p99_limit_ms']:.0f} ms "
              f"({', '.join(mix['slow_routes'])}: {mix['slow_p99_limit_ms']:.0f} ms), every reply is 2xx (but for "
-             f"429s of the hashing pool's bounded queue, shown as shed: at most {mix.get('shed_limit', SHED_LIMIT) * 100:.0f} % "
-             "of a route's requests, left out of its p99) and the "
-             "generator kept its schedule; the search stops at the first failing step. The requests go out "
-             "from bench/mix_load.cpp (one thread, epoll, kept connections to nginx).",
-             "", f"**Sustainable rate: {mix['sustainable_rate']} req/s.** "
-             f"Mails still queued when the last step ended: {mix.get('outbox_pending_after', 0)}. " + peer_summary(mix),
-             "", f"![p99 against offered rate, svc and PHP-FPM]({svg_name})", "", "### svc", ""]
-    lines += TABLE_HEAD + step_rows(mix["steps"]) + cpu_rows(mix["steps"])
-    if peer.get("steps"):
-        lines += ["", "### PHP-FPM peer", "",
-                  "The same rate search, the same request mix and pass rule, right after svc's in the same run, "
-                  "against bench/php-peer/ (plain PHP 8.2: one front controller, PDO with a persistent "
-                  "connection and prepared statements, password_verify of the same Argon2id hashes, HS256 "
-                  f"tokens with hash_hmac) under PHP-FPM, `pm = static` with {peer['children']} children, "
-                  "opcache on, behind the same nginx with svc's FastCGI parameters; offered rates "
-                  f"{', '.join(str(r) for r in peer['rates'])}. Its notification and request-pass rows go into "
-                  "the same outbox, which the same svc-sender drains. It does less than svc per request (no "
-                  "login throttle, audit rows, caches or second factor), so the ratio does not flatter svc.", ""]
-        lines += TABLE_HEAD + step_rows(peer["steps"]) + cpu_rows(peer["steps"])
+             f"429s of the hashing pool's bounded queue, shown as shed: at most {mix['shed_limit'] * 100:.0f} % "
+             "of a route's requests, left out of its p99) and the generator kept its schedule; the search stops "
+             "at the first failing step. The peer (bench/php-peer/: plain PHP 8.2, one front controller, PDO "
+             "with a persistent connection, password_verify of the same Argon2id hashes, a session row rotated "
+             "by one conditional UPDATE, ES256 access and HS256 refresh tokens) runs under PHP-FPM, "
+             "`pm = static`, opcache on, behind the same nginx with svc's FastCGI parameters. It does less than "
+             "svc per request (no login throttle, audit rows, caches or second factor).",
+             "", f"Mails still queued when the last step ended: {mix.get('outbox_pending_after', 0)}."]
+    for k, run in enumerate(runs, 1):
+        peer = run.get("peer") or {}
+        lines += ["", f"### Run {k} of {len(runs)}", "",
+                  f"svc's sustainable rate: **{run['sustainable_rate']} req/s**. " + peer_summary(run), "",
+                  "svc:", ""] + TABLE_HEAD + step_rows(run["steps"]) + cpu_rows(run["steps"])
+        if peer.get("steps"):
+            lines += ["", f"PHP-FPM peer ({peer['children']} children):", ""]
+            lines += TABLE_HEAD + step_rows(peer["steps"]) + cpu_rows(peer["steps"])
     return lines

@@ -8,20 +8,34 @@ request files. Part of bench/bench.py; stdlib only.
 The peer reads the bench's database as svc's own account and opens svc's
 encrypted user ids with the same key (a backend holding the key, as
 docs/api.md allows), so the login, user-email, getFolderLimits, notification
-and request-pass request files are svc's. Its JWTs are HS256 with a shared
-secret of its own, so its refresh-token file holds tokens its own login
-issued.
+and request-pass request files are svc's. It rotates refresh tokens as svc
+does (a row of php_peer_sessions, one conditional UPDATE, the user read, an
+ES256 access token and an HS256 refresh token with secrets of its own), so
+its refresh-token requests come from PeerRefreshPool: fresh sessions and
+tokens minted with its secret, each sent once.
 """
 
+import base64
 import configparser
+import hashlib
+import hmac
 import json
 import secrets
+import subprocess
 import sys
+import time
 from pathlib import Path
 
-from dataset import parse_line, refresh_body, request_line
+from dataset import USER_ID_BASE, USERS, parse_line, refresh_body
 from load import Client
+from pools import REFRESH_TTL, FreshPool, RefreshPool, b64url
 from stack import log
+
+SESSIONS_TABLE = """
+CREATE TABLE IF NOT EXISTS php_peer_sessions (id VARCHAR(22) PRIMARY KEY, auth_table VARCHAR(64) NOT NULL,
+  user_id BIGINT UNSIGNED NOT NULL, generation INT UNSIGNED NOT NULL, revoked TINYINT NOT NULL DEFAULT 0,
+  created_at DATETIME NOT NULL, rotated_at DATETIME NOT NULL, expires_at DATETIME NOT NULL) ENGINE=InnoDB;
+"""
 
 
 def write_config(stack_dir):
@@ -30,6 +44,9 @@ def write_config(stack_dir):
     conf = configparser.ConfigParser(interpolation=None, strict=False)
     conf.read(Path(stack_dir) / "svc.conf")
     db, keys = conf["database"], conf["keys"]
+    es256 = Path(stack_dir) / "php-peer-es256.pem"
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", str(es256)],
+                   check=True, capture_output=True)
     lines = [
         "; The bench's PHP peer (bench/php_peer.py config); not for production.",
         f"db_socket = {db['socket']}", f"db_name = {db['name']}", f"db_user = {db['user']}",
@@ -37,11 +54,48 @@ def write_config(stack_dir):
         f"id_key = {keys['id_key']}",
         f"jwt_secret = {secrets.token_urlsafe(32)}",
         f"reset_secret = {secrets.token_urlsafe(32)}",
+        f"es256_key = {es256}",
     ]
     path = Path(stack_dir) / "php-peer.ini"
     path.write_text("\n".join(lines) + "\n")
     path.chmod(0o600)
     return path
+
+
+class PeerRefreshPool(RefreshPool):
+    """RefreshPool's batches for the peer: sessions in php_peer_sessions and
+    refresh tokens with the peer's secret and claims (index.php refresh_token)."""
+
+    def __init__(self, stack, out_dir, tag):
+        FreshPool.__init__(self, out_dir, tag)
+        conf = configparser.ConfigParser(interpolation=None, strict=False)
+        conf.read_string("[peer]\n" + (stack.dir / "php-peer.ini").read_text())
+        secret = conf["peer"]["jwt_secret"]
+        self.secret = base64.urlsafe_b64decode(secret + "=" * (-len(secret) % 4))
+        self.sql, self.first_user, self.user_count = stack.sql, USER_ID_BASE + 1, USERS
+        self.header = b64url(b'{"alg":"HS256","typ":"JWT"}')
+
+    def new_batch(self, count):
+        self.batch += 1
+        now, head = int(time.time()), f"{self.tag}{self.batch:04d}"
+        self.sql(f"""
+DELETE FROM php_peer_sessions WHERE id LIKE '{self.tag}%';
+INSERT INTO php_peer_sessions (id, auth_table, user_id, generation, created_at, rotated_at, expires_at)
+  SELECT CONCAT('{head}', LPAD(seq, {22 - len(head)}, '0')), 'svc_users', {self.first_user} + (seq - 1) % {self.user_count},
+         1, NOW(), NOW(), NOW() + INTERVAL 30 DAY FROM seq_1_to_{count};
+""")
+        bodies = []
+        for n in range(1, count + 1):
+            claims = {"sub": str(self.first_user + (n - 1) % self.user_count), "tbl": "svc_users", "app": 1, "ver": 0,
+                      "iat": now, "sid": head + str(n).zfill(22 - len(head)), "typ": "refresh",
+                      "exp": now + REFRESH_TTL, "gen": 1, "jti": secrets.token_hex(16)}
+            bodies.append(json.dumps(refresh_body({"access_token": "bench-unused-access-token",
+                                                   "refresh_token": self.sign(claims)})))
+        return bodies
+
+    def sign(self, claims):
+        signing_input = self.header + "." + b64url(json.dumps(claims, separators=(",", ":")).encode())
+        return signing_input + "." + b64url(hmac.new(self.secret, signing_input.encode(), hashlib.sha256).digest())
 
 
 def shape_problems(route, status, reply):
@@ -69,31 +123,31 @@ PATHS = {"login": "/auth/login", "refresh-token": "/auth/refresh-token", "user-e
          "request-pass": "/auth/request-pass"}
 
 
-def prepare(port, files, out, logins=16):
-    """Checks each of the six routes with one request (status and field names)
-    and writes the peer's refresh-token file from `logins` of its own logins.
-    Returns the peer's request files ({route: path}); raises RuntimeError
-    naming the route when the peer answers wrongly."""
+def prepare(stack, port, files):
+    """Creates the peer's session table, checks each of the six routes with
+    one request (status and field names) and that a refresh token works
+    once: its reuse gets 401. Raises RuntimeError naming the route when the
+    peer answers wrongly."""
+    stack.sql(SESSIONS_TABLE)
     client = Client(f"http://127.0.0.1:{port}")
-    logins = [client.post(PATHS["login"], json.loads(parse_line(line)[1]))
-              for line in Path(files["login"]).read_text().splitlines()[:logins]]
-    problems = {"login": shape_problems("login", *logins[0])}
-    path = Path(out) / "php-refresh-token.txt"
-    path.write_text("".join(request_line(refresh_body(reply["token"])) + "\n"
-                            for status, reply in logins if status == 200))
-    peer_files = dict(files, **{"refresh-token": str(path)})
-    for route, route_path in PATHS.items():
-        if route != "login" and not problems["login"]:
-            headers, body = parse_line(next(l for l in Path(peer_files[route]).read_text().splitlines() if l.strip()))
-            problems[route] = shape_problems(route, *client.post(route_path, json.loads(body), headers=headers))
+    status, login = client.post(PATHS["login"], json.loads(parse_line(Path(files["login"]).read_text()
+                                                                         .splitlines()[0])[1]))
+    problems = {"login": shape_problems("login", status, login)}
+    if not problems["login"]:
+        body = refresh_body(login["token"])
+        problems["refresh-token"] = shape_problems("refresh-token", *client.post(PATHS["refresh-token"], body))
+        reuse, _ = client.post(PATHS["refresh-token"], body)
+        problems["refresh-token"] += [] if reuse == 401 else [f"a reused refresh token got {reuse}, not 401"]
+        for route, route_path in PATHS.items():
+            if route not in problems:
+                headers, body = parse_line(next(l for l in Path(files[route]).read_text().splitlines() if l.strip()))
+                problems[route] = shape_problems(route, *client.post(route_path, json.loads(body), headers=headers))
     problems = {r: p for r, p in problems.items() if p}
     if problems:
         raise RuntimeError("the PHP-FPM peer answered wrongly: " +
                            "; ".join(f"{r}: {', '.join(p)}" for r, p in problems.items()) +
                            " (its errors: php-peer-errors.log and php-fpm.log in bench/out/last-run/)")
-    log(f"PHP-FPM peer: the six routes answer as the spec says; {sum(s == 200 for s, _ in logins)} refresh tokens "
-        "of its own")
-    return peer_files
+    log("PHP-FPM peer: the six routes answer as the spec says; its refresh tokens rotate")
 
 
 if __name__ == "__main__":

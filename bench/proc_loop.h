@@ -1,5 +1,5 @@
-/* The loop of every floor program of `make bench` (bench/argon2_raw.c,
- * bench/argon2_impls.cpp, bench/push_raw.cpp): one operation again and again
+/* The loop of every floor program of `make bench` (bench/argon2_impls.cpp,
+ * bench/push_raw.cpp): one operation again and again
  * for SECONDS in PROCS forked processes at once (one per core), their counts
  * summed through a pipe. Header only; C and C++. */
 #pragma once

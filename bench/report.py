@@ -12,7 +12,6 @@ from pathlib import Path
 
 from arms import summarize
 from breached_rows import markdown as breached_markdown
-from dataset import CUSTOMERS
 from mix import render_markdown as mix_markdown
 from stack import REPO
 
@@ -21,8 +20,8 @@ DOC = REPO / "docs" / "benchmarks.md"
 
 
 def render_only(results, doc):
-    """Rewrites docs/benchmarks.md from bench/results.json (after editing
-    bench/profile-notes.md or this renderer), without running anything."""
+    """Rewrites docs/benchmarks.md from bench/results.json (after editing this renderer), without running
+    anything."""
     r = json.loads(Path(results).read_text())
     Path(doc).write_text(render_markdown(r))
 
@@ -41,7 +40,7 @@ def write_only_results(out, arms, runs):
         cpu = f"  {s['cpu_us_per_req']:.0f} µs CPU/req" if s.get("cpu_us_per_req") else ""
         bad = "" if s["valid"] else f"  INVALID {s['unexpected']} unexpected ({s['unexpected_statuses']})"
         lines.append(f"{a.name:34s} {s['rps']:9.1f}/s{cpu}{ratio}{bad}")
-    extra = versus_rows(arms, summary) + [r for r in [login_since_sessions(summary)] if r]
+    extra = versus_rows(arms, summary)
     (out / "only.json").write_text(json.dumps({"rounds": runs, "summary": summary, "ratios": extra}, indent=2)
                                    + "\n")
     print("\n".join(lines))
@@ -80,14 +79,6 @@ TIMING_PAIRS = (("login-unknown", "login", "login p50: unknown ÷ known user"),
                 ("email-code-unknown", "email-code", "email-code p50: unknown ÷ known user"))
 
 
-# Login before server-side sessions (issue 37: at most 3 % slower since): the
-# committed full run of 2026-11-26 18:17 UTC (commit 5a9f2dc), the last
-# before sessions. A cross-run comparison, so login ÷ its Argon2id floor of
-# each run is compared, not req/s.
-LOGIN_BEFORE_SESSIONS = {"run": "2026-11-26 18:17 UTC, commit 5a9f2dc", "rps": 234.1, "floor_rps": 282.3,
-                         "ratio": 0.829}
-
-
 def versus_rows(arms, arm_summary):
     """Each arm ÷ the arm it is set against (Arm.versus), same run; invalid when that arm did not run."""
     rows = []
@@ -103,20 +94,8 @@ def versus_rows(arms, arm_summary):
     return rows
 
 
-def login_since_sessions(arm_summary):
-    """Login ÷ its floor now ÷ the same before sessions (LOGIN_BEFORE_SESSIONS); None without both arms."""
-    login, floor = arm_summary.get("login"), arm_summary.get("argon2-verify-fastest")
-    if not login or not floor or not floor["rps"]:
-        return None
-    before = LOGIN_BEFORE_SESSIONS
-    return ratio_row(f"login ÷ argon2-verify-fastest, now ÷ before sessions (cross-run: {before['run']}, "
-                     f"{before['ratio']:.3f})", login["rps"] / floor["rps"], before["ratio"], 0.97,
-                     login["valid"] and floor["valid"], note="cross-run")
-
-
 def ratios(arms, arm_summary, mail_summary, idle_rss):
-    """Every arm ÷ its floor and ÷ its versus arm, login since sessions, the e-mail ratios, the timing bands
-    and the idle RSS row."""
+    """Every arm ÷ its floor and ÷ its versus arm, the e-mail ratios, the timing bands and the idle RSS row."""
     rows = []
     for a in arms:
         if a.floor is None:
@@ -125,9 +104,6 @@ def ratios(arms, arm_summary, mail_summary, idle_rss):
         rows.append(ratio_row(f"{a.name} ÷ {a.floor}", s["rps"], arm_summary[a.floor]["rps"], a.target,
                               s["valid"] and (f is None or f["valid"])))
     rows += versus_rows(arms, arm_summary)
-    since = login_since_sessions(arm_summary)
-    if since:
-        rows.append(since)
     mail_pairs = [("sender ÷ smtp-loop", "sender", "smtp-loop", 0.5)] + [
         (f"sender with ÷ without SMTP session reuse ({label})", "sender-reuse" + suffix, "sender-no-reuse" + suffix, 2.0)
         for suffix, label in (("", "plain sink"), ("-starttls", "STARTTLS sink"))]
@@ -166,9 +142,10 @@ def settings(args, stack, password_hash):
     }
 
 
-def assemble(args, stack, arms, runs, keep, mail, idle, counts, password_hash, elapsed):
+def assemble(args, stack, arms, runs, mail, idle, counts, password_hash, elapsed):
     """results.json of a run; idle: the workers' RSS after the warm-up and at the end (bench.py worker_rss)."""
-    arm_summary = {a.name: dict(summarize(runs[a.name]), rounds=runs[a.name], kind=a.kind) for a in arms}
+    arm_summary = {a.name: dict(summarize(runs[a.name]), rounds=runs[a.name], kind=a.kind, floor=a.floor,
+                                target=a.target) for a in arms}
     mail_summary = {k: {"per_s": statistics.median(r["per_s"] for r in v), "valid": all(r["valid"] for r in v),
                         "rounds": v} for k, v in mail.items() if v}
     return {
@@ -178,61 +155,40 @@ def assemble(args, stack, arms, runs, keep, mail, idle, counts, password_hash, e
                     "load_before": Path("/proc/loadavg").read_text().split()[:3]},
         "settings": settings(args, stack, password_hash),
         "data_set": {"users": int(counts[0]), "folder_links": int(counts[1]), "templates": int(counts[2]),
-                     "sites": int(counts[3]), "customers": CUSTOMERS},
+                     "sites": int(counts[3])},
         "arms": arm_summary,
         "mail": mail_summary,
-        "keep_conn": {"runs": keep, "decision": keep_decision(keep)},
         "idle_rss_kib": {when: {str(k): v for k, v in rss.items()} for when, rss in zip(("after_warmup", "at_end"), idle)},
         "ratios": ratios(arms, arm_summary, mail_summary, idle[0]),
     }
 
 
 def add_mix_ratio(results):
-    """The mixed-traffic row: svc's sustainable rate ÷ the PHP-FPM peer's
-    (bench/mix.py), target ≥ 3. When the peer passed none of its rates, its
-    lowest rate bounds it from above, so svc ÷ that rate is a lower bound."""
-    mix = results.get("mix") or {}
-    peer = mix.get("peer")
-    if not peer:
-        return
-    svc, php = mix["sustainable_rate"], peer["sustainable_rate"]
-    if peer.get("error") or not peer["steps"]:
-        value, verdict, note = None, "invalid", "the PHP-FPM peer did not run"
-    elif not svc:
-        value, verdict, note = None, "invalid", "svc passed none of its rates"
-    elif php:
-        value = svc / php
-        verdict = "pass" if value >= 3 else "miss"
-        bounds = [why for why, hit in (("svc passed all its rates", svc == mix["steps"][-1]["rate"] and
-                                        mix["steps"][-1]["ok"]),
-                                       ("PHP-FPM passed all its rates", php == peer["rates"][-1])) if hit]
-        note = "; ".join(bounds)
-    else:
-        value, note = svc / peer["rates"][0], "lower bound: PHP-FPM passed none of its rates"
-        verdict = "pass" if value >= 3 else "miss"
-    results["ratios"].append({"ratio": "mix sustainable rate svc ÷ PHP-FPM", "value": value, "target": 3,
-                              "verdict": verdict, "note": note})
-
-
-def keep_decision(keep):
-    """The production setting that wins without stalls or errors (production: on)."""
-    def failures(r):
-        return r["socket_errors"]["timeout"] + r["socket_errors"]["read"] + r["unexpected"]
-
-    on = {k[3:]: r for k, r in keep.items() if k.startswith("on ")}
-    off = {k[4:]: r for k, r in keep.items() if k.startswith("off ")}
-    on_bad = {k: failures(r) for k, r in on.items() if failures(r)}
-    off_bad = {k: failures(r) for k, r in off.items() if failures(r)}
-    speedup = statistics.median(on[k]["rps"] / off[k]["rps"] for k in on if off.get(k) and off[k]["rps"])
-    if on_bad and not off_bad:
-        where = ", ".join(f"{k}: {v}" for k, v in on_bad.items())
-        return (f"off: keep_conn on was {speedup:.2f}x as fast (median) but failed requests ({where}); "
-                "off had none (production snippets say on: revisit)")
-    if off_bad:
-        return "neither is clean: see the table"
-    if speedup > 1:
-        return f"on: {speedup:.2f}x as fast with no failures (as the production snippets)"
-    return f"on, although not faster here ({speedup:.2f}x): no failures either way"
+    """The mixed-traffic rows, one per run (bench/mix.py): svc's sustainable
+    rate ÷ the PHP-FPM peer's, target ≥ 3 in each. When the peer passed none
+    of its rates, its lowest rate bounds it from above, so svc ÷ that rate
+    is a lower bound."""
+    runs = (results.get("mix") or {}).get("runs") or []
+    for k, run in enumerate(runs, 1):
+        peer, svc = run.get("peer"), run["sustainable_rate"]
+        if not peer:
+            continue
+        php = peer["sustainable_rate"]
+        if peer.get("error") or not peer["steps"]:
+            value, verdict, note = None, "invalid", "the PHP-FPM peer did not run"
+        elif not svc:
+            value, verdict, note = None, "invalid", "svc passed none of its rates"
+        elif php:
+            value = svc / php
+            verdict = "pass" if value >= 3 else "miss"
+            note = "; ".join(why for why, hit in (
+                ("svc passed all its rates", svc == run["steps"][-1]["rate"] and run["steps"][-1]["ok"]),
+                ("PHP-FPM passed all its rates", php == peer["rates"][-1])) if hit)
+        else:
+            value, note = svc / peer["rates"][0], "lower bound: PHP-FPM passed none of its rates"
+            verdict = "pass" if value >= 3 else "miss"
+        results["ratios"].append({"ratio": f"mix sustainable rate svc ÷ rotating PHP-FPM peer, run {k} of {len(runs)}",
+                                  "value": value, "target": 3, "verdict": verdict, "note": note})
 
 
 # --- docs/benchmarks.md --------------------------------------------------------------
@@ -269,39 +225,34 @@ def table(head, rows):
 
 HOW_TO_RUN = """# Benchmarks
 
-Generated by `make bench` (`scripts/bench.sh` → `bench/bench.py`); machine-readable results in
-`bench/results.json`. Every number is a ratio against a floor measured in the same run on the same
-machine, so runs on different machines compare. Rerun after a change that may cost time.
+Generated by `make bench` (`scripts/bench.sh` → `bench/bench.py`, the arms in `bench/arms.py` build_arms, this
+page by `bench/report.py`); machine-readable results in `bench/results.json`. Every number is a ratio against a
+floor measured in the same run on the same machine, so runs on different machines compare. Rerun after a change
+that may cost time. Earlier runs and the profiles by hand: [benchmarks-history.md](benchmarks-history.md).
 
 ## How to run
 
 ```sh
-make bench                                   # about 6 minutes on 2 cores, plus a first Release build
-BENCH_SECONDS=2 BENCH_ROUNDS=1 make bench     # smoke run
+make bench              # 30 to 50 minutes on 2 cores (three mix comparisons), plus a first Release build
+BENCH_SECONDS=2 BENCH_ROUNDS=1 BENCH_MIX_SECONDS=5 BENCH_MIX_RATES=250 BENCH_MIX_PHP_RATES=100 \\
+  BENCH_MIX_RUNS=1 BENCH_BREACHED_ENTRIES=0 BENCH_CLUSTER=0 BENCH_FLOOR_DELETE_ROWS=100000 make bench  # smoke run
 ```
 
-`scripts/bench.sh` builds `build-release/` (Release, no tests) and the helpers in `bench/out/bin/`
-(`bench/hello.c`, `bench/argon2_raw.c`, `bench/argon2_impls.cpp`, `bench/push_raw.cpp`, `bench/sender_pass.cpp`,
-`bench/breached_bench.cpp`, `bench/rs256_raw.cpp`), starts its own
-stack in `/tmp/svc-bench.*` (`scripts/stack.sh` with `SVC_ACCESS_LOG=off`, `SVC_SENDER_LOOP=0` and the
-bench server blocks of `bench/nginx-bench.conf.in` in the same nginx) and always stops it. Settings:
-`BENCH_SECONDS` (5), `BENCH_ROUNDS` (3), `BENCH_CONNECTIONS` (32), `BENCH_HASH_CONNECTIONS` (8),
-`BENCH_MAILS` (1000), `BENCH_WARMUP` (1), `SVC_WORKERS` (nproc), `SVC_HASHING_WORKERS` (nproc),
-`BENCH_KEEP_STACK=1` keeps the stack directory. Logs of the last run: `bench/out/last-run/`.
-The wrk scripts are `bench/wrk/arm.lua` (request files in `bench/out/*.txt`). The refresh-token arms
-rotate on every request: each run gets fresh sessions and one token per request (`bench/refresh_pool.py`),
-and the PHP-FPM peer's `php-refresh-token` arm runs beside them (started for it also without the mix).
-The mixed-traffic open-loop arm (`bench/mix.py`): `BENCH_MIX_SECONDS` (60 per offered rate, 0 skips it),
-`BENCH_MIX_RATES` (250,500,1000,1250,1500,1750,2000, tried in order until one fails): up to about 7.5 more minutes.
-Then the same search against the PHP-FPM peer (`bench/php-peer/`: plain PHP 8.2 under `php-fpm8.2 -F`
-from the stack directory, `pm = static`, opcache on, PDO with a persistent connection, behind the same
-nginx on a port of its own): `BENCH_MIX_PHP_RATES` (100,250,350,500,750,1000; empty skips the peer),
-`BENCH_PHP_WORKERS` (8, its pool size: four per core, docs/decisions.md): up to about 6.5 more minutes,
-usually 3 to 4. Its six routes are checked first (status and field names); a wrong answer skips it.
-The breached-password list (`bench/breached_rows.py`): `BENCH_BREACHED_ENTRIES` (100,000,000 entries in the
-lookup's list), `BENCH_BREACHED_LINES` (10,000,000 lines of the imported text), both generated once into
-`bench/out/breached/` (about 1.3 GB) and reused; `BENCH_ONLY=breached` runs these rows alone (to
-`bench/out/breached.json`).""".split("\n")
+`scripts/bench.sh` builds `build-release/` (Release, no tests) and the helpers in `bench/out/bin/`, starts its own
+stack in `/tmp/svc-bench.*` (`scripts/stack.sh` with `SVC_ACCESS_LOG=off`, `SVC_SENDER_LOOP=0` and the bench
+server blocks of `bench/nginx-bench.conf.in` in the same nginx: the floors and the PHP-FPM peer), creates the
+write floors' tables (`bench/floors.sql`) and always stops everything it started. Its header lists every
+setting; the main ones: `BENCH_SECONDS` (5), `BENCH_ROUNDS` (3), `BENCH_CONNECTIONS` (32),
+`BENCH_HASH_CONNECTIONS` (8), `BENCH_MAILS` (1000), `BENCH_WARMUP` (1), `SVC_WORKERS` (nproc),
+`BENCH_KEEP_STACK=1` keeps the stack directory; `BENCH_ONLY=refresh-token,notification` runs those arms and
+their floors alone (to `bench/out/only.json`; `BENCH_ONLY=mix` and `BENCH_ONLY=breached` those parts alone).
+Logs of the last run: `bench/out/last-run/`. The mix (`bench/mix.py`): `BENCH_MIX_SECONDS` (60 per offered
+rate, 0 skips it), `BENCH_MIX_RATES` (250,500,1000,1250,1500,1750,2000), `BENCH_MIX_PHP_RATES`
+(100,250,350,500,750,1000; empty skips the peer), `BENCH_MIX_RUNS` (3 consecutive comparisons),
+`BENCH_PHP_WORKERS` (8). The breached-password list (`bench/breached_rows.py`): `BENCH_BREACHED_ENTRIES`
+(100,000,000; 0 skips these rows), `BENCH_BREACHED_LINES` (10,000,000), generated once into
+`bench/out/breached/` (about 1.3 GB) and reused. The cluster arms (`bench/cluster_bench.py`, root and
+galera-4 needed): `BENCH_CLUSTER=0` skips them.""".split("\n")
 
 
 def this_run(r):
@@ -311,13 +262,13 @@ def this_run(r):
             f"- machine: {m['nproc']} cores, {m['cpu']}, Linux {m['kernel']}, load average before the run "
             f"{' '.join(m['load_before'])}",
             f"- data set: {d['users']:,} users (one shared Argon2id hash), {d['folder_links']:,} folder links, "
-            f"{d['templates']} templates over {d['sites']} sites, {d['customers']} push subscriptions",
+            f"{d['templates']} templates over {d['sites']} sites",
             f"- load: {s['wrk']}; {s['rounds']} rounds, arms interleaved, median reported; warm-up "
             f"{s['warmup_seconds']} s per arm; the login arm and its Argon2id floor alternate in 1 s slices "
             "within each round (this box's Argon2id speed drifts by up to a fifth within seconds)",
             f"- svc-fcgi: {s['svc_workers']} workers + {s['hashing_workers']} hashing-pool workers "
             f"(login, sign-up, reset-pass), max_requests {s['max_requests']}, Argon2id {s['argon2id']}, "
-            f"{s['build']}; hello: {s['hello_workers']} prefork libfcgi workers",
+            f"{s['build']}; hello and each write floor: {s['hello_workers']} prefork libfcgi workers",
             f"- nginx: {s['nginx']}",
             f"- MariaDB: {s['mariadb']}",
             f"- sender: {s['sender_mails_per_run']} mails per run, [smtp] batch {s['smtp_batch']}, "
@@ -335,34 +286,25 @@ def arms_section(r):
                      fmt(a["peak_rss_kib"] / 1024 if a["peak_rss_kib"] else None, 1), bad,
                      "yes" if a["valid"] else "NO"])
     lines = ["", "## Arms", "",
-             "Medians over the rounds. CPU = user+system time of nginx, svc-fcgi (master and both pools), mysqld and",
-             "the hello program over the arm, per request. RSS = largest VmHWM among the workers that served the arm.",
-             "`unexpected` counts replies with another status than expected (2xx; 401 for unknown-user logins);",
-             "an arm with any, or with socket errors, is invalid.", ""]
+             "Medians over the rounds. CPU = user+system time of nginx, svc-fcgi (master and all pools), mysqld,",
+             "the floor programs and PHP-FPM over the arm, per request (by process: the profile section). RSS =",
+             "largest VmHWM among the svc-fcgi workers that served the arm. `unexpected` counts replies with",
+             "another status than expected (2xx; 401 for unknown-user logins); an arm with any, or with socket",
+             "errors, is invalid.", ""]
     lines += table(["arm", "req/s:", "p50 ms:", "p99 ms:", "CPU µs/req:", "peak RSS MiB:", "unexpected:", "valid"],
                    rows)
     flood = r["arms"].get("refresh-token-under-login-flood", {})
     if flood.get("flood_login_rps") is not None:
         lines += ["", f"During the flood arm, the login flood itself ran at {flood['flood_login_rps']:.1f} req/s "
                       f"({flood.get('flood_unexpected', 0)} unexpected replies)."]
-    lines += ["", "The refresh-token arms rotate on every request (issue 37): before each run "
-                  "bench/refresh_pool.py inserts fresh sessions of bench users into svc_sessions (generation 1) "
-                  "and mints their refresh tokens with the stack's [keys] jwt secret, one request line per "
-                  "session, twice as many as the arm's fastest rate so far needs; bench/wrk/arm.lua sends each "
-                  "line once (a run that used them all is invalid: wrk waits out its duration). So every "
-                  "reply is a rotation, none a replay within the grace, and any 401 makes the arm invalid. "
-                  "php-refresh-token is the PHP-FPM peer (bench/php-peer/) beside it, stateless HS256 "
-                  "tokens with no rotation (16 of its own logins, replayed): it does less per request."]
-    if "oidc-token-code" in r["arms"]:
-        lines += ["", "oidc-token-code is the OpenID Connect code-for-token exchange (POST /oidc/1/token, "
-                      "grant_type=authorization_code, a confidential client with client_secret_basic, scope "
-                      "\"openid email profile\"): each request a fresh code, sent once. The authorize flow "
-                      "(hosted sign-in, an Argon2id verify) would cost far more than the exchange, so before each "
-                      "run bench/oidc_pool.py inserts a svc session and an svc_oauth_codes row per request "
-                      "straight into the database, as src/oidc/flow.cpp issue_code stores them (the code's "
-                      "SHA-256, client, redirect URI, scope, nonce; no PKCE). A reply signs an ES256 access "
-                      "token, an HS256 refresh token and an RS256 ID token; its floor is one RS256 sign + "
-                      "verify (bench/rs256_raw.cpp)."]
+    lines += ["", "Requests good once (bench/pools.py, each line sent once; a run that used them all is invalid): "
+                  "the refresh-token arms present a fresh session's current token, so every reply is a rotation; "
+                  "php-refresh-token is the PHP-FPM peer (bench/php-peer/) rotating the same way (a row of its "
+                  "own session table, one conditional UPDATE that a reused token fails, the user read, an ES256 "
+                  "access token and an HS256 refresh token); oidc-token-code (POST /oidc/1/token, "
+                  "grant_type=authorization_code, client_secret_basic, scope \"openid email profile\") presents "
+                  "a fresh code stored as src/oidc/flow.cpp issue_code stores it, and its reply consumes the "
+                  "code's row and signs an ES256 access token, an HS256 refresh token and an RS256 ID token."]
     exhausted = {n: a["exhausted"] for n, a in r["arms"].items() if a.get("exhausted")}
     if exhausted:
         lines += ["", "Runs that used up their fresh tokens before their end (invalid): " +
@@ -371,24 +313,31 @@ def arms_section(r):
 
 
 FLOOR_HOW = {
-    "argon2-verify": "crypto_pwhash_str_verify of the data set's hash, one process per core (bench/argon2_raw.c)",
-    "argon2-hash": "crypto_pwhash_str with the same m and t, one process per core",
-    "argon2-verify-fastest": "the fastest implementation of the table below, verify loop, one process per "
-                             "core (bench/argon2_impls.cpp loop), in 1 s slices alternating with the "
-                             "login arm's (bench/arms.py run_paired)",
-    "push-raw": "encrypt_push_payload + vapid_jwt + header from libsvc_core.a, one process per core "
-                "(bench/push_raw.cpp)",
-    "rs256-sign-verify": "one RS256 sign + verify of an ID token's signing input with svc's SigningKey "
-                         "(2048-bit key, OpenSSL 3), one process per core (bench/rs256_raw.cpp)",
+    "argon2-hash": "crypto_pwhash_str with the m and t of the data set's hash, one process per core "
+                   "(bench/argon2_impls.cpp loop hash)",
+    "argon2-verify-fastest": "the fastest of libsodium's verify as is, with a kept arena and with a kept "
+                             "arena in huge pages (bench/argon2_impls.cpp), verify loop, one process per core, "
+                             "in 1 s slices alternating with the login arm's (bench/arms.py run_paired)",
     "static": "nginx `return 200` with the same JSON body",
-    "hello": "bench/hello.c behind the same nginx and FastCGI settings",
+    "hello": "bench/hello.c (libfcgi's own prefork loop) behind the same nginx and FastCGI settings",
+    "hello-update": "bench/hello_db.c update: hello + one prepared single-row UPDATE by primary key of a row "
+                    "drawn at random among 100,000 (libmariadb, svc's account, the stack's MariaDB)",
+    "hello-insert": "bench/hello_db.c insert: hello + one prepared single-row INSERT (an outbox-sized row)",
+    "hello-delete-rs256": "bench/hello_db.c delete-rs256: hello + one prepared single-row DELETE by key of a "
+                          "pre-filled row + one RS256 signature (OpenSSL, 2048-bit key) of an ID token's "
+                          "signing input",
 }
 
 
 def floors_section(r):
-    names = [n for n, a in r["arms"].items() if a["kind"] == "raw"] + ["static", "hello"]
+    names = [n for n, a in r["arms"].items() if a["kind"] == "raw"] + [n for n in FLOOR_HOW if n in r["arms"]
+                                                                       and r["arms"][n]["kind"] != "raw"]
+    argon2 = r.get("argon2_impls") or {}
     return ["", "## Floors", ""] + table(["floor", "ops/s:", "how"], [
-        [n, fmt(r["arms"][n]["rps"], 1), FLOOR_HOW.get(n, "")] for n in names])
+        [n, fmt(r["arms"][n]["rps"], 1), FLOOR_HOW.get(n, "")] for n in names]) + ([
+            "", f"The login floor's implementation, {argon2['fastest']}, had the most verifies/s in its own loop "
+                "before the rounds: " + ", ".join(f"{n} {v:.1f}/s" for n, v in argon2["loop_verifies_per_s"].items())
+                + "."] if argon2.get("fastest") else [])
 
 
 MAIL_HOW = {"sender": "svc-sender one-shot pass (process wall time)",
@@ -414,22 +363,6 @@ def mail_section(r):
     return lines
 
 
-def keep_conn_section(r):
-    rows = []
-    for key, k in r["keep_conn"]["runs"].items():
-        label, method, path, conns = key.split(" ")
-        rows.append([label, f"{method} {path}", conns[1:], fmt(k["rps"], 1), fmt(k["p50_ms"]), fmt(k["p99_ms"]),
-                     fmt(k["max_ms"]), k["socket_errors"]["timeout"], bad_replies(k)])
-    lines = ["", "## fastcgi_keep_conn", "",
-             "Measured once: the production locations (`fastcgi_keep_conn on`, the main pool's upstream with",
-             "`keepalive 2`) against a bench-only server with `fastcgi_keep_conn off` and no keepalive pool",
-             "(same FastCGI parameters and front secret, no rate limit); wrk --timeout 2s, so a stall shows up",
-             "as a timeout.", ""]
-    lines += table(["keep_conn", "request", "connections:", "req/s:", "p50 ms:", "p99 ms:", "max ms:", "timeouts:",
-                    "unexpected:"], rows)
-    return lines + ["", f"Decision: **{r['keep_conn']['decision']}**."]
-
-
 def memory_section(r):
     idle = r["idle_rss_kib"]
     return ["", "## Worker memory", "", "VmRSS of each svc-fcgi process (master and workers) while idle, KiB "
@@ -438,49 +371,35 @@ def memory_section(r):
         for when in ("after_warmup", "at_end")]
 
 
-def argon2_section(r):
-    impls = r.get("argon2_impls", {}).get("runs")
-    if not impls:
-        return []
-    rates = r["argon2_impls"].get("loop_verifies_per_s") or {}
-    loop = " (" + ", ".join(f"{n} {v:.1f}/s" for n, v in rates.items()) + ")" if rates else ""
-    return ["", "## Argon2id implementations (this run)", "",
-            f"Same stored hash, interleaved, each in a fresh process after one untimed verify "
-            f"(bench/argon2_impls.cpp); fastest: **{r['argon2_impls']['fastest']}**, the login floor: of "
-            "the candidates within 10 % of the best time alone, the one with the most verifies/s in the "
-            "floor's own loop, one process per core" + loop + ".", ""] + table(
-        ["implementation", "ms/verify (median):", "p90:", "verifies:", "page faults/verify:", "peak RSS MiB:"],
-        [[i["impl"], fmt(i["median_ms"]), fmt(i["p90_ms"]), i["n"], f"{i['faults_per_verify']:.0f}",
-          fmt(i["rss_kib"] / 1024, 1)] for i in impls])
+def profile_section(r):
+    """Where the time goes for every arm with a target against a floor: CPU per request of each process
+    group (arm and floor, from /proc over the arm) and MariaDB statements per request (Questions)."""
+    groups = ("nginx", "app", "mariadb")
 
+    def cells(a):
+        by = a.get("cpu_us_per_req_by_process") or {}
+        app = sum(v for g, v in by.items() if g not in ("nginx", "mariadb")) if by else None
+        vals = {"nginx": by.get("nginx"), "app": app, "mariadb": by.get("mariadb")}
+        return " / ".join(fmt(vals[g], 0) for g in groups), fmt(a.get("statements_per_req"), 1)
 
-def token_section(r):
-    algs = r.get("token_algs")
-    if not algs:
-        return []
-    return ["", "## Access-token signing algorithms (this run)", "",
-            "One access token's claims signed and verified in a loop, each algorithm in turn "
-            "(bench/token_sign.cpp, svc's own SigningKey and JWT code from libsvc_core.a, one process); "
-            "ES256 is the default `[tokens] access_alg`, HS256 the legacy setting.", ""] + table(
-        ["alg", "sign µs:", "verify µs:", "sign + verify µs:", "tokens:"],
-        [[a["alg"], fmt(a["sign_us"]), fmt(a["verify_us"]), fmt(a["sign_verify_us"]), f"{a['tokens']:,}"]
-         for a in algs])
-
-
-def notes(*names):
-    """The hand-written notes in bench/, each as it is."""
-    lines = []
-    for name in names:
-        path = REPO / "bench" / name
-        if path.exists():
-            lines += ["", path.read_text().rstrip()]
-    return lines
+    rows = []
+    for x in r["ratios"]:
+        name, _, floor = x["ratio"].partition(" ÷ ")
+        a, f = r["arms"].get(name), r["arms"].get(floor)
+        if not a or not f or x["target"] is None:
+            continue
+        (acpu, ast), (fcpu, fst) = cells(a), cells(f)
+        rows.append([x["ratio"], fmt(x["value"]), x["verdict"], acpu, fcpu, ast, fst])
+    return ["", "## Profile: where the time goes", "",
+            "Per request, medians over the rounds: CPU µs of nginx / the application (svc-fcgi, the floor "
+            "program, or PHP-FPM) / mysqld, and MariaDB statements (the server's Questions counter: prepared "
+            "executions included), of each arm with a target and of its floor.", ""] + table(
+        ["ratio", "value:", "result", "arm CPU µs nginx / app / mysqld", "floor CPU µs", "arm statements:",
+         "floor statements:"], rows)
 
 
 def render_markdown(r):
-    lines = (HOW_TO_RUN + this_run(r) + arms_section(r) + floors_section(r) + mail_section(r)
-             + keep_conn_section(r) + memory_section(r) + argon2_section(r) + token_section(r)
-             + breached_markdown(r.get("breached"))
-             + notes("argon2-notes.md", "outbound-notes.md", "profile-notes.md")
-             + mix_markdown(r.get("mix"), "bench-mix.svg") + notes("perf-notes.md"))
+    lines = (HOW_TO_RUN + this_run(r) + arms_section(r) + floors_section(r) + profile_section(r) + mail_section(r)
+             + memory_section(r) + breached_markdown(r.get("breached"))
+             + mix_markdown(r.get("mix")))
     return "\n".join(lines) + "\n"

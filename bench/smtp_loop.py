@@ -1,4 +1,4 @@
-"""The SMTP floor of the e-mail arms (bench/arms.py, bench/mail_delivery.py):
+"""The SMTP floor of the e-mail arms (bench/arms.py):
 a minimal client that sends messages over ONE reused SMTP connection
 (smtplib), as fast as the sink takes them. Stdlib only.
 

@@ -1,17 +1,13 @@
-"""The running stack of a benchmark (scripts/stack.sh state directory, or a
-scratch stack of a tool's own: scratch_stack), its processes' CPU and memory
-from /proc, and the svc-fcgi log's view of which pool served what. Part of
-bench/bench.py and of the tools beside it; stdlib only.
+"""The running stack of a benchmark (scripts/stack.sh state directory), its
+processes' CPU and memory from /proc, and the svc-fcgi log's view of which
+pool served what. Part of bench/bench.py; stdlib only.
 """
 
-import contextlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -43,18 +39,18 @@ class Stack:
     bench.py's stack also has the bench server blocks' ports, the helpers
     and the hello program (scripts/bench.sh)."""
 
-    def __init__(self, directory, bin_dir, helpers=None, bench_port=None, nokeep_port=None, hello_pid_file=None):
+    def __init__(self, directory, bin_dir, helpers=None, bench_port=None, floor_pids_file=None):
         self.dir = Path(directory)
         self.env = read_env(self.dir / "env")
         self.http_port = int(self.env["SVC_HTTP_PORT"])
         self.smtp_port = int(self.env["SVC_SMTP_PORT"])
-        self.push_port = int(self.env["SVC_PUSH_PORT"])
         self.site_key = self.env.get("SITE_KEY", "")  # the demo site 1's x-site-key
-        self.bench_port, self.nokeep_port = bench_port, nokeep_port
+        self.bench_port = bench_port
         self.bin = Path(bin_dir)
         self.helpers = Path(helpers) if helpers else None
         self.config = self.dir / "svc.conf"
-        self.hello_pid = int(Path(hello_pid_file).read_text()) if hello_pid_file else None
+        # The floor programs' masters (hello, hello_db): their workers' CPU counts as the floors'.
+        self.floor_pids = [int(p) for p in Path(floor_pids_file).read_text().split()] if floor_pids_file else []
         self.fcgi_log = self.dir / "svc-fcgi.log"
         conf = self.config.read_text()
         self.workers = int(re.search(r"^workers = (\d+)", conf, re.M).group(1))
@@ -69,28 +65,15 @@ class Stack:
                 input="SET time_zone = '+00:00';\n" + query)
         return r.stdout
 
+    def statements(self):
+        """The server's statement count so far (Questions: client statements, prepared executions included)."""
+        return int(self.sql("SHOW GLOBAL STATUS LIKE 'Questions';").split()[1])
+
     def admin(self, *argv, stdin=None):
         return run([str(self.bin / "svc-admin"), "--config", str(self.config), *argv], input=stdin).stdout.strip()
 
     def url(self, path, port=None):
         return f"http://127.0.0.1:{port or self.http_port}{path}"
-
-
-@contextlib.contextmanager
-def scratch_stack(prefix, bin_dir, **settings):
-    """A Stack of a tool's own (scripts/stack.sh up in a temporary directory:
-    a free HTTP port, access log and sender loop off, `settings` as more
-    SVC_* variables); always stopped and removed, also on error."""
-    directory = tempfile.mkdtemp(prefix=prefix)
-    env = dict(os.environ, SVC_STACK_DIR=directory, SVC_HTTP_PORT="0", SVC_BIN_DIR=os.path.abspath(bin_dir),
-               SVC_ACCESS_LOG="off", SVC_SENDER_LOOP="0", **settings)
-    stack_sh = str(REPO / "scripts" / "stack.sh")
-    try:
-        run([stack_sh, "up"], env=env)
-        yield Stack(directory, env["SVC_BIN_DIR"])
-    finally:
-        subprocess.run([stack_sh, "down"], env=env, capture_output=True)
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 # --- /proc accounting -----------------------------------------------------------
@@ -114,10 +97,16 @@ def children(table, pid):
     return [p for p, (ppid, _, _) in table.items() if ppid == pid]
 
 
-def cpu_ticks(roots):
+def group_ticks(groups):
+    """{group: cpu_ticks of its roots} from one look at /proc; groups: {name: [root pids]}."""
+    table = proc_table()
+    return {name: cpu_ticks(roots, table) for name, roots in groups.items()}
+
+
+def cpu_ticks(roots, table=None):
     """CPU ticks of each root process, its reaped children (cutime) and its
     live children: a worker that was recycled during an arm is still counted."""
-    table = proc_table()
+    table = table or proc_table()
     total = 0
     for root in roots:
         if root not in table:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from arms import Arm
 from load import Client
-from sign_in_arms import expect, totp
+from mfa_arm import expect, totp
 from stack import log
 
 USERS = 1_000_000

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make bench`: builds a Release svc and the bench helpers, starts its own
-# stack in a temporary directory (access log off, sender loop off, the hello
-# program and bench-only server blocks inside the same nginx, the PHP-FPM
-# peer of the mix arm), runs bench/bench.py, and always stops everything it
+# stack in a temporary directory (access log off, sender loop off, the floor
+# programs bench/hello.c and bench/hello_db.c and bench-only server blocks
+# inside the same nginx, the PHP-FPM peer), runs bench/bench.py, then the
+# cluster arm, and always stops everything it
 # started (trap), also on error or Ctrl-C. Writes docs/benchmarks.md and
 # bench/results.json; raw files and logs of the last run go to bench/out/
 # (not in git).
@@ -13,34 +14,35 @@
 #   BENCH_CONNECTIONS [32] wrk connections for the cheap arms
 #   BENCH_HASH_CONNECTIONS [8]  wrk connections for login / sign-up
 #   BENCH_MAILS [1000]     e-mails per sender run
-#   BENCH_DELIVERY_MAILS [200]  e-mails per pass of bench/mail_delivery.py
 #   BENCH_WARMUP [1]       seconds per arm of warm-up
 #   BENCH_BUILD_DIR [build-release]
 #   BENCH_KEEP_STACK=1     keep the stack's temporary directory (logs) after the run
 #   SVC_WORKERS [nproc]    svc-fcgi workers, and hello's; SVC_HASHING_WORKERS [same]
 #   SVC_MAX_REQUESTS [10000, the production default]
 #   SVC_OUTBOUND_WORKERS [16]  workers of the outbound pool (push, notification, SMS code)
-#   SVC_OUTBOUND_PER_SITE [0]  [outbound] per_site: off, because the push and
-#                          notification arms load one or a few sites from 32
-#                          connections (a refused push is a 200 too, and would
-#                          count as a fast one); bench/outbound_bench.py and
-#                          tests/integration/test_outbound_isolation.py cover the cap
+#   SVC_OUTBOUND_PER_SITE [0]  [outbound] per_site: off, because the notification arm
+#                          loads a few sites from 32 connections;
+#                          tests/integration/test_outbound_isolation.py covers the cap
+#   BENCH_FLOOR_DELETE_ROWS [1000000]  rows of the hello-delete-rs256 floor's table
+#                          (bench/floors.sql; each request deletes one)
 #   BENCH_MFA_USERS [1500] users with a TOTP factor the "login-mfa-verify" arm
-#                          enrols first (bench/sign_in_arms.py; a time step serves a user once)
+#                          enrols first (bench/mfa_arm.py; a time step serves a user once)
 #   BENCH_MIX_SECONDS [60] seconds per offered rate of the mixed-traffic open-loop arm (bench/mix.py); 0 skips it
 #   BENCH_MIX_RATES [250,500,1000,1250,1500,1750,2000]  offered rates (req/s), tried in order until one fails
 #   BENCH_MIX_PHP_RATES [100,250,350,500,750,1000]  the same search against the PHP-FPM
 #                          peer (bench/php-peer/, bench/php_peer.py), after svc's; empty skips it
+#   BENCH_MIX_RUNS [3]     consecutive runs of the mix comparison (svc's search, then the peer's), all reported
 #   BENCH_PHP_WORKERS [8]  the peer's PHP-FPM pool (pm = static): four children per core
 #   BENCH_ONLY             comma-separated arm names (e.g. refresh-token,user-email): only those
 #                          and their floors (refresh-token: and the PHP-FPM peer's php-refresh-token),
 #                          medians and ratios printed and in bench/out/only.json;
-#                          no keep_conn, sender or mail delivery runs; nothing committed is rewritten.
+#                          no sender runs; nothing committed is rewritten.
 #                          BENCH_ONLY=mix: the mixed-traffic arm alone, to bench/out/mix.json;
 #                          BENCH_ONLY=breached: the breached-list rows alone, to bench/out/breached.json
+#   BENCH_CLUSTER [1]      0 skips the cluster arm (bench/cluster_bench.py on a Galera cluster of its own)
 #   BENCH_BREACHED_ENTRIES [100000000]  entries of the breached list the lookup rows search
 #   BENCH_BREACHED_LINES [10000000]     lines of the SHA1:COUNT text the import row reads
-#                          (both generated once into bench/out/breached/ and reused)
+#                          (both generated once into bench/out/breached/ and reused; ENTRIES=0 skips these rows)
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -85,24 +87,13 @@ cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSVC_TESTS=OFF >"$out/b
 
 say "building bench helpers in $helpers"
 gcc -O2 -Wall -Wextra -o "$helpers/hello" bench/hello.c -lfcgi
-gcc -O2 -Wall -Wextra -o "$helpers/argon2_raw" bench/argon2_raw.c -lsodium
-# Every packaged Argon2id implementation found here: per-verify times and the
-# login floor (the fastest of them). Optional libraries join if installed.
-impl_flags=(-lsodium)
-[ -e /usr/include/argon2.h ] && impl_flags+=(-largon2)
-[ -e /usr/include/botan-2/botan/argon2.h ] && impl_flags+=(-I/usr/include/botan-2 -lbotan-2)
-[ -e /usr/include/gcrypt.h ] && impl_flags+=(-lgcrypt)
-rm -f "$helpers/argon2_impls"
-g++ -std=c++20 -O2 -Wall -Wextra -o "$helpers/argon2_impls" bench/argon2_impls.cpp "${impl_flags[@]}" \
-  2>"$out/argon2_impls-build.log" || say "bench/argon2_impls.cpp did not build: login floor is libsodium as is"
+gcc -O2 -Wall -Wextra $(mariadb_config --cflags) -o "$helpers/hello_db" bench/hello_db.c -lfcgi -lmariadb -lcrypto
+# libsodium's Argon2id verify as is and with a kept arena: the login floor is the fastest of them.
+g++ -std=c++20 -O2 -Wall -Wextra -o "$helpers/argon2_impls" bench/argon2_impls.cpp -lsodium
 core_libs=("$build/libsvc_core.a" -lsodium -lcurl -lssl -lcrypto -lPocoNetSSL -lPocoNet -lPocoUtil
   -lPocoFoundation -lmysqlcppconn -lfcgi -lcrypt -lopendkim -lcbor -lqrencode -lzxcvbn)
 g++ -std=c++20 -O2 -Wall -Wextra -o "$helpers/mix_load" bench/mix_load.cpp
-gcc -O2 -Wall -Wextra -o "$helpers/webhook_raw" bench/webhook_raw.c -lcurl
-g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/push_raw" bench/push_raw.cpp "${core_libs[@]}"
-g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/token_sign" bench/token_sign.cpp "${core_libs[@]}"
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/breached_bench" bench/breached_bench.cpp "${core_libs[@]}"
-g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/rs256_raw" bench/rs256_raw.cpp "${core_libs[@]}"
 # Session reuse on/off needs SmtpMailer's reuse_session: measured only if this builds.
 rm -f "$helpers/sender_pass"
 g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/sender_pass" bench/sender_pass.cpp "${core_libs[@]}" \
@@ -110,7 +101,7 @@ g++ -std=c++20 -O2 -Wall -Wextra -I"$repo/src" -o "$helpers/sender_pass" bench/s
 
 # --- stack -----------------------------------------------------------------
 stack="$(mktemp -d /tmp/svc-bench.XXXXXX)"
-hello_pid=""
+floor_pids=()
 tls_sink_pid=""
 php_fpm_pid=""
 
@@ -120,7 +111,7 @@ cleanup() {
   say "stopping the bench stack"
   SVC_STACK_DIR="$stack" "$repo/scripts/stack.sh" down >/dev/null 2>&1 || true
   local pid
-  for pid in "$hello_pid" "$tls_sink_pid" "$php_fpm_pid"; do
+  for pid in "${floor_pids[@]}" "$tls_sink_pid" "$php_fpm_pid"; do
     if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
       kill -TERM "$pid" 2>/dev/null || true
       wait "$pid" 2>/dev/null || true
@@ -139,16 +130,14 @@ trap 'exit 130' INT TERM
 
 free_port() { "$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 bench_port=$(free_port)
-nokeep_port=$(free_port)
 php_port=$(free_port)
-sed -e "s|@SOURCE_DIR@|$repo|g" -e "s|@BENCH_PORT@|$bench_port|g" -e "s|@NOKEEP_PORT@|$nokeep_port|g" -e "s|@STACK_DIR@|$stack|g" \
-  -e "s|@HELLO_SOCKET@|$stack/hello.sock|g" -e "s|@FCGI_SOCKET@|$stack/svc-fcgi.sock|g" \
+sed -e "s|@SOURCE_DIR@|$repo|g" -e "s|@BENCH_PORT@|$bench_port|g" -e "s|@STACK_DIR@|$stack|g" \
+  -e "s|@HELLO_SOCKET@|$stack/hello.sock|g" \
   -e "s|@PHP_PORT@|$php_port|g" -e "s|@PHP_SOCKET@|$stack/php-fpm.sock|g" \
   -e "s|@PHP_PEER_DIR@|$repo/bench/php-peer|g" "$repo/bench/nginx-bench.conf.in" >"$stack/bench-nginx.conf"
 
 "$helpers/hello" "$stack/hello.sock" "$workers" >"$stack/hello.log" 2>&1 &
-hello_pid=$!
-echo "$hello_pid" >"$stack/hello.pid"
+floor_pids+=($!)
 
 say "starting the stack in $stack"
 SVC_STACK_DIR="$stack" SVC_HTTP_PORT=0 SVC_BIN_DIR="$build" SVC_WORKERS="$workers" \
@@ -157,8 +146,22 @@ SVC_STACK_DIR="$stack" SVC_HTTP_PORT=0 SVC_BIN_DIR="$build" SVC_WORKERS="$worker
   SVC_ACCESS_LOG=off SVC_SENDER_LOOP=0 SVC_NGINX_INCLUDE="$stack/bench-nginx.conf" \
   "$repo/scripts/stack.sh" up >"$stack/stack-up.log" 2>&1 \
   || { cat "$stack/stack-up.log" >&2; die "the stack did not start"; }
-for _ in $(seq 50); do [ -S "$stack/hello.sock" ] && break; sleep 0.1; done
-[ -S "$stack/hello.sock" ] || die "bench/hello did not start"
+# The write floors (bench/hello_db.c): their tables first (bench/floors.sql),
+# then one program each, as svc's own database account.
+sed -e "s|@DELETE_ROWS@|${BENCH_FLOOR_DELETE_ROWS:-1000000}|g" "$repo/bench/floors.sql" \
+  | mariadb --no-defaults --socket="$stack/mysql.sock" -uroot svc || die "bench/floors.sql failed"
+db_setting() { awk -F' = ' -v k="$1" '/^\[database\]/ { s = 1; next } /^\[/ { s = 0 } s && $1 == k { print $2 }' "$stack/svc.conf"; }
+for mode in update insert delete-rs256; do
+  BENCH_DB_SOCKET=$(db_setting socket) BENCH_DB_USER=$(db_setting user) BENCH_DB_PASSWORD=$(db_setting password) \
+    BENCH_DB_NAME=$(db_setting name) "$helpers/hello_db" "$mode" "$stack/hello-$mode.sock" "$workers" \
+    >"$stack/hello-$mode.log" 2>&1 &
+  floor_pids+=($!)
+done
+printf '%s\n' "${floor_pids[@]}" >"$stack/floors.pid"
+for sock in hello hello-update hello-insert hello-delete-rs256; do
+  for _ in $(seq 50); do [ -S "$stack/$sock.sock" ] && break; sleep 0.1; done
+  [ -S "$stack/$sock.sock" ] || die "the $sock floor did not start ($(tail -n 3 "$stack/$sock.log"))"
+done
 
 # The mix arm's PHP-FPM peer (bench/php-peer/): its own pool in the stack
 # directory, in the foreground under this script (not systemd's php-fpm
@@ -189,8 +192,8 @@ if command -v openssl >/dev/null && openssl req -x509 -newkey ec -pkeyopt ec_par
   tls_sink_pid=$!
 fi
 
-"$py" "$repo/bench/bench.py" --stack "$stack" --bin "$build" --helpers "$helpers" --hello-pid "$stack/hello.pid" \
-  --bench-port "$bench_port" --nokeep-port "$nokeep_port" \
+"$py" "$repo/bench/bench.py" --stack "$stack" --bin "$build" --helpers "$helpers" --floor-pids "$stack/floors.pid" \
+  --bench-port "$bench_port" --mix-runs "${BENCH_MIX_RUNS:-3}" \
   --seconds "${BENCH_SECONDS:-5}" --rounds "${BENCH_ROUNDS:-3}" --conns "${BENCH_CONNECTIONS:-32}" \
   --hash-conns "${BENCH_HASH_CONNECTIONS:-8}" --mails "${BENCH_MAILS:-1000}" --warmup "${BENCH_WARMUP:-1}" \
   --tls-smtp-port "$tls_port" --out "$out" ${BENCH_ONLY:+--only "$BENCH_ONLY"} \
@@ -199,36 +202,16 @@ fi
   --php-children "$php_workers" --php-pid "${php_fpm_pid:-0}"
 [ -n "${BENCH_ONLY:-}" ] && exit 0
 
-# Mail delivery (parallel SMTP sessions, claim scale): against the same stack,
-# appended to the docs/benchmarks.md that bench.py just wrote.
-say "mail delivery arms (bench/mail_delivery.py)"
-SVC_STACK_DIR="$stack" "$py" "$repo/bench/mail_delivery.py" --mails "${BENCH_DELIVERY_MAILS:-200}" \
-  --rounds "${BENCH_ROUNDS:-3}" >"$out/mail-delivery.json"
-cp "$out/mail-delivery.json" "$repo/bench/results-mail-delivery.json"
-"$py" "$repo/bench/mail_delivery.py" --markdown "$repo/bench/results-mail-delivery.json" >>"$repo/docs/benchmarks.md"
-
-# The outbound pool (issue 17): push against a 100 ms sink, refresh-token
-# while 64 clients push to a black hole, idle memory per outbound worker.
-say "outbound pool arms (bench/outbound_bench.py)"
-SVC_STACK_DIR="$stack" "$py" "$repo/bench/outbound_bench.py" --seconds "${BENCH_SECONDS:-5}" \
-  --rounds "${BENCH_ROUNDS:-3}" --conns "${BENCH_CONNECTIONS:-32}" --out "$out" >"$out/outbound.json"
-"$py" "$repo/bench/outbound_bench.py" --markdown "$out/outbound.json" >>"$repo/docs/benchmarks.md"
-# Webhooks (issue 40): svc-sender deliveries ÷ a bare libcurl POST loop to
-# the same loopback receiver; sign-up with three subscribed endpoints ÷ none.
-# Alone: SVC_STACK_DIR=... bench/webhook_bench.py --only deliveries|sign-up
-say "webhook arms (bench/webhook_bench.py)"
-SVC_STACK_DIR="$stack" "$py" "$repo/bench/webhook_bench.py" --seconds "${BENCH_SECONDS:-5}" \
-  --rounds "${BENCH_ROUNDS:-3}" --conns "${BENCH_HASH_CONNECTIONS:-8}" >"$out/webhooks.json"
-"$py" "$repo/bench/webhook_bench.py" --markdown "$out/webhooks.json" >>"$repo/docs/benchmarks.md"
-# Cluster arm (bench/cluster_bench.py, docs/cluster.md): refresh-token and
-# notification through two app hosts vs one, on a local Galera cluster of
-# its own (names and subnet apart from a developer's .cluster/). Needs root;
+# Cluster arm (bench/cluster_bench.py, docs/cluster.md): the write ceiling,
+# three Galera nodes against one, on a local cluster of its own (names and subnet apart from a developer's .cluster/). Needs root;
 # when the cluster cannot come up this prints a skip line, not a failure.
 cluster_dir="$(mktemp -d /tmp/svc-bench-cluster.XXXXXX)"
 cluster_env=(SVC_CLUSTER_DIR="$cluster_dir" SVC_CLUSTER_NAME=svcb SVC_CLUSTER_NET=10.233.0 SVC_BIN_DIR="$build"
   SVC_CLUSTER_ACCESS_LOG="access_log off;")
 say "cluster arm (bench/cluster_bench.py)"
-if [ "$(id -u)" -eq 0 ] && env "${cluster_env[@]}" "$repo/scripts/cluster.sh" up >"$out/cluster-up.log" 2>&1; then
+if [ "${BENCH_CLUSTER:-1}" = "0" ]; then
+  say "skip: the cluster arm (BENCH_CLUSTER=0)"
+elif [ "$(id -u)" -eq 0 ] && env "${cluster_env[@]}" "$repo/scripts/cluster.sh" up >"$out/cluster-up.log" 2>&1; then
   if env "${cluster_env[@]}" "$py" "$repo/bench/cluster_bench.py" --cluster-dir "$cluster_dir" \
       --seconds "${BENCH_SECONDS:-5}" --rounds "${BENCH_ROUNDS:-3}" >"$out/cluster.json"; then
     "$py" "$repo/bench/cluster_bench.py" --markdown "$out/cluster.json" >>"$repo/docs/benchmarks.md"

@@ -26,18 +26,20 @@ const DEFAULT_RESET_CONTENT = '<p>Someone asked to reset the password of [email]
     . '<p><a href="[link]">Choose a new password</a> (the link is valid for [minutes] minutes).</p>'
     . '<p>If it was not you, you can ignore this e-mail.</p>';
 
-/** A fresh access (1 h) and refresh (30 days) token, HS256 with the peer's shared secret. */
-function token_pair(array $user, string $table, int $app): array
+/**
+ * A fresh access token (1 h, ES256 with the peer's EC key) and refresh token (30 days, HS256 with its shared
+ * secret) of session `sid` at generation `gen`, as svc signs them.
+ */
+function token_pair(array $user, string $table, int $app, string $sid, int $gen): array
 {
     $now = time();
     $claims = ['sub' => (string)$user['id'], 'tbl' => $table, 'app' => $app, 'ver' => (int)$user['token_version'],
-        'iat' => $now];
-    $key = key_bytes('jwt_secret');
+        'iat' => $now, 'sid' => $sid];
     return [
-        'access_token' => jwt_sign($claims + ['typ' => 'access', 'exp' => $now + ACCESS_TTL,
-                'jti' => bin2hex(random_bytes(16))], $key),
-        'refresh_token' => jwt_sign($claims + ['typ' => 'refresh', 'exp' => $now + REFRESH_TTL,
-                'jti' => bin2hex(random_bytes(16))], $key),
+        'access_token' => jwt_sign_es256($claims + ['typ' => 'access', 'exp' => $now + ACCESS_TTL,
+                'jti' => bin2hex(random_bytes(16))]),
+        'refresh_token' => jwt_sign($claims + ['typ' => 'refresh', 'exp' => $now + REFRESH_TTL, 'gen' => $gen,
+                'jti' => bin2hex(random_bytes(16))], key_bytes('jwt_secret')),
     ];
 }
 
@@ -52,7 +54,9 @@ function login(): array
     $app = $f->id('appID', false) ?? 0;
     $table = $f->table('authTable', AUTH_TABLES, false);
     $f->check();
-    $user = query('SELECT ' . USER_COLUMNS . " FROM `$table` WHERE user_email = ?", [$email])->fetch();
+    // An address is unique within its user pool: the site's (appID), or the default pool 1 without one.
+    $user = query('SELECT ' . USER_COLUMNS . " FROM `$table` WHERE pool_id = COALESCE((SELECT user_pool"
+        . ' FROM svc_sites WHERE id = ?), 1) AND user_email = ?', [$app, $email])->fetch();
     $hash = $user ? (string)$user['password'] : DUMMY_HASH;
     if (!password_verify($password, $hash) || !$user || !$user['active']) {
         throw Reply::failed(401, 'Invalid credentials');
@@ -61,12 +65,20 @@ function login(): array
         query("UPDATE `$table` SET password = ? WHERE id = ? AND password = ?",
             [password_hash($password, PASSWORD_ARGON2ID, ARGON2_OPTIONS), $user['id'], $hash]);
     }
-    $token = token_pair($user, $table, $app);
+    // A session row (bench/php_peer.py creates the table), which refresh_token rotates.
+    $sid = base64url_encode(random_bytes(16));
+    query('INSERT INTO php_peer_sessions (id, auth_table, user_id, generation, created_at, rotated_at, expires_at)'
+        . ' VALUES (?, ?, ?, 1, NOW(), NOW(), NOW() + INTERVAL 30 DAY)', [$sid, $table, $user['id']]);
+    $token = token_pair($user, $table, $app, $sid, 1);
     $token['user'] = ['id' => (int)$user['id'], 'email' => $user['user_email'], 'firstName' => $user['first_name'],
         'lastName' => $user['last_name'], 'role' => $user['primary_role']];
     return [200, ['status' => 'Success', 'token' => $token]];
 }
 
+/**
+ * Rotation as svc does it: one conditional UPDATE moves the session to the next generation; a token of an
+ * earlier generation (a reuse) changes no row, revokes the session and gets 401. Then the user read.
+ */
 function refresh_token(): array
 {
     $payload = json_body()['payload'] ?? null;
@@ -74,17 +86,25 @@ function refresh_token(): array
     $refresh = is_array($payload) ? ($payload['refresh_token'] ?? null) : null;
     $claims = is_string($access) && $access !== '' && is_string($refresh)
         ? jwt_verify($refresh, key_bytes('jwt_secret'), 'refresh') : null;
-    if ($claims === null || !in_array($claims['tbl'] ?? null, AUTH_TABLES, true)) {
+    if ($claims === null || !in_array($claims['tbl'] ?? null, AUTH_TABLES, true) || !is_string($claims['sid'] ?? null)
+        || !is_int($claims['gen'] ?? null)) {
         throw Reply::failed(400, 'Invalid token format');
     }
     if ($claims['exp'] <= time()) {
         throw Reply::failed(401, 'Refresh token has expired');
     }
+    $rotated = query('UPDATE php_peer_sessions SET generation = generation + 1, rotated_at = NOW()'
+        . ' WHERE id = ? AND generation = ? AND revoked = 0 AND expires_at > NOW()', [$claims['sid'], $claims['gen']]);
+    if ($rotated->rowCount() !== 1) {
+        query('UPDATE php_peer_sessions SET revoked = 1 WHERE id = ?', [$claims['sid']]);
+        throw Reply::failed(401, 'Refresh token is no longer valid');
+    }
     $user = query('SELECT ' . USER_COLUMNS . " FROM `{$claims['tbl']}` WHERE id = ?", [(int)$claims['sub']])->fetch();
     if (!$user || !$user['active'] || (int)$user['token_version'] !== ($claims['ver'] ?? -1)) {
         throw Reply::failed(401, 'Refresh token is no longer valid');
     }
-    return [200, ['status' => 'Success', 'token' => token_pair($user, $claims['tbl'], (int)($claims['app'] ?? 0))]];
+    return [200, ['status' => 'Success', 'token' => token_pair($user, $claims['tbl'], (int)($claims['app'] ?? 0),
+        $claims['sid'], $claims['gen'] + 1)]];
 }
 
 function user_email(): array
@@ -139,7 +159,8 @@ function request_pass(): array
     if ($base === null || $url !== null && !array_filter($bases, fn($b) => str_starts_with($url, $b))) {
         throw Reply::validation([['field' => 'url', 'message' => 'url must start with a reset URL this application allows']]);
     }
-    $user = query('SELECT ' . USER_COLUMNS . " FROM `$table` WHERE user_email = ?", [$email])->fetch();
+    $user = query('SELECT ' . USER_COLUMNS . " FROM `$table` WHERE pool_id = ? AND user_email = ?",
+        [$site['user_pool'], $email])->fetch();
     // The same reply whether or not the address is registered; only a user who may reset is mailed.
     if ($user && $user['active'] && (string)$user['password'] !== '' && !$site['disable_email']) {
         queue_reset_mail($site, $user, $table, $base);

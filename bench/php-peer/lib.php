@@ -1,6 +1,6 @@
 <?php
 // The PHP-FPM peer's helpers: configuration, the database, replies, field
-// checks, HS256 JWTs, encrypted ids, site keys and template merging.
+// checks, HS256 and ES256 JWTs, encrypted ids, site keys and template merging.
 // Plain PHP 8.2 (ext-pdo_mysql, ext-sodium); no framework, no Composer.
 declare(strict_types=1);
 
@@ -211,6 +211,23 @@ function jwt_sign(array $claims, string $key): string
     return "$head.$body." . base64url_encode(hash_hmac('sha256', "$head.$body", $key, true));
 }
 
+/** An ES256 JWT with the peer's EC P-256 key (config es256_key, a PEM file); JWS wants r || s, not DER. */
+function jwt_sign_es256(array $claims): string
+{
+    $head = base64url_encode(json_encode(['alg' => 'ES256', 'typ' => 'JWT']));
+    $body = base64url_encode(json_encode($claims, JSON_UNESCAPED_SLASHES));
+    $key = openssl_pkey_get_private('file://' . config()['es256_key']);
+    if ($key === false || !openssl_sign("$head.$body", $der, $key, OPENSSL_ALGO_SHA256)) {
+        throw new RuntimeException('ES256 signing failed');
+    }
+    // SEQUENCE { INTEGER r, INTEGER s } (under 128 bytes for P-256): each integer to 32 bytes.
+    $raw = '';
+    for ($at = 2, $i = 0; $i < 2; $i++, $at += 2 + ord($der[$at + 1])) {
+        $raw .= str_pad(ltrim(substr($der, $at + 2, ord($der[$at + 1])), "\0"), 32, "\0", STR_PAD_LEFT);
+    }
+    return "$head.$body." . base64url_encode($raw);
+}
+
 /**
  * The claims of an HS256 token signed with `key` whose typ is `typ`; null when
  * malformed or forged. The signature is checked (hash_equals) before any claim is read.
@@ -263,8 +280,8 @@ function header_value(string $name): string
 /** An active site by id, or null. */
 function find_site(int $id): ?array
 {
-    $row = query('SELECT id, active, disable_email, reset_url, email_from, email_cc, email_bcc, api_key_hash'
-        . ' FROM svc_sites WHERE id = ?', [$id])->fetch();
+    $row = query('SELECT id, active, disable_email, reset_url, email_from, email_cc, email_bcc, api_key_hash,'
+        . ' user_pool FROM svc_sites WHERE id = ?', [$id])->fetch();
     return $row && $row['active'] ? $row : null;
 }
 

@@ -7,7 +7,7 @@
 -- HEADERS being "" or "name: value|name: value" (a body is sent as
 -- application/json unless HEADERS give a Content-Type). ORDER "random" (the
 -- default): each request picks a random line. ORDER "once": the lines in
--- order, each once (refresh tokens that rotate: bench/refresh_pool.py); when
+-- order, each once (refresh tokens that rotate: bench/pools.py); when
 -- they run out the thread stops and "exhausted" in the summary says so: wrk
 -- still waits out the duration, so such a run's rate is too low (invalid).
 -- "once" assumes wrk -t1.

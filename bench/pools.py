@@ -1,18 +1,27 @@
-"""Refresh tokens that are current when they are used, for the arms that
-measure POST /auth/refresh-token with rotation (docs/decisions.md
-"Sessions"): a refresh token rotates on first use, is accepted again only
-within [tokens] refresh_reuse_seconds, and after that its reuse revokes the
-session with 401. So a request file of a few tokens replayed for seconds
-measures mostly 401s; these files hold one token per session instead, each
-presented once (bench/wrk/arm.lua's "once" order, bench/mix.py's schedule).
+"""Request lines that are good once, for the arms whose requests a server
+consumes (each run gets a batch of its own, each line sent once: wrk/arm.lua's
+"once" order, mix.py's schedule). Stdlib only.
 
-A batch: `count` sessions inserted straight into svc_sessions (generation
-1, bench users, no site, amr "pwd"), and their refresh JWTs minted here
-with the stack's [keys] jwt_kid / jwt_secret, the claims svc's own
-sign_pair writes (crypto/jwt.hpp), with "sid" and "gen": 1. The access
-token beside it is a placeholder: the route only requires its presence.
-Each pool deletes its previous batch before writing the next, so the table
-does not grow run after run. Stdlib only.
+RefreshPool, for POST /auth/refresh-token with rotation (docs/decisions.md
+"Sessions"): a refresh token rotates on first use and its later reuse
+revokes the session with 401, so a file of a few tokens replayed would
+measure 401s. A batch: `count` sessions inserted straight into svc_sessions
+(generation 1, bench users, amr "pwd") and their refresh JWTs minted here
+with the stack's [keys] jwt_kid / jwt_secret and the claims svc's sign_pair
+writes (crypto/jwt.hpp), "sid" and "gen": 1; the access token beside it is
+a placeholder (the route only requires its presence).
+
+CodePool, for the OpenID Connect code exchange (POST {issuer}/token,
+grant_type=authorization_code; a code is single-use): the authorize flow
+(hosted sign-in with an Argon2id verify) costs far more than the exchange,
+so codes go straight into the database as src/oidc/flow.cpp issue_code
+stores them: a svc session of a bench user per code (site 1) and one
+svc_oauth_codes row (the SHA-256 hex of a random code, the bench's
+confidential client and redirect URI, scope "openid email profile", a
+nonce, no PKCE), expiring in 300 s rather than 60 so a large batch does not
+eat into its run.
+
+Each pool deletes its previous batch before writing the next.
 """
 
 import base64
@@ -24,6 +33,7 @@ import math
 import os
 import re
 import time
+import urllib.parse
 from pathlib import Path
 
 from dataset import USER_ID_BASE, USERS
@@ -70,7 +80,7 @@ def session_id(tag, batch, n):
 
 class FreshPool:
     """Batches of request lines that are good once, for one arm (a rotating
-    refresh token, an authorization code: bench/oidc_pool.py). A subclass
+    refresh token, an authorization code: bench/pools.py). A subclass
     gives new_batch(count): the bodies of `count` fresh requests, each
     consumed by its use, and `headers` (arm.lua's "name: value|..." part of
     every line). Each run gets a batch sized from the fastest rate seen."""
@@ -157,3 +167,52 @@ class RefreshPool(FreshPool):
                                                                    self.first_user + (n - 1) % self.user_count,
                                                                    now)}})
                 for n in range(1, count + 1)]
+
+
+# --- the OpenID Connect code exchange -----------------------------------------------
+
+CLIENT_ID = "bench-oidc-client"
+CLIENT_SECRET = "bench-oidc-secret-not-a-secret"  # the bench stack's only
+REDIRECT_URI = "https://rp.bench.example/callback"
+SCOPE = "openid email profile"
+CODE_SECONDS = 300
+SITE = 1
+
+
+def ensure_client(sql):
+    """The bench's confidential client of site 1 (made once per stack)."""
+    secret_hash = hashlib.sha256(CLIENT_SECRET.encode()).hexdigest()
+    sql(f"""
+INSERT IGNORE INTO svc_oauth_clients (client_id, site_id, name, secret_hash, redirect_uris, post_logout_uris,
+                                      is_public, first_party, created_at)
+  VALUES ('{CLIENT_ID}', {SITE}, 'Bench RP', '{secret_hash}', '{REDIRECT_URI}', '', 0, 1, {int(time.time())});
+""")
+
+
+class CodePool(FreshPool):
+    """Batches of fresh authorization codes, one request line each."""
+
+    start_rate = 5_000  # req/s assumed before a run (above an RS256 signature per request on a few cores)
+
+    def __init__(self, sql, out_dir, tag, users=(USER_ID_BASE + 1, USERS)):
+        super().__init__(out_dir, tag)
+        self.sql, self.users = sql, users
+        basic = base64.b64encode(f"{CLIENT_ID}:{CLIENT_SECRET}".encode()).decode()
+        self.headers = f"Content-Type: application/x-www-form-urlencoded|Authorization: Basic {basic}"
+        ensure_client(sql)
+
+    def new_batch(self, count):
+        """`count` fresh codes (the previous batch's sessions and codes deleted); their form bodies."""
+        self.batch += 1
+        now = int(time.time())
+        insert_sessions(self.sql, self.tag, self.batch, count, self.users, SITE, now)
+        codes = [base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode() for _ in range(count)]
+        rows = [f"('{hashlib.sha256(c.encode()).hexdigest()}', {SITE}, '{CLIENT_ID}', '{REDIRECT_URI}', '{SCOPE}', "
+                f"'n{n}', '{session_id(self.tag, self.batch, n)}', {now}, {now + CODE_SECONDS})"
+                for n, c in enumerate(codes, 1)]
+        head = ("INSERT INTO svc_oauth_codes (code_hash, site_id, client_id, redirect_uri, scope, nonce, session_id, "
+                "created_at, expires_at) VALUES\n")
+        inserts = "".join(head + ",\n".join(rows[i:i + 5000]) + ";\n" for i in range(0, len(rows), 5000))
+        self.sql(f"DELETE FROM svc_oauth_codes WHERE client_id = '{CLIENT_ID}';\n" + inserts)
+        redirect = urllib.parse.quote(REDIRECT_URI, safe="")
+        return [f"grant_type=authorization_code&code={c}&redirect_uri={redirect}" for c in codes]

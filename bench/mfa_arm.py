@@ -1,9 +1,9 @@
-"""The two sign-in arms wrk cannot script, as "client" arms of bench/arms.py:
-each is callable as (stack, seconds, conns) → a result of load.closed_loop,
-sets itself up on its first call (the warm-up's), and runs one whole sign-in
-per iteration. Part of bench/bench.py.
+"""The "login-mfa-verify" arm, a sign-in wrk cannot script, as a "client"
+arm of bench/arms.py: callable as (stack, seconds, conns) → a result of
+load.closed_loop, sets itself up on its first call (the warm-up's), and
+runs one whole sign-in per iteration. Part of bench/bench.py.
 
-"login-mfa-verify": a password login of a user with a TOTP factor (401 with
+A password login of a user with a TOTP factor (401 with
 an mfa_token), then POST /auth/mfa/verify with a valid code (200, the token
 pair); ÷ the login arm. The verify step does no Argon2id (an HMAC-SHA1 code
 check, keyed digests for the mfa_token and recovery codes; not a kHashing
@@ -16,13 +16,6 @@ then one step per 30 s; when every user has had its turn in the window, a
 recovery code (10 per user) stands in, and an exhausted pool waits for the
 next step and says so (`starved_s`; the arm is then invalid).
 BENCH_MFA_USERS sets the pool size (default 1500).
-
-"passkey-sign-in": POST /auth/passkey/login/options, then POST
-/auth/passkey/login with an assertion over that challenge, from software
-ES256 authenticators (python3-cryptography, imported only when the arm runs),
-one credential per thread so each credential's signature counter rises in
-order; ÷ refresh-token. Set up: a site with RP id bench.localhost, a user,
-one registered passkey per thread.
 """
 
 import base64
@@ -30,7 +23,6 @@ import collections
 import concurrent.futures
 import hashlib
 import hmac
-import json
 import os
 import struct
 import threading
@@ -40,9 +32,6 @@ from load import Client, closed_loop
 from stack import log
 
 MFA_ID_BASE = 500_000
-RP_ID = "bench.localhost"
-ORIGIN = "https://bench.localhost"
-PASSKEY_PASSWORD = "Bench@Passkey2026"
 
 
 def expect(what, status, body, want=200):
@@ -147,91 +136,3 @@ INSERT INTO svc_users (id, user_email, password, first_name, last_name, primary_
         res.update({"valid": pool.starved == 0, "verified_by_totp": pool.used_totp,
                     "verified_by_recovery_code": pool.used_recovery, "starved_s": pool.starved})
         return res
-
-
-# --- passkey-sign-in ------------------------------------------------------------------
-
-def b64(data):
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def cbor_bytes(data):
-    n = len(data)
-    return (bytes([0x40 | n]) if n < 24 else b"\x58" + bytes([n]) if n < 256 else b"\x59" + struct.pack(">H", n)) + data
-
-
-class Authenticator:
-    """A software authenticator holding one ES256 credential."""
-
-    def __init__(self):
-        from cryptography.hazmat.primitives.asymmetric import ec
-        self.key = ec.generate_private_key(ec.SECP256R1())
-        self.credential_id = os.urandom(16)
-        self.count = 0
-
-    def client_data(self, kind, options):
-        return json.dumps({"type": kind, "challenge": options["challenge"], "origin": ORIGIN,
-                           "crossOrigin": False}).encode()
-
-    def credential(self, kind, options, response):
-        return {"id": b64(self.credential_id), "rawId": b64(self.credential_id), "type": "public-key",
-                "response": {"clientDataJSON": b64(self.client_data(kind, options)), **response}}
-
-    def register(self, options):
-        nums = self.key.public_key().public_numbers()
-        cose = (b"\xa5\x01\x02\x03\x26\x20\x01\x21" + cbor_bytes(nums.x.to_bytes(32, "big")) + b"\x22" +
-                cbor_bytes(nums.y.to_bytes(32, "big")))
-        self.count = 1
-        auth_data = (hashlib.sha256(RP_ID.encode()).digest() + b"\x45" + struct.pack(">I", self.count) +
-                     b"\0" * 16 + struct.pack(">H", len(self.credential_id)) + self.credential_id + cose)
-        attestation = b"\xa3\x63fmt\x64none\x67attStmt\xa0\x68authData" + cbor_bytes(auth_data)
-        return self.credential("webauthn.create", options, {"attestationObject": b64(attestation)})
-
-    def assert_(self, options):
-        from cryptography.hazmat.primitives import hashes
-        from cryptography.hazmat.primitives.asymmetric import ec
-        self.count += 1
-        auth_data = hashlib.sha256(RP_ID.encode()).digest() + b"\x05" + struct.pack(">I", self.count)
-        client_data = self.client_data("webauthn.get", options)
-        signature = self.key.sign(auth_data + hashlib.sha256(client_data).digest(), ec.ECDSA(hashes.SHA256()))
-        return self.credential("webauthn.get", options, {"authenticatorData": b64(auth_data),
-                                                         "signature": b64(signature)})
-
-
-class PasskeyArm:
-    def __init__(self, stack):
-        self.stack = stack
-        self.site, self.authenticators = None, []
-
-    def prepare(self, conns):
-        """A site, a user and one registered authenticator per thread."""
-        self.site = int(self.stack.admin("site", "create", "--user-pool", "default", "--name", "Bench passkeys", "--domain", RP_ID,
-                                         "--api-key", "none", "--rp-id", RP_ID, "--origins", ORIGIN).splitlines()[-1])
-        email = "bench-passkey.%d.%s@example.com" % (os.getpid(), os.urandom(4).hex())
-        self.stack.admin("user", "create", "--email", email, "--verified", stdin=PASSKEY_PASSWORD + "\n")
-        client = Client(self.stack.url(""))
-        reply = expect("passkey user login", *client.post("/auth/login", {"email": email,
-                                                                         "password": PASSKEY_PASSWORD,
-                                                                         "appID": self.site}))
-        token = reply["token"]["account_token"]
-        for _ in range(conns):
-            a = Authenticator()
-            start = expect("passkey register options", *client.post("/auth/passkey/register/options", {}, token))
-            expect("passkey register", *client.post("/auth/passkey/register", {
-                "challenge_token": start["challenge_token"], "credential": a.register(start["options"])}, token))
-            self.authenticators.append(a)
-        client.close()
-
-    def iteration(self, client, authenticator):
-        status, start = client.post("/auth/passkey/login/options", {"appID": self.site})
-        if status != 200:
-            return f"options {status}"
-        status, _ = client.post("/auth/passkey/login", {"challenge_token": start["challenge_token"],
-                                                        "credential": authenticator.assert_(start["options"])})
-        return None if status == 200 else f"login {status}"
-
-    def __call__(self, stack, seconds, conns):
-        if not self.authenticators:
-            self.prepare(conns)
-        pairs = [(Client(stack.url("")), a) for a in self.authenticators]
-        return closed_loop([lambda c=c, a=a: self.iteration(c, a) for c, a in pairs], seconds)
