@@ -5,7 +5,7 @@
 // region for every Argon2 computation (Debian's build with MAP_POPULATE) and
 // munmaps it afterwards: with m = 19 MiB that is ~4,900 page faults per
 // verify, which cost more than the Argon2 arithmetic itself on this machine
-// (docs/benchmarks.md, "Argon2id per-verify times"). libsodium takes no allocator, so argon2_arena.cpp
+// (docs/benchmarks-history.md, "Argon2id per-verify times"). libsodium takes no allocator, so argon2_arena.cpp
 // defines mmap and munmap for the whole program (libsodium's calls bind to an
 // executable's definitions). They pass every call straight to the kernel,
 // with one exception: while the calling thread holds an Argon2ArenaScope, the

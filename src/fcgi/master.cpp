@@ -70,7 +70,7 @@ constexpr int kOutboundPool = 2;
 // that has been on one request for kWaitingMs or more, i.e. is waiting on a
 // push service, an SMS gateway or a merge query. Plain notifications thus
 // run on a few warm workers and database connections (16 of them taking
-// turns on 2 CPUs cost about a sixth more CPU per request, docs/benchmarks.md),
+// turns on 2 CPUs cost about a sixth more CPU per request, docs/benchmarks-history.md),
 // while every slow call still finds the pool larger by one. The master
 // recounts every kSizeEveryMs; a standby worker sleeps on the shared count
 // (metrics::wait_outbound_active) and is woken when it changes. 10 ms: a

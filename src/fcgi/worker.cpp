@@ -171,7 +171,7 @@ void log_refused(const sockaddr_storage& peer) {
 // frees a few rapidjson documents with 64 KiB pools, so every refresh-token
 // grew the heap and trimmed it again: 4 brk calls and about 50 page faults
 // per request, the largest item of the worker's CPU in a perf profile
-// (docs/benchmarks.md). A worker keeps up to 1 MiB of free heap instead;
+// (docs/benchmarks-history.md). A worker keeps up to 1 MiB of free heap instead;
 // allocations of 128 KiB and more (large bodies) still use mmap and go back
 // when freed.
 void keep_heap_between_requests() {
