@@ -3,6 +3,7 @@
 // issuer. An owner registers a client (POST, the secret shown this once),
 // gives a confidential one a new secret (shown once; the old one stops) and
 // an admin deletes one (its sessions end), each after a confirmation.
+// Below them the upstream providers ("Sign in with …", providers.js).
 'use strict';
 
 (function () {
@@ -99,7 +100,7 @@
       });
       view.append(formEl);
     }
-    await load();
+    await Promise.all([load(), window.svcProviders.render(view, ctx)]);
   }
 
   (window.svcSections = window.svcSections || []).push({ id: 'sign-in', title: 'Sign-in', render });
