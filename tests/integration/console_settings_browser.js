@@ -67,7 +67,9 @@ runInChromium(outDir, async (page, out, shot) => {
       (document.querySelectorAll('#webhooks-list li').length > 0 ||
        document.getElementById('webhooks-status').textContent !== '')],
     clients: ['#sign-in', () => document.getElementById('clients-issuer') &&
-      document.getElementById('clients-issuer').textContent !== ''],
+      document.getElementById('clients-issuer').textContent !== '' &&
+      (document.querySelectorAll('#providers-list li').length > 0 ||
+       document.getElementById('providers-status').textContent !== '')],
   };
 
   await width(1280);
