@@ -149,17 +149,42 @@ runInChromium(outDir, async (page, out, shot) => {
 
   // The sign-in ends mid-edit (the test ends the owner's sessions): the
   // save asks to sign in again over the page; the unsaved text stays and
-  // the save goes on after it.
+  // the save goes on after it. The preview the typing asks for is held on
+  // its way until then: sent with the ended sign-in's token, its 401 is
+  // answered by sending it again, not by a second dialog.
+  let releaseHeld = null;
+  const previewHeld = new Promise((resolve) => { releaseHeld = resolve; });
+  let held = null;
+  out.previewReplies = [];
+  const hold = (r) => {
+    if (!held && r.method() === 'POST' && r.url().endsWith('/preview')) {
+      held = r;
+      releaseHeld();
+    } else {
+      r.continue();
+    }
+  };
+  const onPreviewReply = (r) => { if (r.url().endsWith('/preview')) out.previewReplies.push(r.status()); };
+  page.on('request', hold);
+  page.on('response', onPreviewReply);
+  await page.setRequestInterception(true);
   await type(page, 'tpl-subject', 'Expired [name]');
   await ask('end-sessions');
   await press(page, '#tpl-save');
   await reauthShown(page);
   out.states.reauth = await state(page);
+  await previewHeld;
   await signInAgain(page, args.password, args.ownerSecret, 30);
   await waitText(page, 'tpl-save-status', 'Saved as version');
   // The dialog closes as the retried save goes out; its reply may come first.
   await page.waitForFunction(() => !document.getElementById('reauth').open);
   out.states.afterReauth = await state(page);
+  await held.continue();
+  await page.waitForFunction(() => document.getElementById('tpl-preview-subject').textContent.startsWith('Expired'));
+  out.states.afterHeldPreview = await state(page);
+  await page.setRequestInterception(false);
+  page.off('request', hold);
+  page.off('response', onPreviewReply);
 
   // A new template: a bad event is said under its field, then it is made.
   await go(...pages.templates);

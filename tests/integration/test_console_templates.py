@@ -11,7 +11,11 @@ the error under the HTML field. The owner saves (a new version), sends a
 test to their own address (it arrives in the SMTP sink with the fields
 merged); another administrator saves meanwhile, so the owner's next save
 is refused with the unsaved text kept and said next to the form; the owner
-compares versions 1 and the newest and rolls back to 1. The owner creates
+compares versions 1 and the newest and rolls back to 1. The owner's
+sign-in ends mid-edit: the save asks to sign in again over the page and
+goes on after it; a preview sent before that sign-in (held on its way by
+the driver) gets its 401 after it and is sent again, with no second
+dialog. The owner creates
 a template (an event with a space is refused under its field), a locale
 variant of it (starting from its text; the default locale, taken, is said
 under the locale field) and deletes the variant once its event is typed
@@ -134,6 +138,12 @@ class ConsoleTemplatesTest(ApiTest):
         self.assertEqual(after["subject"], "Expired [name]")
         self.assertTrue(any("Saved as version 5." in s for s in after["status"]), after["status"])
         self.assertEqual(sql_value("SELECT subject FROM svc_notifications WHERE id = %d" % tid), "Expired [name]")
+        # The preview sent before the sign-in again (held on its way): its
+        # 401 is answered by sending it again with the new sign-in, no
+        # second dialog.
+        self.assertEqual(seen["previewReplies"], [401, 200])
+        self.assertFalse(states["afterHeldPreview"]["dialogOpen"])
+        self.assertTrue(states["afterHeldPreview"]["previewSubject"].startswith("Expired"))
 
         # A template created, a locale variant of it, the variant deleted.
         self.assertTrue(states["createBad"]["hash"].startswith("#templates/new"), states["createBad"])

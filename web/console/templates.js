@@ -152,6 +152,7 @@
 
     formEl.addEventListener('submit', async (event) => {
       event.preventDefault();
+      if (!ctx.may('admin')) return;
       Object.values(fields).forEach((f) => ui.fieldError(f, ''));
       ui.status(line, '');
       const value = (name) => (name === 'content' ? fields[name].input.value : fields[name].input.value.trim());
