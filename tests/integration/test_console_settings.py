@@ -1,5 +1,5 @@
 """The console's Settings, Sign-in and Webhooks sections
-(web/console/settings.js, clients.js, providers.js, webhooks.js; issue 50)
+(web/console/settings.js, clients.js, webhooks.js; issue 50)
 in Chromium (console_settings_browser.js) through nginx, at 1280 and 390 px.
 
 An owner (TOTP) turns the site's e-mail off (the site's row says so) and
