@@ -71,6 +71,26 @@ async function signInTotp(page, email, password, secret, offset) {
   await page.waitForFunction(() => !document.getElementById('view').hidden);
 }
 
+// Waits for the sign-in dialog over the page, its first form shown.
+async function reauthShown(page) {
+  await page.waitForFunction(() => document.getElementById('reauth').open &&
+    !document.getElementById('signin').hidden);
+}
+
+// Signs in again in the dialog (the address is filled in): the password,
+// then the TOTP code of `secret` at now + `offset` seconds. The dialog
+// moves the focus itself; under load that can come after it shows, so each
+// field is focused here too.
+async function signInAgain(page, password, secret, offset) {
+  await page.focus('#password');
+  await page.keyboard.type(password);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#mfa-form:not([hidden])');
+  await page.focus('#mfa-form input');
+  await page.keyboard.type(totp(secret, offset));
+  await page.keyboard.press('Enter');
+}
+
 // Whether every shown field has its label, the page overflows sideways,
 // and how much the page keeps in web storage.
 function layout(page) {
@@ -86,15 +106,22 @@ function layout(page) {
 }
 
 // Asks the test for `what` (one line {"need": what} out) and resolves to
-// its answer (one line in); the driver asks once.
+// its answer (one line in). A driver may ask more than once; between
+// questions stdin is paused, so it does not keep the driver running.
+let lines = null;
+const waiting = [];
 function ask(what) {
+  if (!lines) {
+    lines = readline.createInterface({ input: process.stdin });
+    lines.on('line', (line) => {
+      const answer = waiting.shift();
+      if (!waiting.length) lines.pause();
+      if (answer) answer(line.trim());
+    });
+  }
   process.stdout.write(JSON.stringify({ need: what }) + '\n');
-  const lines = readline.createInterface({ input: process.stdin });
-  return new Promise((resolve) => lines.once('line', (line) => {
-    lines.close();
-    process.stdin.destroy();
-    resolve(line.trim());
-  }));
+  lines.resume();
+  return new Promise((resolve) => waiting.push(resolve));
 }
 
 // layout() and what `collect(texts, visible)` returns, evaluated in the
@@ -112,4 +139,5 @@ function driverArgs() {
   return { pageUrl, outDir, args: JSON.parse(argsJson) };
 }
 
-module.exports = { pageState, driverArgs, ask, totp, waitText, backTab, setWidth, axe, go, signInTotp, layout };
+module.exports = { pageState, driverArgs, ask, totp, waitText, backTab, setWidth, axe, go, signInTotp, reauthShown,
+                   signInAgain, layout };

@@ -10,27 +10,20 @@
 // tries markup in the sample data and a script in the content, saves, sends a
 // test to themselves, meets a save by someone else (asked of the test: one
 // line {"need":"concurrent-save"} out, one line in), compares two versions and
-// rolls back. At 390 px: the list and the editor. Then a viewer. axe-core
-// runs on each page at both widths; a dialog (alert) opening is counted.
+// rolls back; meets the end of the sign-in mid-edit (asked of the test:
+// "end-sessions"). Then creates a template (a bad event said under its
+// field), a locale variant of it (the locale taken said under its field
+// first), and deletes the variant with its event typed (a wrong one said
+// under the field first). At 390 px: the list, the editor and the new
+// template's form. Then a viewer. axe-core runs on each page at both
+// widths; a dialog (alert) opening is counted.
 'use strict';
 
-const readline = require('readline');
 const { runInChromium, type, press } = require('./page_browser');
-const { totp, waitText, backTab, setWidth, axe: runAxe, go: goTo, signInTotp, pageState, driverArgs } = require('./console_helpers');
+const { waitText, backTab, setWidth, axe: runAxe, go: goTo, signInTotp, reauthShown, signInAgain, ask, pageState,
+  driverArgs } = require('./console_helpers');
 
 const { pageUrl, outDir, args } = driverArgs();
-const lines = readline.createInterface({ input: process.stdin });
-const pending = [];
-lines.on('line', (line) => { const r = pending.shift(); if (r) r(line.trim()); });
-
-
-// Asks the test to do `what`: one line out, its answer (one line) in.
-function ask(what) {
-  process.stdout.write(JSON.stringify({ need: what }) + '\n');
-  return new Promise((resolve) => pending.push(resolve));
-}
-
-
 
 async function state(page) {
   return pageState(page, (texts) => {
@@ -56,6 +49,10 @@ async function state(page) {
       diffSummary: $('tpl-diff-summary') ? $('tpl-diff-summary').textContent : '',
       focused: document.activeElement ? (document.activeElement.id || document.activeElement.textContent) : '',
       dialogOpen: $('reauth').open,
+      where: $('template-where') ? $('template-where').textContent : '',
+      newEvent: $('tpl-new-event') ? $('tpl-new-event').value : null,
+      newSubject: $('tpl-new-subject') ? $('tpl-new-subject').value : null,
+      links: texts('#view a').filter((t) => t === 'New template' || t === 'Add a locale variant'),
     };
   });
 }
@@ -152,28 +149,91 @@ runInChromium(outDir, async (page, out, shot) => {
 
   // The sign-in ends mid-edit (the test ends the owner's sessions): the
   // save asks to sign in again over the page; the unsaved text stays and
-  // the save goes on after it.
+  // the save goes on after it. The preview the typing asks for is held on
+  // its way until then: sent with the ended sign-in's token, its 401 is
+  // answered by sending it again, not by a second dialog.
+  let releaseHeld = null;
+  const previewHeld = new Promise((resolve) => { releaseHeld = resolve; });
+  let held = null;
+  out.previewReplies = [];
+  const hold = (r) => {
+    if (!held && r.method() === 'POST' && r.url().endsWith('/preview')) {
+      held = r;
+      releaseHeld();
+    } else {
+      r.continue();
+    }
+  };
+  const onPreviewReply = (r) => { if (r.url().endsWith('/preview')) out.previewReplies.push(r.status()); };
+  page.on('request', hold);
+  page.on('response', onPreviewReply);
+  await page.setRequestInterception(true);
   await type(page, 'tpl-subject', 'Expired [name]');
   await ask('end-sessions');
   await press(page, '#tpl-save');
-  await page.waitForFunction(() => document.getElementById('reauth').open &&
-    !document.getElementById('signin').hidden);
+  await reauthShown(page);
   out.states.reauth = await state(page);
-  // The dialog moves the focus to the password field; under load that can
-  // come after the dialog shows, so the field is focused here too.
-  await page.focus('#password');
-  await page.keyboard.type(args.password);
-  await page.keyboard.press('Enter');
-  await page.waitForSelector('#mfa-form:not([hidden])');
-  await page.focus('#mfa-form input');
-  await page.keyboard.type(totp(args.ownerSecret, 30));
-  await page.keyboard.press('Enter');
+  await previewHeld;
+  await signInAgain(page, args.password, args.ownerSecret, 30);
   await waitText(page, 'tpl-save-status', 'Saved as version');
   // The dialog closes as the retried save goes out; its reply may come first.
   await page.waitForFunction(() => !document.getElementById('reauth').open);
   out.states.afterReauth = await state(page);
+  await held.continue();
+  await page.waitForFunction(() => document.getElementById('tpl-preview-subject').textContent.startsWith('Expired'));
+  out.states.afterHeldPreview = await state(page);
+  await page.setRequestInterception(false);
+  page.off('request', hold);
+  page.off('response', onPreviewReply);
+
+  // A new template: a bad event is said under its field, then it is made.
+  await go(...pages.templates);
+  await press(page, '#templates-new');
+  await page.waitForSelector('#tpl-new-event');
+  await type(page, 'tpl-new-event', 'welcome back!');
+  await type(page, 'tpl-new-subject', 'Welcome back [name]');
+  await type(page, 'tpl-new-content', '<p>Welcome back, [name].</p>');
+  await press(page, '#tpl-create');
+  await page.waitForFunction(() => !document.getElementById('tpl-new-event-error').hidden);
+  out.states.createBad = await state(page);
+  await axe('template-new-1280');
+  await shot('console-template-new-1280');
+  await type(page, 'tpl-new-event', 'welcome-back');
+  await page.keyboard.press('Enter');
+  await waitText(page, 'tpl-save-status', 'Created as version 1.');
+  await page.waitForFunction(() => !!document.getElementById('tpl-variant'));
+  out.states.created = await state(page);
+  // Its locale variant: the form starts from its event and text; the
+  // default locale is taken (said under the locale), "fr" is made.
+  await press(page, '#tpl-variant');
+  await page.waitForFunction(() => !!document.getElementById('tpl-new-event') &&
+    document.getElementById('tpl-new-event').value === 'welcome-back');
+  out.states.variantForm = await state(page);
+  await press(page, '#tpl-create');
+  await page.waitForFunction(() => !document.getElementById('tpl-new-locale-error').hidden);
+  out.states.variantTaken = await state(page);
+  await type(page, 'tpl-new-locale', 'fr');
+  await page.keyboard.press('Enter');
+  await waitText(page, 'template-where', 'locale fr');
+  await waitText(page, 'tpl-save-status', 'Created as version 1.');
+  out.states.variant = await state(page);
+  // Delete the variant: the event typed; a wrong one first.
+  await press(page, '#tpl-delete');
+  await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'tpl-delete-confirm');
+  await page.keyboard.type('welcome');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => !document.getElementById('tpl-delete-confirm-error').hidden);
+  out.states.deleteWrong = await state(page);
+  await axe('template-delete-1280');
+  await type(page, 'tpl-delete-confirm', 'welcome-back');
+  await page.keyboard.press('Enter');
+  await waitText(page, 'templates-status', 'is deleted');
+  out.states.deleted = await state(page);
 
   await width(390);
+  await go('#templates/new', () => !!document.getElementById('tpl-new-event'));
+  out.widths['template-new-390'] = await state(page);
+  await axe('template-new-390');
   for (const name of ['templates', 'template']) {
     await go(...pages[name === 'template' ? 'templates' : 'template']);
     await go(...pages[name]);
@@ -199,6 +259,4 @@ runInChromium(outDir, async (page, out, shot) => {
   await width(390);
   out.states.viewerTemplate390 = await state(page);
   await axe('viewer-template-390');
-  lines.close();
-  process.stdin.destroy();
 });

@@ -55,10 +55,14 @@ window.svcApi = (function () {
   }
 
   // `method` /admin/sites/{site}{path} (query already in `path`); resolves
-  // to { status, body }. A 401 asks for a sign-in again and then retries.
+  // to { status, body }. A 401 asks for a sign-in again and then retries;
+  // a 401 to a call sent before a sign-in that has happened since (a
+  // preview on its way while the dialog was open) is retried at once.
   async function call(method, path, payload) {
+    const sentWith = token;
     const reply = await send(method, path, payload);
     if (reply.status !== 401) return reply;
+    if (token && token !== sentWith) return send(method, path, payload);
     const why = reply.body && reply.body.message;
     if (!(await onSignInNeeded(why))) return reply;
     return send(method, path, payload);

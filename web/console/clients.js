@@ -3,6 +3,15 @@
 // issuer. An owner registers a client (POST, the secret shown this once),
 // gives a confidential one a new secret (shown once; the old one stops) and
 // an admin deletes one (its sessions end), each after a confirmation.
+// Below them the upstream providers ("Sign in with …", GET
+// /admin/sites/{site}/providers, never a secret), each with the callback to
+// register at the provider. An admin adds one (POST: a preset — Google,
+// Microsoft, Apple, GitLab —, GitHub, or another OpenID Connect provider
+// found by discovery at its issuer; the client secret is typed in a
+// password field and never comes back) and removes one after a
+// confirmation (DELETE .../providers/{name}). A viewer sees the lists only.
+// (One script for the section: the first load's requests stay under the
+// rate limit's burst, docs/decisions.md.)
 'use strict';
 
 (function () {
@@ -99,7 +108,152 @@
       });
       view.append(formEl);
     }
-    await load();
+    await Promise.all([load(), renderProviders(view, ctx)]);
+  }
+
+  // --- upstream providers ------------------------------------------------------
+
+  // What the kind select offers: a preset's name is the provider's name.
+  const KINDS = [
+    { value: 'google', label: 'Google', preset: true },
+    { value: 'microsoft', label: 'Microsoft', preset: true, tenant: true },
+    { value: 'apple', label: 'Apple', preset: true },
+    { value: 'gitlab', label: 'GitLab', preset: true },
+    { value: 'github', label: 'GitHub', type: 'github' },
+    { value: 'oidc', label: 'Another OpenID Connect provider', type: 'oidc', issuer: true },
+  ];
+  const DISCOVERY = '/.well-known/openid-configuration';
+
+  function renderProviders(view, ctx) {
+    const { ui, api } = ctx;
+    const write = ctx.may('admin');
+    const rows = ui.el('ul', { id: 'providers-list', className: 'rows' });
+    const line = ui.el('p', { id: 'providers-status', className: 'status', role: 'status' });
+    const callbackBox = ui.el('div', { id: 'provider-callback-box', className: 'alert', hidden: true, tabIndex: -1 });
+    view.append(ui.el('h2', { id: 'providers-title' }, 'Sign in with another provider'),
+                ui.el('p', { className: 'muted' }, 'The buttons the sign-in page shows beside the password ' +
+                      '("Sign in with Google"). Register each one\u2019s callback at the provider.'),
+                callbackBox, rows, line);
+
+    async function load() {
+      const reply = await api.get('/providers');
+      rows.textContent = '';
+      if (reply.status !== 200) return ui.status(line, api.words(reply), true);
+      ui.status(line, '');
+      reply.body.providers.forEach((p) => {
+        const li = ui.el('li', {},
+          ui.el('span', {}, ui.el('strong', {}, p.name), ' ', ui.el('span', { className: 'muted' }, p.issuer)),
+          ui.el('strong', { className: 'badge plain' }, p.type),
+          p.trust_email ? ui.el('strong', { className: 'badge warn' }, 'trusts its addresses') : null,
+          ui.el('span', { className: 'muted' }, 'client ', ui.el('code', {}, p.client_id), ' · scopes ', p.scopes,
+                ' · callback ', ui.el('code', {}, p.callback)));
+        if (write) {
+          const remove = ui.button('Remove', async (b) => {
+            const question = 'Remove ' + p.name + '? Its button goes; users it signed in keep their accounts.';
+            if (!(await ui.confirmInline(b, question, 'Remove'))) return;
+            const r = await ui.busy(b, () => api.call('DELETE', '/providers/' + encodeURIComponent(p.name)));
+            if (r.status !== 200) return ui.status(line, api.words(r), true);
+            callbackBox.hidden = true;
+            await load();
+            ui.status(line, p.name + ' is removed.');
+            line.tabIndex = -1;
+            line.focus();
+          });
+          remove.setAttribute('aria-label', 'Remove ' + p.name);
+          li.appendChild(remove);
+        }
+        rows.appendChild(li);
+      });
+      if (!rows.children.length) ui.status(line, 'No provider yet: users sign in with this site only.');
+    }
+
+    if (write) view.append(providerForm(ctx, load, callbackBox));
+    return load();
+  }
+
+  // The form that adds a provider; `load` redraws the list, `callbackBox`
+  // shows the new provider's callback.
+  function providerForm(ctx, load, callbackBox) {
+    const { ui, api } = ctx;
+    const kind = ui.field('provider-kind', 'Provider', ui.el('select', {},
+      KINDS.map((k) => ui.el('option', { value: k.value }, k.label))));
+    const fields = {
+      name: ui.field('provider-name', 'Name', ui.el('input', { type: 'text', autocomplete: 'off', spellcheck: false }),
+                     'Lower-case letters, digits and -; it is part of the callback address.'),
+      issuer: ui.field('provider-issuer', 'Issuer or discovery URL',
+                       ui.el('input', { type: 'url', autocomplete: 'off', spellcheck: false }),
+                       'svc reads the provider\u2019s settings from {issuer}' + DISCOVERY + ' now.'),
+      tenant: ui.field('provider-tenant', 'Tenant (optional)', ui.el('input', { type: 'text', autocomplete: 'off' }),
+                       'common (the default), organizations, consumers or your tenant id.'),
+      client_id: ui.field('provider-client-id', 'Client ID', ui.el('input', { type: 'text', autocomplete: 'off',
+                                                                              spellcheck: false })),
+      client_secret: ui.field('provider-client-secret', 'Client secret',
+                              ui.el('input', { type: 'password', autocomplete: 'new-password' }),
+                              'Kept sealed; never shown again, here or anywhere.'),
+      scopes: ui.field('provider-scopes', 'Scopes (optional)', ui.el('input', { type: 'text', autocomplete: 'off' }),
+                       'Empty: openid email profile (GitHub: read:user user:email).'),
+    };
+    const trust = ui.el('input', { type: 'checkbox', id: 'provider-trust-email' });
+    const add = ui.el('button', { id: 'provider-add', type: 'submit' }, 'Add the provider');
+    const addLine = ui.el('p', { id: 'provider-add-status', className: 'status', role: 'status' });
+    const formEl = ui.el('form', { noValidate: true, 'aria-labelledby': 'provider-add-title' },
+                         ui.el('h3', { id: 'provider-add-title' }, 'Add a provider'), kind.wrap,
+                         Object.values(fields).map((f) => f.wrap),
+                         ui.el('div', { className: 'check' }, trust, ui.el('label', { for: 'provider-trust-email' },
+                               'Take its addresses as verified when it does not say (Microsoft may not)')),
+                         add, addLine);
+
+    // A preset fixes the name; only oidc asks for an issuer, only Microsoft a tenant.
+    function shape() {
+      const k = KINDS.find((x) => x.value === kind.input.value);
+      fields.name.input.readOnly = !!k.preset;
+      if (k.preset) fields.name.input.value = k.value;
+      else if (KINDS.some((x) => x.preset && x.value === fields.name.input.value)) fields.name.input.value = '';
+      if (k.value === 'github' && !fields.name.input.value) fields.name.input.value = 'github';
+      fields.issuer.wrap.hidden = !k.issuer;
+      fields.tenant.wrap.hidden = !k.tenant;
+    }
+    kind.input.addEventListener('change', shape);
+    shape();
+
+    formEl.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      Object.values(fields).concat([kind]).forEach((f) => ui.fieldError(f, ''));
+      ui.status(addLine, '');
+      const k = KINDS.find((x) => x.value === kind.input.value);
+      const value = (name) => fields[name].input.value.trim();
+      const missing = [['name', 'Give the provider a name.'], ['client_id', 'Type the client ID the provider gave you.'],
+                       ['client_secret', 'Type the client secret the provider gave you.']]
+        .concat(k.issuer ? [['issuer', 'Type the provider\u2019s issuer URL.']] : [])
+        .find(([name]) => !(name === 'client_secret' ? fields[name].input.value : value(name)));
+      if (missing) return ui.fieldError(fields[missing[0]], missing[1]);
+      const body = { name: value('name'), client_id: value('client_id'), client_secret: fields.client_secret.input.value,
+                     trust_email: trust.checked };
+      if (k.type) body.type = k.type;
+      if (k.issuer) body.issuer = value('issuer').replace(DISCOVERY, '').replace(/\/+$/, '');
+      if (k.tenant && value('tenant')) body.tenant = value('tenant');
+      if (value('scopes')) body.scopes = value('scopes');
+      const r = await ui.busy(add, () => api.call('POST', '/providers', body));
+      if (r.status !== 200) {
+        if (api.fieldMessage(r, 'type')) return ui.fieldError(kind, api.fieldMessage(r, 'type'));
+        const bad = Object.keys(fields).find((name) => api.fieldMessage(r, name));
+        if (bad) return ui.fieldError(fields[bad], api.fieldMessage(r, bad));
+        return ui.status(addLine, api.words(r), true);
+      }
+      Object.values(fields).forEach((f) => { f.input.value = ''; });
+      trust.checked = false;
+      shape();
+      await load();
+      const p = r.body.provider;
+      ui.status(addLine, p.name + ' is added.');
+      callbackBox.textContent = '';
+      callbackBox.append(ui.el('p', {}, 'Register this callback (redirect URI) of ', ui.el('strong', {}, p.name),
+                               ' at the provider:'),
+                         ui.el('p', {}, ui.el('code', { id: 'provider-callback' }, p.callback)));
+      callbackBox.hidden = false;
+      callbackBox.focus();
+    });
+    return formEl;
   }
 
   (window.svcSections = window.svcSections || []).push({ id: 'sign-in', title: 'Sign-in', render });

@@ -9,12 +9,26 @@
 // script, an opaque origin) from srcdoc, under the console's own policy.
 // A save carries the version it was made on: when someone else saved
 // meanwhile (409), the unsaved text stays in the editor and the form says
-// so. A viewer previews but sees no button that changes anything.
+// so. An admin creates a template (#templates/new: an event and a locale,
+// POST .../templates), a locale variant of one (#templates/new/{id}: its
+// event and text to start from) and deletes one (its event typed to
+// confirm, DELETE .../templates/{id}). A viewer previews but sees no button
+// that changes anything.
 'use strict';
 
 (function () {
   const PAGE = 100;
   const PREVIEW_DELAY_MS = 400;
+  let notice = '';  // said once by the next page drawn (after a create or a delete)
+
+  // `notice` on `line`, with the focus, once.
+  function sayNotice(ui, line) {
+    if (!notice) return;
+    ui.status(line, notice);
+    notice = '';
+    line.tabIndex = -1;
+    line.focus();
+  }
 
   function localeName(locale) {
     return locale ? 'locale ' + locale : 'default locale';
@@ -68,6 +82,8 @@
     view.append(ui.el('h1', {}, 'E-mail templates'),
                 ui.el('p', { className: 'muted' }, 'The mail this site sends for each event, in each language. ' +
                       'Open one to edit it, preview it with sample data and see its versions.'),
+                ctx.may('admin') ? ui.el('p', {}, ui.el('a', { id: 'templates-new', href: '#templates/new' },
+                                                        'New template')) : null,
                 rows, more, line);
     let next = null;
 
@@ -84,10 +100,79 @@
       next = reply.body.next_cursor;
       more.hidden = !next;
       if (!rows.children.length) ui.status(line, 'This site has no template of its own yet: it sends the built-in ones.');
+      sayNotice(ui, line);
     }
 
     more.addEventListener('click', () => ui.busy(more, load));
     return load();
+  }
+
+  // --- a new template ----------------------------------------------------------
+
+  // The form of a new template; `fromId`: a template whose event and text a
+  // locale variant starts from.
+  async function renderNew(view, fromId, ctx) {
+    const { ui, api } = ctx;
+    view.append(ui.el('p', {}, ui.el('a', { href: '#templates' }, 'All templates')));
+    let from = null;
+    if (fromId) {
+      const r = await api.get('/templates/' + encodeURIComponent(fromId));
+      if (r.status === 200) from = r.body.template;
+    }
+    const fields = {
+      event: ui.field('tpl-new-event', 'Event', ui.el('input', { type: 'text', autocomplete: 'off', spellcheck: false }),
+                      'What the mail is sent for, e.g. order-shipped (letters, digits and . _ : -).'),
+      locale: ui.field('tpl-new-locale', 'Locale', ui.el('input', { type: 'text', autocomplete: 'off', spellcheck: false }),
+                       'Empty for the default; de, de-AT, fr-CA… for a variant in that language.'),
+      subject: ui.field('tpl-new-subject', 'Subject', ui.el('input', { type: 'text', autocomplete: 'off' })),
+      content: ui.field('tpl-new-content', 'HTML', ui.el('textarea', { rows: 10, spellcheck: false }),
+                        'Write [fieldname] where a value of the mail goes, e.g. [name].'),
+    };
+    const enabled = ui.el('input', { type: 'checkbox', id: 'tpl-new-enabled', checked: true });
+    const create = ui.el('button', { id: 'tpl-create', type: 'submit' }, 'Create the template');
+    const line = ui.el('p', { id: 'tpl-create-status', className: 'status', role: 'status' });
+    const formEl = ui.el('form', { noValidate: true, 'aria-labelledby': 'tpl-new-title', className: 'editor' },
+                         Object.values(fields).map((f) => f.wrap),
+                         ui.el('div', { className: 'check' }, enabled,
+                               ui.el('label', { for: 'tpl-new-enabled' }, 'Enabled: the site sends this mail')),
+                         create, line);
+    view.append(ui.el('h1', { id: 'tpl-new-title' }, from ? 'New locale variant of ' + from.event : 'New e-mail template'),
+                from ? ui.el('p', { className: 'muted' }, 'It starts from the text of the ' + localeName(from.locale) +
+                             ': type its locale, then translate it.') : null,
+                formEl);
+    if (from) {
+      fields.event.input.value = from.event;
+      fields.subject.input.value = from.subject;
+      fields.content.input.value = from.content;
+    }
+    if (!ctx.may('admin')) {
+      create.hidden = true;
+      ui.status(line, api.words({ status: 403, body: { message: 'Forbidden' } }), true);
+    }
+
+    formEl.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      if (!ctx.may('admin')) return;
+      Object.values(fields).forEach((f) => ui.fieldError(f, ''));
+      ui.status(line, '');
+      const value = (name) => (name === 'content' ? fields[name].input.value : fields[name].input.value.trim());
+      const empty = ['event', 'subject', 'content'].find((name) => !value(name));
+      if (empty) return ui.fieldError(fields[empty], 'This is needed.');
+      const body = { event: value('event'), locale: value('locale'), subject: value('subject'),
+                     content: value('content'), enabled: enabled.checked };
+      const r = await ui.busy(create, () => api.call('POST', '/templates', body));
+      if (r.status === 200) {
+        notice = 'Created as version ' + r.body.template.version + '.';
+        location.hash = '#templates/' + r.body.template.id;
+        return;
+      }
+      if (r.status === 409) {
+        return ui.fieldError(fields.locale, 'This event has a template in this locale already: open it from the list.');
+      }
+      const bad = Object.keys(fields).find((name) => api.fieldMessage(r, name));
+      if (bad) return ui.fieldError(fields[bad], api.fieldMessage(r, bad));
+      ui.status(line, api.words(r), true);
+    });
   }
 
   // --- one template ------------------------------------------------------------
@@ -141,8 +226,29 @@
                              ui.el('p', {}, ui.el('strong', {}, 'Subject: '), previewSubject),
                              ui.el('h3', {}, 'HTML part'), frame, ui.el('h3', {}, 'Text part'), text, previewLine);
 
-    view.append(ui.el('p', {}, ui.el('a', { href: '#templates' }, 'All templates')), heading, where, formEl,
-                sampleBox, previewBox);
+    const links = ui.el('p', { className: 'actions' }, ui.el('a', { href: '#templates' }, 'All templates'));
+    view.append(links, heading, where, formEl, sampleBox, previewBox);
+    if (write) {
+      links.append(ui.el('a', { id: 'tpl-variant', href: '#templates/new/' + template.id }, 'Add a locale variant'));
+      const remove = ui.el('button', { id: 'tpl-delete', type: 'button', className: 'danger small' }, 'Delete');
+      remove.setAttribute('aria-label', 'Delete this template');
+      links.append(remove);
+      remove.addEventListener('click', () => {
+        if (view.querySelector('#tpl-delete-form')) return view.querySelector('#tpl-delete-confirm').focus();
+        const what = template.event + ' (' + localeName(template.locale) + ')';
+        ui.typedConfirm({
+          after: links, trigger: remove, id: 'tpl-delete', expected: template.event, name: 'Delete ' + what,
+          label: 'Type ' + template.event + ' to delete this template, ' + localeName(template.locale),
+          mismatch: 'Type the event exactly: ' + template.event, yes: 'Delete the template',
+          hint: 'The template and all its versions are deleted; this cannot be undone.',
+          act: () => api.call('DELETE', base), words: api.words,
+          done: () => {
+            notice = what + ' is deleted.';
+            location.hash = '#templates';
+          },
+        });
+      });
+    }
 
     function showTemplate(t) {
       template = t;
@@ -367,9 +473,11 @@
 
     showTemplate(template);
     await Promise.all([preview(), loadVersions()]);
+    sayNotice(ui, saveLine);
   }
 
   function render(view, path, ctx) {
+    if (path[0] === 'new') return renderNew(view, path[1], ctx);
     return path[0] ? renderEditor(view, path[0], ctx) : renderList(view, ctx);
   }
 

@@ -110,10 +110,36 @@ window.svcUi = (function () {
     });
   }
 
+  // A danger-zone form after the element `after` that asks to type
+  // `expected` before `act()` (a call resolving to an API reply) runs: a
+  // mismatch or a refusal (`words(reply)`) is said under the field, a
+  // success calls done(reply); Cancel removes the form and gives the focus
+  // back to `trigger`. Ids: {id}-form, {id}-confirm (the field), {id}-submit.
+  function typedConfirm({ after, trigger, id, label, hint, expected, mismatch, yes, name, act, words, done }) {
+    const typed = field(id + '-confirm', label, el('input', { type: 'text', autocomplete: 'off', spellcheck: false }),
+                        hint);
+    const submit = el('button', { id: id + '-submit', type: 'submit', className: 'danger' }, yes);
+    const no = el('button', { type: 'button', className: 'link' }, 'Cancel');
+    const form = el('form', { id: id + '-form', noValidate: true, className: 'danger-zone', 'aria-label': name },
+                    typed.wrap, submit, no);
+    after.after(form);
+    no.addEventListener('click', () => { form.remove(); trigger.focus(); });
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      if (typed.input.value.trim() !== expected) return fieldError(typed, mismatch);
+      fieldError(typed, '');
+      const reply = await busy(submit, act);
+      if (reply.status !== 200) return fieldError(typed, words(reply));
+      done(reply);
+    });
+    typed.input.focus();
+    return form;
+  }
+
   // "First Last" or '' from a user of the API.
   function fullName(user) {
     return [user.first_name, user.last_name].filter((p) => typeof p === 'string' && p.trim()).join(' ');
   }
 
-  return { el, ago, exact, time, button, busy, status, field, fieldError, confirmInline, fullName };
+  return { el, ago, exact, time, button, busy, status, field, fieldError, confirmInline, typedConfirm, fullName };
 })();

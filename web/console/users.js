@@ -209,25 +209,16 @@
   function askDelete(view, u, ctx, trigger, line) {
     const { ui, api } = ctx;
     if (view.querySelector('#delete-form')) return;
-    const typed = ui.field('delete-confirm', 'Type ' + u.email + ' to delete this user',
-                           ui.el('input', { type: 'text', autocomplete: 'off', spellcheck: false }),
-                           'The user, their sessions, factors and data are deleted; this cannot be undone.');
-    const yes = ui.el('button', { id: 'delete-submit', type: 'submit', className: 'danger' }, 'Delete the user');
-    const no = ui.el('button', { type: 'button', className: 'link' }, 'Cancel');
-    const formEl = ui.el('form', { id: 'delete-form', noValidate: true, className: 'danger-zone',
-                                   'aria-label': 'Delete ' + u.email }, typed.wrap, yes, no);
-    trigger.closest('.actions').after(formEl);
-    no.addEventListener('click', () => { formEl.remove(); trigger.focus(); });
-    formEl.addEventListener('submit', async (event) => {
-      event.preventDefault();
-      if (typed.input.value.trim() !== u.email) return ui.fieldError(typed, 'Type the address exactly: ' + u.email);
-      ui.fieldError(typed, '');
-      const reply = await ui.busy(yes, () => api.call('DELETE', '/users/' + u.id));
-      if (reply.status !== 200) return ui.fieldError(typed, api.words(reply));
-      notice = u.email + ' is deleted.';
-      location.hash = '#users';
+    ui.typedConfirm({
+      after: trigger.closest('.actions'), trigger, id: 'delete', expected: u.email, name: 'Delete ' + u.email,
+      label: 'Type ' + u.email + ' to delete this user', mismatch: 'Type the address exactly: ' + u.email,
+      hint: 'The user, their sessions, factors and data are deleted; this cannot be undone.', yes: 'Delete the user',
+      act: () => api.call('DELETE', '/users/' + u.id), words: api.words,
+      done: () => {
+        notice = u.email + ' is deleted.';
+        location.hash = '#users';
+      },
     });
-    typed.input.focus();
     ui.status(line, '');
   }
 
