@@ -140,6 +140,33 @@ runInChromium(outDir, async (page, out, shot) => {
   await page.keyboard.press('Enter');
   await waitText(page, 'providers-status', 'google is removed');
   out.states.providerRemoved = await state(page);
+  // Apple: a team and key id and the .p8 key in place of a client secret;
+  // first a key that is not one, refused next to the key's field.
+  await page.select('#provider-kind', 'apple');
+  out.states.appleForm = await page.evaluate(() => ({
+    secretHidden: document.getElementById('provider-client-secret').closest('.field').hidden,
+    keyShown: !document.getElementById('provider-key-p8').closest('.field').hidden,
+  }));
+  await type(page, 'provider-client-id', 'com.example.web');
+  await type(page, 'provider-team-id', 'TEAM123456');
+  await type(page, 'provider-key-id', 'KEY9876543');
+  await type(page, 'provider-key-p8', 'not a key');
+  await press(page, '#provider-add');
+  await page.waitForFunction(() => !document.getElementById('provider-key-p8-error').hidden);
+  out.states.appleBadKey = await page.evaluate(() => ({
+    error: document.getElementById('provider-key-p8-error').textContent,
+    focused: document.activeElement && document.activeElement.id,
+  }));
+  await page.$eval('#provider-key-p8', (el) => { el.value = ''; });
+  await type(page, 'provider-key-p8', args.appleKey);
+  await press(page, '#provider-add');
+  await waitText(page, 'provider-add-status', 'apple is added');
+  await page.waitForFunction(() => document.querySelectorAll('#providers-list li').length === 2);
+  out.states.apple = await state(page);
+  await press(page, '#providers-list button[aria-label="Remove apple"]');
+  await backTab(page);
+  await page.keyboard.press('Enter');
+  await waitText(page, 'providers-status', 'apple is removed');
 
   // A webhook: a URL refused next to its field, then one added (the
   // secret shown once) and disabled.

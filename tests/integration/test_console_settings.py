@@ -50,6 +50,14 @@ def queue_deliveries(site, endpoint, count):
 BROWSER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "console_settings_browser.js")
 
 
+def apple_p8():
+    """A P-256 key in PKCS#8 PEM, as Apple's .p8 file is."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    return ec.generate_private_key(ec.SECP256R1()).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode().strip()
+
+
 class ConsoleSettingsTest(ApiTest):
     def test_an_owner_runs_settings_sign_in_and_webhooks(self):
         site = console_site("Console settings", "console-settings.example")
@@ -58,7 +66,8 @@ class ConsoleSettingsTest(ApiTest):
         upstream = console_site("Console upstream", "console-upstream.example")
         issuer = "http://localhost:%d/oidc/%d" % (HTTP_PORT, upstream)
         args = {"owner": owner, "ownerSecret": owner_secret, "viewer": viewer, "viewerSecret": viewer_secret,
-                "password": PASSWORD, "hook": HOOK, "otherHook": OTHER_HOOK, "issuer": issuer}
+                "password": PASSWORD, "hook": HOOK, "otherHook": OTHER_HOOK, "issuer": issuer,
+                "appleKey": apple_p8()}
         off = []
 
         def email_off():
@@ -132,9 +141,19 @@ class ConsoleSettingsTest(ApiTest):
         listed = Admin(site, "viewer").call("GET", "/providers").json["providers"]
         self.assertEqual([(p["name"], p["issuer"], p["client_id"], p["trust_email"]) for p in listed],
                          [("corp", issuer, "corp-client", True)])
+        # Apple: the key's field in place of the secret's; a bad key refused
+        # next to it; the listing shows the team and key id, never the key.
+        self.assertEqual(states["appleForm"], {"secretHidden": True, "keyShown": True})
+        self.assertIn("not a P-256 key", states["appleBadKey"]["error"])
+        self.assertEqual(states["appleBadKey"]["focused"], "provider-key-p8")
+        apple = [r for r in states["apple"]["providers"] if r.startswith("apple ")]
+        self.assertEqual(len(apple), 1, states["apple"]["providers"])
+        self.assertIn("Apple key TEAM123456/KEY9876543", apple[0])
+        self.assertNotIn("PRIVATE KEY", json.dumps(seen))
         self.assertEqual([r[:2] for r in audit_rows(site, "providers.add") + audit_rows(site, "providers.remove")],
                          [(str(owner_id), "provider corp"), (str(owner_id), "provider google"),
-                          (str(owner_id), "provider google")])
+                          (str(owner_id), "provider apple"), (str(owner_id), "provider google"),
+                          (str(owner_id), "provider apple")])
 
         self.assertTrue(states["hookBad"]["errors"], states["hookBad"])
         made = states["hookMade"]

@@ -117,7 +117,7 @@
   const KINDS = [
     { value: 'google', label: 'Google', preset: true },
     { value: 'microsoft', label: 'Microsoft', preset: true, tenant: true },
-    { value: 'apple', label: 'Apple', preset: true },
+    { value: 'apple', label: 'Apple', preset: true, apple: true },
     { value: 'gitlab', label: 'GitLab', preset: true },
     { value: 'github', label: 'GitHub', type: 'github' },
     { value: 'oidc', label: 'Another OpenID Connect provider', type: 'oidc', issuer: true },
@@ -146,6 +146,7 @@
           ui.el('strong', { className: 'badge plain' }, p.type),
           p.trust_email ? ui.el('strong', { className: 'badge warn' }, 'trusts its addresses') : null,
           ui.el('span', { className: 'muted' }, 'client ', ui.el('code', {}, p.client_id), ' · scopes ', p.scopes,
+                p.team_id ? [' · Apple key ', ui.el('code', {}, p.team_id + '/' + p.key_id)] : '',
                 ' · callback ', ui.el('code', {}, p.callback)));
         if (write) {
           const remove = ui.button('Remove', async (b) => {
@@ -190,6 +191,16 @@
       client_secret: ui.field('provider-client-secret', 'Client secret',
                               ui.el('input', { type: 'password', autocomplete: 'new-password' }),
                               'Kept sealed; never shown again, here or anywhere.'),
+      // Apple: no client secret but a key that signs a fresh one for every sign-in.
+      team_id: ui.field('provider-team-id', 'Team ID', ui.el('input', { type: 'text', autocomplete: 'off',
+                                                                        spellcheck: false }),
+                        'Your Apple developer team\u2019s id (letters and digits).'),
+      key_id: ui.field('provider-key-id', 'Key ID', ui.el('input', { type: 'text', autocomplete: 'off',
+                                                                     spellcheck: false }),
+                       'The id of the Sign in with Apple key.'),
+      key_p8: ui.field('provider-key-p8', 'Private key (.p8 file)',
+                       ui.el('textarea', { rows: 5, autocomplete: 'off', spellcheck: false }),
+                       'Paste the whole file, its BEGIN and END lines too. Kept sealed; never shown again.'),
       scopes: ui.field('provider-scopes', 'Scopes (optional)', ui.el('input', { type: 'text', autocomplete: 'off' }),
                        'Empty: openid email profile (GitHub: read:user user:email).'),
     };
@@ -212,6 +223,8 @@
       if (k.value === 'github' && !fields.name.input.value) fields.name.input.value = 'github';
       fields.issuer.wrap.hidden = !k.issuer;
       fields.tenant.wrap.hidden = !k.tenant;
+      [fields.team_id, fields.key_id, fields.key_p8].forEach((f) => { f.wrap.hidden = !k.apple; });
+      fields.client_secret.wrap.hidden = !!k.apple;
     }
     kind.input.addEventListener('change', shape);
     shape();
@@ -222,13 +235,17 @@
       ui.status(addLine, '');
       const k = KINDS.find((x) => x.value === kind.input.value);
       const value = (name) => fields[name].input.value.trim();
+      const secret = k.apple ? ['key_p8', 'Paste the .p8 key Apple gave you.']
+        : ['client_secret', 'Type the client secret the provider gave you.'];
       const missing = [['name', 'Give the provider a name.'], ['client_id', 'Type the client ID the provider gave you.'],
-                       ['client_secret', 'Type the client secret the provider gave you.']]
+                       secret]
         .concat(k.issuer ? [['issuer', 'Type the provider\u2019s issuer URL.']] : [])
-        .find(([name]) => !(name === 'client_secret' ? fields[name].input.value : value(name)));
+        .concat(k.apple ? [['team_id', 'Type your team ID.'], ['key_id', 'Type the key\u2019s ID.']] : [])
+        .find(([name]) => !(name === secret[0] ? fields[name].input.value : value(name)));
       if (missing) return ui.fieldError(fields[missing[0]], missing[1]);
-      const body = { name: value('name'), client_id: value('client_id'), client_secret: fields.client_secret.input.value,
+      const body = { name: value('name'), client_id: value('client_id'), client_secret: fields[secret[0]].input.value,
                      trust_email: trust.checked };
+      if (k.apple) Object.assign(body, { team_id: value('team_id'), key_id: value('key_id') });
       if (k.type) body.type = k.type;
       if (k.issuer) body.issuer = value('issuer').replace(DISCOVERY, '').replace(/\/+$/, '');
       if (k.tenant && value('tenant')) body.tenant = value('tenant');
@@ -237,7 +254,9 @@
       if (r.status !== 200) {
         if (api.fieldMessage(r, 'type')) return ui.fieldError(kind, api.fieldMessage(r, 'type'));
         const bad = Object.keys(fields).find((name) => api.fieldMessage(r, name));
-        if (bad) return ui.fieldError(fields[bad], api.fieldMessage(r, bad));
+        // Apple's key is the API's client_secret.
+        const shown = bad === 'client_secret' && k.apple ? 'key_p8' : bad;
+        if (bad) return ui.fieldError(fields[shown], api.fieldMessage(r, bad));
         return ui.status(addLine, api.words(r), true);
       }
       Object.values(fields).forEach((f) => { f.input.value = ''; });
