@@ -26,6 +26,7 @@ IMPORT_ROUNDS = 5
 
 def measure_breached(helpers, out, rounds):
     """{"lookup": {...}, "import": {...}} of bench/breached_bench.cpp; {} when the helper is missing."""
+    log("breached-password list (bench/breached_bench.cpp)")
     exe = helpers / "breached_bench"
     if not exe.exists():
         log("breached_bench was not built: no breached-list rows")
@@ -45,28 +46,6 @@ def measure_breached(helpers, out, rounds):
             f"{im['read_mb_s']:.1f} MB/s, ratio {im['ratio']:.2f} (rounds {im.get('ratios')}); CPU s: read "
             f"{im.get('read_cpu_s', 0):.3f}, import {im.get('import_cpu_s', 0):.3f}")
     return result
-
-
-def breached_ratios(b):
-    """The four ratio rows: lookup cold, cold open and warm in % of one Argon2id verify (≤ 2), import ÷ read (≥ 0.5)."""
-    rows = []
-    lk, im = b.get("lookup") or {}, b.get("import") or {}
-    if lk and "error" not in lk:
-        cold_ok = lk["resident_after_drop"] < 0.01
-        for kind, us in (("cold", lk["cold_us"]), ("cold open: open() + first lookup", lk["cold_open_us"]),
-                         ("warm", lk["warm_us"])):
-            value = 100 * us / (lk["verify_ms"] * 1000)
-            valid = cold_ok or kind == "warm"
-            rows.append({"ratio": f"breached-list lookup, {kind}, % of one argon2id verify ({lk['entries']:,} entries)",
-                         "value": value, "target": 2, "lower_is_better": True,
-                         "verdict": ("pass" if value <= 2 else "miss") if valid else "invalid",
-                         "note": "≤ target"})
-    if im and "error" not in im:
-        valid = im["resident_after_drop"] < 0.01
-        rows.append({"ratio": f"breached-list import ÷ sequential read of the same file ({im['lines']:,} lines)",
-                     "value": im["ratio"], "target": 0.5,
-                     "verdict": ("pass" if im["ratio"] >= 0.5 else "miss") if valid else "invalid", "note": ""})
-    return rows
 
 
 def markdown(b):
