@@ -14,7 +14,7 @@ and text are kept in bench/out/breached/ for the next run (about 0.8 GB and
 import os
 import sys
 
-from arms import json_lines
+from arms import last_json
 from stack import log
 
 ENTRIES = int(os.environ.get("BENCH_BREACHED_ENTRIES", "100000000"))
@@ -34,8 +34,7 @@ def measure_breached(helpers, out, rounds):
     data = out / "breached"
     result = {}
     for mode, n, k in (("lookup", ENTRIES, rounds), ("import", LINES, max(rounds, IMPORT_ROUNDS))):
-        lines = json_lines([str(exe), mode, str(data), str(n), str(k)])
-        result[mode] = lines[0] if lines else {"error": "breached_bench %s printed nothing" % mode}
+        result[mode] = last_json([str(exe), mode, str(data), str(n), str(k)])[0]
     lk, im = result["lookup"], result["import"]
     if "error" not in lk:
         log(f"  breached lookup in {lk['entries']:,} entries: warm {lk['warm_us']:.2f} us, cold {lk['cold_us']:.1f} us"

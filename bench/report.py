@@ -331,7 +331,7 @@ def floors_section(r):
 
 
 MAIL_HOW = {"sender": "svc-sender one-shot pass (process wall time)",
-            "smtp-loop": "bench/smtp_loop.py: the same messages, smtplib, one connection",
+            "smtp-loop": "bench/arms.py smtp_replay: the same messages, smtplib, one connection",
             "sender-reuse": "bench/sender_pass.cpp: svc's Sender + SmtpMailer, session reused",
             "sender-no-reuse": "bench/sender_pass.cpp: same, one connection per message",
             "sender-reuse-starttls": "sender_pass, session reused, sink requiring STARTTLS",
