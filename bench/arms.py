@@ -7,16 +7,17 @@ A new endpoint arm is one more Arm(...) row in build_arms.
 
 import json
 import re
+import smtplib
 import statistics
 import subprocess
 import time
+from pathlib import Path
 
 from dataset import PASSWORD, preview_template_id
 from load import SOCKET_ERRORS, parse_wrk, wrk_cmd
 from mfa_arm import MfaArm
 from php_peer import PeerRefreshPool
 from pools import CodePool, RefreshPool
-from smtp_loop import smtp_replay
 from stack import CLK_TCK, group_ticks, log, run, status_kib
 
 STATEMENTS_PER_LOOK = 2  # Stack.statements' own (SET time_zone, SHOW GLOBAL STATUS), counted in the second look
@@ -94,18 +95,13 @@ def measure(stack, arm, seconds, conns, prefix, tail, roots, flood=None, timeout
     return res
 
 
-def json_lines(cmd):
-    """The JSON objects a helper printed, one a line."""
-    return [json.loads(line) for line in run(cmd, check=False).stdout.splitlines() if line.startswith("{")]
-
-
 def last_json(cmd, **fallback):
     """(the JSON object on the helper's last line, or `fallback` with its error, its exit status)."""
     r = run(cmd, check=False)
     try:
         return json.loads(r.stdout.strip().splitlines()[-1]), r.returncode
     except (ValueError, IndexError):
-        return dict(fallback, error=r.stderr.strip()[-500:]), r.returncode
+        return dict(fallback, error=r.stderr.strip()[-500:] or f"{cmd[0]} printed nothing"), r.returncode
 
 
 def floor_arm(stack, nproc, name, helper, *argv, **kw):
@@ -258,6 +254,31 @@ def tls_config(stack, port):
     path.write_text(head + "[smtp]\n" + section + sep + tail)
     path.chmod(0o600)
     return path
+
+
+def smtp_replay(port, paths):
+    """The SMTP floor of the e-mail arms: the messages in `paths`, as
+    scripts/sinks/smtp_sink.py stored them (the envelope in X-Sink-Mail-From /
+    X-Sink-Rcpt-To, then the bytes svc-sender sent), over ONE smtplib
+    connection to the sink; only the session is timed. Invalid (sent 0) if it
+    refused any or failed."""
+    messages = []
+    for path in paths:
+        mail_from, rcpt_to, data = Path(path).read_bytes().split(b"\r\n", 2)
+        rcpt = [a.strip() for a in rcpt_to.split(b":", 1)[1].decode().split(",") if a.strip()]
+        messages.append((mail_from.split(b":", 1)[1].strip().decode(), rcpt, data))
+    started = time.monotonic()
+    try:
+        with smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
+            smtp.ehlo("bench.local")
+            for mail_from, rcpt, data in messages:
+                if smtp.sendmail(mail_from, rcpt, data):
+                    raise smtplib.SMTPException("recipients refused")
+    except (OSError, smtplib.SMTPException) as e:
+        return {"sent": 0, "seconds": 1, "per_s": 0, "valid": False, "error": repr(e)}
+    seconds = time.monotonic() - started
+    return {"sent": len(messages), "seconds": round(seconds, 4), "per_s": round(len(messages) / seconds, 2),
+            "valid": bool(messages)}
 
 
 def sender_round(stack, proto, count, replay, results, tls_conf=None):

@@ -25,11 +25,12 @@ import time
 from pathlib import Path
 
 from arms import build_arms, only_arms, pick_argon2_floor, run_arm, run_paired, run_sender_rounds
-from breached_rows import ENTRIES as BREACHED_ENTRIES, breached_ratios, measure_breached
+from breached_rows import ENTRIES as BREACHED_ENTRIES, measure_breached
 from dataset import load_data
 from mix import run_mix
 from php_peer import prepare as prepare_php_peer
-from report import DOC, RESULTS, add_mix_ratio, assemble, render_markdown, render_only, render_table, write_only_results
+from report import (DOC, RESULTS, add_mix_ratio, assemble, breached_ratios, render_markdown, render_only, render_table,
+                    write_only_results)
 from stack import LogTail, Stack, children, log, proc_table, status_kib
 
 
@@ -124,33 +125,25 @@ def mix_arm(stack, args, files, peer):
                    peer if args.php_rates else None, args.mix_runs)
 
 
-def run_mix_only(stack, args, files, peer, out):
-    """--only mix: the mixed-traffic arm alone; results to out/mix.json only."""
-    mix = mix_arm(stack, args, files, peer)
-    (out / "mix.json").write_text(json.dumps(mix, indent=2) + "\n")
-    log(f"wrote {out / 'mix.json'}")
-
-
-def run_breached_only(stack, args, out):
-    """--only breached: the breached-list rows alone (no arm runs); to out/breached.json and stdout."""
-    log("breached-password list (bench/breached_bench.cpp)")
-    b = measure_breached(stack.helpers, out, args.rounds)
-    (out / "breached.json").write_text(json.dumps({"breached": b, "ratios": breached_ratios(b)}, indent=2) + "\n")
-    print(render_table({"ratios": breached_ratios(b)}))
+def write_part(out, name, part):
+    """--only mix or breached: that part's results to out/NAME.json only."""
+    (out / f"{name}.json").write_text(json.dumps(part, indent=2) + "\n")
+    log(f"wrote {out / name}.json")
 
 
 def measure_all(stack, args, out):
     """Every part of a full run, in order: assemble's results, or None for --only (its own output)."""
     started = time.monotonic()
     if args.only == "breached":
-        return run_breached_only(stack, args, out)
+        b = measure_breached(stack.helpers, out, args.rounds)
+        return write_part(out, "breached", {"breached": b, "ratios": breached_ratios(b)})
     files, password_hash, proto, counts = load_data(stack, out)
     tail = LogTail(stack, out / "svc-fcgi-problems.log")
     roots = {"nginx": [stack.pid("nginx")], "svc-fcgi": [stack.pid("svc-fcgi")], "mariadb": [stack.pid("mariadb")],
              "floors": stack.floor_pids, "php-fpm": [args.php_pid] if args.php_pid else []}
     peer = php_peer(stack, args, files)
     if args.only == "mix":
-        return run_mix_only(stack, args, files, peer, out)
+        return write_part(out, "mix", mix_arm(stack, args, files, peer))
     log("argon2id implementations, verifies/s in the login floor's loop (bench/argon2_impls.cpp)")
     fastest, loop_rates = pick_argon2_floor(stack, password_hash, os.cpu_count())
     arms, flood = build_arms(stack, args, files, password_hash, fastest, os.cpu_count(), peer)
@@ -178,7 +171,6 @@ def measure_all(stack, args, out):
                        password_hash, time.monotonic() - started)
     results["argon2_impls"] = {"fastest": fastest, "loop_verifies_per_s": loop_rates}
     if BREACHED_ENTRIES:
-        log("breached-password list (bench/breached_bench.cpp)")
         results["breached"] = measure_breached(stack.helpers, out, args.rounds)
         results["ratios"] += breached_ratios(results["breached"])
     results["mix"] = mix

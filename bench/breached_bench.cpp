@@ -153,22 +153,12 @@ std::string make_list(const std::string& dir, uint64_t entries) {
 // LINES lines "HASH:COUNT\r\n", the hashes ascending and uniform. Written once, reused.
 std::string make_text(const std::string& dir, uint64_t lines) {
   const std::string path = dir + "/import-" + std::to_string(lines) + ".txt";
-  const std::string done = path + ".done";  // its size: the file is complete
-  if (fs::exists(path) && fs::exists(done) && std::to_string(fs::file_size(path)) == [&] {
-        std::FILE* f = std::fopen(done.c_str(), "r");
-        char buf[32] = {};
-        if (f) {
-          if (!std::fgets(buf, sizeof buf, f)) buf[0] = 0;
-          std::fclose(f);
-        }
-        return std::string(buf);
-      }()) {
-    return path;
-  }
+  if (fs::exists(path)) return path;  // written under another name, then renamed: complete
   std::mt19937_64 rng(42);
   const uint64_t slice = ~0ULL / lines;
-  std::FILE* out = std::fopen(path.c_str(), "w");
-  if (!out) die("create " + path);
+  const std::string part = path + ".part";
+  std::FILE* out = std::fopen(part.c_str(), "w");
+  if (!out) die("create " + part);
   std::vector<char> buffer(8 << 20);
   std::setvbuf(out, buffer.data(), _IOFBF, buffer.size());
   for (uint64_t i = 0; i < lines; ++i) {
@@ -176,11 +166,8 @@ std::string make_text(const std::string& dir, uint64_t lines) {
                  static_cast<unsigned long long>(rng()), static_cast<unsigned long long>(rng() & 0xFFFFFFFFULL),
                  static_cast<unsigned long long>(1 + rng() % 1000));
   }
-  if (std::fclose(out) != 0) die("write " + path);
-  std::FILE* mark = std::fopen(done.c_str(), "w");
-  if (!mark) die("create " + done);
-  std::fprintf(mark, "%llu", static_cast<unsigned long long>(fs::file_size(path)));
-  std::fclose(mark);
+  if (std::fclose(out) != 0) die("write " + part);
+  fs::rename(part, path);
   return path;
 }
 

@@ -14,7 +14,7 @@ and text are kept in bench/out/breached/ for the next run (about 0.8 GB and
 import os
 import sys
 
-from arms import json_lines
+from arms import last_json
 from stack import log
 
 ENTRIES = int(os.environ.get("BENCH_BREACHED_ENTRIES", "100000000"))
@@ -26,6 +26,7 @@ IMPORT_ROUNDS = 5
 
 def measure_breached(helpers, out, rounds):
     """{"lookup": {...}, "import": {...}} of bench/breached_bench.cpp; {} when the helper is missing."""
+    log("breached-password list (bench/breached_bench.cpp)")
     exe = helpers / "breached_bench"
     if not exe.exists():
         log("breached_bench was not built: no breached-list rows")
@@ -33,8 +34,7 @@ def measure_breached(helpers, out, rounds):
     data = out / "breached"
     result = {}
     for mode, n, k in (("lookup", ENTRIES, rounds), ("import", LINES, max(rounds, IMPORT_ROUNDS))):
-        lines = json_lines([str(exe), mode, str(data), str(n), str(k)])
-        result[mode] = lines[0] if lines else {"error": "breached_bench %s printed nothing" % mode}
+        result[mode] = last_json([str(exe), mode, str(data), str(n), str(k)])[0]
     lk, im = result["lookup"], result["import"]
     if "error" not in lk:
         log(f"  breached lookup in {lk['entries']:,} entries: warm {lk['warm_us']:.2f} us, cold {lk['cold_us']:.1f} us"
@@ -45,28 +45,6 @@ def measure_breached(helpers, out, rounds):
             f"{im['read_mb_s']:.1f} MB/s, ratio {im['ratio']:.2f} (rounds {im.get('ratios')}); CPU s: read "
             f"{im.get('read_cpu_s', 0):.3f}, import {im.get('import_cpu_s', 0):.3f}")
     return result
-
-
-def breached_ratios(b):
-    """The four ratio rows: lookup cold, cold open and warm in % of one Argon2id verify (≤ 2), import ÷ read (≥ 0.5)."""
-    rows = []
-    lk, im = b.get("lookup") or {}, b.get("import") or {}
-    if lk and "error" not in lk:
-        cold_ok = lk["resident_after_drop"] < 0.01
-        for kind, us in (("cold", lk["cold_us"]), ("cold open: open() + first lookup", lk["cold_open_us"]),
-                         ("warm", lk["warm_us"])):
-            value = 100 * us / (lk["verify_ms"] * 1000)
-            valid = cold_ok or kind == "warm"
-            rows.append({"ratio": f"breached-list lookup, {kind}, % of one argon2id verify ({lk['entries']:,} entries)",
-                         "value": value, "target": 2, "lower_is_better": True,
-                         "verdict": ("pass" if value <= 2 else "miss") if valid else "invalid",
-                         "note": "≤ target"})
-    if im and "error" not in im:
-        valid = im["resident_after_drop"] < 0.01
-        rows.append({"ratio": f"breached-list import ÷ sequential read of the same file ({im['lines']:,} lines)",
-                     "value": im["ratio"], "target": 0.5,
-                     "verdict": ("pass" if im["ratio"] >= 0.5 else "miss") if valid else "invalid", "note": ""})
-    return rows
 
 
 def markdown(b):

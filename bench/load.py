@@ -1,7 +1,7 @@
 """Closed-loop load against a stack, in one result shape: wrk runs with
 bench/wrk/arm.lua, and Python clients for the flows wrk cannot script (a
 reply's token carried into the next request: mfa_arm.py). Used by bench.py's
-arms and by cluster_bench.py. Stdlib only.
+arms. Stdlib only.
 
 A result: rps, requests, p50_ms, p99_ms, max_ms, unexpected (replies with
 another status than expected), unexpected_statuses ("401=3,502=1"),
@@ -13,7 +13,6 @@ early, but wrk's duration counts the idle rest).
 import http.client
 import json
 import statistics
-import subprocess
 import threading
 import time
 import urllib.parse
@@ -43,13 +42,6 @@ def parse_wrk(stdout):
             "p50_ms": lat["p50"] / 1000, "p99_ms": lat["p99"] / 1000, "max_ms": lat["max"] / 1000,
             "unexpected": raw["unexpected"], "unexpected_statuses": raw["unexpected_statuses"],
             "socket_errors": raw["errors"], "exhausted": raw.get("exhausted", 0)}
-
-
-def wrk(url, method="GET", file="-", seconds=5, conns=32, prefix="b", expect="2xx", timeout="5s", order="random"):
-    """One wrk run to its end."""
-    out = subprocess.run(wrk_cmd(url, method, file, seconds, conns, prefix, expect, timeout, order), capture_output=True,
-                         text=True, timeout=float(seconds) + 120).stdout
-    return parse_wrk(out)
 
 
 class Client:

@@ -263,23 +263,31 @@ TABLE_HEAD = ["| offered req/s | route | requests | p50 ms | p99 ms | p99.9 ms |
               "|---:|---|---:|---:|---:|---:|---:|---:|---|"]
 
 
+def run_ratio(run):
+    """svc's sustainable rate ÷ the PHP-FPM peer's in one run, and a note: (None, why) when there is
+    none. When the peer passed none of its rates, its lowest rate bounds it from above, so svc ÷ that
+    rate is a lower bound."""
+    peer, svc = run.get("peer") or {}, run["sustainable_rate"]
+    if peer.get("error") or not peer.get("steps"):
+        return None, "the PHP-FPM peer did not run" + (f": {peer['error']}" if peer.get("error") else "")
+    if not svc:
+        return None, "svc passed none of its rates (a loaded machine? see the generator lag)"
+    php = peer["sustainable_rate"]
+    last = run["steps"][-1]
+    return svc / (php or peer["rates"][0]), "; ".join(why for why, hit in (
+        ("svc passed all its rates", svc == last["rate"] and last["ok"]),
+        ("PHP-FPM passed all its rates: the real limit is higher", php and php == peer["rates"][-1]),
+        ("lower bound: PHP-FPM passed none of its rates", not php)) if hit)
+
+
 def peer_summary(run):
     """The sentence on one run's PHP-FPM peer's sustainable rate and the ratio."""
-    peer, svc = run.get("peer"), run["sustainable_rate"]
-    if not peer:
+    if not run.get("peer"):
         return "No PHP-FPM peer ran (BENCH_MIX_PHP_RATES empty): no comparison row."
-    if peer.get("error"):
-        return f"The PHP-FPM peer did not run: {peer['error']}."
-    php = peer["sustainable_rate"]
-    if not svc:
-        ratio = "svc passed none of its rates, so there is no ratio (a loaded machine? see the generator lag)"
-    elif php:
-        ratio = f"svc ÷ PHP-FPM = **{svc / php:.2f}** (target ≥ 3)"
-    else:
-        ratio = (f"PHP-FPM passed none of its rates, so svc ÷ PHP-FPM > {svc} ÷ {peer['rates'][0]} = "
-                 f"{svc / peer['rates'][0]:.2f} (target ≥ 3)")
-    top = " (its highest rate: the real limit is higher)" if php and php == peer["rates"][-1] else ""
-    return f"PHP-FPM peer's sustainable rate: **{php} req/s**{top}; {ratio}."
+    value, note = run_ratio(run)
+    ratio = "–" if value is None else f"{value:.2f}"
+    return (f"PHP-FPM peer's sustainable rate: **{run['peer']['sustainable_rate']} req/s**; svc ÷ PHP-FPM = "
+            f"**{ratio}** (target ≥ 3){'; ' + note if note else ''}.")
 
 
 def cpu_rows(steps):

@@ -17,18 +17,15 @@ tokens minted with its secret, each sent once.
 
 import base64
 import configparser
-import hashlib
-import hmac
 import json
 import secrets
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from dataset import USER_ID_BASE, USERS, parse_line, refresh_body
+from dataset import parse_line, refresh_body
 from load import Client
-from pools import REFRESH_TTL, FreshPool, RefreshPool, b64url
+from pools import ID_CHARS, REFRESH_TTL, FreshPool, RefreshPool, b64url
 from stack import log
 
 SESSIONS_TABLE = """
@@ -72,30 +69,21 @@ class PeerRefreshPool(RefreshPool):
         conf.read_string("[peer]\n" + (stack.dir / "php-peer.ini").read_text())
         secret = conf["peer"]["jwt_secret"]
         self.secret = base64.urlsafe_b64decode(secret + "=" * (-len(secret) % 4))
-        self.sql, self.first_user, self.user_count = stack.sql, USER_ID_BASE + 1, USERS
-        self.header = b64url(b'{"alg":"HS256","typ":"JWT"}')
+        self.sql, self.header = stack.sql, b64url(b'{"alg":"HS256","typ":"JWT"}')
 
-    def new_batch(self, count):
-        self.batch += 1
-        now, head = int(time.time()), f"{self.tag}{self.batch:04d}"
+    def claims(self, sid, user_id, now):
+        return {"sub": str(user_id), "tbl": "svc_users", "app": 1, "ver": 0, "iat": now, "sid": sid,
+                "typ": "refresh", "exp": now + REFRESH_TTL, "gen": 1, "jti": secrets.token_hex(16)}
+
+    def insert(self, count, now):
+        head = f"{self.tag}{self.batch:04d}"
         self.sql(f"""
 DELETE FROM php_peer_sessions WHERE id LIKE '{self.tag}%';
 INSERT INTO php_peer_sessions (id, auth_table, user_id, generation, created_at, rotated_at, expires_at)
-  SELECT CONCAT('{head}', LPAD(seq, {22 - len(head)}, '0')), 'svc_users', {self.first_user} + (seq - 1) % {self.user_count},
-         1, NOW(), NOW(), NOW() + INTERVAL 30 DAY FROM seq_1_to_{count};
+  SELECT CONCAT('{head}', LPAD(seq, {ID_CHARS - len(head)}, '0')), 'svc_users',
+         {self.first_user} + (seq - 1) % {self.user_count}, 1, NOW(), NOW(), NOW() + INTERVAL 30 DAY
+  FROM seq_1_to_{count};
 """)
-        bodies = []
-        for n in range(1, count + 1):
-            claims = {"sub": str(self.first_user + (n - 1) % self.user_count), "tbl": "svc_users", "app": 1, "ver": 0,
-                      "iat": now, "sid": head + str(n).zfill(22 - len(head)), "typ": "refresh",
-                      "exp": now + REFRESH_TTL, "gen": 1, "jti": secrets.token_hex(16)}
-            bodies.append(json.dumps(refresh_body({"access_token": "bench-unused-access-token",
-                                                   "refresh_token": self.sign(claims)})))
-        return bodies
-
-    def sign(self, claims):
-        signing_input = self.header + "." + b64url(json.dumps(claims, separators=(",", ":")).encode())
-        return signing_input + "." + b64url(hmac.new(self.secret, signing_input.encode(), hashlib.sha256).digest())
 
 
 def shape_problems(route, status, reply):

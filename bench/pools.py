@@ -138,35 +138,39 @@ class RefreshPool(FreshPool):
     """Batches of fresh sessions and their request lines for one arm.
 
     sql: a callable running SQL text on the stack's database (Stack.sql);
-    tag: 2 to 6 letters of this pool's session ids (each pool its own);
-    users: (first id, count) of the svc_users rows (token_version 0) the
-    sessions go round, by default the data set's bench users."""
+    tag: 2 to 6 letters of this pool's session ids (each pool its own).
+    The sessions go round the data set's bench users (token_version 0)."""
 
-    def __init__(self, config_path, sql, out_dir, tag, users=(USER_ID_BASE + 1, USERS)):
+    first_user, user_count = USER_ID_BASE + 1, USERS
+
+    def __init__(self, config_path, sql, out_dir, tag):
         super().__init__(out_dir, tag)
         self.kid, self.secret = jwt_key(config_path)
         self.sql = sql
-        self.first_user, self.user_count = users
         self.header = b64url(json.dumps({"alg": "HS256", "typ": "JWT", "kid": self.kid},
                                         separators=(",", ":")).encode())
 
-    def mint(self, sid, user_id, now):
-        claims = {"sub": str(user_id), "typ": "refresh", "aud": "svc-refresh", "tbl": "svc_users", "ver": 0,
-                  "iat": now, "exp": now + REFRESH_TTL, "jti": b64url(os.urandom(16)), "auth_time": now,
-                  "amr": ["pwd"], "sid": sid, "gen": 1}
-        signing_input = self.header + "." + b64url(json.dumps(claims, separators=(",", ":")).encode())
-        return signing_input + "." + b64url(hmac.new(self.secret, signing_input.encode(), hashlib.sha256).digest())
+    def claims(self, sid, user_id, now):
+        """The claims svc's sign_pair writes into a refresh token of session `sid`, generation 1."""
+        return {"sub": str(user_id), "typ": "refresh", "aud": "svc-refresh", "tbl": "svc_users", "ver": 0,
+                "iat": now, "exp": now + REFRESH_TTL, "jti": b64url(os.urandom(16)), "auth_time": now,
+                "amr": ["pwd"], "sid": sid, "gen": 1}
+
+    def insert(self, count, now):
+        insert_sessions(self.sql, self.tag, self.batch, count, (self.first_user, self.user_count), 0, now)
 
     def new_batch(self, count):
         """`count` fresh sessions (the previous batch deleted); their request bodies as JSON texts, in order."""
         self.batch += 1
         now = int(time.time())
-        insert_sessions(self.sql, self.tag, self.batch, count, (self.first_user, self.user_count), 0, now)
-        return [json.dumps({"payload": {"access_token": ACCESS_PLACEHOLDER,
-                                        "refresh_token": self.mint(session_id(self.tag, self.batch, n),
-                                                                   self.first_user + (n - 1) % self.user_count,
-                                                                   now)}})
-                for n in range(1, count + 1)]
+        self.insert(count, now)
+        bodies = []
+        for n in range(1, count + 1):
+            claims = self.claims(session_id(self.tag, self.batch, n), self.first_user + (n - 1) % self.user_count, now)
+            signing_input = self.header + "." + b64url(json.dumps(claims, separators=(",", ":")).encode())
+            token = signing_input + "." + b64url(hmac.new(self.secret, signing_input.encode(), hashlib.sha256).digest())
+            bodies.append(json.dumps({"payload": {"access_token": ACCESS_PLACEHOLDER, "refresh_token": token}}))
+        return bodies
 
 
 # --- the OpenID Connect code exchange -----------------------------------------------
@@ -194,9 +198,9 @@ class CodePool(FreshPool):
 
     start_rate = 5_000  # req/s assumed before a run (above an RS256 signature per request on a few cores)
 
-    def __init__(self, sql, out_dir, tag, users=(USER_ID_BASE + 1, USERS)):
+    def __init__(self, sql, out_dir, tag):
         super().__init__(out_dir, tag)
-        self.sql, self.users = sql, users
+        self.sql = sql
         basic = base64.b64encode(f"{CLIENT_ID}:{CLIENT_SECRET}".encode()).decode()
         self.headers = f"Content-Type: application/x-www-form-urlencoded|Authorization: Basic {basic}"
         ensure_client(sql)
@@ -205,7 +209,7 @@ class CodePool(FreshPool):
         """`count` fresh codes (the previous batch's sessions and codes deleted); their form bodies."""
         self.batch += 1
         now = int(time.time())
-        insert_sessions(self.sql, self.tag, self.batch, count, self.users, SITE, now)
+        insert_sessions(self.sql, self.tag, self.batch, count, (USER_ID_BASE + 1, USERS), SITE, now)
         codes = [base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode() for _ in range(count)]
         rows = [f"('{hashlib.sha256(c.encode()).hexdigest()}', {SITE}, '{CLIENT_ID}', '{REDIRECT_URI}', '{SCOPE}', "
                 f"'n{n}', '{session_id(self.tag, self.batch, n)}', {now}, {now + CODE_SECONDS})"

@@ -26,8 +26,6 @@
 #include "messaging/smtp_config.hpp"
 #include "messaging/smtp_session.hpp"
 
-namespace {}  // namespace
-
 int main(int argc, char** argv) {
   bool reuse = true;
   for (int i = 1; i + 1 < argc; ++i) {

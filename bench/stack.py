@@ -29,11 +29,6 @@ def run(cmd, check=True, **kw):
     return r
 
 
-def read_env(path):
-    """The NAME=value lines of a stack's or cluster's env file."""
-    return dict(line.split("=", 1) for line in Path(path).read_text().splitlines() if "=" in line)
-
-
 class Stack:
     """A running stack (scripts/stack.sh state directory) and its processes.
     bench.py's stack also has the bench server blocks' ports, the helpers
@@ -41,7 +36,7 @@ class Stack:
 
     def __init__(self, directory, bin_dir, helpers=None, bench_port=None, floor_pids_file=None):
         self.dir = Path(directory)
-        self.env = read_env(self.dir / "env")
+        self.env = dict(l.split("=", 1) for l in (self.dir / "env").read_text().splitlines() if "=" in l)
         self.http_port = int(self.env["SVC_HTTP_PORT"])
         self.smtp_port = int(self.env["SVC_SMTP_PORT"])
         self.site_key = self.env.get("SITE_KEY", "")  # the demo site 1's x-site-key

@@ -2,9 +2,8 @@
 # `make bench`: builds a Release svc and the bench helpers, starts its own
 # stack in a temporary directory (access log off, sender loop off, the floor
 # programs bench/hello.c and bench/hello_db.c and bench-only server blocks
-# inside the same nginx, the PHP-FPM peer), runs bench/bench.py, then the
-# cluster arm, and always stops everything it
-# started (trap), also on error or Ctrl-C. Writes docs/benchmarks.md and
+# inside the same nginx, the PHP-FPM peer), runs bench/bench.py, and always
+# stops everything it started (trap), also on error or Ctrl-C. Writes docs/benchmarks.md and
 # bench/results.json; raw files and logs of the last run go to bench/out/
 # (not in git).
 #
@@ -39,7 +38,6 @@
 #                          no sender runs; nothing committed is rewritten.
 #                          BENCH_ONLY=mix: the mixed-traffic arm alone, to bench/out/mix.json;
 #                          BENCH_ONLY=breached: the breached-list rows alone, to bench/out/breached.json
-#   BENCH_CLUSTER [1]      0 skips the cluster arm (bench/cluster_bench.py on a Galera cluster of its own)
 #   BENCH_BREACHED_ENTRIES [100000000]  entries of the breached list the lookup rows search
 #   BENCH_BREACHED_LINES [10000000]     lines of the SHA1:COUNT text the import row reads
 #                          (both generated once into bench/out/breached/ and reused; ENTRIES=0 skips these rows)
@@ -117,9 +115,6 @@ cleanup() {
       wait "$pid" 2>/dev/null || true
     fi
   done
-  if [ -n "${cluster_dir:-}" ] && [ -d "$cluster_dir" ]; then  # the cluster arm's, on error or Ctrl-C
-    SVC_CLUSTER_DIR="$cluster_dir" "$repo/scripts/cluster.sh" clean >/dev/null 2>&1 || true
-  fi
   mkdir -p "$out/last-run"
   cp "$stack"/*.log "$stack/nginx.conf" "$stack/bench-nginx.conf" "$stack/php-fpm.conf" "$out/last-run/" 2>/dev/null || true
   if [ "${BENCH_KEEP_STACK:-0}" = "1" ]; then say "stack directory kept: $stack"; else rm -rf "$stack"; fi
@@ -200,25 +195,3 @@ fi
   --mix-seconds "${BENCH_MIX_SECONDS:-60}" --mix-rates "${BENCH_MIX_RATES:-250,500,1000,1250,1500,1750,2000}" \
   --php-port "$( [ "$want_peer" = 1 ] && echo "$php_port" || echo 0)" --php-rates "$php_rates" \
   --php-children "$php_workers" --php-pid "${php_fpm_pid:-0}"
-[ -n "${BENCH_ONLY:-}" ] && exit 0
-
-# Cluster arm (bench/cluster_bench.py, docs/cluster.md): the write ceiling,
-# three Galera nodes against one, on a local cluster of its own (names and subnet apart from a developer's .cluster/). Needs root;
-# when the cluster cannot come up this prints a skip line, not a failure.
-cluster_dir="$(mktemp -d /tmp/svc-bench-cluster.XXXXXX)"
-cluster_env=(SVC_CLUSTER_DIR="$cluster_dir" SVC_CLUSTER_NAME=svcb SVC_CLUSTER_NET=10.233.0 SVC_BIN_DIR="$build"
-  SVC_CLUSTER_ACCESS_LOG="access_log off;")
-say "cluster arm (bench/cluster_bench.py)"
-if [ "${BENCH_CLUSTER:-1}" = "0" ]; then
-  say "skip: the cluster arm (BENCH_CLUSTER=0)"
-elif [ "$(id -u)" -eq 0 ] && env "${cluster_env[@]}" "$repo/scripts/cluster.sh" up >"$out/cluster-up.log" 2>&1; then
-  if env "${cluster_env[@]}" "$py" "$repo/bench/cluster_bench.py" --cluster-dir "$cluster_dir" \
-      --seconds "${BENCH_SECONDS:-5}" --rounds "${BENCH_ROUNDS:-3}" >"$out/cluster.json"; then
-    "$py" "$repo/bench/cluster_bench.py" --markdown "$out/cluster.json" >>"$repo/docs/benchmarks.md"
-  else
-    say "cluster arm failed (bench/out/cluster.json)"
-  fi
-else
-  say "skip: the cluster did not come up (root, galera-4, mariadb-backup needed; bench/out/cluster-up.log)"
-fi
-env "${cluster_env[@]}" "$repo/scripts/cluster.sh" clean >>"$out/cluster-up.log" 2>&1 || true

@@ -5,7 +5,9 @@
 // controller; nginx sends the six paths here (bench/nginx-bench.conf.in).
 // A bench peer, not a product: the spec's shapes, statuses and messages, not
 // every addition svc makes (no login throttle, audit rows, second factor,
-// caches, bearer path of getFolderLimits, SQL merge or locales).
+// caches, bearer path of getFolderLimits, SQL merge or locales) nor the
+// notification fields the mix never sends (setEmailField, table/master_id
+// links, the site's cc/bcc users).
 declare(strict_types=1);
 
 require __DIR__ . '/lib.php';
@@ -193,19 +195,10 @@ function notification(): array
     $body = json_body();
     $f = new Fields($body);
     $event = $f->string('event', true, 190);
-    $email = $f->string('email', false, 2048);
-    $table = $f->string('table', false, 64);
-    if ($table !== null && preg_match('/^[A-Za-z_][A-Za-z0-9_]*$/', $table) !== 1) {
-        $f->add('table', 'table must be a plain table name');
-    }
-    $master = $f->id('master_id', false);
-    $email_field = $f->string('setEmailField', false, 190);
+    $email = $f->string('email', true, 2048);
     $data = $body['data'] ?? [];
     if (!is_array($data)) {
         $f->add('data', 'data must be an object');
-    }
-    if (isset($body['SQL'])) {
-        $f->add('SQL', 'SQL merge is not supported by this server');
     }
     $f->check();
     if ($site['disable_email']) {
@@ -216,28 +209,10 @@ function notification(): array
     if (!$tmpl || $tmpl['event'] !== $event) {
         return [200, ['status' => 'Failed', 'message' => 'Notification event not found or disabled']];
     }
-    $to_text = $email ?? ($email_field !== null ? (string)($data[$email_field] ?? '') : '');
-    $bcc_only = $to_text === 'NONE';
-    $to = $bcc_only ? [] : address_list($to_text, $email !== null ? 'email' : 'setEmailField');
-    $cc = $bcc_only ? [] : address_list(user_email_by_id((int)$site['email_cc']), 'email_cc');
-    $bcc = array_merge(address_list(user_email_by_id((int)$site['email_bcc']), 'email_bcc'),
-        address_list((string)$tmpl['bcc'], 'bcc'));
-    if (!$to && (!$bcc_only || !$bcc)) {
-        return [200, ['status' => 'Failed', 'message' => 'No recipient']];
-    }
-    $mail = ['site_id' => $site['id'], 'notification_id' => $tmpl['id'], 'event' => $event, 'to' => $to,
-        'from' => $tmpl['from'] ?: $site['email_from'], 'cc' => $cc, 'bcc' => $bcc,
-        'subject' => merge($tmpl['subject'], $data, false), 'body' => merge($tmpl['content'], $data, true),
-        'priority' => 1, 'table' => $table, 'record' => $master];
-    if ($table === null || $master === null) {
-        enqueue_mail($mail);
-    } else {
-        db()->beginTransaction();
-        enqueue_mail($mail);
-        query("INSERT INTO svc_related (master_table, master_id, linked_table, linked)"
-            . " VALUES (?, ?, 'svc_notification_log', ?)", [$table, $master, (int)db()->lastInsertId()]);
-        db()->commit();
-    }
+    enqueue_mail(['site_id' => $site['id'], 'notification_id' => $tmpl['id'], 'event' => $event,
+        'to' => address_list($email, 'email'), 'from' => $tmpl['from'] ?: $site['email_from'], 'cc' => [],
+        'bcc' => address_list((string)$tmpl['bcc'], 'bcc'), 'subject' => merge($tmpl['subject'], $data, false),
+        'body' => merge($tmpl['content'], $data, true), 'priority' => 1]);
     return [200, ['status' => 'Success']];
 }
 
@@ -255,8 +230,6 @@ try {
 } catch (Reply $r) {
     send_json($r->http, $r->body);
 } catch (Throwable $e) {
-    // A persistent connection must not carry an open transaction into the next request.
-    rollback_open_transaction();
     error_log(sprintf('request_id=%s path=%s %s: %s', $_SERVER['REQUEST_ID'] ?? '-', $path, get_class($e),
         $e->getMessage()));
     send_json(500, ['status' => 'Failed', 'message' => GENERIC_ERROR]);

@@ -48,12 +48,12 @@ function config(): array
 
 /**
  * One persistent connection per FPM worker (PDO::ATTR_PERSISTENT), prepared statements only (PDO's
- * default client-side preparation: one round trip per statement). db(false): the connection if open.
+ * default client-side preparation: one round trip per statement).
  */
-function db(bool $open = true): ?PDO
+function db(): PDO
 {
     static $pdo = null;
-    if ($pdo === null && $open) {
+    if ($pdo === null) {
         $c = config();
         $pdo = new PDO('mysql:unix_socket=' . $c['db_socket'] . ';dbname=' . $c['db_name'] . ';charset=utf8mb4',
             $c['db_user'], $c['db_password'], [
@@ -63,18 +63,6 @@ function db(bool $open = true): ?PDO
             ]);
     }
     return $pdo;
-}
-
-function rollback_open_transaction(): void
-{
-    try {
-        $pdo = db(false);
-        if ($pdo !== null && $pdo->inTransaction()) {
-            $pdo->rollBack();
-        }
-    } catch (Throwable) {
-        // The connection is gone; nothing is left open on it.
-    }
 }
 
 function query(string $sql, array $params = []): PDOStatement
@@ -280,8 +268,8 @@ function header_value(string $name): string
 /** An active site by id, or null. */
 function find_site(int $id): ?array
 {
-    $row = query('SELECT id, active, disable_email, reset_url, email_from, email_cc, email_bcc, api_key_hash,'
-        . ' user_pool FROM svc_sites WHERE id = ?', [$id])->fetch();
+    $row = query('SELECT id, active, disable_email, reset_url, email_from, api_key_hash, user_pool'
+        . ' FROM svc_sites WHERE id = ?', [$id])->fetch();
     return $row && $row['active'] ? $row : null;
 }
 
@@ -336,26 +324,17 @@ function address_list(string $list, string $field): array
     return $out;
 }
 
-function user_email_by_id(?int $id): string
-{
-    if (!$id) {
-        return '';
-    }
-    return (string)(query('SELECT user_email FROM svc_users WHERE id = ?', [$id])->fetchColumn() ?: '');
-}
-
 /**
  * A Pending row of svc_notification_log, which svc-sender delivers. $mail: site_id, notification_id,
- * event, to, from, cc, bcc (lists), subject, body, priority, and optionally table and record.
+ * event, to, from, cc, bcc (lists), subject, body, priority.
  */
 function enqueue_mail(array $mail): void
 {
     query('INSERT INTO svc_notification_log (site_id, notification_id, event, recipient, `from`, cc, bcc, subject,'
-        . ' body, status, next_attempt_at, table_name, record_id, request_id, priority)'
-        . " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'Pending', NOW(), ?, ?, ?, ?)", [
+        . ' body, status, next_attempt_at, request_id, priority)'
+        . " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'Pending', NOW(), ?, ?)", [
         $mail['site_id'], $mail['notification_id'], $mail['event'], implode(',', $mail['to']), $mail['from'],
         implode(',', $mail['cc']), implode(',', $mail['bcc']), mb_strcut($mail['subject'], 0, 998), $mail['body'],
-        $mail['table'] ?? null, $mail['record'] ?? null, substr((string)($_SERVER['REQUEST_ID'] ?? ''), 0, 64),
-        $mail['priority'],
+        substr((string)($_SERVER['REQUEST_ID'] ?? ''), 0, 64), $mail['priority'],
     ]);
 }
