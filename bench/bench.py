@@ -55,7 +55,7 @@ def parse_args():
     # The mixed-traffic open-loop arm (bench/mix.py): seconds per offered
     # rate (0 = skip it) and the rates, tried in order until one fails.
     p.add_argument("--mix-seconds", type=float, default=60)
-    p.add_argument("--mix-rates", default="250,500,1000,1250,1500,1750,2000")
+    p.add_argument("--mix-rates", default="250,500,750,1000,1250,1500,1750,2000")
     p.add_argument("--mix-runs", type=int, default=3)  # consecutive svc-then-peer comparisons
     # The PHP-FPM peer (bench/php_peer.py): the nginx port in front of it
     # (0 = not started), its offered rates in the mix ("" = no mix) and its pool size.

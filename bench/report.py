@@ -237,7 +237,7 @@ setting; the main ones: `BENCH_SECONDS` (5), `BENCH_ROUNDS` (3), `BENCH_CONNECTI
 `BENCH_KEEP_STACK=1` keeps the stack directory; `BENCH_ONLY=refresh-token,notification` runs those arms and
 their floors alone (to `bench/out/only.json`; `BENCH_ONLY=mix` and `BENCH_ONLY=breached` those parts alone).
 Logs of the last run: `bench/out/last-run/`. The mix (`bench/mix.py`): `BENCH_MIX_SECONDS` (60 per offered
-rate, 0 skips it), `BENCH_MIX_RATES` (250,500,1000,1250,1500,1750,2000), `BENCH_MIX_PHP_RATES`
+rate, 0 skips it), `BENCH_MIX_RATES` (250,500,750,1000,1250,1500,1750,2000), `BENCH_MIX_PHP_RATES`
 (100,250,350,500,750,1000; empty skips the peer), `BENCH_MIX_RUNS` (3 consecutive comparisons),
 `BENCH_PHP_WORKERS` (8). The breached-password list (`bench/breached_rows.py`): `BENCH_BREACHED_ENTRIES`
 (100,000,000; 0 skips these rows), `BENCH_BREACHED_LINES` (10,000,000), generated once into

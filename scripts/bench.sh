@@ -27,7 +27,7 @@
 #   BENCH_MFA_USERS [1500] users with a TOTP factor the "login-mfa-verify" arm
 #                          enrols first (bench/mfa_arm.py; a time step serves a user once)
 #   BENCH_MIX_SECONDS [60] seconds per offered rate of the mixed-traffic open-loop arm (bench/mix.py); 0 skips it
-#   BENCH_MIX_RATES [250,500,1000,1250,1500,1750,2000]  offered rates (req/s), tried in order until one fails
+#   BENCH_MIX_RATES [250,500,750,1000,1250,1500,1750,2000]  offered rates (req/s), tried in order until one fails
 #   BENCH_MIX_PHP_RATES [100,250,350,500,750,1000]  the same search against the PHP-FPM
 #                          peer (bench/php-peer/, bench/php_peer.py), after svc's; empty skips it
 #   BENCH_MIX_RUNS [3]     consecutive runs of the mix comparison (svc's search, then the peer's), all reported
@@ -192,6 +192,6 @@ fi
   --seconds "${BENCH_SECONDS:-5}" --rounds "${BENCH_ROUNDS:-3}" --conns "${BENCH_CONNECTIONS:-32}" \
   --hash-conns "${BENCH_HASH_CONNECTIONS:-8}" --mails "${BENCH_MAILS:-1000}" --warmup "${BENCH_WARMUP:-1}" \
   --tls-smtp-port "$tls_port" --out "$out" ${BENCH_ONLY:+--only "$BENCH_ONLY"} \
-  --mix-seconds "${BENCH_MIX_SECONDS:-60}" --mix-rates "${BENCH_MIX_RATES:-250,500,1000,1250,1500,1750,2000}" \
+  --mix-seconds "${BENCH_MIX_SECONDS:-60}" --mix-rates "${BENCH_MIX_RATES:-250,500,750,1000,1250,1500,1750,2000}" \
   --php-port "$( [ "$want_peer" = 1 ] && echo "$php_port" || echo 0)" --php-rates "$php_rates" \
   --php-children "$php_workers" --php-pid "${php_fpm_pid:-0}"
