@@ -68,9 +68,14 @@ std::string parse_transcript(std::string_view input, svc::http::Request& request
   std::abort();
 }
 
+// The raw input of the current run: a reply may quote what the client sent
+// (a duplicate member's name, say), and a word the client wrote is no leak.
+std::string_view current_input;
+
 void check_leaks(const svc::http::Response& res) {
-  if (res.body.find("mysql") != std::string::npos || res.body.find("xception") != std::string::npos) {
-    fail("reply leaks an internal error", res);
+  for (const char* word : {"mysql", "xception"}) {
+    if (res.body.find(word) != std::string::npos && current_input.find(word) == std::string_view::npos)
+      fail("reply leaks an internal error", res);
   }
 }
 
@@ -127,7 +132,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   svc::http::Request request;
   request.request_id = "fuzz";
-  std::string body = parse_transcript(std::string_view(reinterpret_cast<const char*>(data), size), request);
+  current_input = std::string_view(reinterpret_cast<const char*>(data), size);
+  std::string body = parse_transcript(current_input, request);
   svc::http::StringBody source(std::move(body));
   check_reply(request, svc::http::dispatch(svc::app::routes(), request, source, offline->ctx));
   return 0;
