@@ -64,7 +64,8 @@ class SigningKey {
   std::string sign(std::string_view input) const;
   // True when `signature` is a valid JWS signature of `input` by this key
   // (ES256: exactly 64 bytes, r and s in range; RS256: the modulus size).
-  // Never throws.
+  // Never throws. A signature this key verified before is known without the
+  // public key operation (signing_key.cpp, kMemoEntries).
   bool verify(std::string_view input, std::string_view signature) const;
   // The public JWK as one JSON object, members in this order:
   //   ES256: {"kty":"EC","crv":"P-256","x":…,"y":…,"kid":…,"alg":"ES256","use":"sig"}
@@ -75,6 +76,7 @@ class SigningKey {
  private:
   struct Parsed;
   SigningKey(std::string kid, SigningAlg alg, std::string public_raw, std::shared_ptr<const Parsed> parsed);
+  bool verify_signature(std::string_view input, std::string_view signature) const;
   std::string kid_;
   SigningAlg alg_;
   std::string public_raw_;

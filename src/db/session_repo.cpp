@@ -58,17 +58,21 @@ bool SessionRepo::rotate(const SessionClaim& claim, long long now, long long exp
   // Not re-run after a lost connection (execute): the caller re-reads the
   // row and sees whether the generation moved. A Galera certification
   // loser (1213) is re-run by Database and then finds the generation moved.
-  return db_.execute(
-             "UPDATE svc_sessions SET generation = generation + 1, rotated_at = ?, last_seen_at = ?,"
-             " expires_at = ?, ip = ?, user_agent = ?"
-             " WHERE id = ? AND generation = ? AND revoked_at IS NULL AND expires_at > ?"
-             " AND auth_table = ? AND user_id = ?"
-             " AND (? OR NOT EXISTS (SELECT 1 FROM svc_oauth_grants g WHERE g.session_id = svc_sessions.id))",
-             [&](Params& p) {
-               p.integer(now).integer(now).integer(expires_at).text(ip).text(user_agent);
-               p.text(claim.id).integer(claim.generation).integer(now).text(claim.table).integer(claim.user_id);
-               p.integer(oauth_grant_ok ? 1 : 0);
-             }) == 1;
+  // FORCE INDEX: the row is found by its key; without the hint the range
+  // optimizer also weighs the user and expiry indexes the other conditions
+  // name, which cost a refresh more than the row's update does (issue 52's
+  // profile). An OAuth client's own refresh skips the grant check.
+  static const std::string kRotate =
+      "UPDATE svc_sessions FORCE INDEX (PRIMARY) SET generation = generation + 1, rotated_at = ?, last_seen_at = ?,"
+      " expires_at = ?, ip = ?, user_agent = ?"
+      " WHERE id = ? AND generation = ? AND revoked_at IS NULL AND expires_at > ?"
+      " AND auth_table = ? AND user_id = ?";
+  static const std::string kRotateNoGrant =
+      kRotate + " AND NOT EXISTS (SELECT 1 FROM svc_oauth_grants g WHERE g.session_id = svc_sessions.id)";
+  return db_.execute(oauth_grant_ok ? kRotate : kRotateNoGrant, [&](Params& p) {
+    p.integer(now).integer(now).integer(expires_at).text(ip).text(user_agent);
+    p.text(claim.id).integer(claim.generation).integer(now).text(claim.table).integer(claim.user_id);
+  }) == 1;
 }
 
 bool SessionRepo::revoke(const std::string& id, long long now, const std::string& reason) {

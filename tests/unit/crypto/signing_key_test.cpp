@@ -129,6 +129,40 @@ BOOST_AUTO_TEST_CASE(kept_contexts_serve_many_signatures_and_threads) {
   }
 }
 
+// A key remembers the signatures it verified (signing_key.cpp, kMemoEntries):
+// what it remembers vouches for exactly those bytes with that key. After a
+// success, the same signature over other input, a changed signature over the
+// same input, a prefix or extension of either, and another key (even one
+// with the same kid) still fail; the success itself holds every time, also
+// past the memo's size, when it starts again.
+BOOST_AUTO_TEST_CASE(a_remembered_signature_vouches_for_its_bytes_and_key_only) {
+  for (SigningAlg alg : kAlgs) {
+    BOOST_TEST_CONTEXT(alg_name(alg)) {
+      const SigningKey key = pair_of(generate_signing_key(alg));
+      const SigningKey same_kid = pair_of(generate_signing_key(alg));
+      const std::string input = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiIxIn0";
+      const std::string sig = key.sign(input);
+      for (int i = 0; i < 3; ++i) BOOST_TEST(key.verify(input, sig));
+      BOOST_TEST(!key.verify(input + "x", sig));
+      BOOST_TEST(!key.verify(input.substr(0, input.size() - 1), sig));
+      BOOST_TEST(!key.verify(input.substr(0, input.size() - 1), input.back() + sig));
+      std::string flipped = sig;
+      flipped[10] = static_cast<char>(flipped[10] ^ 0x40);
+      BOOST_TEST(!key.verify(input, flipped));
+      BOOST_TEST(!same_kid.verify(input, sig));
+      const SigningKey copy = key;  // copies share what the key remembers, and its refusals
+      BOOST_TEST(copy.verify(input, sig));
+      BOOST_TEST(!copy.verify(input, flipped));
+      for (int i = 0; i < 4200; ++i) {
+        const std::string m = "m" + std::to_string(i);
+        BOOST_TEST_REQUIRE(key.verify(m, key.sign(m)));
+      }
+      BOOST_TEST(key.verify(input, sig));
+      BOOST_TEST(!key.verify(input, flipped));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(another_key_or_curve_does_not_verify) {
   const SigningKey es_a = pair_of(generate_signing_key(SigningAlg::kES256));
   const SigningKey es_b = pair_of(generate_signing_key(SigningAlg::kES256));
