@@ -22,8 +22,6 @@ from stack import CLK_TCK, group_ticks, log, run, status_kib
 
 STATEMENTS_PER_LOOK = 2  # Stack.statements' own (SET time_zone, SHOW GLOBAL STATUS), counted in the second look
 
-# --- arms ----------------------------------------------------------------------------
-
 class Arm:
     """kind: "http" (one wrk run), "flood" (wrk while a login flood runs),
     "raw" (a floor program in command, printing ops_per_s) or "client" (a

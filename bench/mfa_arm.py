@@ -41,8 +41,6 @@ def expect(what, status, body, want=200):
     return body
 
 
-# --- login-mfa-verify ----------------------------------------------------------------
-
 def totp(secret_b32, step):
     key = base64.b32decode(secret_b32 + "=" * (-len(secret_b32) % 8))
     digest = hmac.new(key, struct.pack(">Q", step), hashlib.sha1).digest()

@@ -149,23 +149,20 @@ def run_step(tool, plan, routes, rate, seconds):
 
 def machine_busy_ticks():
     """Busy clock ticks of all CPUs together (/proc/stat: all but idle and iowait)."""
-    with open("/proc/stat") as f:
-        fields = [int(v) for v in f.readline().split()[1:]]
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     return sum(fields) - fields[3] - fields[4]
 
 
 def own_and_reaped_cpu():
     """CPU seconds of this process and its reaped children (mix_load)."""
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
+    return sum(os.times()[:4])  # user, system, children's user and system
 
 
 def cpu_breakdown(groups, run):
     """Runs run() and returns (its result, {group: CPU cores used}): each
     group's process trees (group_ticks), the generator (this process) and the
     rest of the machine, so a step shows who spent the two cores."""
-    t0, busy0, gen0 = time.monotonic(), machine_busy_ticks(), own_and_reaped_cpu()
-    ticks0 = group_ticks(groups)
+    t0, busy0, gen0, ticks0 = time.monotonic(), machine_busy_ticks(), own_and_reaped_cpu(), group_ticks(groups)
     result = run()
     wall = time.monotonic() - t0
     ticks1 = group_ticks(groups)
@@ -196,8 +193,7 @@ def search(tool, port, requests, rates, seconds, label, seed, groups=None, pools
         if not step["ok"]:
             break
         time.sleep(2)  # let queues and the outbox settle between steps
-    passing = [s["rate"] for s in steps if s["ok"]]
-    return steps, max(passing) if passing else 0
+    return steps, max((s["rate"] for s in steps if s["ok"]), default=0)
 
 
 def run_mix(stack, files, rates, seconds, peer=None, runs=1):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from arms import summarize
 from breached_rows import markdown as breached_markdown
-from mix import render_markdown as mix_markdown, run_ratio as mix_ratio
+from mix import ROUTES as MIX_ROUTES, render_markdown as mix_markdown, run_ratio as mix_ratio
 from stack import REPO
 
 RESULTS = REPO / "bench" / "results.json"
@@ -20,10 +20,8 @@ DOC = REPO / "docs" / "benchmarks.md"
 
 
 def render_only(results, doc):
-    """Rewrites docs/benchmarks.md from bench/results.json (after editing this renderer), without running
-    anything."""
-    r = json.loads(Path(results).read_text())
-    Path(doc).write_text(render_markdown(r))
+    """Rewrites docs/benchmarks.md from bench/results.json (after editing this renderer), running nothing."""
+    Path(doc).write_text(render_markdown(json.loads(Path(results).read_text())))
 
 
 def write_only_results(out, arms, runs):
@@ -39,10 +37,8 @@ def write_only_results(out, arms, runs):
 
 
 def cpu_model():
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown"
+    lines = Path("/proc/cpuinfo").read_text().splitlines()
+    return next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("model name")), "unknown")
 
 
 # --- results.json --------------------------------------------------------------------
@@ -184,11 +180,7 @@ def add_mix_ratio(results):
 # --- docs/benchmarks.md --------------------------------------------------------------
 
 def fmt(v, digits=2):
-    if v is None:
-        return "–"
-    if isinstance(v, float):
-        return f"{v:,.{digits}f}"
-    return str(v)
+    return "–" if v is None else f"{v:,.{digits}f}" if isinstance(v, float) else str(v)
 
 
 def render_table(r):
@@ -388,8 +380,26 @@ def profile_section(r):
          "floor statements:"], rows)
 
 
+def mix_profile(r):
+    """Mix runs that miss 3: cores svc would need at 3 × the peer's rate; the logins' Argon2id share of them."""
+    login_us = ((r["arms"].get("login") or {}).get("cpu_us_per_req_by_process") or {}).get("svc-fcgi")
+    share, rows = dict((n, pct) for n, _, pct in MIX_ROUTES)["login"] / 100, []
+    for k, run in enumerate((r.get("mix") or {}).get("runs") or [], 1):
+        rate, peer = run.get("sustainable_rate"), (run.get("peer") or {}).get("sustainable_rate")
+        step = next((s for s in run["steps"] if s["rate"] == rate), None)
+        if step and peer and login_us and rate < 3 * peer:
+            used = sum(v for g, v in (step.get("cpu_cores") or {}).items() if g != "generator")
+            rows.append([k, rate, peer, 3 * peer, fmt(used * 3 * peer / rate), fmt(share * 3 * peer * login_us / 1e6)])
+    return ["", f"The mix runs that miss 3: the cores svc would need at 3 × the peer's rate, projected from its own "
+            f"sustainable step (every process but the generator), and those the logins' Argon2id alone takes ({share:.0%}"
+            f" of the requests × {fmt(login_us, 0)} µs of svc-fcgi CPU, the login arm's; the peer verifies the same "
+            f"hashes). The machine has {os.cpu_count()} cores.", ""] + table(
+        ["run", "svc req/s:", "peer req/s:", "3 × peer:", "projected cores:", "Argon2id cores:"],
+        [[str(c) for c in row] for row in rows]) if rows else []
+
+
 def render_markdown(r):
-    lines = (HOW_TO_RUN + this_run(r) + arms_section(r) + floors_section(r) + profile_section(r) + mail_section(r)
+    lines = (HOW_TO_RUN + this_run(r) + arms_section(r) + floors_section(r) + profile_section(r) + mix_profile(r) + mail_section(r)
              + memory_section(r) + breached_markdown(r.get("breached"))
              + mix_markdown(r.get("mix")))
     return "\n".join(lines) + "\n"
