@@ -12,8 +12,6 @@
 #include <rapidjson/writer.h>
 #include <sodium.h>
 
-#include <array>
-#include <cstdint>
 #include <mutex>
 #include <stdexcept>
 #include <unordered_set>
@@ -162,7 +160,7 @@ constexpr std::size_t kMaxDerSignature = 72;  // SEQUENCE of two 33-byte INTEGER
 // A signature over fixed bytes by a fixed key stays valid, so a key keeps the
 // signatures it has verified and checks a token presented again (an admin
 // console sends the same access token with every request) without the public
-// key operation. Entries are BLAKE2b digests, keyed by a secret of the process,
+// key operation. Entries are HMAC-SHA256 digests, keyed by a secret of the process,
 // of the input's length, the input and the signature: the same bytes or
 // nothing, and the set's lookups reveal nothing about a kept token to whoever
 // probes it with near misses. Only successes are kept, at most kMemoEntries
@@ -171,22 +169,14 @@ constexpr std::size_t kMaxDerSignature = 72;  // SEQUENCE of two 33-byte INTEGER
 constexpr std::size_t kMemoEntries = 4096;
 
 std::string memo_digest(std::string_view input, std::string_view signature) {
-  static const auto key = [] {
-    std::array<unsigned char, crypto_generichash_KEYBYTES> k{};
-    crypto_generichash_keygen(k.data());
+  static const std::string key = [] {
+    std::string k(32, '\0');
+    randombytes_buf(k.data(), k.size());
     return k;
   }();
-  crypto_generichash_state st;
-  crypto_generichash_init(&st, key.data(), key.size(), crypto_generichash_BYTES);
-  const std::uint64_t n = input.size();
-  unsigned char len[8];
-  for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>(n >> (8 * i));
-  crypto_generichash_update(&st, len, sizeof len);
-  crypto_generichash_update(&st, byte_ptr(input), input.size());
-  crypto_generichash_update(&st, byte_ptr(signature), signature.size());
-  std::string out(crypto_generichash_BYTES, '\0');
-  crypto_generichash_final(&st, reinterpret_cast<unsigned char*>(out.data()), out.size());
-  return out;
+  std::string message = std::to_string(input.size()) + '.';
+  message.append(input).append(signature);
+  return hmac_sha256(key, message);
 }
 
 }  // namespace
