@@ -9,7 +9,7 @@ The peer reads the bench's database as svc's own account and opens svc's
 encrypted user ids with the same key (a backend holding the key, as
 docs/api.md allows), so the login, user-email, getFolderLimits, notification
 and request-pass request files are svc's. It rotates refresh tokens as svc
-does (a row of php_peer_sessions, one conditional UPDATE, the user read, an
+does (a row of php_peer_sessions, one conditional UPDATE that checks the user, an
 ES256 access token and an HS256 refresh token with secrets of its own), so
 its refresh-token requests come from PeerRefreshPool: fresh sessions and
 tokens minted with its secret, each sent once.

@@ -154,7 +154,7 @@ class RefreshPool(FreshPool):
         """The claims svc's sign_pair writes into a refresh token of session `sid`, generation 1."""
         return {"sub": str(user_id), "typ": "refresh", "aud": "svc-refresh", "tbl": "svc_users", "ver": 0,
                 "iat": now, "exp": now + REFRESH_TTL, "jti": b64url(os.urandom(16)), "auth_time": now,
-                "amr": ["pwd"], "sid": sid, "gen": 1}
+                "amr": ["pwd"], "sid": sid, "gen": 1, "email_verified": False}  # bench users are unverified
 
     def insert(self, count, now):
         insert_sessions(self.sql, self.tag, self.batch, count, (self.first_user, self.user_count), 0, now)

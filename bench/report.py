@@ -282,7 +282,7 @@ def arms_section(r):
     lines += ["", "Requests good once (bench/pools.py, each line sent once; a run that used them all is invalid): "
                   "the refresh-token arms present a fresh session's current token, so every reply is a rotation; "
                   "php-refresh-token is the PHP-FPM peer (bench/php-peer/) rotating the same way (a row of its "
-                  "own session table, one conditional UPDATE that a reused token fails, the user read, an ES256 "
+                  "own session table, one conditional UPDATE that a reused token or a changed user fails, an ES256 "
                   "access token and an HS256 refresh token); oidc-token-code (POST /oidc/1/token, "
                   "grant_type=authorization_code, client_secret_basic, scope \"openid email profile\") presents "
                   "a fresh code stored as src/oidc/flow.cpp issue_code stores it, and its reply consumes the "

@@ -78,8 +78,9 @@ function login(): array
 }
 
 /**
- * Rotation as svc does it: one conditional UPDATE moves the session to the next generation; a token of an
- * earlier generation (a reuse) changes no row, revokes the session and gets 401. Then the user read.
+ * Rotation as svc does it: one conditional UPDATE moves the session to the next generation while its user is
+ * active and at the token's version; a token of an earlier generation (a reuse) changes no row, revokes the
+ * session and gets 401.
  */
 function refresh_token(): array
 {
@@ -95,14 +96,13 @@ function refresh_token(): array
     if ($claims['exp'] <= time()) {
         throw Reply::failed(401, 'Refresh token has expired');
     }
+    $user = ['id' => (int)$claims['sub'], 'token_version' => $claims['ver'] ?? -1];
     $rotated = query('UPDATE php_peer_sessions SET generation = generation + 1, rotated_at = NOW()'
-        . ' WHERE id = ? AND generation = ? AND revoked = 0 AND expires_at > NOW()', [$claims['sid'], $claims['gen']]);
+        . ' WHERE id = ? AND generation = ? AND revoked = 0 AND expires_at > NOW() AND EXISTS (SELECT 1 FROM'
+        . " `{$claims['tbl']}` u WHERE u.id = ? AND u.active <> 0 AND u.token_version = ?)",
+        [$claims['sid'], $claims['gen'], $user['id'], $user['token_version']]);
     if ($rotated->rowCount() !== 1) {
         query('UPDATE php_peer_sessions SET revoked = 1 WHERE id = ?', [$claims['sid']]);
-        throw Reply::failed(401, 'Refresh token is no longer valid');
-    }
-    $user = query('SELECT ' . USER_COLUMNS . " FROM `{$claims['tbl']}` WHERE id = ?", [(int)$claims['sub']])->fetch();
-    if (!$user || !$user['active'] || (int)$user['token_version'] !== ($claims['ver'] ?? -1)) {
         throw Reply::failed(401, 'Refresh token is no longer valid');
     }
     return [200, ['status' => 'Success', 'token' => token_pair($user, $claims['tbl'], (int)($claims['app'] ?? 0),

@@ -2,8 +2,9 @@
 // The user rows of recent token requests, per worker, for [auth]
 // user_cache_seconds (at most 1 s; docs/configuration.md). Only the paths
 // that read a user by id for an already issued credential use it:
-// /auth/refresh-token (is the token's version still the user's, is the user
-// active) and /auth/user-email. A password reset, a sign-out everywhere or a
+// /auth/refresh-token for a refresh token from before issue 52 (is the
+// token's version still the user's, is the user active; a newer token is
+// checked in the rotation's own statement) and /auth/user-email. A password reset, a sign-out everywhere or a
 // deactivation therefore takes effect on those two routes within that
 // bound, as on every other route at once; within it, a worker that read the
 // row before the change still answers from the old row (tests/handlers/

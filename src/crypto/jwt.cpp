@@ -34,6 +34,14 @@ std::optional<Claims> parse_claims(std::string_view json) {
                   read_string(*doc, "jti", c.jti) && read_string(*doc, "pwf", c.pwf) &&
                   read_string(*doc, "sid", c.sid) && read_int(*doc, "gen", c.gen);
   if (!ok || !read_int(*doc, "auth_time", c.auth_time)) return std::nullopt;
+  if (auto ev = doc->FindMember("email_verified"); ev != doc->MemberEnd()) {
+    if (!ev->value.IsBool()) return std::nullopt;
+    c.email_verified = ev->value.GetBool();
+  }
+  if (auto grant = doc->FindMember("oauth_grant"); grant != doc->MemberEnd()) {
+    if (!grant->value.IsBool()) return std::nullopt;
+    c.oauth_grant = grant->value.GetBool();
+  }
   if (auto amr = doc->FindMember("amr"); amr != doc->MemberEnd()) {
     if (!amr->value.IsArray()) return std::nullopt;
     for (const Value& m : amr->value.GetArray()) {
@@ -98,6 +106,14 @@ std::string payload_json(const Claims& c, std::string_view jti) {
   }
   if (!c.sid.empty()) write_member(w, "sid", std::string_view(c.sid));
   if (c.gen != 0) write_member(w, "gen", c.gen);
+  if (c.email_verified) {
+    w.Key("email_verified");
+    w.Bool(*c.email_verified);
+  }
+  if (c.oauth_grant) {
+    w.Key("oauth_grant");
+    w.Bool(true);
+  }
   w.EndObject();
   return {buf.GetString(), buf.GetSize()};
 }

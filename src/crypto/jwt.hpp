@@ -15,6 +15,7 @@
 //
 // Pure functions; thread-safe.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,13 @@ struct Claims {
   // token, which of its rotations issued it. "" / 0 = absent.
   std::string sid;
   long long gen = 0;
+  // Refresh tokens since issue 52: the user's email_verified when the token
+  // was issued, which the next rotation checks in its own statement
+  // (auth/tokens/tokens.cpp refresh_session). nullopt = absent (older token).
+  std::optional<bool> email_verified;
+  // Refresh tokens since issue 52: true in one of an OAuth client's session
+  // (signed at its token endpoint), which only that endpoint refreshes.
+  bool oauth_grant = false;
 };
 
 enum class JwtError {

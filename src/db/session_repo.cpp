@@ -54,7 +54,7 @@ std::optional<SessionRow> SessionRepo::find_legacy(const std::string& jti) {
 }
 
 bool SessionRepo::rotate(const SessionClaim& claim, long long now, long long expires_at, const std::string& ip,
-                         const std::string& user_agent, bool oauth_grant_ok) {
+                         const std::string& user_agent, bool oauth_grant_ok, const UserHold* user) {
   // Not re-run after a lost connection (execute): the caller re-reads the
   // row and sees whether the generation moved. A Galera certification
   // loser (1213) is re-run by Database and then finds the generation moved.
@@ -69,9 +69,11 @@ bool SessionRepo::rotate(const SessionClaim& claim, long long now, long long exp
       " AND auth_table = ? AND user_id = ?";
   static const std::string kRotateNoGrant =
       kRotate + " AND NOT EXISTS (SELECT 1 FROM svc_oauth_grants g WHERE g.session_id = svc_sessions.id)";
-  return db_.execute(oauth_grant_ok ? kRotate : kRotateNoGrant, [&](Params& p) {
+  const std::string& rotate = oauth_grant_ok ? kRotate : kRotateNoGrant;
+  return db_.execute(user ? rotate + " AND " + user->condition : rotate, [&](Params& p) {
     p.integer(now).integer(now).integer(expires_at).text(ip).text(user_agent);
     p.text(claim.id).integer(claim.generation).integer(now).text(claim.table).integer(claim.user_id);
+    if (user) p.integer(claim.user_id).integer(user->token_version).flag(user->email_verified);
   }) == 1;
 }
 

@@ -55,6 +55,15 @@ struct SessionClaim {
   long long generation = 0;
 };
 
+// What a refresh token says of its user, for SessionRepo::rotate to check:
+// UserRepo::unchanged_condition() of the session's auth table, and the
+// values that condition compares.
+struct UserHold {
+  std::string condition;
+  long long token_version = 0;
+  bool email_verified = false;
+};
+
 // Which sessions of a user revoke_user() ends.
 struct SessionScope {
   std::string table;
@@ -85,8 +94,10 @@ class SessionRepo {
   // token needs (of two callers, on one host or two, only one can win).
   // Unless `oauth_grant_ok`, a session granted to an OAuth client
   // (svc_oauth_grants) does not rotate either.
+  // With `user`, also only while the claim's user is as the token says
+  // (UserHold): the check of the user and the rotation are one statement.
   bool rotate(const SessionClaim& claim, long long now, long long expires_at, const std::string& ip,
-              const std::string& user_agent, bool oauth_grant_ok);
+              const std::string& user_agent, bool oauth_grant_ok, const UserHold* user = nullptr);
 
   // Revokes one session (if not revoked yet); true when this call did.
   bool revoke(const std::string& id, long long now, const std::string& reason);

@@ -64,6 +64,12 @@ std::string UserRepo::columns(const std::string& prefix, const char* password) {
 
 std::string UserRepo::columns_without_password(const std::string& alias) { return columns(alias + ".", "NULL"); }
 
+std::string UserRepo::unchanged_condition() {
+  const std::string verified = tracks_verification() ? "(u.email_verified_at IS NOT NULL)" : "0";
+  return "EXISTS (SELECT 1 FROM " + table_.quoted() +
+         " u WHERE u.id = ? AND u.active <> 0 AND u.token_version = ? AND " + verified + " = ?)";
+}
+
 std::optional<User> UserRepo::find_by_email(const std::string& email) {
   return db_.one(
       select(by_email().c_str()), [&](Params& p) { bind_email(p, email); }, read_user);

@@ -113,6 +113,12 @@ class UserRepo {
 
   const TableName& table() const { return table_; }
 
+  // "EXISTS (...)": true while the user of the first parameter is active,
+  // at the token version of the second and verified (1) or not (0) as the
+  // third: for a statement that acts only while a token still speaks for
+  // its user (SessionRepo::rotate), so that check and the act are one.
+  std::string unchanged_condition();
+
   // The User columns read() reads, in its order, as a SELECT list of the
   // table as `alias` ("u.id, u.user_email, ..."); the password reads as NULL.
   std::string columns_without_password(const std::string& alias);

@@ -62,6 +62,19 @@ Rotation reused(core::Context& ctx, const http::Request& request, const db::Sess
   return {RotateOutcome::kReused, {}};
 }
 
+// The rotation's one statement (SessionRepo::rotate), counted when it moved the session.
+bool rotate_row(core::Context& ctx, const http::Request& request, const db::SessionClaim& claim, bool oauth_grant_ok,
+                const db::UserHold* user) {
+  const long long now = ctx.clock.now();
+  const std::string agent = core::utf8_clean(request.user_agent(), kUserAgentChars);
+  if (!db::SessionRepo(ctx.db).rotate(claim, now, now + ctx.config.auth.refresh_ttl, request.remote_addr.substr(0, 45),
+                                      agent, oauth_grant_ok, user)) {
+    return false;
+  }
+  metrics::count(metrics::Counter::kSessionRefreshes);
+  return true;
+}
+
 }  // namespace
 
 bool is_session_id(std::string_view id) {
@@ -89,18 +102,25 @@ SessionTicket open_session(core::Context& ctx, const http::Request& request, con
   return {row.id, row.generation, device.set_cookie};
 }
 
+bool rotate_current(core::Context& ctx, const http::Request& request, const db::SessionClaim& claim,
+                    bool oauth_grant_ok, const db::UserHold& user) {
+  return rotate_row(ctx, request, claim, oauth_grant_ok, &user);
+}
+
 Rotation rotate_session(core::Context& ctx, const http::Request& request, const std::string& sid, long long gen,
                         const std::string& table, long long user_id, bool oauth_grant_ok) {
-  db::SessionRepo repo(ctx.db);
-  const long long now = ctx.clock.now();
   // A current token (nearly every refresh) is one statement: the UPDATE
   // checks everything the row would be read for. Only a miss reads it.
-  const std::string agent = core::utf8_clean(request.user_agent(), kUserAgentChars);
-  if (repo.rotate({sid, table, user_id, gen}, now, now + ctx.config.auth.refresh_ttl, request.remote_addr.substr(0, 45),
-                  agent, oauth_grant_ok)) {
-    metrics::count(metrics::Counter::kSessionRefreshes);
+  if (rotate_row(ctx, request, {sid, table, user_id, gen}, oauth_grant_ok, nullptr)) {
     return {RotateOutcome::kRotated, {sid, gen + 1}};
   }
+  return missed_rotation(ctx, request, sid, gen, table, user_id, oauth_grant_ok);
+}
+
+Rotation missed_rotation(core::Context& ctx, const http::Request& request, const std::string& sid, long long gen,
+                         const std::string& table, long long user_id, bool oauth_grant_ok) {
+  db::SessionRepo repo(ctx.db);
+  const long long now = ctx.clock.now();
   auto row = repo.find_with_grant(sid);
   if (!row) return {RotateOutcome::kRevoked, {}};
   if (row->table != table || row->user_id != user_id) return {RotateOutcome::kMismatch, {}};

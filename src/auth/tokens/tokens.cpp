@@ -7,6 +7,7 @@
 #include "crypto/encoding.hpp"
 #include "crypto/jwt.hpp"
 #include "db/table_name.hpp"
+#include "db/user_repo.hpp"
 
 namespace svc::auth {
 
@@ -24,6 +25,8 @@ TokenPair sign_pair(const db::User& user, const std::string& table, long long ap
   c.amr = sign_in.amr;
   c.sid = ticket.id;
   c.gen = ticket.generation;
+  c.email_verified = user.email_verified;
+  c.oauth_grant = grantee != nullptr;
   TokenPair pair;
   pair.access_token = issue_access_token(user, table, app_id, sign_in, ticket.id, ctx, grantee);
   pair.refresh_token = crypto::jwt_sign(c, ctx.config.keys.jwt.current);
@@ -86,20 +89,50 @@ Refreshed refresh_session(const http::Request& request, const std::string& refre
   if (!table || user_id <= 0) return {RefreshOutcome::kMalformed, {}};
   if (!claims.sid.empty() && (!is_session_id(claims.sid) || claims.gen <= 0)) return {RefreshOutcome::kMalformed, {}};
 
-  // The user must still exist, be active, and not have changed the password
-  // since the token was issued (token_version), as of at most [auth]
-  // user_cache_seconds ago (auth/user_cache.hpp).
-  auto user = find_user_recent(ctx, *table, user_id, claims.ver);
-  if (!user || !user->active || user->token_version != claims.ver) return {RefreshOutcome::kRevoked, {}};
   // A refresh token from before issue 23 carries no sign-in: every session
   // then began with a password, no earlier than the token itself.
   SignIn sign_in{claims.auth_time != 0 ? claims.auth_time : claims.iat, claims.amr};
   if (sign_in.amr.empty()) sign_in.amr = {"pwd"};
-  // A refresh token from before sessions opens the session it continues, once.
-  Rotation rotation =
-      claims.sid.empty()
-          ? adopt_legacy_token(ctx, request, claims.jti, *user, table->str(), claims.app, sign_in)
-          : rotate_session(ctx, request, claims.sid, claims.gen, table->str(), user_id, grantee != nullptr);
+
+  // A current token that says how verified its user was (every refresh token
+  // since issue 52) is one statement: the rotation, which also checks that
+  // the user exists, is active, is at the token's version and as verified,
+  // so the new pair needs nothing else of the row. Such a token also says
+  // whether its session is an OAuth client's (only the client's token
+  // endpoint signs one of those), so the rotation probes no grant. When it
+  // misses, the user is read now and the rotation decides why, as for older
+  // tokens.
+  const bool tried = !claims.sid.empty() && claims.email_verified.has_value();
+  if (tried) {
+    if (claims.oauth_grant && grantee == nullptr) return {RefreshOutcome::kOAuthGrant, {}};
+    const db::UserHold hold{db::UserRepo(ctx.db, *table).unchanged_condition(), claims.ver, *claims.email_verified};
+    if (rotate_current(ctx, request, {claims.sid, table->str(), user_id, claims.gen}, true, hold)) {
+      db::User held;
+      held.id = user_id;
+      held.token_version = claims.ver;
+      held.email_verified = *claims.email_verified;
+      const SessionTicket next{claims.sid, claims.gen + 1};
+      return {RefreshOutcome::kOk, sign_pair(held, table->str(), claims.app, sign_in, next, ctx, grantee)};
+    }
+  }
+  // The user must still exist, be active, and not have changed the password
+  // since the token was issued (token_version): read now after a missed
+  // rotation, otherwise as of at most [auth] user_cache_seconds ago
+  // (auth/user_cache.hpp).
+  auto user =
+      tried ? db::UserRepo(ctx.db, *table).find_by_id(user_id) : find_user_recent(ctx, *table, user_id, claims.ver);
+  if (!user || !user->active || user->token_version != claims.ver) return {RefreshOutcome::kRevoked, {}};
+  // A refresh token from before sessions opens the session it continues,
+  // once. After a missed rotation with the user as the token says, the
+  // session is why: no second UPDATE (a user verified since rotates now).
+  Rotation rotation;
+  if (claims.sid.empty()) {
+    rotation = adopt_legacy_token(ctx, request, claims.jti, *user, table->str(), claims.app, sign_in);
+  } else if (tried && user->email_verified == *claims.email_verified) {
+    rotation = missed_rotation(ctx, request, claims.sid, claims.gen, table->str(), user_id, grantee != nullptr);
+  } else {
+    rotation = rotate_session(ctx, request, claims.sid, claims.gen, table->str(), user_id, grantee != nullptr);
+  }
   switch (rotation.outcome) {
     case RotateOutcome::kRotated:
     case RotateOutcome::kGrace:

@@ -93,9 +93,11 @@ struct Refreshed {
 // Verifies `refresh_jwt` against [keys] jwt at the context's clock and, when
 // its user still holds it, rotates its session (auth/session/sessions.hpp
 // rotate_session: a reuse revokes it) and issues a new pair for the same
-// table and app. Reads the user through ctx.user_cache (a password reset or
-// deactivation applies within [auth] user_cache_seconds; a revoked session
-// at once). `grantee` is the OAuth client the token endpoint authenticated
+// table and app. A token that carries its user's email_verified (every one
+// since issue 52) is checked against the user row in the rotation's own
+// statement (a password reset or deactivation applies at once); an older
+// one reads the user through ctx.user_cache (within [auth]
+// user_cache_seconds; a revoked session at once). `grantee` is the OAuth client the token endpoint authenticated
 // (its grant checked by the caller); without one, a token of a session
 // granted to an OAuth client is kOAuthGrant.
 Refreshed refresh_session(const http::Request& request, const std::string& refresh_jwt, core::Context& ctx,

@@ -5,10 +5,11 @@
 // /message/notification ([server] template_cache_seconds). A revocation, a
 // deactivation or an admin change applies once the cached row is older than
 // the bound; within it, the old row answers (the documented behaviour).
-// With those caches, the rotation of a current refresh token (issue 37,
-// speed) is one conditional UPDATE and nothing else; only a miss (the
-// previous token within the grace, a reuse, a revoked session) reads the
-// session row to tell which it is. Counted on the fixture's own connection,
+// The rotation of a current refresh token (issue 37, speed) is one
+// conditional UPDATE and nothing else, which since issue 52 also checks the
+// user row (a revocation applies at once; a token from before reads the
+// user through the cache); only a miss (the previous token within the
+// grace, a reuse, a revoked session) reads the rows to tell which it is. Counted on the fixture's own connection,
 // so other processes' statements do not show.
 #include <rapidjson/document.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include "auth/tokens/signing_keys.hpp"
 #include "auth/tokens/tokens.hpp"
 #include "auth/user_cache.hpp"
+#include "crypto/jwt.hpp"
 #include "crypto/sealed_id.hpp"
 #include "db/notification_repo.hpp"
 #include "db/site_repo.hpp"
@@ -64,6 +66,16 @@ svc::http::Response refresh(DbFixture& f, const svc::auth::TokenPair& pair) {
 svc::http::Response refresh(DbFixture& f, const std::string& refresh_token) {
   return f.post("/auth/refresh-token",
                 R"({"payload":{"access_token":"unused","refresh_token":")" + refresh_token + R"("}})");
+}
+
+// The same refresh token as one issued before issue 52 wrote it: without the
+// email_verified claim (the rotation then reads the user, through the cache).
+std::string as_before_issue_52(DbFixture& f, const std::string& refresh_token) {
+  auto verified = svc::crypto::jwt_verify(refresh_token, f.config.keys.jwt, "refresh", f.clock.now());
+  BOOST_REQUIRE(verified.ok() && verified.claims.email_verified.has_value());
+  svc::crypto::Claims claims = verified.claims;
+  claims.email_verified.reset();
+  return svc::crypto::jwt_sign(claims, f.config.keys.jwt.current);
 }
 
 std::string refresh_token_of(const svc::http::Response& reply) {
@@ -122,12 +134,13 @@ svc::http::Response user_email(DbFixture& f, long long id) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(a_revoked_refresh_token_is_refused_once_the_cached_row_is_a_second_old) {
+BOOST_AUTO_TEST_CASE(an_older_revoked_refresh_token_is_refused_once_the_cached_row_is_a_second_old) {
   DbFixture f;
   svc::auth::UserCache cache(1);
   f.ctx.user_cache = &cache;
   svc::db::User user = make_user(f);
-  svc::auth::TokenPair old = svc::auth::issue_tokens(sign_in_request(), user, users_table(f).str(), 1, f.ctx);
+  svc::auth::TokenPair pair = svc::auth::issue_tokens(sign_in_request(), user, users_table(f).str(), 1, f.ctx);
+  const std::string old = as_before_issue_52(f, pair.refresh_token);
   BOOST_CHECK_EQUAL(refresh(f, old).status, 200);  // reads the row, keeps it
 
   svc::db::UserRepo(f.db, users_table(f)).bump_token_version(user.id);  // a password reset
@@ -139,6 +152,47 @@ BOOST_AUTO_TEST_CASE(a_revoked_refresh_token_is_refused_once_the_cached_row_is_a
   BOOST_CHECK_EQUAL(refused.body, kRevoked);
   f.clock.value += 5;
   BOOST_CHECK_EQUAL(refresh(f, old).body, kRevoked);  // the current row is cached now, and it refuses
+}
+
+BOOST_AUTO_TEST_CASE(a_revoked_or_deactivated_users_refresh_token_is_refused_at_once_whatever_is_cached) {
+  DbFixture f;
+  WorkerCaches caches(f);
+  svc::db::User user = make_user(f);
+  svc::auth::TokenPair pair = svc::auth::issue_tokens(sign_in_request(), user, users_table(f).str(), 1, f.ctx);
+  auto first = refresh(f, pair);
+  BOOST_REQUIRE_EQUAL(first.status, 200);
+  svc::auth::find_user_recent(f.ctx, users_table(f), user.id);  // the row as it is now, cached
+
+  svc::db::UserRepo(f.db, users_table(f)).bump_token_version(user.id);  // a password reset
+  auto refused = refresh(f, refresh_token_of(first));                   // same second
+  BOOST_CHECK_EQUAL(refused.status, 401);
+  BOOST_CHECK_EQUAL(refused.body, kRevoked);
+
+  svc::db::User other = make_user(f);
+  auto second = refresh(f, svc::auth::issue_tokens(sign_in_request(), other, users_table(f).str(), 1, f.ctx));
+  BOOST_REQUIRE_EQUAL(second.status, 200);
+  f.exec("UPDATE " + users_table(f).quoted() + " SET active = 0 WHERE id = " + std::to_string(other.id));
+  BOOST_CHECK_EQUAL(refresh(f, refresh_token_of(second)).body, kRevoked);
+}
+
+BOOST_AUTO_TEST_CASE(a_user_verified_after_the_token_rotates_and_the_new_tokens_say_so) {
+  DbFixture f;
+  WorkerCaches caches(f);
+  svc::db::User user = make_user(f);
+  BOOST_REQUIRE(!user.email_verified);
+  svc::auth::TokenPair pair = svc::auth::issue_tokens(sign_in_request(), user, users_table(f).str(), 1, f.ctx);
+  svc::db::UserRepo(f.db, users_table(f)).prove_address(user.id, f.clock.now());
+
+  svc::http::Response reply;
+  // The rotation that checks the user misses; the user is read; the rotation again.
+  BOOST_CHECK_EQUAL(statements_of(f, [&] { reply = refresh(f, pair); }), 3);
+  BOOST_REQUIRE_EQUAL(reply.status, 200);
+  auto claims = svc::crypto::jwt_verify(refresh_token_of(reply), f.config.keys.jwt, "refresh", f.clock.now());
+  BOOST_REQUIRE(claims.ok());
+  BOOST_CHECK(claims.claims.email_verified == std::optional<bool>(true));
+  BOOST_CHECK_EQUAL(claims.claims.gen, 2);
+  BOOST_CHECK_EQUAL(statements_of(f, [&] { reply = refresh(f, refresh_token_of(reply)); }), 1);
+  BOOST_CHECK_EQUAL(reply.status, 200);
 }
 
 BOOST_AUTO_TEST_CASE(a_token_newer_than_the_cached_row_reads_the_row_again) {
@@ -305,8 +359,9 @@ BOOST_AUTO_TEST_CASE(the_previous_token_within_the_grace_reads_the_row_after_the
   auto pair = svc::auth::issue_tokens(sign_in_request(), user, users_table(f).str(), 1, f.ctx);
   BOOST_REQUIRE_EQUAL(refresh(f, pair.refresh_token).status, 200);  // rotated: pair's token is the previous one
 
+  // The rotation that checks the user misses, the user row, the session row.
   svc::http::Response again;
-  BOOST_CHECK_EQUAL(statements_of(f, [&] { again = refresh(f, pair.refresh_token); }), 2);
+  BOOST_CHECK_EQUAL(statements_of(f, [&] { again = refresh(f, pair.refresh_token); }), 3);
   BOOST_CHECK_EQUAL(again.status, 200);  // two tabs: the grace answers with the current generation
 }
 

@@ -125,6 +125,22 @@ BOOST_AUTO_TEST_CASE(optional_claims_are_omitted_and_jti_generated) {
   BOOST_TEST(r.claims.jti != jwt_verify(jwt_sign(c, kKey), kRing, "access", kNow).claims.jti);
 }
 
+BOOST_AUTO_TEST_CASE(email_verified_and_oauth_grant_are_written_only_when_set_and_read_back_as_they_were) {
+  Claims c = access_claims();
+  BOOST_TEST(!jwt_verify(jwt_sign(c, kKey), kRing, "access", kNow).claims.email_verified.has_value());
+  BOOST_TEST(!jwt_verify(jwt_sign(c, kKey), kRing, "access", kNow).claims.oauth_grant);
+  BOOST_TEST(base64url_decode(split(jwt_sign(c, kKey))[1])->find("email_verified") == std::string::npos);
+  BOOST_TEST(base64url_decode(split(jwt_sign(c, kKey))[1])->find("oauth_grant") == std::string::npos);
+  c.oauth_grant = true;
+  BOOST_TEST(jwt_verify(jwt_sign(c, kKey), kRing, "access", kNow).claims.oauth_grant);
+  for (bool verified : {false, true}) {
+    c.email_verified = verified;
+    const JwtResult r = jwt_verify(jwt_sign(c, kKey), kRing, "access", kNow);
+    BOOST_TEST(r.ok());
+    BOOST_TEST((r.claims.email_verified == std::optional<bool>(verified)));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(claims_with_json_specials_round_trip) {
   Claims c = access_claims();
   c.sub = "a\"b\\c\n";
@@ -292,6 +308,12 @@ std::vector<BadToken> bad_tokens() {
       {"app a string", forge(kHeader, R"({"sub":"42","typ":"access","iat":1,"exp":9999999999,"app":"7"})"),
        JwtError::Malformed},
       {"duplicate typ", forge(kHeader, R"({"sub":"42","typ":"refresh","typ":"access","iat":1,"exp":9999999999})"),
+       JwtError::Malformed},
+      {"email_verified a number",
+       forge(kHeader, R"({"sub":"42","typ":"access","iat":1,"exp":9999999999,"email_verified":1})"),
+       JwtError::Malformed},
+      {"oauth_grant a string",
+       forge(kHeader, R"({"sub":"42","typ":"access","iat":1,"exp":9999999999,"oauth_grant":"yes"})"),
        JwtError::Malformed},
       {"payload not an object", forge(kHeader, "[]"), JwtError::Malformed},
       {"payload trailing garbage", forge(kHeader, kPayload + "x"), JwtError::Malformed},
