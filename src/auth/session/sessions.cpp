@@ -9,6 +9,7 @@
 #include "core/text.hpp"
 #include "crypto/encoding.hpp"
 #include "db/account_repo.hpp"
+#include "db/sql_codes.hpp"
 #include "metrics/metrics.hpp"
 #include "webhooks/events.hpp"
 
@@ -104,7 +105,17 @@ SessionTicket open_session(core::Context& ctx, const http::Request& request, con
 
 bool rotate_current(core::Context& ctx, const http::Request& request, const db::SessionClaim& claim,
                     bool oauth_grant_ok, const db::UserHold& user) {
-  return rotate_row(ctx, request, claim, oauth_grant_ok, &user);
+  try {
+    return rotate_row(ctx, request, claim, oauth_grant_ok, &user);
+  } catch (const std::exception& e) {
+    // A connection that died while the worker idled (a node gone) is found
+    // by this statement, the request's first. Whether it ran is unknown, so
+    // it is not re-run here: the caller reads the user on a new connection
+    // and rotate_session's UPDATE then either wins or finds the generation
+    // moved (the grace). Anything else propagates.
+    if (!db::is_connection_lost(db::sql_code(e))) throw;
+    return false;
+  }
 }
 
 Rotation rotate_session(core::Context& ctx, const http::Request& request, const std::string& sid, long long gen,
@@ -114,11 +125,6 @@ Rotation rotate_session(core::Context& ctx, const http::Request& request, const 
   if (rotate_row(ctx, request, {sid, table, user_id, gen}, oauth_grant_ok, nullptr)) {
     return {RotateOutcome::kRotated, {sid, gen + 1}};
   }
-  return missed_rotation(ctx, request, sid, gen, table, user_id, oauth_grant_ok);
-}
-
-Rotation missed_rotation(core::Context& ctx, const http::Request& request, const std::string& sid, long long gen,
-                         const std::string& table, long long user_id, bool oauth_grant_ok) {
   db::SessionRepo repo(ctx.db);
   const long long now = ctx.clock.now();
   auto row = repo.find_with_grant(sid);

@@ -65,19 +65,13 @@ struct Rotation {
 Rotation rotate_session(core::Context& ctx, const http::Request& request, const std::string& sid, long long gen,
                         const std::string& table, long long user_id, bool oauth_grant_ok);
 
-// What rotate_session answers once its statement missed: reads the session
-// row and tells a grace, a reuse (which revokes it), a revoked session or a
-// mismatch apart.
-Rotation missed_rotation(core::Context& ctx, const http::Request& request, const std::string& sid, long long gen,
-                         const std::string& table, long long user_id, bool oauth_grant_ok);
-
 // rotate_session's statement alone (`oauth_grant_ok`: without the grant
 // probe, for a caller that knows the session is no OAuth client's or that
 // the client authenticated), with the user checked in it (`user`):
 // true when the token was current and its user as it says, and the session
 // moved to the next generation (counted as a refresh). False says nothing
-// of why: after the user is read, missed_rotation decides (or, when the
-// user is not as the token says but may still hold it, rotate_session).
+// of why (nor whether the connection was lost on the way): after the user
+// is read, rotate_session rotates or decides.
 bool rotate_current(core::Context& ctx, const http::Request& request, const db::SessionClaim& claim,
                     bool oauth_grant_ok, const db::UserHold& user);
 

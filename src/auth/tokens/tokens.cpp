@@ -123,16 +123,13 @@ Refreshed refresh_session(const http::Request& request, const std::string& refre
       tried ? db::UserRepo(ctx.db, *table).find_by_id(user_id) : find_user_recent(ctx, *table, user_id, claims.ver);
   if (!user || !user->active || user->token_version != claims.ver) return {RefreshOutcome::kRevoked, {}};
   // A refresh token from before sessions opens the session it continues,
-  // once. After a missed rotation with the user as the token says, the
-  // session is why: no second UPDATE (a user verified since rotates now).
-  Rotation rotation;
-  if (claims.sid.empty()) {
-    rotation = adopt_legacy_token(ctx, request, claims.jti, *user, table->str(), claims.app, sign_in);
-  } else if (tried && user->email_verified == *claims.email_verified) {
-    rotation = missed_rotation(ctx, request, claims.sid, claims.gen, table->str(), user_id, grantee != nullptr);
-  } else {
-    rotation = rotate_session(ctx, request, claims.sid, claims.gen, table->str(), user_id, grantee != nullptr);
-  }
+  // once. After a missed rotation the plain one runs: it wins for a user
+  // verified since the token (or after a lost connection), and otherwise
+  // misses again and reads the session row to tell why.
+  Rotation rotation =
+      claims.sid.empty()
+          ? adopt_legacy_token(ctx, request, claims.jti, *user, table->str(), claims.app, sign_in)
+          : rotate_session(ctx, request, claims.sid, claims.gen, table->str(), user_id, grantee != nullptr);
   switch (rotation.outcome) {
     case RotateOutcome::kRotated:
     case RotateOutcome::kGrace:
