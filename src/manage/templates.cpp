@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "core/text.hpp"
 #include "db/sql_codes.hpp"
@@ -237,6 +238,14 @@ auto saving(core::Context& ctx, Fn&& fn) -> decltype(fn()) {
   }
 }
 
+// The template alone, for what needs no version of it (a preview, a test
+// send, the versions' own routes); 404 when the site has none with this id.
+db::Template template_row(core::Context& ctx, const Actor& actor, long long id) {
+  auto t = db::NotificationRepo(ctx.db).find_by_id(actor.site_id, id);
+  if (!t) not_found();
+  return *t;
+}
+
 // Inside a transaction: the template, locked; 404 when the site has none with this id.
 db::Template locked(core::Context& ctx, const Actor& actor, long long id) {
   auto t = db::NotificationRepo(ctx.db).find_by_id(actor.site_id, id, true);
@@ -298,9 +307,8 @@ Page<db::Template> list_templates(core::Context& ctx, const Actor& actor, const 
 }
 
 TemplateState show_template(core::Context& ctx, const Actor& actor, long long id) {
-  auto t = db::NotificationRepo(ctx.db).find_by_id(actor.site_id, id);
-  if (!t) not_found();
-  return {*t, db::TemplateVersionRepo(ctx.db).latest(actor.site_id, id)};
+  db::Template t = template_row(ctx, actor, id);
+  return {std::move(t), db::TemplateVersionRepo(ctx.db).latest(actor.site_id, id)};
 }
 
 std::optional<db::Template> find_template(core::Context& ctx, const Actor& actor, const std::string& event,
@@ -383,7 +391,7 @@ void delete_template(core::Context& ctx, const Actor& actor, long long id) {
 
 Page<db::TemplateVersion> template_versions(core::Context& ctx, const Actor& actor, long long id,
                                             const std::string& cursor, int limit) {
-  show_template(ctx, actor, id);
+  template_row(ctx, actor, id);
   const std::string kind = "template-versions " + std::to_string(id);
   const std::string position = read_cursor(ctx, kind, actor.site_id, cursor);
   auto rows =
@@ -393,7 +401,7 @@ Page<db::TemplateVersion> template_versions(core::Context& ctx, const Actor& act
 }
 
 db::TemplateVersion template_version(core::Context& ctx, const Actor& actor, long long id, int version) {
-  show_template(ctx, actor, id);
+  template_row(ctx, actor, id);
   auto v = db::TemplateVersionRepo(ctx.db).find(actor.site_id, id, version);
   if (!v) throw http::ApiError::failed(404, "Version not found");
   return *v;
@@ -406,7 +414,7 @@ Preview preview_template(core::Context& ctx, const Actor& actor, long long id, c
   draft.subject = draft_subject;
   draft.content = draft_content;
   checked(draft);
-  db::Template t = show_template(ctx, actor, id).tmpl;
+  db::Template t = template_row(ctx, actor, id);
   if (draft_subject) t.subject = *draft_subject;
   if (draft_content) t.content = *draft_content;
   // The sender's own path: compose() makes the outbox row, svc-sender
@@ -433,7 +441,7 @@ long long test_send(core::Context& ctx, const Actor& actor, long long id, const 
   require_role(actor, Role::kAdmin);
   const std::string to = actor.is_operator() ? operator_to : actor.email;
   if (!http::is_valid_email(to)) throw http::ApiError::validation("to", "to must be an e-mail address");
-  const db::Template t = show_template(ctx, actor, id).tmpl;
+  const db::Template t = template_row(ctx, actor, id);
   const db::Site site = site_of(ctx, actor);
   if (site.disable_email) throw http::ApiError::failed(409, "E-mail is disabled for this site");
   messaging::Recipients r;
