@@ -4,11 +4,11 @@
 // that read a user by id for an already issued credential use it:
 // /auth/refresh-token for a refresh token from before issue 52 (is the
 // token's version still the user's, is the user active; a newer token is
-// checked in the rotation's own statement) and /auth/user-email. A password reset, a sign-out everywhere or a
-// deactivation therefore takes effect on those two routes within that
-// bound, as on every other route at once; within it, a worker that read the
-// row before the change still answers from the old row (tests/handlers/
-// user_cache_test.cpp shows both). Logins, sign-ups, resets and the SMS
+// checked in the rotation's own statement) and /auth/user-email. A password
+// reset, a sign-out everywhere or a deactivation therefore takes effect on
+// those two routes within that bound, as on every other route at once;
+// within it, a worker that read the row before the change still answers
+// from the old row (tests/handlers/auth/recent_rows_test.cpp shows both). Logins, sign-ups, resets and the SMS
 // code routes always read the row.
 //
 // Not thread-safe: one per worker process. An entry is used only while

@@ -97,9 +97,10 @@ struct Refreshed {
 // since issue 52) is checked against the user row in the rotation's own
 // statement (a password reset or deactivation applies at once); an older
 // one reads the user through ctx.user_cache (within [auth]
-// user_cache_seconds; a revoked session at once). `grantee` is the OAuth client the token endpoint authenticated
-// (its grant checked by the caller); without one, a token of a session
-// granted to an OAuth client is kOAuthGrant.
+// user_cache_seconds; a revoked session at once). `grantee` is the OAuth
+// client the token endpoint authenticated (its grant checked by the
+// caller); without one, a token of a session granted to an OAuth client is
+// kOAuthGrant.
 Refreshed refresh_session(const http::Request& request, const std::string& refresh_jwt, core::Context& ctx,
                           const OAuthGrantee* grantee = nullptr);
 
