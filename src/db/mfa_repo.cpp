@@ -3,14 +3,23 @@
 #include <sodium.h>
 
 #include "db/transaction.hpp"
+#include "db/webhook_repo.hpp"
 
 namespace svc::db {
 namespace {
 
-// auth_table, user_id, site_id, first_factor of svc_mfa_challenges.
+// A challenge's columns and whether its site has an endpoint for
+// session.created, the event the sign-in it finishes queues; binds that type.
+const std::string& challenge_columns() {
+  static const std::string sql = "SELECT auth_table, user_id, site_id, first_factor, " +
+                                 has_subscriber("svc_mfa_challenges.site_id") + " FROM svc_mfa_challenges";
+  return sql;
+}
+
+// In the order of challenge_columns().
 MfaChallenge read_challenge(RowReader& r) {
   MfaChallenge c;
-  r.read(c.table, c.user_id, c.site_id, c.first_factor);
+  r.read(c.table, c.user_id, c.site_id, c.first_factor, c.session_event);
   return c;
 }
 
@@ -136,15 +145,14 @@ std::optional<MfaChallenge> MfaRepo::claim_try(const std::string& token_hash, lo
       [&](Params& p) { p.text(token_hash).integer(max_tries).integer(now); });
   if (counted != 1) return std::nullopt;
   return db_.one(
-      "SELECT auth_table, user_id, site_id, first_factor FROM svc_mfa_challenges WHERE token_hash = ?",
-      [&](Params& p) { p.text(token_hash); }, read_challenge);
+      challenge_columns() + " WHERE token_hash = ?", [&](Params& p) { p.text("session.created").text(token_hash); },
+      read_challenge);
 }
 
 std::optional<MfaChallenge> MfaRepo::find_live(const std::string& token_hash, long long now, int max_tries) {
   return db_.one(
-      "SELECT auth_table, user_id, site_id, first_factor FROM svc_mfa_challenges"
-      " WHERE token_hash = ? AND spent = 0 AND attempts < ? AND expires_at > ?",
-      [&](Params& p) { p.text(token_hash).integer(max_tries).integer(now); }, read_challenge);
+      challenge_columns() + " WHERE token_hash = ? AND spent = 0 AND attempts < ? AND expires_at > ?",
+      [&](Params& p) { p.text("session.created").text(token_hash).integer(max_tries).integer(now); }, read_challenge);
 }
 
 bool MfaRepo::spend_challenge(const std::string& token_hash) {

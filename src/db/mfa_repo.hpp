@@ -21,6 +21,7 @@ struct MfaChallenge {
   long long user_id = 0;
   long long site_id = 0;
   std::string first_factor = "pwd";  // the amr of the step that earned it: "pwd", or "otp" (e-mail code)
+  bool session_event = true;         // read only: the site has an endpoint for session.created
 };
 
 // The second factor of the users of one auth table: TOTP factors, recovery

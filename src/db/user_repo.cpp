@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "db/webhook_repo.hpp"
+
 namespace svc::db {
 namespace {
 
@@ -105,19 +107,19 @@ std::vector<long long> UserRepo::pools_with(const std::string& email) {
       [&](Params& p) { p.text(email); }, [](RowReader& r) { return r.integer(); });
 }
 
-std::optional<LoginUser> UserRepo::find_for_login(const std::string& email) {
-  const std::string factor =
+std::optional<LoginUser> UserRepo::find_for_login(const std::string& email, long long site_id) {
+  const std::string extra =
       ", EXISTS(SELECT 1 FROM svc_mfa_factors f WHERE f.auth_table = ? AND f.user_id = " + table_.quoted() +
-      ".id AND f.confirmed_at IS NOT NULL)";
+      ".id AND f.confirmed_at IS NOT NULL), " + has_subscriber("?");
   return db_.one(
-      select(by_email().c_str(), factor),
+      select(by_email().c_str(), extra),
       [&](Params& p) {
-        p.text(table_.str());
+        p.text(table_.str()).integer(site_id).text("session.created");
         bind_email(p, email);
       },
       [](RowReader& r) {
         LoginUser u{read_user(r)};
-        r.read(u.second_factor);
+        r.read(u.second_factor, u.session_event);
         return u;
       });
 }

@@ -37,6 +37,7 @@ constexpr long long kDefaultPool = 1;
 struct LoginUser {
   User user;
   bool second_factor = false;
+  bool session_event = true;  // the sign-in's site has an endpoint for session.created
 };
 
 // What UserRepo::prove_address found and did.
@@ -68,9 +69,10 @@ class UserRepo {
   // default pool has users.
   std::optional<User> find_by_email(const std::string& email);
   // find_by_email plus whether svc_mfa_factors holds a confirmed factor for
-  // the user (MfaRepo::has_confirmed_factor), in one round trip: the
-  // password login's lookup.
-  std::optional<LoginUser> find_for_login(const std::string& email);
+  // the user (MfaRepo::has_confirmed_factor) and whether site `site_id` has
+  // an endpoint for session.created (db::has_subscriber), in one round trip:
+  // the password login's lookup.
+  std::optional<LoginUser> find_for_login(const std::string& email, long long site_id);
   std::optional<User> find_by_id(long long id);
   // Returns the new id, or nullopt when the e-mail is taken in the pool
   // (unique key pool_id, user_email). Throws when the pool is not the

@@ -78,6 +78,11 @@ std::string WebhookData::json() const {
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
+std::string subscribed_endpoints(const std::string& site_sql) {
+  return " FROM svc_webhook_endpoints e JOIN svc_sites s ON s.id = e.site_id WHERE e.site_id = " + site_sql +
+         " AND e.enabled = 1 AND FIND_IN_SET(?, e.events) > 0";
+}
+
 int WebhookRepo::enqueue(long long site_id, const std::string& type, const WebhookData& data) {
   // Not re-run after a lost connection: inside a transaction the whole
   // transaction re-runs (with_transaction_retry), and a re-run would queue
@@ -88,10 +93,7 @@ int WebhookRepo::enqueue(long long site_id, const std::string& type, const Webho
   return db_.execute(
       std::string("INSERT INTO svc_webhook_deliveries (endpoint_id, site_id, msg_id, event_type, data, created_at,"
                   " next_attempt_at) SELECT e.id, e.site_id, ?, ?, ") +
-          value +
-          ", UNIX_TIMESTAMP(), UNIX_TIMESTAMP()"
-          " FROM svc_webhook_endpoints e JOIN svc_sites s ON s.id = e.site_id"
-          " WHERE e.site_id = ? AND e.enabled = 1 AND FIND_IN_SET(?, e.events) > 0",
+          value + ", UNIX_TIMESTAMP(), UNIX_TIMESTAMP()" + subscribed_endpoints("?"),
       [&](Params& p) { p.text(new_msg_id()).text(type).text(data.json()).integer(site_id).text(type); });
 }
 

@@ -92,6 +92,19 @@ struct WebhookDeliveryListing {
   long long next_attempt_at = 0;
 };
 
+// The FROM and WHERE of the endpoints an event of site `site_sql` (SQL: "?"
+// or a column) goes to: enabled and subscribed to the event type bound
+// after it. WebhookRepo::enqueue queues for exactly these.
+std::string subscribed_endpoints(const std::string& site_sql);
+
+// An SQL expression, true when site `site_sql` has an endpoint for the
+// event type bound after it: a sign-in reads it with its user or challenge,
+// so that one without an endpoint for session.created opens its session
+// without a transaction (auth::SignIn::session_event, docs/webhooks.md).
+inline std::string has_subscriber(const std::string& site_sql) {
+  return "EXISTS (SELECT 1" + subscribed_endpoints(site_sql) + ")";
+}
+
 class WebhookRepo {
  public:
   explicit WebhookRepo(Database& db) : db_(db) {}

@@ -213,6 +213,26 @@ class WebhookTest(S.ApiTest):
         sign_up()
         self.assertEqual(deliveries(endpoint), [])
 
+    def test_a_password_login_queues_session_created_when_an_endpoint_wants_it(self):
+        # The login reads whether one does with its user (issue 52): without,
+        # its session is written alone; with, the event commits with it.
+        email, user_id = sign_up()
+        other, _ = self.endpoint(events="user.created")
+        login = {"email": email, "password": PASSWORD, "appID": SITE}
+        self.assertEqual(post("/auth/login", login).status, 200)
+        self.assertEqual(deliveries(other), [])
+        endpoint, secret = self.endpoint(events="session.created")
+        reply = post("/auth/login", login)
+        self.assertEqual(reply.status, 200, reply)
+        self.assertEqual([d["event_type"] for d in deliveries(endpoint)], ["session.created"])
+        self.assertEqual(run_sender().returncode, 0)
+        [payload] = [v["payload"] for v in verify(self.receiver.requests, secret)]
+        session_id = payload["data"]["session_id"]
+        self.assertEqual(payload["data"]["user_id"], user_id)
+        self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_sessions WHERE id = '%s' AND user_id = %d"
+                                   % (session_id, user_id)), "1")
+        self.assertEqual(sql_value("SELECT COUNT(*) FROM svc_sessions WHERE user_id = %d" % user_id), "3")
+
     # --- account self-service and bulk session ends ------------------------------
 
     def queued(self, endpoint, since=0):

@@ -83,7 +83,8 @@ MfaResult verify_second_factor_with(const std::string& hash, const char* method,
     if (std::find(amr.begin(), amr.end(), m) == amr.end()) amr.push_back(m);
   }
   amr.push_back("mfa");
-  TokenPair tokens = issue_tokens(request, *user, table->str(), challenge->site_id, SignIn{now, std::move(amr)}, ctx);
+  TokenPair tokens = issue_tokens(request, *user, table->str(), challenge->site_id,
+                                  SignIn{now, std::move(amr), challenge->session_event}, ctx);
   return {MfaOutcome::kOk, 0, {std::move(*user), std::move(tokens)}};
 }
 

@@ -76,8 +76,9 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
     return {LoginOutcome::kThrottled, *wait, {}, {}, false};
   }
   db::UserRepo users(ctx.db, attempt.table, pool);
-  // The user and whether a second factor guards it, in one statement.
-  std::optional<db::LoginUser> found = users.find_for_login(attempt.email);
+  // The user, whether a second factor guards it and whether the site has an
+  // endpoint for session.created, in one statement.
+  std::optional<db::LoginUser> found = users.find_for_login(attempt.email, attempt.app_id);
   db::User* user = found ? &found->user : nullptr;
   const Checked checked = check_password(ctx, user, attempt.password);
   if (checked.refusal) {
@@ -100,7 +101,8 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
   throttle.reset(table, key);
   audit(ctx, request, "login_ok", table, user->id, attempt.app_id,
         checked.needs_upgrade ? "password hash upgraded" : "");
-  TokenPair tokens = issue_tokens(request, *user, table, attempt.app_id, ctx);
+  TokenPair tokens =
+      issue_tokens(request, *user, table, attempt.app_id, SignIn{ctx.clock.now(), {"pwd"}, found->session_event}, ctx);
   return {LoginOutcome::kOk, 0, {std::move(*user), std::move(tokens)}, {}, false};
 }
 

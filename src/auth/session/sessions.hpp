@@ -19,6 +19,12 @@ namespace svc::auth {
 struct SignIn {
   long long auth_time = 0;       // unix seconds
   std::vector<std::string> amr;  // RFC 8176, e.g. {"pwd"}
+  // false: the sign-in's own first read (of the user, or of its second
+  // factor's challenge) found no endpoint of the site for session.created
+  // (db::has_subscriber), so open_session writes the session alone, without
+  // a transaction. true: the event is queued with the session in one
+  // transaction, for whichever endpoints have it then (docs/webhooks.md).
+  bool session_event = true;
 };
 
 // The session a refresh token is to be issued for: its id and generation.
