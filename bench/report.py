@@ -91,10 +91,8 @@ def versus_rows(arms, arm_summary):
             continue
         other, target = a.versus
         s, o = arm_summary[a.name], arm_summary.get(other)
-        if o is None:
-            rows.append(ratio_row(f"{a.name} ÷ {other}", None, None, target, False, note=f"{other} did not run"))
-            continue
-        rows.append(ratio_row(f"{a.name} ÷ {other}", s["rps"], o["rps"], target, s["valid"] and o["valid"]))
+        rows.append(ratio_row(f"{a.name} ÷ {other}", s["rps"], o["rps"], target, s["valid"] and o["valid"]) if o
+                    else ratio_row(f"{a.name} ÷ {other}", None, None, target, False, note=f"{other} did not run"))
     return rows
 
 
@@ -132,8 +130,7 @@ def settings(args, stack, password_hash):
         "seconds_per_arm": args.seconds, "rounds": args.rounds, "warmup_seconds": args.warmup,
         "wrk": f"wrk -t1 -c{args.conns} (Argon2id arms: -c{args.hash_conns}) -d{max(1, round(args.seconds))}s "
                "--timeout 5s --latency -s bench/wrk/arm.lua",
-        "svc_workers": stack.workers, "hashing_workers": stack.hashing_workers,
-        "max_requests": stack.max_requests,
+        "svc_workers": stack.workers, "hashing_workers": stack.hashing_workers, "max_requests": stack.max_requests,
         "argon2id": re.search(r"\$argon2id\$v=\d+\$([^$]+)\$", password_hash).group(1),
         "hello_workers": stack.workers,
         "nginx": "worker_processes 1; access_log off; production snippets (fastcgi_keep_conn on, "
@@ -167,8 +164,7 @@ def assemble(args, stack, arms, runs, mail, idle, counts, password_hash, elapsed
 
 
 def add_mix_ratio(results):
-    """The mixed-traffic rows, one per run (bench/mix.py run_ratio): svc's sustainable rate ÷ the
-    PHP-FPM peer's, target ≥ 3 in each."""
+    """The mixed-traffic rows, one per run (bench/mix.py run_ratio): svc's sustainable rate ÷ the peer's, ≥ 3."""
     runs = (results.get("mix") or {}).get("runs") or []
     for k, run in enumerate(runs, 1):
         if run.get("peer"):
@@ -191,11 +187,6 @@ def render_table(r):
             else f"≤ {x['target']}" if x.get("lower_is_better") else f"≥ {x['target']}")
         rows.append(f"| {x['ratio']} | {fmt(x['value'])} | {tgt} | {x['verdict']} |")
     return "\n".join(rows)
-
-
-def bad_replies(a):
-    """The `unexpected` cell: the count and, after it, which statuses."""
-    return f"{a['unexpected']}" + (f" ({a['unexpected_statuses']})" if a["unexpected_statuses"] else "")
 
 
 def table(head, rows):
@@ -263,7 +254,8 @@ def arms_section(r):
     for name, a in r["arms"].items():
         if a["kind"] == "raw":
             continue
-        bad = bad_replies(a) + (f", {a['socket_errors']} socket errors" if a["socket_errors"] else "")
+        bad = f"{a['unexpected']}" + (f" ({a['unexpected_statuses']})" if a["unexpected_statuses"] else "") + (
+            f", {a['socket_errors']} socket errors" if a["socket_errors"] else "")
         rows.append([name, fmt(a["rps"], 1), fmt(a["p50_ms"]), fmt(a["p99_ms"]), fmt(a["cpu_us_per_req"], 0),
                      fmt(a["peak_rss_kib"] / 1024 if a["peak_rss_kib"] else None, 1), bad,
                      "yes" if a["valid"] else "NO"])
@@ -354,30 +346,36 @@ def memory_section(r):
 
 
 def profile_section(r):
-    """Where the time goes for every arm with a target against a floor: CPU per request of each process
-    group (arm and floor, from /proc over the arm) and MariaDB statements per request (Questions)."""
+    """Where the time goes for every arm with a target against a floor: CPU per request by process group (arm
+    and floor, /proc over the arm), statements per request (Questions), and the room the target leaves."""
     groups = ("nginx", "app", "mariadb")
 
     def cells(a):
         by = a.get("cpu_us_per_req_by_process") or {}
         app = sum(v for g, v in by.items() if g not in ("nginx", "mariadb")) if by else None
         vals = {"nginx": by.get("nginx"), "app": app, "mariadb": by.get("mariadb")}
-        return " / ".join(fmt(vals[g], 0) for g in groups), fmt(a.get("statements_per_req"), 1)
+        total = sum(by.values()) if by else (os.cpu_count() * 1e6 / a["rps"] if a.get("rps") else None)
+        outside = by.get("nginx", 0) + by.get("mariadb", 0)
+        return " / ".join(fmt(vals[g], 0) for g in groups), fmt(a.get("statements_per_req"), 1), total, outside
 
     rows = []
     for x in r["ratios"]:
         name, _, floor = x["ratio"].partition(" ÷ ")
         a, f = r["arms"].get(name), r["arms"].get(floor)
-        if not a or not f or x["target"] is None:
+        if not a or not f or not isinstance(x["target"], (int, float)):
             continue
-        (acpu, ast), (fcpu, fst) = cells(a), cells(f)
-        rows.append([x["ratio"], fmt(x["value"]), x["verdict"], acpu, fcpu, ast, fst])
+        (acpu, ast, _, outside), (fcpu, fst, ftotal, f_outside) = cells(a), cells(f)
+        room = f"{fmt(ftotal / x['target'] - ftotal, 0)} / {fmt(outside - f_outside, 0)}" if x["target"] <= 1 else "–"
+        rows.append([x["ratio"], fmt(x["value"]), x["verdict"], acpu, fcpu, ast, fst, room if ftotal else "–"])
     return ["", "## Profile: where the time goes", "",
             "Per request, medians over the rounds: CPU µs of nginx / the application (svc-fcgi, the floor "
             "program, or PHP-FPM) / mysqld, and MariaDB statements (the server's Questions counter: prepared "
-            "executions included), of each arm with a target and of its floor.", ""] + table(
+            "executions included), of each arm with a target and of its floor. Room: the CPU per request the target "
+            "leaves beyond the floor's (floor ÷ target − floor; a raw floor's: its processes' cores ÷ its rate), then "
+            "what the arm's nginx and mysqld spend beyond the floor's: where that reaches the room, the route's "
+            "statements leave svc-fcgi nothing for its own work.", ""] + table(
         ["ratio", "value:", "result", "arm CPU µs nginx / app / mysqld", "floor CPU µs", "arm statements:",
-         "floor statements:"], rows)
+         "floor statements:", "room / nginx + mysqld beyond the floor µs:"], rows)
 
 
 def mix_profile(r):
