@@ -5,9 +5,12 @@ namespace svc::db {
 long long MfaAnswerRepo::add(const std::string& table, long long user_id, long long now, long long forget_before) {
   db_.execute_idempotent("DELETE FROM svc_mfa_wrong_answers WHERE auth_table = ? AND user_id = ? AND happened_at <= ?",
                          [&](Params& p) { p.text(table).integer(user_id).integer(forget_before); });
-  db_.execute("INSERT INTO svc_mfa_wrong_answers (auth_table, user_id, happened_at) VALUES (?, ?, ?)",
-              [&](Params& p) { p.text(table).integer(user_id).integer(now); });
-  return db_.last_insert_id();
+  // RETURNING: the id in the same round trip (no SELECT LAST_INSERT_ID()).
+  return db_
+      .take(
+          "INSERT INTO svc_mfa_wrong_answers (auth_table, user_id, happened_at) VALUES (?, ?, ?) RETURNING id",
+          [&](Params& p) { p.text(table).integer(user_id).integer(now); }, [](RowReader& r) { return r.integer(); })
+      .value_or(0);
 }
 
 std::vector<long long> MfaAnswerRepo::times_before(const std::string& table, long long user_id, long long id,

@@ -67,6 +67,12 @@ void ThrottleRepo::reset(const std::string& table, const std::string& email) {
 }
 
 void ThrottleRepo::release(const std::string& table, const std::string& email, int max_failures) {
+  // This attempt alone (the common case): its row goes, as a granted login's
+  // does, so the second factor's own claim creates one in one statement.
+  const auto key = [&](Params& p) { p.text(table).text(email); };
+  if (db_.execute("DELETE FROM svc_login_throttle WHERE auth_table = ? AND email = ? AND failures <= 1", key) == 1) {
+    return;
+  }
   // Left to right: locked_until sees the lowered count. A count below the
   // limit holds no lock (claim_attempt locks when the count reaches it).
   db_.execute(

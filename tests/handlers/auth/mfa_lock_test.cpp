@@ -122,4 +122,28 @@ BOOST_AUTO_TEST_CASE(recovery_codes_and_the_bearer_routes_share_the_lock) {
   BOOST_TEST(by_recovery.status == 200, by_recovery.body);
 }
 
+// The login throttle around the second step: a right password that still
+// needs the second factor takes its own count back (its row goes when the
+// attempt was the only one, so the verify's claim creates a fresh one), an
+// earlier wrong password still counts, and a finished login clears it.
+BOOST_AUTO_TEST_CASE(a_right_password_takes_back_its_own_throttle_count_and_keeps_earlier_failures) {
+  DbFixture f;
+  MfaUser user(f, "mfa-throttle");
+  const std::string key = "auth_table = '" + user.table.str() + "' AND email = '" + user.email + "'";
+  auto failures = [&] { return f.count("SELECT COALESCE(SUM(failures), -1) FROM svc_login_throttle WHERE " + key); };
+
+  std::string token = user.mfa_token(f, kSite);
+  BOOST_TEST(failures() == -1);  // no row: the attempt was the only one
+  auto wrong = f.post("/auth/login", R"({"email":")" + user.email + R"(","password":"Not@the2026pass","appID":1})");
+  BOOST_TEST(wrong.status == 401);
+  BOOST_TEST(failures() == 1);
+  token = user.mfa_token(f, kSite);
+  BOOST_TEST(failures() == 1);  // the wrong password still counts, the right one does not
+  BOOST_TEST(verify(f, token, user.wrong_code(f.clock.value)).body == kInvalidCode);
+  BOOST_TEST(failures() == 2);
+  f.clock.value += 30;
+  BOOST_TEST(verify(f, token, user.code(f.clock.value, 0)).status == 200);
+  BOOST_TEST(failures() == -1);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
