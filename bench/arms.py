@@ -26,9 +26,9 @@ class Arm:
     """kind: "http" (one wrk run), "flood" (wrk while a login flood runs),
     "raw" (a floor program in command, printing ops_per_s) or "client" (a
     Python client in command, called as command(stack, seconds, conns), for
-    flows wrk cannot script: mfa_arm.py). paired_with (a "raw" floor
-    only): the arm measured against it; the two then run in alternating
-    slices of one turn (run_paired) instead of each in its own. pool: a
+    flows wrk cannot script: mfa_arm.py). paired_with: the arm this one
+    (its raw floor, or an arm measured against it) runs in alternating
+    slices with, in one turn (run_paired), instead of in a turn of its own. pool: a
     pools.FreshPool (RefreshPool, CodePool, php_peer.PeerRefreshPool): each run gets
     a request file of fresh sessions or codes, each line sent once (arm.lua "once"), instead of `file`.
     versus: (arm name, target): a second ratio row, this arm ÷ that one
@@ -125,30 +125,35 @@ PAIR_SLICE_SECONDS = 1
 PAIR_DRAIN_SECONDS = 0.3
 
 
-def run_paired(stack, arm, floor, seconds, conns, prefix, tail, roots):
-    """The arm and its floor in alternating slices, arm first, for `seconds`
-    each in all: this box's Argon2id speed drifts by a fifth within tens of
-    seconds (other tenants' memory traffic), so a floor measured minutes
-    away, or even right after a 5 s arm, divides by another machine. A slice
-    ends with the arm's requests in flight uncounted (about one verify per
-    slice, against the arm). Returns (arm result, floor result), each as one
-    measurement."""
-    n = max(1, round(float(seconds) / PAIR_SLICE_SECONDS))
-    arm_parts, floor_parts = [], []
-    for i in range(n):
-        arm_parts.append(measure(stack, arm, PAIR_SLICE_SECONDS, conns, f"{prefix}-{i}", tail, roots))
+def run_paired(stack, arm, partners, seconds, conns, prefix, tail, roots):
+    """The arm and its partners (paired_with it) in alternating slices, arm
+    first, for `seconds` each in all: this box's Argon2id speed drifts by a
+    fifth within tens of seconds (other tenants' memory traffic), so a floor
+    measured minutes away, or even right after a 5 s arm, divides by another
+    machine. A wrk slice ends with its requests in flight uncounted (about
+    one verify per slice). Returns [arm result, partner results...], each
+    as one measurement."""
+    parts = [[] for _ in range(1 + len(partners))]
+    for i in range(max(1, round(float(seconds) / PAIR_SLICE_SECONDS))):
+        parts[0].append(measure(stack, arm, PAIR_SLICE_SECONDS, conns, f"{prefix}-{i}", tail, roots))
         time.sleep(PAIR_DRAIN_SECONDS)
-        floor_parts.append(measure_raw(floor, PAIR_SLICE_SECONDS))
-    return merge_slices(arm_parts), merge_slices(floor_parts)
+        for p, out in zip(partners, parts[1:]):
+            out.append(run_arm(stack, p, PAIR_SLICE_SECONDS, p.conns or conns, f"{prefix}-{p.name}-{i}", tail,
+                               roots, None))
+    return [merge_slices(p) for p in parts]
 
 
 def merge_slices(parts):
-    """One result from slices of one arm: rates over the summed time, CPU
-    over the summed requests, the median slice's p50, the worst p99 and max."""
+    """One result from slices of one arm: rates over the summed time, CPU and
+    statements over the summed requests, the median slice's p50, the worst p99."""
     reqs = sum(p["requests"] for p in parts)
     secs = sum(p["requests"] / p["rps"] for p in parts if p["rps"])
     latencies = [p for p in parts if p["p50_ms"] is not None]
-    cpu = [p for p in parts if p["cpu_us_per_req"] is not None]
+
+    def per_req(value):  # the mean of value(slice) over the requests of the slices that have one
+        have = [(value(p), p["requests"]) for p in parts if p["requests"] and value(p) is not None]
+        return sum(v * n for v, n in have) / sum(n for _, n in have) if have else None
+
     out = dict(parts[0])
     out.update({
         "rps": reqs / secs if secs else 0,
@@ -159,9 +164,11 @@ def merge_slices(parts):
         "unexpected": sum(p["unexpected"] for p in parts),
         "unexpected_statuses": ";".join(p["unexpected_statuses"] for p in parts if p["unexpected_statuses"]),
         "socket_errors": {k: sum(p["socket_errors"].get(k, 0) for p in parts) for k in parts[0]["socket_errors"]},
-        "cpu_us_per_req": (sum(p["cpu_us_per_req"] * p["requests"] for p in cpu) / sum(p["requests"] for p in cpu)
-                           if cpu and sum(p["requests"] for p in cpu) else None),
-        "cpu_cores": statistics.mean(p["cpu_cores"] for p in cpu) if cpu else None,
+        "cpu_us_per_req": per_req(lambda p: p["cpu_us_per_req"]),
+        "cpu_us_per_req_by_process": {g: per_req(lambda p: p["cpu_us_per_req_by_process"].get(g))
+                                      for g in parts[0].get("cpu_us_per_req_by_process") or {}},
+        "statements_per_req": per_req(lambda p: p.get("statements_per_req")),
+        "cpu_cores": median_of(parts, "cpu_cores"),
         "peak_rss_kib": max((p["peak_rss_kib"] for p in parts if p["peak_rss_kib"]), default=None),
         "valid": all(p["valid"] for p in parts),
         "slices": len(parts),
@@ -375,8 +382,9 @@ def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
         post("sign-out", "/auth/sign-out", floor="hello"),
         post("login", "/auth/login", floor="argon2-verify-fastest", target=0.9, **hashing),
         # Login of a user with a TOTP factor, then /auth/mfa/verify: ÷ login shows that verify adds no Argon2id.
+        # In slices alternating with the login arm's, as its Argon2id floor (run_paired).
         post("login-mfa-verify", "/auth/mfa/verify", floor="login", target=0.8, kind="client",
-             command=MfaArm(stack, password_hash, PASSWORD), **hashing),
+             command=MfaArm(stack, password_hash, PASSWORD), paired_with="login", **hashing),
         post("login-unknown", "/auth/login", expect="401", **hashing),
         post("login-legacy-wrong", "/auth/login", expect="401", **hashing),
         post("request-pass", "/auth/request-pass"),

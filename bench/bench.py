@@ -78,7 +78,7 @@ def run_rounds(stack, args, arms, tail, roots, flood):
     secs = int(args.seconds) if float(args.seconds).is_integer() else args.seconds
     runs = {a.name: [] for a in arms}
     names = {a.name for a in arms}
-    paired = {a.paired_with: a for a in arms if a.paired_with in names}
+    paired = {n: [a for a in arms if a.paired_with == n] for n in names}  # arm name: the arms alternating with it
 
     def show(a, res):
         runs[a.name].append(res)
@@ -93,11 +93,11 @@ def run_rounds(stack, args, arms, tail, roots, flood):
             prefix = f"r{rnd}-{a.name}"
             if a.paired_with in names:
                 continue  # measured in its partner's turn
-            if a.name in paired:
-                res, floor_res = run_paired(stack, a, paired[a.name], args.seconds, a.conns or args.conns, prefix,
-                                            tail, roots)
-                show(a, res)
-                show(paired[a.name], floor_res)
+            if paired[a.name]:
+                results = run_paired(stack, a, paired[a.name], args.seconds, a.conns or args.conns, prefix, tail,
+                                     roots)
+                for arm, res in zip([a, *paired[a.name]], results):
+                    show(arm, res)
                 continue
             show(a, run_arm(stack, a, args.seconds, a.conns or args.conns, prefix, tail, roots, flood))
     return runs

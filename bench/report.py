@@ -28,8 +28,7 @@ def write_only_results(out, arms, runs):
     """--only: medians and same-run ratios to stdout and out/only.json; the
     committed results and docs/benchmarks.md stay as they are."""
     summary = {a.name: summarize(runs[a.name]) for a in arms}
-    rows = [ratio_row(f"{a.name} ÷ {a.floor}", summary[a.name]["rps"], summary[a.floor]["rps"], a.target,
-                      summary[a.name]["valid"]) for a in arms if a.floor] + versus_rows(arms, summary)
+    rows = arm_rows(arms, summary)
     (out / "only.json").write_text(json.dumps({"rounds": runs, "summary": summary, "ratios": rows}, indent=2) + "\n")
     print("\n".join(f"{n:34s} {s['rps']:9.1f}/s{'' if s['valid'] else '  INVALID ' + s['unexpected_statuses']}"
                     for n, s in summary.items()))
@@ -83,9 +82,11 @@ TIMING_PAIRS = (("login-unknown", "login", "login p50: unknown ÷ known user"),
                 ("email-code-unknown", "email-code", "email-code p50: unknown ÷ known user"))
 
 
-def versus_rows(arms, arm_summary):
-    """Each arm ÷ the arm it is set against (Arm.versus), same run; invalid when that arm did not run."""
-    rows = []
+def arm_rows(arms, arm_summary):
+    """Each arm ÷ its floor, and ÷ the arm it is set against (Arm.versus), same run; invalid when that arm
+    did not run."""
+    rows = [ratio_row(f"{a.name} ÷ {a.floor}", arm_summary[a.name]["rps"], arm_summary[a.floor]["rps"], a.target,
+                      arm_summary[a.name]["valid"] and arm_summary[a.floor]["valid"]) for a in arms if a.floor]
     for a in arms:
         if not a.versus:
             continue
@@ -98,14 +99,7 @@ def versus_rows(arms, arm_summary):
 
 def ratios(arms, arm_summary, mail_summary, idle_rss):
     """Every arm ÷ its floor and ÷ its versus arm, the e-mail ratios, the timing bands and the idle RSS row."""
-    rows = []
-    for a in arms:
-        if a.floor is None:
-            continue
-        s, f = arm_summary[a.name], arm_summary.get(a.floor)
-        rows.append(ratio_row(f"{a.name} ÷ {a.floor}", s["rps"], arm_summary[a.floor]["rps"], a.target,
-                              s["valid"] and (f is None or f["valid"])))
-    rows += versus_rows(arms, arm_summary)
+    rows = arm_rows(arms, arm_summary)
     mail_pairs = [("sender ÷ smtp-loop", "sender", "smtp-loop", 0.5)] + [
         (f"sender with ÷ without SMTP session reuse ({label})", "sender-reuse" + suffix, "sender-no-reuse" + suffix, 2.0)
         for suffix, label in (("", "plain sink"), ("-starttls", "STARTTLS sink"))]
@@ -237,8 +231,8 @@ def this_run(r):
             f"- data set: {d['users']:,} users (one shared Argon2id hash), {d['folder_links']:,} folder links, "
             f"{d['templates']} templates over {d['sites']} sites",
             f"- load: {s['wrk']}; {s['rounds']} rounds, arms interleaved, median reported; warm-up "
-            f"{s['warmup_seconds']} s per arm; the login arm and its Argon2id floor alternate in 1 s slices "
-            "within each round (this box's Argon2id speed drifts by up to a fifth within seconds)",
+            f"{s['warmup_seconds']} s per arm; the login arm, its Argon2id floor and login-mfa-verify alternate in "
+            "1 s slices within each round (this box's Argon2id speed drifts by up to a fifth within seconds)",
             f"- svc-fcgi: {s['svc_workers']} workers + {s['hashing_workers']} hashing-pool workers "
             f"(login, sign-up, reset-pass), max_requests {s['max_requests']}, Argon2id {s['argon2id']}, "
             f"{s['build']}; hello and each write floor: {s['hello_workers']} prefork libfcgi workers",

@@ -2,9 +2,7 @@
 
 namespace svc::db {
 
-long long MfaAnswerRepo::add(const std::string& table, long long user_id, long long now, long long forget_before) {
-  db_.execute_idempotent("DELETE FROM svc_mfa_wrong_answers WHERE auth_table = ? AND user_id = ? AND happened_at <= ?",
-                         [&](Params& p) { p.text(table).integer(user_id).integer(forget_before); });
+long long MfaAnswerRepo::add(const std::string& table, long long user_id, long long now) {
   // RETURNING: the id in the same round trip (no SELECT LAST_INSERT_ID()).
   return db_
       .take(
@@ -22,8 +20,10 @@ std::vector<long long> MfaAnswerRepo::times_before(const std::string& table, lon
       [](RowReader& r) { return r.integer(); });
 }
 
-void MfaAnswerRepo::remove(long long id) {
-  db_.execute_idempotent("DELETE FROM svc_mfa_wrong_answers WHERE id = ?", [&](Params& p) { p.integer(id); });
+void MfaAnswerRepo::remove(const std::string& table, long long user_id, long long id, long long forget_before) {
+  db_.execute_idempotent(
+      "DELETE FROM svc_mfa_wrong_answers WHERE auth_table = ? AND user_id = ? AND (id = ? OR happened_at <= ?)",
+      [&](Params& p) { p.text(table).integer(user_id).integer(id).integer(forget_before); });
 }
 
 }  // namespace svc::db

@@ -8,11 +8,16 @@
 namespace svc::db {
 namespace {
 
-// A challenge's columns and whether its site has an endpoint for
-// session.created, the event the sign-in it finishes queues; binds that type.
+// A challenge (alias c) with whether its site has an endpoint for
+// session.created, the event the sign-in it finishes queues (binds that
+// type), and its user's TOTP factor, which a code answering it is checked
+// against: one statement, not a second for the factor.
 const std::string& challenge_columns() {
-  static const std::string sql = "SELECT auth_table, user_id, site_id, first_factor, " +
-                                 has_subscriber("svc_mfa_challenges.site_id") + " FROM svc_mfa_challenges";
+  static const std::string sql = "SELECT c.auth_table, c.user_id, c.site_id, c.first_factor, " +
+                                 has_subscriber("c.site_id") +
+                                 ", f.secret_sealed, f.confirmed_at IS NOT NULL, f.last_step"
+                                 " FROM svc_mfa_challenges c LEFT JOIN svc_mfa_factors f"
+                                 " ON f.auth_table = c.auth_table AND f.user_id = c.user_id";
   return sql;
 }
 
@@ -20,6 +25,10 @@ const std::string& challenge_columns() {
 MfaChallenge read_challenge(RowReader& r) {
   MfaChallenge c;
   r.read(c.table, c.user_id, c.site_id, c.first_factor, c.session_event);
+  const bool has_factor = !r.null_next();  // secret_sealed is NOT NULL in a factor's row
+  TotpFactor f;
+  r.read(f.secret_sealed, f.confirmed, f.last_step);
+  if (has_factor) c.factor = std::move(f);
   return c;
 }
 
@@ -145,13 +154,13 @@ std::optional<MfaChallenge> MfaRepo::claim_try(const std::string& token_hash, lo
       [&](Params& p) { p.text(token_hash).integer(max_tries).integer(now); });
   if (counted != 1) return std::nullopt;
   return db_.one(
-      challenge_columns() + " WHERE token_hash = ?", [&](Params& p) { p.text("session.created").text(token_hash); },
+      challenge_columns() + " WHERE c.token_hash = ?", [&](Params& p) { p.text("session.created").text(token_hash); },
       read_challenge);
 }
 
 std::optional<MfaChallenge> MfaRepo::find_live(const std::string& token_hash, long long now, int max_tries) {
   return db_.one(
-      challenge_columns() + " WHERE token_hash = ? AND spent = 0 AND attempts < ? AND expires_at > ?",
+      challenge_columns() + " WHERE c.token_hash = ? AND c.spent = 0 AND c.attempts < ? AND c.expires_at > ?",
       [&](Params& p) { p.text("session.created").text(token_hash).integer(max_tries).integer(now); }, read_challenge);
 }
 

@@ -20,8 +20,9 @@ struct MfaChallenge {
   std::string table;
   long long user_id = 0;
   long long site_id = 0;
-  std::string first_factor = "pwd";  // the amr of the step that earned it: "pwd", or "otp" (e-mail code)
-  bool session_event = true;         // read only: the site has an endpoint for session.created
+  std::string first_factor = "pwd";    // the amr of the step that earned it: "pwd", or "otp" (e-mail code)
+  bool session_event = true;           // read only: the site has an endpoint for session.created
+  std::optional<TotpFactor> factor{};  // read only: the user's TOTP factor, read with the challenge
 };
 
 // The second factor of the users of one auth table: TOTP factors, recovery

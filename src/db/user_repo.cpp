@@ -108,18 +108,26 @@ std::vector<long long> UserRepo::pools_with(const std::string& email) {
 }
 
 std::optional<LoginUser> UserRepo::find_for_login(const std::string& email, long long site_id) {
+  // 0: no second factor; 1: a TOTP factor; 2: one and a passkey for the
+  // site (looked for only for a user with a factor).
+  const std::string id = table_.quoted() + ".id";
   const std::string extra =
-      ", EXISTS(SELECT 1 FROM svc_mfa_factors f WHERE f.auth_table = ? AND f.user_id = " + table_.quoted() +
-      ".id AND f.confirmed_at IS NOT NULL), " + has_subscriber("?");
+      ", CASE WHEN EXISTS(SELECT 1 FROM svc_mfa_factors f WHERE f.auth_table = ? AND f.user_id = " + id +
+      " AND f.confirmed_at IS NOT NULL) THEN 1 + EXISTS(SELECT 1 FROM svc_passkeys k WHERE k.site_id = ?"
+      " AND k.auth_table = ? AND k.user_id = " +
+      id + " AND k.user_handle <> '') ELSE 0 END, " + has_subscriber("?");
   return db_.one(
       select(by_email().c_str(), extra),
       [&](Params& p) {
-        p.text(table_.str()).integer(site_id).text("session.created");
+        p.text(table_.str()).integer(site_id).text(table_.str()).integer(site_id).text("session.created");
         bind_email(p, email);
       },
       [](RowReader& r) {
         LoginUser u{read_user(r)};
-        r.read(u.second_factor, u.session_event);
+        int factors = 0;
+        r.read(factors, u.session_event);
+        u.second_factor = factors > 0;
+        u.has_passkey = factors > 1;
         return u;
       });
 }

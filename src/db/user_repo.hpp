@@ -37,6 +37,7 @@ constexpr long long kDefaultPool = 1;
 struct LoginUser {
   User user;
   bool second_factor = false;
+  bool has_passkey = false;   // with a second factor: the user has a passkey for the site (another way to answer)
   bool session_event = true;  // the sign-in's site has an endpoint for session.created
 };
 
@@ -69,9 +70,10 @@ class UserRepo {
   // default pool has users.
   std::optional<User> find_by_email(const std::string& email);
   // find_by_email plus whether svc_mfa_factors holds a confirmed factor for
-  // the user (MfaRepo::has_confirmed_factor) and whether site `site_id` has
-  // an endpoint for session.created (db::has_subscriber), in one round trip:
-  // the password login's lookup.
+  // the user (MfaRepo::has_confirmed_factor) and, if so, whether it has a
+  // passkey for site `site_id`, and whether that site has an endpoint for
+  // session.created (db::has_subscriber), in one round trip: the password
+  // login's lookup.
   std::optional<LoginUser> find_for_login(const std::string& email, long long site_id);
   std::optional<User> find_by_id(long long id);
   // Returns the new id, or nullopt when the e-mail is taken in the pool

@@ -60,6 +60,10 @@ long long DbFixture::count(const std::string& sql) {
   });
 }
 
+long long DbFixture::session_status(const std::string& counter) {
+  return count("SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = '" + counter + "'");
+}
+
 std::string DbFixture::reset_token(long long user_id, const std::string& table, const std::string& password_hash) {
   crypto::Claims c;
   c.typ = "reset";

@@ -113,6 +113,18 @@ struct DbFixture {
   // Runs trusted SQL on the fixture's connection (test setup only).
   void exec(const std::string& sql) { db.execute_trusted(sql); }
   long long count(const std::string& sql);
+  // How much `action` raised a status counter of the fixture's own
+  // connection, less what reading it adds: "QUESTIONS" counts the statements
+  // the action ran, "COM_COMMIT" its transactions.
+  template <typename Action>
+  long long raised(const std::string& counter, Action action) {
+    const long long first = session_status(counter);
+    const long long own = session_status(counter) - first;
+    const long long before = session_status(counter);
+    action();
+    return session_status(counter) - before - own;
+  }
+  long long session_status(const std::string& counter);
   // A reset token for the user of `table` whose stored hash is
   // `password_hash` (and address the user's now), issued at the fixed
   // clock's time, valid for an hour.

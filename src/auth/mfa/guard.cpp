@@ -39,7 +39,7 @@ bool begins_mfa_lock(std::size_t count, const config::MfaLockRules& rules) {
 std::optional<long long> MfaAnswer::claim() {
   const long long now = ctx_.clock.now();
   db::MfaAnswerRepo repo(ctx_.db);
-  id_ = repo.add(table_.str(), user_.id, now, now - kDay);
+  id_ = repo.add(table_.str(), user_.id, now);
   const auto before = repo.times_before(table_.str(), user_.id, id_, now - kDay);
   if (auto wait = mfa_lock_wait(before, now, ctx_.config.auth.mfa_lock)) {
     take_back();
@@ -51,7 +51,7 @@ std::optional<long long> MfaAnswer::claim() {
 
 void MfaAnswer::take_back() {
   if (id_ == 0) return;
-  db::MfaAnswerRepo(ctx_.db).remove(id_);
+  db::MfaAnswerRepo(ctx_.db).remove(table_.str(), user_.id, id_, ctx_.clock.now() - kDay);
   id_ = 0;
 }
 

@@ -37,9 +37,10 @@ std::optional<db::MfaChallenge> find_mfa_challenge(core::Context& ctx, const std
 
 MfaResult verify_second_factor(const MfaAttempt& attempt, const http::Request& request, core::Context& ctx) {
   const char* method = attempt.recovery ? "recovery code" : "totp";
-  auto check = [&](const std::string& table, const db::User& user) -> std::optional<std::vector<std::string>> {
+  auto check = [&](const std::string& table, const db::User& user,
+                   const db::MfaChallenge& challenge) -> std::optional<std::vector<std::string>> {
     const bool accepted = attempt.recovery ? use_recovery_code(ctx, table, user.id, attempt.code)
-                                           : accept_totp(ctx, table, user.id, attempt.code, false);
+                                           : accept_totp(ctx, table, user.id, challenge.factor, attempt.code, false);
     if (!accepted) return std::nullopt;
     return std::vector<std::string>{"otp"};
   };
@@ -66,7 +67,7 @@ MfaResult verify_second_factor_with(const std::string& hash, const char* method,
     answer.take_back();
     return {MfaOutcome::kThrottled, *wait, {}};
   }
-  auto methods = check(table->str(), *user);
+  auto methods = check(table->str(), *user, *challenge);
   if (!methods) {
     audit(ctx, request, "login_failed", table->str(), user->id, challenge->site_id,
           std::string("wrong second factor (") + method + ")");

@@ -58,11 +58,12 @@ struct MfaResult {
 // checked outcome writes a login_ok / login_failed audit row.
 MfaResult verify_second_factor(const MfaAttempt& attempt, const http::Request& request, core::Context& ctx);
 
-// Checks one answer to the second step for the user the mfa_token names;
-// returns the RFC 8176 methods the answer proved (e.g. {"otp"}), or nullopt
-// when it is not accepted.
-using SecondFactorCheck =
-    std::function<std::optional<std::vector<std::string>>(const std::string& table, const db::User& user)>;
+// Checks one answer to the second step for the user the mfa_token names
+// (`challenge`: the token's row, with the user's TOTP factor); returns the
+// RFC 8176 methods the answer proved (e.g. {"otp"}), or nullopt when it is
+// not accepted.
+using SecondFactorCheck = std::function<std::optional<std::vector<std::string>>(
+    const std::string& table, const db::User& user, const db::MfaChallenge& challenge)>;
 
 // The stored form of an mfa_token (svc_mfa_challenges.token_hash).
 std::string mfa_token_hash(const std::string& mfa_token);

@@ -73,9 +73,12 @@ bool import_totp(core::Context& ctx, const db::TableName& table, const db::User&
 bool accept_totp(core::Context& ctx, const std::string& table, long long user_id, const std::string& code,
                  bool confirming) {
   if (!is_totp_code(code)) return false;
-  db::MfaRepo repo(ctx.db);
-  auto factor = repo.find_factor(table, user_id);
-  if (!factor || factor->confirmed == confirming) return false;
+  return accept_totp(ctx, table, user_id, db::MfaRepo(ctx.db).find_factor(table, user_id), code, confirming);
+}
+
+bool accept_totp(core::Context& ctx, const std::string& table, long long user_id,
+                 const std::optional<db::TotpFactor>& factor, const std::string& code, bool confirming) {
+  if (!is_totp_code(code) || !factor || factor->confirmed == confirming) return false;
   auto sealed = crypto::base64url_decode(factor->secret_sealed);
   auto secret =
       sealed ? crypto::open_totp_secret(*sealed, ctx.config.keys.mfa_key, owner(table, user_id)) : std::nullopt;
@@ -90,7 +93,8 @@ bool accept_totp(core::Context& ctx, const std::string& table, long long user_id
       matched = step;
     }
   }
-  return matched >= 0 && repo.accept_step(table, user_id, factor->secret_sealed, matched, confirming, now);
+  return matched >= 0 &&
+         db::MfaRepo(ctx.db).accept_step(table, user_id, factor->secret_sealed, matched, confirming, now);
 }
 
 std::vector<std::string> issue_recovery_codes(core::Context& ctx, const std::string& table, long long user_id) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/context.hpp"
+#include "db/mfa_repo.hpp"
 #include "db/table_name.hpp"
 #include "db/user_repo.hpp"
 
@@ -40,6 +41,10 @@ bool import_totp(core::Context& ctx, const db::TableName& table, const db::User&
 // must be unconfirmed and becomes confirmed; else it must be confirmed.
 bool accept_totp(core::Context& ctx, const std::string& table, long long user_id, const std::string& code,
                  bool confirming);
+// The same against the user's factor as the caller read it (nullopt: none),
+// as a sign-in's second step reads it with its challenge.
+bool accept_totp(core::Context& ctx, const std::string& table, long long user_id,
+                 const std::optional<db::TotpFactor>& factor, const std::string& code, bool confirming);
 
 // Draws a new set of recovery codes ("xxxxx-xxxxx", 50 random bits each),
 // stores their hashes in place of the old set and returns them (shown once).

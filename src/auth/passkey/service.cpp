@@ -101,7 +101,8 @@ LoginResult first_factor(core::Context& ctx, const db::PasskeyChallenge& challen
 
 LoginResult second_factor(core::Context& ctx, const db::PasskeyChallenge& challenge,
                           const AuthenticationResponse& response, const http::Request& request) {
-  auto answer = [&](const std::string& table, const db::User& user) -> std::optional<std::vector<std::string>> {
+  auto answer = [&](const std::string& table, const db::User& user,
+                    const db::MfaChallenge&) -> std::optional<std::vector<std::string>> {
     if (table != challenge.table || user.id != challenge.user_id) return std::nullopt;
     Verdict v = check(ctx, challenge, response, request);
     if (v.refusal.empty()) return v.amr;

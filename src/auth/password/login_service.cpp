@@ -8,7 +8,6 @@
 #include "core/text.hpp"
 #include "crypto/password_hasher.hpp"
 #include "db/database.hpp"
-#include "db/passkey_repo.hpp"
 #include "db/throttle_repo.hpp"
 #include "db/transaction.hpp"
 #include "db/user_repo.hpp"
@@ -94,9 +93,11 @@ LoginResult log_in(const LoginAttempt& attempt, const http::Request& request, co
   if (found->second_factor) {
     throttle.release(table, key, cfg.login_max_failures);
     audit(ctx, request, "login_mfa_required", table, user->id, attempt.app_id);
-    const bool passkey = db::PasskeyRepo(ctx.db).has_passkey(attempt.app_id, table, user->id);
-    return {
-        LoginOutcome::kSecondFactor, 0, {}, open_mfa_challenge(ctx, table, user->id, attempt.app_id, "pwd"), passkey};
+    return {LoginOutcome::kSecondFactor,
+            0,
+            {},
+            open_mfa_challenge(ctx, table, user->id, attempt.app_id, "pwd"),
+            found->has_passkey};
   }
   throttle.reset(table, key);
   audit(ctx, request, "login_ok", table, user->id, attempt.app_id,

@@ -11,9 +11,11 @@
 
 #include "db_fixture.hpp"
 #include "mfa_user.hpp"
+#include "worker_caches.hpp"
 
 using svc::testing::DbFixture;
 using svc::testing::MfaUser;
+using svc::testing::WorkerCaches;
 
 BOOST_AUTO_TEST_SUITE(mfa_lock_test)
 
@@ -120,6 +122,46 @@ BOOST_AUTO_TEST_CASE(recovery_codes_and_the_bearer_routes_share_the_lock) {
   by_recovery = f.post("/auth/mfa/verify",
                        R"({"mfa_token":")" + user.mfa_token(f, kSite) + R"(","recovery_code":")" + recovery + R"("})");
   BOOST_TEST(by_recovery.status == 200, by_recovery.body);
+}
+
+// Wrong answers are pruned when an answer is taken back (a right one here):
+// the user's rows older than the day go with it, the day's stay counted.
+BOOST_AUTO_TEST_CASE(a_right_answer_forgets_wrong_answers_older_than_a_day) {
+  DbFixture f;
+  f.clock.value = 1800000015;
+  MfaUser user(f, "mfa-lock-prune");
+  auto rows = [&] {
+    return f.count("SELECT COUNT(*) FROM svc_mfa_wrong_answers WHERE auth_table = '" + user.table.str() +
+                   "' AND user_id = " + std::to_string(user.user_id));
+  };
+  BOOST_TEST(verify(f, user.mfa_token(f, kSite), user.wrong_code(f.clock.value)).body == kInvalidCode);
+  f.clock.value += 86400;
+  BOOST_TEST(verify(f, user.mfa_token(f, kSite), user.wrong_code(f.clock.value)).body == kInvalidCode);
+  BOOST_TEST(rows() == 2);  // a wrong answer prunes nothing
+  auto ok = verify(f, user.mfa_token(f, kSite), user.code(f.clock.value, 0));
+  BOOST_TEST(ok.status == 200, ok.body);
+  BOOST_TEST(rows() == 1);  // the first is a day old: gone; the second still counts
+}
+
+// What a sign-in with a TOTP factor costs in statements (issue 52), with a
+// worker's caches. The password step: the throttle's claim, the user with
+// whether a factor and a passkey guard it, the throttle's release, the audit
+// row, the challenge. The verify: the challenge's try, the challenge with
+// the factor, the user, the wrong answer counted, those before it, the login
+// throttle's claim, the factor's step, the answer taken back, the challenge
+// spent, the throttle reset, the audit row, the session.
+BOOST_AUTO_TEST_CASE(a_sign_in_with_a_second_factor_reads_the_factor_with_the_challenge) {
+  DbFixture f;
+  WorkerCaches caches(f);
+  f.clock.value = 1800000015;
+  MfaUser user(f, "mfa-lock-statements");
+  BOOST_TEST(verify(f, user.mfa_token(f, kSite), user.code(f.clock.value, 0)).status == 200);  // prepares
+  f.clock.value += 30;
+  std::string token;
+  BOOST_TEST(f.raised("QUESTIONS", [&] { token = user.mfa_token(f, kSite); }) == 5);
+  svc::http::Response reply;
+  BOOST_TEST(f.raised("QUESTIONS", [&] { reply = verify(f, token, user.code(f.clock.value, 0)); }) == 12);
+  BOOST_TEST(reply.status == 200, reply.body);
 }
 
 // The login throttle around the second step: a right password that still

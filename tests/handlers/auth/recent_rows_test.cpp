@@ -31,8 +31,10 @@
 #include "db_fixture.hpp"
 #include "http/site_cache.hpp"
 #include "messaging/template_cache.hpp"
+#include "worker_caches.hpp"
 
 using svc::testing::DbFixture;
+using svc::testing::WorkerCaches;
 
 BOOST_AUTO_TEST_SUITE(recent_rows_test)
 
@@ -83,35 +85,6 @@ std::string refresh_token_of(const svc::http::Response& reply) {
   doc.Parse(reply.body.c_str());
   BOOST_REQUIRE(doc.IsObject() && doc.HasMember("token"));
   return doc["token"]["refresh_token"].GetString();
-}
-
-// Statements the server ran for this connection so far (each read of it
-// counts one itself).
-long long questions(DbFixture& f) {
-  return f.count("SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'QUESTIONS'");
-}
-
-// The caches a worker has (app/services.cpp): the user row, the site and the
-// signing keys of a refresh are then read once, not per request.
-struct WorkerCaches {
-  explicit WorkerCaches(DbFixture& f) {
-    f.ctx.user_cache = &users;
-    f.ctx.site_cache = &sites;
-    f.ctx.signing_keys = &keys;
-  }
-  svc::auth::UserCache users{1};
-  svc::http::SiteCache sites{60};
-  svc::auth::SigningKeyCache keys{60};
-};
-
-// How many statements `action` ran on the fixture's connection.
-template <typename Action>
-long long statements_of(DbFixture& f, Action action) {
-  const long long first = questions(f);
-  const long long own = questions(f) - first;  // what a read of the counter adds
-  const long long before = questions(f);
-  action();
-  return questions(f) - before - own;
 }
 
 // The request of a sign-in: what its session records of the device.
@@ -185,13 +158,13 @@ BOOST_AUTO_TEST_CASE(a_user_verified_after_the_token_rotates_and_the_new_tokens_
 
   svc::http::Response reply;
   // The rotation that checks the user misses; the user is read; the rotation again.
-  BOOST_CHECK_EQUAL(statements_of(f, [&] { reply = refresh(f, pair); }), 3);
+  BOOST_CHECK_EQUAL(f.raised("QUESTIONS", [&] { reply = refresh(f, pair); }), 3);
   BOOST_REQUIRE_EQUAL(reply.status, 200);
   auto claims = svc::crypto::jwt_verify(refresh_token_of(reply), f.config.keys.jwt, "refresh", f.clock.now());
   BOOST_REQUIRE(claims.ok());
   BOOST_CHECK(claims.claims.email_verified == std::optional<bool>(true));
   BOOST_CHECK_EQUAL(claims.claims.gen, 2);
-  BOOST_CHECK_EQUAL(statements_of(f, [&] { reply = refresh(f, refresh_token_of(reply)); }), 1);
+  BOOST_CHECK_EQUAL(f.raised("QUESTIONS", [&] { reply = refresh(f, refresh_token_of(reply)); }), 1);
   BOOST_CHECK_EQUAL(reply.status, 200);
 }
 
@@ -348,7 +321,7 @@ BOOST_AUTO_TEST_CASE(a_current_token_rotates_in_one_statement) {
   std::string current = refresh_token_of(first);
 
   svc::http::Response second;
-  BOOST_CHECK_EQUAL(statements_of(f, [&] { second = refresh(f, current); }), 1);
+  BOOST_CHECK_EQUAL(f.raised("QUESTIONS", [&] { second = refresh(f, current); }), 1);
   BOOST_CHECK_EQUAL(second.status, 200);
 }
 
@@ -362,7 +335,7 @@ BOOST_AUTO_TEST_CASE(the_previous_token_within_the_grace_reads_the_row_after_the
   // The rotation that checks the user misses, the user row, the plain
   // rotation misses too, the session row.
   svc::http::Response again;
-  BOOST_CHECK_EQUAL(statements_of(f, [&] { again = refresh(f, pair.refresh_token); }), 4);
+  BOOST_CHECK_EQUAL(f.raised("QUESTIONS", [&] { again = refresh(f, pair.refresh_token); }), 4);
   BOOST_CHECK_EQUAL(again.status, 200);  // two tabs: the grace answers with the current generation
 }
 

@@ -77,19 +77,6 @@ struct LoginUser {
   std::string email;
 };
 
-// COMMIT statements the fixture's connection ran so far.
-long long commits(DbFixture& f) {
-  return f.count("SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'COM_COMMIT'");
-}
-
-// How many transactions `action` committed on the fixture's connection.
-template <typename Action>
-long long commits_of(DbFixture& f, Action action) {
-  const long long before = commits(f);
-  action();
-  return commits(f) - before;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_login_writes_its_session_alone_unless_an_endpoint_wants_session_created) {
@@ -103,14 +90,14 @@ BOOST_AUTO_TEST_CASE(a_login_writes_its_session_alone_unless_an_endpoint_wants_s
   const long long disabled = site.endpoint("session.created");
   BOOST_REQUIRE(svc::db::WebhookRepo(f.db).set_enabled(disabled, false, "test"));
   svc::http::Response reply;
-  BOOST_CHECK_EQUAL(commits_of(f, [&] { reply = user.login(f, site.id); }), 0);
+  BOOST_CHECK_EQUAL(f.raised("COM_COMMIT", [&] { reply = user.login(f, site.id); }), 0);
   BOOST_CHECK_EQUAL(reply.status, 200);
   BOOST_CHECK_EQUAL(site.sessions(user.id), 1);
   BOOST_CHECK_EQUAL(site.deliveries(other, "session.created") + site.deliveries(disabled, "session.created"), 0);
 
   // An endpoint for session.created: the event commits with the session.
   const long long wanted = site.endpoint("user.created,session.created");
-  BOOST_CHECK_EQUAL(commits_of(f, [&] { reply = user.login(f, site.id); }), 1);
+  BOOST_CHECK_EQUAL(f.raised("COM_COMMIT", [&] { reply = user.login(f, site.id); }), 1);
   BOOST_CHECK_EQUAL(reply.status, 200);
   BOOST_CHECK_EQUAL(site.sessions(user.id), 2);
   BOOST_CHECK_EQUAL(site.deliveries(wanted, "session.created"), 1);
@@ -132,12 +119,12 @@ BOOST_AUTO_TEST_CASE(a_second_factors_verify_asks_its_challenges_site_the_same) 
                   R"({"mfa_token":")" + token + R"(","code":")" + user.code(f.clock.value, 0) + R"("})");
   };
   svc::http::Response reply;
-  BOOST_CHECK_EQUAL(commits_of(f, [&] { reply = verify(); }), 0);
+  BOOST_CHECK_EQUAL(f.raised("COM_COMMIT", [&] { reply = verify(); }), 0);
   BOOST_CHECK_EQUAL(reply.status, 200);
   BOOST_CHECK_EQUAL(site.sessions(user.user_id), 1);
 
   const long long wanted = site.endpoint("session.created");
-  BOOST_CHECK_EQUAL(commits_of(f, [&] { reply = verify(); }), 1);
+  BOOST_CHECK_EQUAL(f.raised("COM_COMMIT", [&] { reply = verify(); }), 1);
   BOOST_CHECK_EQUAL(reply.status, 200);
   BOOST_CHECK_EQUAL(site.sessions(user.user_id), 2);
   BOOST_CHECK_EQUAL(site.deliveries(wanted, "session.created"), 1);
