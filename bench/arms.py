@@ -1,6 +1,5 @@
-"""The benchmark's arms: wrk runs against the stack, the floors (raw
-programs), the Argon2id implementations and the sender rounds, with their
-medians. Part of bench/bench.py; stdlib only.
+"""The benchmark's arms: wrk runs against the stack, the floors (raw programs), the Argon2id implementations and the
+sender rounds, with their medians. Part of bench/bench.py; stdlib only.
 
 A new endpoint arm is one more Arm(...) row in build_arms.
 """
@@ -23,16 +22,14 @@ from stack import CLK_TCK, group_ticks, log, run, status_kib
 STATEMENTS_PER_LOOK = 2  # Stack.statements' own (SET time_zone, SHOW GLOBAL STATUS), counted in the second look
 
 class Arm:
-    """kind: "http" (one wrk run), "flood" (wrk while a login flood runs),
-    "raw" (a floor program in command, printing ops_per_s) or "client" (a
-    Python client in command, called as command(stack, seconds, conns), for
-    flows wrk cannot script: mfa_arm.py). paired_with: the arm this one
-    (its raw floor, or an arm measured against it) runs in alternating
-    slices with, in one turn (run_paired), instead of in a turn of its own. pool: a
-    pools.FreshPool (RefreshPool, CodePool, php_peer.PeerRefreshPool): each run gets
-    a request file of fresh sessions or codes, each line sent once (arm.lua "once"), instead of `file`.
-    versus: (arm name, target): a second ratio row, this arm ÷ that one
-    (another implementation of the same route, e.g. the PHP-FPM peer's)."""
+    """kind: "http" (one wrk run), "flood" (wrk while a login flood runs), "raw" (a floor program in command,
+    printing ops_per_s) or "client" (a Python client in command, called as command(stack, seconds, conns), for
+    flows wrk cannot script: mfa_arm.py). paired_with: the arm this one (its raw floor, or an arm measured
+    against it) runs in alternating slices with, in one turn (run_paired), instead of in a turn of its own.
+    pool: a pools.FreshPool (RefreshPool, CodePool, php_peer.PeerRefreshPool): each run gets a request file of
+    fresh sessions or codes, each line sent once (arm.lua "once"), instead of `file`. versus: (arm name,
+    target): a second ratio row, this arm ÷ that one (another implementation of the same route, e.g. the
+    PHP-FPM peer's)."""
 
     def __init__(self, name, path=None, method="GET", file="-", port=None, conns=None, expect="2xx", floor=None,
                  target=None, kind="http", command=None, paired_with=None, pool=None, versus=None):
@@ -47,11 +44,10 @@ class Arm:
 
 
 def measure(stack, arm, seconds, conns, prefix, tail, roots, flood=None, timeout="5s"):
-    """One run of an http, flood or client arm: throughput, latency,
-    unexpected statuses, CPU per request of each process group of `roots`
-    ({name: [root pids]}: nginx, svc-fcgi with both pools, mysqld, the floor
-    programs, PHP-FPM) and in all, MariaDB statements per request, and the
-    peak RSS of the svc-fcgi workers that served it."""
+    """One run of an http, flood or client arm: throughput, latency, unexpected statuses, CPU per request of each
+    process group of `roots` ({name: [root pids]}: nginx, svc-fcgi with both pools, mysqld, the floor programs,
+    PHP-FPM) and in all, MariaDB statements per request, and the peak RSS of the svc-fcgi workers that served it.
+    """
     if arm.pool is not None:  # fresh sessions for this run, written before anything is timed
         arm.file = arm.pool.file_for(seconds, conns)
         if not arm.pool.settle():
@@ -126,13 +122,11 @@ PAIR_DRAIN_SECONDS = 0.3
 
 
 def run_paired(stack, arm, partners, seconds, conns, prefix, tail, roots):
-    """The arm and its partners (paired_with it) in alternating slices, arm
-    first, for `seconds` each in all: this box's Argon2id speed drifts by a
-    fifth within tens of seconds (other tenants' memory traffic), so a floor
-    measured minutes away, or even right after a 5 s arm, divides by another
-    machine. A wrk slice ends with its requests in flight uncounted (about
-    one verify per slice). Returns [arm result, partner results...], each
-    as one measurement."""
+    """The arm and its partners (paired_with it) in alternating slices, arm first, for `seconds` each in all:
+    this box's Argon2id speed drifts by a fifth within tens of seconds (other tenants' memory traffic), so a
+    floor measured minutes away, or even right after a 5 s arm, divides by another machine. A wrk slice ends
+    with its requests in flight uncounted (about one verify per slice). Returns [arm result, partner
+    results...], each as one measurement."""
     parts = [[] for _ in range(1 + len(partners))]
     for i in range(max(1, round(float(seconds) / PAIR_SLICE_SECONDS))):
         parts[0].append(measure(stack, arm, PAIR_SLICE_SECONDS, conns, f"{prefix}-{i}", tail, roots))
@@ -180,11 +174,10 @@ ARGON2_CANDIDATES = ("sodium", "sodium-kept", "sodium-kept-thp")  # bench/argon2
 
 
 def pick_argon2_floor(stack, password_hash, nproc, seconds=3):
-    """The login floor's implementation: of bench/argon2_impls.cpp's
-    candidates, the one with the most verifies/s in the floor's own loop
-    (nproc processes at once, as the floor runs: two verifies in parallel
-    share the memory bus and the page walker, which one alone does not
-    show). Returns (name, {name: verifies/s})."""
+    """The login floor's implementation: of bench/argon2_impls.cpp's candidates, the one with the most verifies/s in
+    the floor's own loop (nproc processes at once, as the floor runs: two verifies in parallel share the memory bus
+    and the page walker, which one alone does not show). Returns (name, {name: verifies/s}).
+    """
     rates = {}
     for name in ARGON2_CANDIDATES:
         arm = floor_arm(stack, nproc, name, "argon2_impls", "loop", name, password_hash, PASSWORD)
@@ -262,11 +255,10 @@ def tls_config(stack, port):
 
 
 def smtp_replay(port, paths):
-    """The SMTP floor of the e-mail arms: the messages in `paths`, as
-    scripts/sinks/smtp_sink.py stored them (the envelope in X-Sink-Mail-From /
-    X-Sink-Rcpt-To, then the bytes svc-sender sent), over ONE smtplib
-    connection to the sink; only the session is timed. Invalid (sent 0) if it
-    refused any or failed."""
+    """The SMTP floor of the e-mail arms: the messages in `paths`, as scripts/sinks/smtp_sink.py stored them (the
+    envelope in X-Sink-Mail-From / X-Sink-Rcpt-To, then the bytes svc-sender sent), over ONE smtplib connection to
+    the sink; only the session is timed. Invalid (sent 0) if it refused any or failed.
+    """
     messages = []
     for path in paths:
         mail_from, rcpt_to, data = Path(path).read_bytes().split(b"\r\n", 2)
@@ -335,11 +327,10 @@ def only_arms(arms, names):
 
 
 def build_arms(stack, args, files, password_hash, fastest, nproc, peer=None):
-    """The arms of a run, in the order they run each round, and the login
-    flood the "flood" arm runs beside. `fastest`: the fastest Argon2id
-    implementation pick_argon2_floor found.
-    peer: the PHP-FPM peer (bench.py php_peer), whose refresh-token arm
-    runs beside svc's when it is up."""
+    """The arms of a run, in the order they run each round, and the login flood the "flood" arm runs beside.
+    `fastest`: the fastest Argon2id implementation pick_argon2_floor found. peer: the PHP-FPM peer (bench.py
+    php_peer), whose refresh-token arm runs beside svc's when it is up.
+    """
     def post(name, path, file=None, **kw):  # a POST arm, by default with the request file of its name
         return Arm(name, path, "POST", file or files.get(name, "-"), **{"port": stack.http_port, **kw})
 

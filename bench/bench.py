@@ -1,20 +1,16 @@
 #!/usr/bin/python3
-"""The benchmark run behind `make bench` (started by scripts/bench.sh, which
-builds everything, starts the stack and the floor programs, and always stops
-them). Stdlib only.
+"""The benchmark run behind `make bench` (started by scripts/bench.sh, which builds everything, starts the stack and
+the floor programs, and always stops them). Stdlib only.
 
-Loads the data set, warms up, runs every arm of arms.py build_arms (the one
-table: name, request, floor, target) interleaved over the rounds with its
-floors (static, hello, the write floors, raw Argon2id), the sender rounds,
-the mix against the PHP-FPM peer and the breached-list rows, and writes
-bench/results.json and docs/benchmarks.md (report.py).
+Loads the data set, warms up, runs every arm of arms.py build_arms (the one table: name, request, floor, target)
+interleaved over the rounds with its floors (static, hello, the write floors, raw Argon2id), the sender rounds, the
+mix against the PHP-FPM peer and the breached-list rows, and writes bench/results.json and docs/benchmarks.md
+(report.py).
 
-The other parts: stack.py (the running stack and /proc accounting),
-dataset.py (the data set and the request files), load.py (wrk and the Python
-clients' closed loop), mfa_arm.py and user_search_arm.py (arms wrk cannot
-script alone), pools.py (requests good once: rotating refresh tokens,
-authorization codes), mix.py (the mixed-traffic arm), php_peer.py (the
-PHP-FPM peer) and breached_rows.py. This file only runs them in order.
+The other parts: stack.py (the running stack and /proc accounting), dataset.py (the data set and the request files),
+load.py (wrk and the Python clients' closed loop), mfa_arm.py and user_search_arm.py (arms wrk cannot script alone),
+pools.py (requests good once: rotating refresh tokens, authorization codes), mix.py (the mixed-traffic arm),
+php_peer.py (the PHP-FPM peer) and breached_rows.py. This file only runs them in order.
 """
 
 import argparse
@@ -94,8 +90,7 @@ def run_rounds(stack, args, arms, tail, roots, flood):
             if a.paired_with in names:
                 continue  # measured in its partner's turn
             if paired[a.name]:
-                results = run_paired(stack, a, paired[a.name], args.seconds, a.conns or args.conns, prefix, tail,
-                                     roots)
+                results = run_paired(stack, a, paired[a.name], args.seconds, a.conns or args.conns, prefix, tail, roots)
                 for arm, res in zip([a, *paired[a.name]], results):
                     show(arm, res)
                 continue

@@ -1,14 +1,10 @@
-"""The breached-password list's rows of `make bench` (issue 41), measured by
-bench/breached_bench.cpp with svc's own code (libsvc_core.a): a lookup in a
-list of BENCH_BREACHED_ENTRIES (100 million) entries, cold and warm, against
-one Argon2id verify of svc's hasher in the same process (target: under 2 %
-of it, both, and for a cold open: nothing of the file cached, open() and
-its first lookup); and the import of a BENCH_BREACHED_LINES-line (10
-million) SHA1:COUNT file against a plain sequential read of the same file,
-both from a cold page cache, in alternating order over IMPORT_ROUNDS rounds
-at least (target: at least 0.5 of its speed). The generated list
-and text are kept in bench/out/breached/ for the next run (about 0.8 GB and
-0.5 GB). Stdlib only.
+"""The breached-password list's rows of `make bench` (issue 41), measured by bench/breached_bench.cpp with svc's own
+code (libsvc_core.a): a lookup in a list of BENCH_BREACHED_ENTRIES (100 million) entries, cold and warm, against one
+Argon2id verify of svc's hasher in the same process (target: under 2 % of it, both, and for a cold open: nothing of
+the file cached, open() and its first lookup); and the import of a BENCH_BREACHED_LINES-line (10 million) SHA1:COUNT
+file against a plain sequential read of the same file, both from a cold page cache, in alternating order over
+IMPORT_ROUNDS rounds at least (target: at least 0.5 of its speed). The generated list and text are kept in
+bench/out/breached/ for the next run (about 0.8 GB and 0.5 GB). Stdlib only.
 """
 
 import os

@@ -1,8 +1,6 @@
-"""The benchmark's data set: users, sites, templates, folders and
-legacy passwords loaded into the stack, the request files of every arm (one
-request a line, bench/wrk/arm.lua's format, which bench/mix.py and
-bench/php_peer.py read too), and the small data set of the tools' scratch
-stacks. Part of bench/bench.py; stdlib only.
+"""The benchmark's data set: users, sites, templates, folders and legacy passwords loaded into the stack, the request
+files of every arm (one request a line, bench/wrk/arm.lua's format, which bench/mix.py and bench/php_peer.py read
+too), and the small data set of the tools' scratch stacks. Part of bench/bench.py; stdlib only.
 """
 
 import base64
@@ -14,7 +12,7 @@ import re
 import subprocess
 import time
 
-from load import post_json
+from load import Client
 from stack import log, run
 
 PASSWORD = "Bench@2026!"
@@ -80,9 +78,9 @@ def load_data(stack, out):
         f"templates={counts[2]} sites={counts[3]}")
     files = write_request_files(stack, out, random.Random(7))
     # One real notification: the prototype row the sender arms copy.
-    status, reply = post_json(stack.url(""), "/message/notification", {
+    status, reply = Client(stack.url("")).post("/message/notification", {
         "event": "bench-1", "email": "proto@example.com", "data": {"name": "Ada <Lovelace>", "order": "4242"}},
-        site_headers(stack, 1))
+        headers=site_headers(stack, 1))
     assert status == 200 and reply["status"] == "Success", (status, reply)
     proto = int(stack.sql("SELECT MAX(id) FROM svc_notification_log WHERE recipient = 'proto@example.com';").strip())
     return files, password_hash, proto, counts
@@ -180,19 +178,18 @@ def admin_token(stack, site):
     email = f"bench-admin-{os.getpid()}-{time.time_ns() % 10**9}@example.com"
     stack.admin("user", "create", "--email", email, "--site", str(site), "--verified", stdin=PASSWORD + "\n")
     stack.admin("site", "admin", "add", "--site", str(site), "--email", email, "--role", "admin")
-    url = stack.url("")
-    status, first = post_json(url, "/auth/login", {"email": email, "password": PASSWORD, "appID": site})
+    client = Client(stack.url(""))
+    status, first = client.post("/auth/login", {"email": email, "password": PASSWORD, "appID": site})
     assert status == 200, (status, first)
-    bearer = {"Authorization": "Bearer " + first["token"]["account_token"]}
-    status, setup = post_json(url, "/auth/mfa/totp/setup", {}, bearer)
+    status, setup = client.post("/auth/mfa/totp/setup", {}, first["token"]["account_token"])
     assert status == 200, (status, setup)
     code = run(["oathtool", "--totp", "-b", "--now", "@%d" % (int(time.time()) - 30), setup["secret"]]).stdout.strip()
-    status, confirm = post_json(url, "/auth/mfa/totp/confirm", {"code": code}, bearer)
+    status, confirm = client.post("/auth/mfa/totp/confirm", {"code": code}, first["token"]["account_token"])
     assert status == 200, (status, confirm)
-    status, challenge = post_json(url, "/auth/login", {"email": email, "password": PASSWORD, "appID": site})
+    status, challenge = client.post("/auth/login", {"email": email, "password": PASSWORD, "appID": site})
     assert status == 401 and "mfa_token" in challenge, (status, challenge)
-    status, verified = post_json(url, "/auth/mfa/verify", {"mfa_token": challenge["mfa_token"],
-                                                          "recovery_code": confirm["recovery_codes"][0]})
+    status, verified = client.post("/auth/mfa/verify", {"mfa_token": challenge["mfa_token"],
+                                                         "recovery_code": confirm["recovery_codes"][0]})
     assert status == 200, (status, verified)
     return verified["token"]["account_token"]
 

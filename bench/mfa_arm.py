@@ -1,21 +1,15 @@
-"""The "login-mfa-verify" arm, a sign-in wrk cannot script, as a "client"
-arm of bench/arms.py: callable as (stack, seconds, conns) → a result of
-load.closed_loop, sets itself up on its first call (the warm-up's), and
-runs one whole sign-in per iteration. Part of bench/bench.py.
+"""The "login-mfa-verify" arm, a sign-in wrk cannot script, as a "client" arm of bench/arms.py: callable as (stack,
+seconds, conns) → a result of load.closed_loop, sets itself up on its first call (the warm-up's), and runs one whole
+sign-in per iteration. Part of bench/bench.py.
 
-A password login of a user with a TOTP factor (401 with
-an mfa_token), then POST /auth/mfa/verify with a valid code (200, the token
-pair); ÷ the login arm. The verify step does no Argon2id (an HMAC-SHA1 code
-check, keyed digests for the mfa_token and recovery codes; not a kHashing
-route), so the ratio stays near 1 and a hash slipping into verify would halve
-it. A TOTP time step is accepted once per user, so the arm enrols a pool of
-its own users (ids MFA_ID_BASE + n, the data set's password hash, never in
-the login arm's files) through the API and computes each code here (RFC 6238,
-SHA-1, 6 digits, 30 s). A user serves the current step and the next one,
-then one step per 30 s; when every user has had its turn in the window, a
-recovery code (10 per user) stands in, and an exhausted pool waits for the
-next step and says so (`starved_s`; the arm is then invalid).
-BENCH_MFA_USERS sets the pool size (default 1500).
+A password login of a user with a TOTP factor (401 with an mfa_token), then POST /auth/mfa/verify with a valid code
+(200, the token pair); ÷ the login arm. The verify step does no Argon2id (an HMAC-SHA1 code check, keyed digests for
+the mfa_token and recovery codes; not a kHashing route), so the ratio stays near 1 and a hash slipping into verify
+would halve it. A TOTP time step is accepted once per user, so the arm enrols a pool of its own users (ids
+MFA_ID_BASE + n, the data set's password hash, never in the login arm's files) through the API and computes each code
+here (RFC 6238, SHA-1, 6 digits, 30 s). A user serves the current step and the next one, then one step per 30 s; when
+every user has had its turn in the window, a recovery code (10 per user) stands in, and an exhausted pool waits for
+the next step and says so (`starved_s`; the arm is then invalid). BENCH_MFA_USERS sets the pool size (default 1500).
 """
 
 import base64
@@ -25,7 +19,6 @@ import hashlib
 import hmac
 import os
 import struct
-import threading
 import time
 
 from load import Client, closed_loop
@@ -53,7 +46,6 @@ class TotpPool:
     """The enrolled users; take() hands out (email, field, value) for one verify."""
 
     def __init__(self, users, recovery):
-        self.lock = threading.Lock()
         self.users = collections.deque(users)  # [email, secret, last accepted step], least recently used first
         # Round-robin over the users (take() pops from the end): consecutive
         # recovery codes belong to different users, so parallel clients never
@@ -64,22 +56,21 @@ class TotpPool:
 
     def take(self):
         while True:
-            with self.lock:
-                now = int(time.time()) // 30
-                if self.users:
-                    user = self.users[0]
-                    # Never step now-1: the server may have moved on by the time it checks.
-                    step = max(user[2] + 1, now)
-                    if step <= now + 1:
-                        self.users.rotate(-1)
-                        user[2] = step
-                        self.used_totp += 1
-                        return user[0], "code", totp(user[1], step)
-                if self.recovery:
-                    self.used_recovery += 1
-                    email, code = self.recovery.pop()
-                    return email, "recovery_code", code
-                wait = 30 - time.time() % 30 + 0.05
+            now = int(time.time()) // 30
+            if self.users:
+                user = self.users[0]
+                # Never step now-1: the server may have moved on by the time it checks.
+                step = max(user[2] + 1, now)
+                if step <= now + 1:
+                    self.users.rotate(-1)
+                    user[2] = step
+                    self.used_totp += 1
+                    return user[0], "code", totp(user[1], step)
+            if self.recovery:
+                self.used_recovery += 1
+                email, code = self.recovery.pop()
+                return email, "recovery_code", code
+            wait = 30 - time.time() % 30 + 0.05
             self.starved += wait
             time.sleep(wait)  # every user has had this window's steps: wait for the next step
 
@@ -115,12 +106,13 @@ INSERT INTO svc_users (id, user_email, password, first_name, last_name, primary_
         self.pool = TotpPool([u for u, _ in enrolled], [codes for _, codes in enrolled])
         log(f"login-mfa-verify: {self.size} users enrolled in {time.monotonic() - t0:.1f}s")
 
-    def iteration(self, client):
+    def flow(self):
+        """One sign-in, as load.closed_loop runs it."""
         email, field, value = self.pool.take()
-        status, body = client.post("/auth/login", {"email": email, "password": self.password, "appID": 1})
+        status, body = yield "/auth/login", {"email": email, "password": self.password, "appID": 1}
         if status != 401 or not isinstance(body, dict) or "mfa_token" not in body:
             return f"login {status}"
-        status, body = client.post("/auth/mfa/verify", {"mfa_token": body["mfa_token"], field: value})
+        status, body = yield "/auth/mfa/verify", {"mfa_token": body["mfa_token"], field: value}
         return None if status == 200 and isinstance(body, dict) and "token" in body else f"verify {status}"
 
     def __call__(self, stack, seconds, conns):
@@ -129,8 +121,7 @@ INSERT INTO svc_users (id, user_email, password, first_name, last_name, primary_
         pool = self.pool
         pool.used_totp = pool.used_recovery = 0
         pool.starved = 0.0
-        clients = [Client(stack.url("")) for _ in range(conns)]
-        res = closed_loop([lambda c=c: self.iteration(c) for c in clients], seconds)
+        res = closed_loop(self.flow, [Client(stack.url("")) for _ in range(conns)], seconds)
         res.update({"valid": pool.starved == 0, "verified_by_totp": pool.used_totp,
                     "verified_by_recovery_code": pool.used_recovery, "starved_s": pool.starved})
         return res

@@ -1,20 +1,15 @@
-"""The mixed-traffic arm of `make bench`: an open loop at fixed offered
-rates (not a closed loop like wrk), svc then the PHP-FPM peer with the same
-seeds, BENCH_MIX_RUNS times in a row: 60 % refresh-token, 10 % login, 10 %
-notification, 10 % getFolderLimits, 5 % user-email, 5 % request-pass, with
-svc-sender draining the outbox meanwhile. The requests go out from
-bench/mix_load.cpp (one thread, epoll, kept HTTP/1.1 connections to nginx, a
-few µs of CPU a request); each step reports who spent the CPU.
+"""The mixed-traffic arm of `make bench`: an open loop at fixed offered rates (not a closed loop like wrk), svc then
+the PHP-FPM peer with the same seeds, BENCH_MIX_RUNS times in a row: 60 % refresh-token, 10 % login, 10 %
+notification, 10 % getFolderLimits, 5 % user-email, 5 % request-pass, with svc-sender draining the outbox meanwhile.
+The requests go out from bench/mix_load.cpp (one thread, epoll, kept HTTP/1.1 connections to nginx, a few µs of CPU a
+request); each step reports who spent the CPU.
 
-Request i of a step is due at start + i / rate whatever happened before it;
-its latency runs from that due time to the end of its reply (no coordinated
-omission). A step passes when every route's p99 stays under 50 ms (login,
-on the Argon2id pool: 250 ms), nothing but 2xx came back, and the generator
-kept the schedule. A 429 is the hashing pool's bounded queue refusing a
-request at once (nginx `limit_conn svc_hashing`): counted apart as "shed",
-not a failure while it is at most SHED_LIMIT of the route's requests, and
-left out of the p99. Rates are tried in ascending order until a step fails;
-the highest passing rate is the sustainable one.
+Request i of a step is due at start + i / rate whatever happened before it; its latency runs from that due time to
+the end of its reply (no coordinated omission). A step passes when every route's p99 stays under 50 ms (login, on the
+Argon2id pool: 250 ms), nothing but 2xx came back, and the generator kept the schedule. A 429 is the hashing pool's
+bounded queue refusing a request at once (nginx `limit_conn svc_hashing`): counted apart as "shed", not a failure
+while it is at most SHED_LIMIT of the route's requests, and left out of the p99. Rates are tried in ascending order
+until a step fails; the highest passing rate is the sustainable one.
 """
 
 import os
@@ -64,12 +59,11 @@ def percentile(sorted_values, q):
 
 
 def write_plan(path, port, requests, rate, seconds, seed, pools=None):
-    """The plan bench/mix_load.cpp runs: every (route, request) as a whole
-    HTTP/1.1 request, and the schedule of blob indices, drawn with the seed.
-    pools: {route: RefreshPool}: that route's requests are a new batch of
-    fresh sessions, one blob each, scheduled once each in order (a rotating
-    refresh token is current only until its first use). Returns the route
-    name of each scheduled request."""
+    """The plan bench/mix_load.cpp runs: every (route, request) as a whole HTTP/1.1 request, and the schedule of blob
+    indices, drawn with the seed. pools: {route: RefreshPool}: that route's requests are a new batch of fresh
+    sessions, one blob each, scheduled once each in order (a rotating refresh token is current only until its first
+    use). Returns the route name of each scheduled request.
+    """
     rng = random.Random(seed)
     names = [n for n, _, _ in ROUTES]
     weights = [w for _, _, w in ROUTES]

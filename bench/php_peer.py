@@ -1,18 +1,15 @@
 #!/usr/bin/python3
-"""The PHP-FPM peer of the mixed-traffic arm (bench/php-peer/, bench/mix.py):
-its configuration, the check that it answers as the spec says, and its own
-request files. Part of bench/bench.py; stdlib only.
+"""The PHP-FPM peer of the mixed-traffic arm (bench/php-peer/, bench/mix.py): its configuration, the check that it
+answers as the spec says, and its own request files. Part of bench/bench.py; stdlib only.
 
-    bench/php_peer.py config STACK_DIR   writes STACK_DIR/php-peer.ini, prints its path
+bench/php_peer.py config STACK_DIR writes STACK_DIR/php-peer.ini, prints its path
 
-The peer reads the bench's database as svc's own account and opens svc's
-encrypted user ids with the same key (a backend holding the key, as
-docs/api.md allows), so the login, user-email, getFolderLimits, notification
-and request-pass request files are svc's. It rotates refresh tokens as svc
-does (a row of php_peer_sessions, one conditional UPDATE that checks the user, an
-ES256 access token and an HS256 refresh token with secrets of its own), so
-its refresh-token requests come from PeerRefreshPool: fresh sessions and
-tokens minted with its secret, each sent once.
+The peer reads the bench's database as svc's own account and opens svc's encrypted user ids with the same key (a
+backend holding the key, as docs/api.md allows), so the login, user-email, getFolderLimits, notification and
+request-pass request files are svc's. It rotates refresh tokens as svc does (a row of php_peer_sessions, one
+conditional UPDATE that checks the user, an ES256 access token and an HS256 refresh token with secrets of its own),
+so its refresh-token requests come from PeerRefreshPool: fresh sessions and tokens minted with its secret, each sent
+once.
 """
 
 import base64

@@ -1,25 +1,18 @@
-"""Request lines that are good once, for the arms whose requests a server
-consumes (each run gets a batch of its own, each line sent once: wrk/arm.lua's
-"once" order, mix.py's schedule). Stdlib only.
+"""Request lines that are good once, for the arms whose requests a server consumes (each run gets a batch of its own,
+each line sent once: wrk/arm.lua's "once" order, mix.py's schedule). Stdlib only.
 
-RefreshPool, for POST /auth/refresh-token with rotation (docs/decisions.md
-"Sessions"): a refresh token rotates on first use and its later reuse
-revokes the session with 401, so a file of a few tokens replayed would
-measure 401s. A batch: `count` sessions inserted straight into svc_sessions
-(generation 1, bench users, amr "pwd") and their refresh JWTs minted here
-with the stack's [keys] jwt_kid / jwt_secret and the claims svc's sign_pair
-writes (crypto/jwt.hpp), "sid" and "gen": 1; the access token beside it is
-a placeholder (the route only requires its presence).
+RefreshPool, for POST /auth/refresh-token with rotation (docs/decisions.md "Sessions"): a refresh token rotates on
+first use and its later reuse revokes the session with 401, so a file of a few tokens replayed would measure 401s. A
+batch: `count` sessions inserted straight into svc_sessions (generation 1, bench users, amr "pwd") and their refresh
+JWTs minted here with the stack's [keys] jwt_kid / jwt_secret and the claims svc's sign_pair writes (crypto/jwt.hpp),
+"sid" and "gen": 1; the access token beside it is a placeholder (the route only requires its presence).
 
-CodePool, for the OpenID Connect code exchange (POST {issuer}/token,
-grant_type=authorization_code; a code is single-use): the authorize flow
-(hosted sign-in with an Argon2id verify) costs far more than the exchange,
-so codes go straight into the database as src/oidc/flow.cpp issue_code
-stores them: a svc session of a bench user per code (site 1) and one
-svc_oauth_codes row (the SHA-256 hex of a random code, the bench's
-confidential client and redirect URI, scope "openid email profile", a
-nonce, no PKCE), expiring in 300 s rather than 60 so a large batch does not
-eat into its run.
+CodePool, for the OpenID Connect code exchange (POST {issuer}/token, grant_type=authorization_code; a code is
+single-use): the authorize flow (hosted sign-in with an Argon2id verify) costs far more than the exchange, so codes
+go straight into the database as src/oidc/flow.cpp issue_code stores them: a svc session of a bench user per code
+(site 1) and one svc_oauth_codes row (the SHA-256 hex of a random code, the bench's confidential client and redirect
+URI, scope "openid email profile", a nonce, no PKCE), expiring in 300 s rather than 60 so a large batch does not eat
+into its run.
 
 Each pool deletes its previous batch before writing the next.
 """

@@ -1,6 +1,5 @@
-"""The benchmark's results: the JSON of a run (assemble), the ratios against
-their floors and targets (ratios), and docs/benchmarks.md (render_markdown,
-one function a section). Part of bench/bench.py; stdlib only.
+"""The benchmark's results: the JSON of a run (assemble), the ratios against their floors and targets (ratios), and
+docs/benchmarks.md (render_markdown, one function a section). Part of bench/bench.py; stdlib only.
 """
 
 import datetime

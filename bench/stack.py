@@ -1,6 +1,5 @@
-"""The running stack of a benchmark (scripts/stack.sh state directory), its
-processes' CPU and memory from /proc, and the svc-fcgi log's view of which
-pool served what. Part of bench/bench.py; stdlib only.
+"""The running stack of a benchmark (scripts/stack.sh state directory), its processes' CPU and memory from /proc, and
+the svc-fcgi log's view of which pool served what. Part of bench/bench.py; stdlib only.
 """
 
 import json

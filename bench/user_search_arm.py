@@ -1,17 +1,12 @@
-"""The site management API's user search (issue 49 "Speed"): GET
-/admin/sites/{site}/users?q=PREFIX over 1,000,000 users of one pool, ÷ the
-getFolderLimits arm (target ≥ 0.5). Part of bench/bench.py; stdlib only.
+"""The site management API's user search (issue 49 "Speed"): GET /admin/sites/{site}/users?q=PREFIX over 1,000,000
+users of one pool, ÷ the getFolderLimits arm (target ≥ 0.5). Part of bench/bench.py; stdlib only.
 
-Set up on its first run (the warm-up's): a site with a pool of its own,
-1,000,000 users seeded by one INSERT ... SELECT from MariaDB's sequence
-engine (seconds, not a million round trips), and a viewer of the site
-signed in with a second factor as the tests make one (password, TOTP
-enrolment, then a fresh sign-in answered with a recovery code). Each run
-signs in again (a fresh account token, whatever the runs' spacing) and
-sends the one search of the request file. The search must be a range read
-of the pool's address index (uq_svc_users_pool_email), never a scan: the
-EXPLAIN is logged, written to OUT/admin-user-search-explain.txt, and a plan
-on another key stops the bench.
+Set up on its first run (the warm-up's): a site with a pool of its own, 1,000,000 users seeded by one INSERT ...
+SELECT from MariaDB's sequence engine (seconds, not a million round trips), and a viewer of the site signed in with a
+second factor as the tests make one (password, TOTP enrolment, then a fresh sign-in answered with a recovery code).
+Each run signs in again (a fresh account token, whatever the runs' spacing) and sends the one search of the request
+file. The search must be a range read of the pool's address index (uq_svc_users_pool_email), never a scan: the
+EXPLAIN is logged, written to OUT/admin-user-search-explain.txt, and a plan on another key stops the bench.
 """
 
 import time
