@@ -86,7 +86,7 @@ Database::Failure Database::failure_kind(const std::exception& e) {
     forget_node();
     return Failure::kNotRun;
   }
-  if (code == kDeadlock) return Failure::kNotRun;
+  if (code == kDeadlock || code == kQueryInterrupted) return Failure::kNotRun;
   return is_connection_lost(code) ? Failure::kLost : Failure::kOther;
 }
 
@@ -100,7 +100,7 @@ bool Database::transaction_may_rerun(const std::exception& e) {
   const int code = sql_code(e);
   const bool during_commit = commit_sent_;
   commit_sent_ = false;
-  if (code == kDeadlock) return true;
+  if (code == kDeadlock || code == kQueryInterrupted) return true;
   if (code == kNodeNotReady || (is_connection_lost(code) && !during_commit)) {
     // A node that went away or out of the Primary component: the next run
     // connects to another one.

@@ -53,7 +53,8 @@ class Database {
   // otherwise the error propagates (the work may or may not have happened).
   // Outside a transaction, an answer that says the statement did not run
   // (1047: the Galera node is not ready; 1213: the statement was rolled
-  // back as a deadlock or certification loser) is retried once whatever
+  // back as a deadlock or certification loser; 1317: it was interrupted,
+  // and rolled back, by KILL QUERY or a replicated DDL) is retried once whatever
   // `retry` says, after a reconnect for 1047 (to another node).
   // A prepare that finds the connection lost is repeated in either case: it
   // runs nothing.
@@ -173,7 +174,8 @@ class Database {
   // After a failure inside a transaction (the transaction is over, the
   // Transaction guard rolled it back): true when nothing of it can have
   // been committed, so running it again is safe. That holds for a deadlock
-  // or Galera certification failure (1213), a node that is not ready
+  // or Galera certification failure (1213), an interrupted statement
+  // (1317), a node that is not ready
   // (1047), a TransactionConflict, and a lost connection that was not
   // during COMMIT. Drops the connection when the node is the problem, so
   // the next attempt connects (to the next node in [database] hosts).
@@ -185,7 +187,7 @@ class Database {
  private:
   enum class Failure { kOther, kNotRun, kLost };
   // kNotRun: the server refused or rolled back the statement (1047, or 1213
-  // outside a transaction), so it may run again; the connection is dropped
+  // or 1317 outside a transaction), so it may run again; the connection is dropped
   // for 1047. kLost: the connection was lost outside a transaction.
   Failure failure_kind(const std::exception& e);
   // Drops the connection and holds its node off (NodeChoice::kHoldOffSeconds).

@@ -9,6 +9,10 @@ namespace svc::db {
 // Galera aborted it (certification failure, or a replicated write that
 // needed its locks). Either way the transaction was rolled back whole.
 inline constexpr int kDeadlock = 1213;
+// ER_QUERY_INTERRUPTED: the statement was stopped and rolled back, by KILL
+// QUERY or by Galera aborting it for a replicated DDL that needed its
+// metadata lock (a migration under load, make test-cluster).
+inline constexpr int kQueryInterrupted = 1317;
 // ER_UNKNOWN_COM_ERROR as Galera uses it: "WSREP has not yet prepared node
 // for application use" (not Synced, or not in the Primary component). The
 // statement did not run.

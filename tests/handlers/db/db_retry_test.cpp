@@ -90,6 +90,52 @@ BOOST_AUTO_TEST_CASE(a_write_is_not_run_again_after_a_lost_connection) {
   killer.exec("DELETE FROM svc_login_throttle WHERE auth_table = 'db-retry'");
 }
 
+// A statement the server interrupted (1317: KILL QUERY here; Galera does the
+// same to a statement in the way of a replicated migration) was rolled
+// back, so even a plain write runs once more, and counts once.
+BOOST_AUTO_TEST_CASE(an_interrupted_statement_is_run_again) {
+  DbFixture victim, holder, killer;
+  const std::string email = unique_tag("interrupted");
+  const std::string row = "auth_table = 'db-retry' AND email = '" + email + "'";
+  killer.db.execute(kInsertThrottle, [&](svc::db::Params& p) { p.text(email); });
+  const std::string victim_id = std::to_string(connection_id(victim));
+  holder.exec("START TRANSACTION");
+  holder.exec("UPDATE svc_login_throttle SET failures = failures + 1 WHERE " + row);  // holds the row
+  std::string error;
+  std::thread writer([&] {
+    try {
+      victim.db.execute("UPDATE svc_login_throttle SET failures = failures + 10 WHERE " + row, svc::db::kNoParams);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  });
+  auto wait_for = [&](auto done) {  // at most 10 s
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!done() && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  };
+  auto lock_waits = [&] {
+    return killer.count(
+        "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS"
+        " WHERE VARIABLE_NAME = 'INNODB_ROW_LOCK_WAITS'");
+  };
+  // The victim's UPDATE waits on the row lock; interrupted, it runs again
+  // and waits once more (a second lock wait), until the holder commits.
+  wait_for([&] {
+    return killer.count("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = " + victim_id +
+                        " AND INFO LIKE 'UPDATE svc_login_throttle%'") > 0;
+  });
+  const long long waits = lock_waits();
+  killer.exec("KILL QUERY " + victim_id);
+  wait_for([&] { return lock_waits() > waits; });
+  holder.exec("COMMIT");
+  writer.join();
+  BOOST_TEST(error.empty(), error);
+  BOOST_CHECK_EQUAL(killer.count("SELECT failures FROM svc_login_throttle WHERE " + row), 11);
+  killer.exec("DELETE FROM svc_login_throttle WHERE auth_table = 'db-retry'");
+}
+
 BOOST_AUTO_TEST_CASE(the_outbox_insert_runs_again_and_queues_one_mail) {
   DbFixture victim, killer;
   svc::db::NotificationRepo repo(victim.db);
