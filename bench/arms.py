@@ -122,11 +122,11 @@ PAIR_DRAIN_SECONDS = 0.3
 
 
 def run_paired(stack, arm, partners, seconds, conns, prefix, tail, roots):
-    """The arm and its partners (paired_with it) in alternating slices, arm first, for `seconds` each in all:
-    this box's Argon2id speed drifts by a fifth within tens of seconds (other tenants' memory traffic), so a
-    floor measured minutes away, or even right after a 5 s arm, divides by another machine. A wrk slice ends
-    with its requests in flight uncounted (about one verify per slice). Returns [arm result, partner
-    results...], each as one measurement."""
+    """The arm and its partners (paired_with it) in alternating slices, arm first, for `seconds` each in all: this box's
+    Argon2id speed drifts by a fifth within tens of seconds (other tenants' memory traffic), so a floor measured
+    minutes away, or even right after a 5 s arm, divides by another machine. A slice of an arm ends with its requests
+    in flight uncounted (about one verify per slice), and a pause for the server to finish them. Returns [arm result,
+    partner results...], each as one measurement."""
     parts = [[] for _ in range(1 + len(partners))]
     for i in range(max(1, round(float(seconds) / PAIR_SLICE_SECONDS))):
         parts[0].append(measure(stack, arm, PAIR_SLICE_SECONDS, conns, f"{prefix}-{i}", tail, roots))
@@ -134,6 +134,7 @@ def run_paired(stack, arm, partners, seconds, conns, prefix, tail, roots):
         for p, out in zip(partners, parts[1:]):
             out.append(run_arm(stack, p, PAIR_SLICE_SECONDS, p.conns or conns, f"{prefix}-{p.name}-{i}", tail,
                                roots, None))
+            time.sleep(PAIR_DRAIN_SECONDS if p.kind != "raw" else 0)
     return [merge_slices(p) for p in parts]
 
 

@@ -74,7 +74,8 @@ def run_rounds(stack, args, arms, tail, roots, flood):
     secs = int(args.seconds) if float(args.seconds).is_integer() else args.seconds
     runs = {a.name: [] for a in arms}
     names = {a.name for a in arms}
-    paired = {n: [a for a in arms if a.paired_with == n] for n in names}  # arm name: the arms alternating with it
+    # arm name: the arms alternating with it, a raw floor first (right after the arm's slice)
+    paired = {n: sorted((a for a in arms if a.paired_with == n), key=lambda a: a.kind != "raw") for n in names}
 
     def show(a, res):
         runs[a.name].append(res)
