@@ -8,14 +8,22 @@
 namespace svc::db {
 namespace {
 
+// A TOTP factor's columns, in the order read_factor reads them.
+constexpr const char* kFactorColumns = "secret_sealed, confirmed_at IS NOT NULL, last_step";
+
+TotpFactor read_factor(RowReader& r) {
+  TotpFactor f;
+  r.read(f.secret_sealed, f.confirmed, f.last_step);
+  return f;
+}
+
 // A challenge (alias c) with whether its site has an endpoint for
 // session.created, the event the sign-in it finishes queues (binds that
 // type), and its user's TOTP factor, which a code answering it is checked
 // against: one statement, not a second for the factor.
 const std::string& challenge_columns() {
   static const std::string sql = "SELECT c.auth_table, c.user_id, c.site_id, c.first_factor, " +
-                                 has_subscriber("c.site_id") +
-                                 ", f.secret_sealed, f.confirmed_at IS NOT NULL, f.last_step"
+                                 has_subscriber("c.site_id") + ", " + qualified_columns(kFactorColumns, "f") +
                                  " FROM svc_mfa_challenges c LEFT JOIN svc_mfa_factors f"
                                  " ON f.auth_table = c.auth_table AND f.user_id = c.user_id";
   return sql;
@@ -26,8 +34,7 @@ MfaChallenge read_challenge(RowReader& r) {
   MfaChallenge c;
   r.read(c.table, c.user_id, c.site_id, c.first_factor, c.session_event);
   const bool has_factor = !r.null_next();  // secret_sealed is NOT NULL in a factor's row
-  TotpFactor f;
-  r.read(f.secret_sealed, f.confirmed, f.last_step);
+  TotpFactor f = read_factor(r);
   if (has_factor) c.factor = std::move(f);
   return c;
 }
@@ -36,14 +43,8 @@ MfaChallenge read_challenge(RowReader& r) {
 
 std::optional<TotpFactor> MfaRepo::find_factor(const std::string& table, long long user_id) {
   return db_.one(
-      "SELECT secret_sealed, confirmed_at IS NOT NULL, last_step FROM svc_mfa_factors"
-      " WHERE auth_table = ? AND user_id = ?",
-      [&](Params& p) { p.text(table).integer(user_id); },
-      [](RowReader& r) {
-        TotpFactor f;
-        r.read(f.secret_sealed, f.confirmed, f.last_step);
-        return f;
-      });
+      std::string("SELECT ") + kFactorColumns + " FROM svc_mfa_factors WHERE auth_table = ? AND user_id = ?",
+      [&](Params& p) { p.text(table).integer(user_id); }, read_factor);
 }
 
 bool MfaRepo::has_confirmed_factor(const std::string& table, long long user_id) {
